@@ -1,0 +1,55 @@
+# The two commands: `make dev` (install + run locally) and `make test` (install + run every check).
+PYTHON ?= python3
+VENV := .venv
+SAM_VENV := .venv-sam
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+SAM_STAMP := $(SAM_VENV)/.installed
+# sam build needs a python3.12 on PATH for the Lambda runtime; pyenv machines keep one here.
+PY312_DIR := $(shell command -v pyenv >/dev/null 2>&1 && ls -d "$$(pyenv root)"/versions/3.12.*/bin 2>/dev/null | tail -n 1)
+export PYTHONPATH := shared:infra
+
+.PHONY: dev test install install-sam lint typecheck unit sam-validate sam-build bench clean
+
+$(STAMP): requirements-dev.txt shared/requirements.txt
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -r requirements-dev.txt
+	touch $(STAMP)
+
+$(SAM_STAMP):
+	$(PYTHON) -m venv $(SAM_VENV)
+	$(SAM_VENV)/bin/pip install --quiet --upgrade pip
+	$(SAM_VENV)/bin/pip install --quiet aws-sam-cli==1.170.0
+	touch $(SAM_STAMP)
+
+install: $(STAMP)
+install-sam: $(SAM_STAMP)
+
+dev: install
+	$(BIN)/python -m local_runtime
+
+lint: install
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+typecheck: install
+	$(BIN)/mypy
+	$(BIN)/mypy functions --explicit-package-bases --ignore-missing-imports
+
+unit: install
+	$(BIN)/python -m pytest
+
+sam-validate: install-sam
+	$(SAM_VENV)/bin/sam validate --lint --region us-east-1
+
+sam-build: install-sam
+	PATH="$(PY312_DIR):$$PATH" $(SAM_VENV)/bin/sam build --region us-east-1
+
+test: lint typecheck unit sam-validate sam-build
+
+bench: install
+	$(BIN)/python bench/lifecycle.py
+
+clean:
+	rm -rf .aws-sam .pytest_cache .mypy_cache .ruff_cache

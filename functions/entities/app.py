@@ -1,0 +1,43 @@
+"""Entities: list, read, attribute history, soft delete."""
+
+from typing import Any
+
+from aws_lambda_powertools.logging import correlation_paths
+from aws_lambda_powertools.utilities.typing import LambdaContext
+
+from agent_memory.api.http import build_resolver, data_plane, json_response, query_param
+from agent_memory.domain import reads
+from agent_memory.observability import logger
+
+app = build_resolver()
+
+
+@app.get('/api/v1/<context_id>/entities')
+def list_entities(context_id: str) -> Any:
+    caller, store = data_plane(app, context_id)
+    limit = reads.parse_limit(query_param(app, 'limit'))
+    return json_response(reads.list_entities(store, caller, query_param(app, 'type'), limit, query_param(app, 'cursor')))
+
+
+@app.get('/api/v1/<context_id>/entities/<entity_type>/<name>')
+def get_entity(context_id: str, entity_type: str, name: str) -> Any:
+    caller, store = data_plane(app, context_id)
+    return json_response(reads.get_entity(store, caller, entity_type, name))
+
+
+@app.get('/api/v1/<context_id>/entities/<entity_type>/<name>/history/<key>')
+def history(context_id: str, entity_type: str, name: str, key: str) -> Any:
+    caller, store = data_plane(app, context_id)
+    return json_response(reads.history(store, caller, entity_type, name, key))
+
+
+@app.delete('/api/v1/<context_id>/entities/<entity_type>/<name>')
+def delete_entity(context_id: str, entity_type: str, name: str) -> Any:
+    caller, store = data_plane(app, context_id)
+    reads.delete_entity(store, caller, entity_type, name)
+    return json_response(None, 204)
+
+
+@logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_HTTP)
+def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
+    return app.resolve(event, context)

@@ -1,0 +1,43 @@
+"""Sessions: POST /sessions, GET /sessions/{id}/turns, DELETE /sessions/{id}."""
+
+from typing import Any
+
+from aws_lambda_powertools.logging import correlation_paths
+from aws_lambda_powertools.utilities.typing import LambdaContext
+
+from agent_memory.api.http import build_resolver, data_plane, json_response, parse_body, query_param
+from agent_memory.domain import facts
+from agent_memory.domain.reads import parse_limit
+from agent_memory.errors import BadRequest
+from agent_memory.models import SessionCreate
+from agent_memory.observability import logger
+
+app = build_resolver()
+
+
+@app.post('/api/v1/<context_id>/sessions')
+def create_session(context_id: str) -> Any:
+    caller, store = data_plane(app, context_id)
+    request, _ = parse_body(app, SessionCreate)
+    return json_response(facts.create_session(store, caller, request), 201)
+
+
+@app.get('/api/v1/<context_id>/sessions/<session_id>/turns')
+def list_turns(context_id: str, session_id: str) -> Any:
+    caller, store = data_plane(app, context_id)
+    offset_raw = query_param(app, 'offset') or query_param(app, 'cursor') or '0'
+    if not offset_raw.isdigit():
+        raise BadRequest('offset must be a non-negative integer')
+    return json_response(facts.list_turns(store, caller, session_id, parse_limit(query_param(app, 'limit')), int(offset_raw)))
+
+
+@app.delete('/api/v1/<context_id>/sessions/<session_id>')
+def close_session(context_id: str, session_id: str) -> Any:
+    caller, store = data_plane(app, context_id)
+    facts.close_session(store, caller, session_id)
+    return json_response(None, 204)
+
+
+@logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_HTTP)
+def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
+    return app.resolve(event, context)

@@ -1,0 +1,48 @@
+"""Memory views: GET /state, /profile, /uncertainty, /me, /inspect."""
+
+from typing import Any
+
+from aws_lambda_powertools.logging import correlation_paths
+from aws_lambda_powertools.utilities.typing import LambdaContext
+
+from agent_memory.api.http import build_resolver, data_plane, json_response, query_param
+from agent_memory.domain import reads
+from agent_memory.observability import logger
+
+app = build_resolver()
+
+
+@app.get('/api/v1/<context_id>/state')
+def state(context_id: str) -> Any:
+    caller, store = data_plane(app, context_id)
+    return json_response(reads.state(store, caller, reads.parse_limit(query_param(app, 'limit'))))
+
+
+@app.get('/api/v1/<context_id>/profile')
+def profile(context_id: str) -> Any:
+    caller, store = data_plane(app, context_id)
+    return json_response(reads.profile(store, caller))
+
+
+@app.get('/api/v1/<context_id>/uncertainty')
+def uncertainty(context_id: str) -> Any:
+    caller, store = data_plane(app, context_id)
+    limit = reads.parse_limit(query_param(app, 'limit'))
+    return json_response(reads.uncertainties(store, caller, query_param(app, 'resolved'), limit, query_param(app, 'cursor')))
+
+
+@app.get('/api/v1/<context_id>/me')
+def me(context_id: str) -> Any:
+    caller, _ = data_plane(app, context_id)
+    return json_response(reads.me(caller))
+
+
+@app.get('/api/v1/<context_id>/inspect')
+def inspect(context_id: str) -> Any:
+    caller, store = data_plane(app, context_id)
+    return json_response(reads.inspect(store, caller, query_param(app, 'ref')))
+
+
+@logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_HTTP)
+def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
+    return app.resolve(event, context)

@@ -1,0 +1,113 @@
+"""HTTP plumbing shared by every API function: the resolver, problem+json errors, body parsing, auth."""
+
+from __future__ import annotations
+
+import json
+from typing import Any, TypeVar
+
+from aws_lambda_powertools.event_handler import APIGatewayHttpResolver, Response
+from pydantic import BaseModel, ValidationError
+
+from agent_memory.api.services import get_services
+from agent_memory.config import get_settings
+from agent_memory.db.memory_store import MemoryStore
+from agent_memory.domain.auth import Caller, authenticate, authenticate_management, check_context_id
+from agent_memory.errors import AgentMemoryError, BadRequest, PayloadTooLarge, StoreUnavailable
+from agent_memory.observability import logger
+
+PROBLEM_JSON = 'application/problem+json'
+M = TypeVar('M', bound=BaseModel)
+
+
+def problem(app: APIGatewayHttpResolver, status: int, title: str, detail: str, slug: str,
+            retry_after: int | None = None) -> Response[str]:  # fmt: skip
+    event = app.current_event
+    body = {
+        'type': f'https://agent-memory.dev/errors/{slug}', 'title': title, 'status': status, 'detail': detail,
+        'instance': event.raw_path if event else None, 'message': detail,
+    }  # fmt: skip
+    headers = {'Retry-After': str(retry_after)} if retry_after else {}
+    return Response(status_code=status, content_type=PROBLEM_JSON, body=json.dumps(body), headers=headers)
+
+
+def build_resolver() -> APIGatewayHttpResolver:
+    app = APIGatewayHttpResolver(strip_prefixes=None)
+
+    @app.exception_handler(AgentMemoryError)
+    def _domain_error(exc: AgentMemoryError) -> Response[str]:
+        if exc.status < 500:
+            detail = exc.detail
+        elif isinstance(exc, StoreUnavailable):
+            logger.warning('database unavailable', extra={'error': exc.detail})
+            detail = 'database unavailable'
+        else:
+            logger.exception('request failed', extra={'status': exc.status})
+            detail = _request_ref(app)
+        return problem(app, exc.status, exc.title, detail, exc.slug, exc.retry_after)
+
+    @app.exception_handler(Exception)
+    def _unexpected(exc: Exception) -> Response[str]:
+        logger.exception('unhandled error')
+        return problem(app, 500, 'Internal error', _request_ref(app), 'internal')
+
+    @app.not_found
+    def _no_route(exc: Exception) -> Response[str]:
+        return problem(app, 404, 'Not found', 'no such route', 'not-found')
+
+    return app
+
+
+def _request_ref(app: APIGatewayHttpResolver) -> str:
+    request_id = app.current_event.request_context.request_id if app.current_event else 'unknown'
+    return f'internal error; request id req_{request_id}'
+
+
+def json_response(body: Any, status: int = 200) -> Response[str]:
+    return Response(status_code=status, content_type='application/json', body=json.dumps(body))
+
+
+def raw_json_body(app: APIGatewayHttpResolver) -> Any:
+    event = app.current_event
+    body = event.decoded_body if event.body is not None else ''
+    if len(body.encode()) > get_settings().max_body_bytes:
+        raise PayloadTooLarge(f'request body exceeds {get_settings().max_body_bytes} bytes')
+    if not body.strip():
+        return {}
+    try:
+        value = json.loads(body)
+    except json.JSONDecodeError as exc:
+        raise BadRequest(f'malformed JSON: {exc.msg} at position {exc.pos}') from exc
+    if not isinstance(value, dict):
+        raise BadRequest('request body must be a JSON object')
+    return value
+
+
+def parse_body(app: APIGatewayHttpResolver, model: type[M]) -> tuple[M, Any]:
+    raw = raw_json_body(app)
+    try:
+        return model.model_validate(raw), raw
+    except ValidationError as exc:
+        problems = '; '.join(f"{'.'.join(str(p) for p in e['loc']) or 'body'}: {e['msg']}" for e in exc.errors())
+        raise BadRequest(problems) from exc
+
+
+def header(app: APIGatewayHttpResolver, name: str) -> str | None:
+    headers = app.current_event.headers or {}
+    return next((v for k, v in headers.items() if k.lower() == name.lower()), None)
+
+
+def query_param(app: APIGatewayHttpResolver, name: str) -> str | None:
+    return (app.current_event.query_string_parameters or {}).get(name)
+
+
+def data_plane(app: APIGatewayHttpResolver, context_id: str) -> tuple[Caller, MemoryStore]:
+    """Validate the context id (422), authenticate (401) and return the caller with its context's store."""
+    check_context_id(context_id)
+    services = get_services()
+    caller = authenticate(services.control, services.store, app.current_event.headers or {}, context_id)
+    logger.append_keys(context=context_id, principal=caller.principal_id)
+    return caller, services.store(context_id)
+
+
+def management(app: APIGatewayHttpResolver) -> None:
+    authenticate_management(get_services().control, app.current_event.headers or {})

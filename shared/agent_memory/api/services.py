@@ -1,0 +1,54 @@
+"""Long-lived collaborators, built once per cold start and reused while the container is warm."""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+from agent_memory.config import get_settings
+from agent_memory.db.connection import Database, get_database
+from agent_memory.db.control_store import ControlStore
+from agent_memory.db.lifecycle_store import LifecycleStore
+from agent_memory.db.memory_store import MemoryStore
+from agent_memory.domain.contexts import register_management_key
+
+
+@dataclass
+class Services:
+    db: Database
+    control: ControlStore
+    _stores: dict[str, MemoryStore] = field(default_factory=dict)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def store(self, context_id: str) -> MemoryStore:
+        store = self._stores.get(context_id)
+        if store is None:
+            with self._lock:
+                store = self._stores.setdefault(context_id, MemoryStore(self.db, context_id))
+        return store
+
+    def lifecycle(self, context_id: str) -> LifecycleStore:
+        return LifecycleStore(self.db, self.store(context_id).database)
+
+    def forget_store(self, context_id: str) -> None:
+        self._stores.pop(context_id, None)
+
+
+@lru_cache(maxsize=1)
+def get_services() -> Services:
+    db = get_database()
+    control = ControlStore(db)
+    settings = get_settings()
+    if settings.management_key:
+        register_management_key(control, settings.management_key)
+    return Services(db=db, control=control)
+
+
+def reset_services() -> None:
+    """Drop the cached connection and stores (tests, and the local runtime's shutdown)."""
+    if get_services.cache_info().currsize:
+        get_services().db.close()
+    get_services.cache_clear()
+    get_database.cache_clear()
+    get_settings.cache_clear()

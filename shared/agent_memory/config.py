@@ -1,0 +1,59 @@
+"""Process configuration, read once from ``AGENT_MEMORY_*`` environment variables."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+DEFAULT_DATA_DIR = '.data'
+
+
+@dataclass(frozen=True)
+class Settings:
+    db_url: str
+    db_namespace: str
+    db_user: str | None
+    db_password: str | None
+    key_secret: str
+    management_key: str | None
+    bootstrap_key: str | None
+    bootstrap_context: str | None
+    queue_url: str | None
+    max_body_bytes: int
+    max_text_bytes: int
+
+    @property
+    def is_embedded(self) -> bool:
+        return self.db_url.split('://', 1)[0] in {'mem', 'memory', 'file', 'surrealkv', 'surrealkv+versioned'}
+
+
+def _env(name: str, default: str | None = None) -> str | None:
+    value = os.environ.get(f'AGENT_MEMORY_{name}')
+    return value if value not in (None, '') else default
+
+
+def default_db_url() -> str:
+    data_dir = Path(_env('DATA_DIR', DEFAULT_DATA_DIR) or DEFAULT_DATA_DIR).resolve()
+    return f'surrealkv://{data_dir / "surreal"}'
+
+
+@lru_cache(maxsize=1)
+def get_settings() -> Settings:
+    key_secret = _env('KEY_SECRET')
+    if not key_secret:
+        raise RuntimeError('AGENT_MEMORY_KEY_SECRET must be set: it is the HMAC secret that key hashes depend on')
+    return Settings(
+        db_url=_env('DB_URL') or default_db_url(),
+        db_namespace=_env('DB_NAMESPACE', 'agent_memory') or 'agent_memory',
+        db_user=_env('DB_USER'),
+        db_password=_env('DB_PASSWORD'),
+        key_secret=key_secret,
+        management_key=_env('MANAGEMENT_KEY'),
+        bootstrap_key=_env('BOOTSTRAP_KEY'),
+        bootstrap_context=_env('BOOTSTRAP_CONTEXT'),
+        queue_url=_env('QUEUE_URL'),
+        max_body_bytes=int(_env('MAX_BODY_BYTES', str(1024 * 1024)) or 0),
+        max_text_bytes=int(_env('MAX_TEXT_BYTES', str(64 * 1024)) or 0),
+    )

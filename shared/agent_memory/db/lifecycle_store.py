@@ -1,0 +1,82 @@
+"""Set-based lifecycle statements: decay, expiry, trace purge, reinforcement (CONTRACT §5, §9).
+
+Each sweep is a handful of SurrealQL statements run in bounded batches: one statement updates
+up to ``batch`` rows selected by the sweep's own predicate, so a batch never holds more than
+``batch`` rows in memory and a repeated or concurrent run finds nothing left to do.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterable
+
+from agent_memory.db.connection import Database, run_with_retry
+from agent_memory.db.memory_store import FACT_TABLES
+from agent_memory.db.records import rid
+from agent_memory.domain.vocabulary import DAILY_DECAY, IMPORTANCE_MAX, IMPORTANCE_MIN, REINFORCEMENT
+
+DEFAULT_BATCH = 5000
+REINFORCE_TABLES = ('attribute', 'relates_to', 'action', 'entity')
+
+
+class LifecycleStore:
+    def __init__(self, db: Database, database: str, batch: int = DEFAULT_BATCH) -> None:
+        self.db = db
+        self.database = database
+        self.batch = batch
+
+    def _drain(self, statement: str, **params: object) -> int:
+        """Repeat one batched statement until it affects nothing; return the rows it touched."""
+        total = 0
+        while True:
+            affected = run_with_retry(lambda: self.db.query(self.database, statement, {**params, 'batch': self.batch})[0])
+            total += int(affected or 0)
+            if not affected or affected < self.batch:
+                return total
+
+    def decay(self, day: str) -> int:
+        """One day's decay step for every non-identity fact not yet decayed under ``day``."""
+        total = 0
+        for table in FACT_TABLES:
+            for category, factor in DAILY_DECAY.items():
+                total += self._drain(
+                    'RETURN array::len((UPDATE (SELECT VALUE id FROM type::table($table) WHERE memory_category = $cat '
+                    'AND decay_day != $day LIMIT $batch) '
+                    'SET importance = math::max([$lo, math::min([$hi, importance * $factor])]), decay_day = $day '
+                    'RETURN VALUE 1));',
+                    table=table, cat=category, day=day, factor=factor, lo=IMPORTANCE_MIN, hi=IMPORTANCE_MAX,
+                )  # fmt: skip
+        return total
+
+    def expire(self, now: dt.datetime, cutoff: dt.datetime) -> int:
+        """Context-category attributes and actions with no own ``valid_until``, known before ``cutoff``, end now."""
+        total = 0
+        for table in ('attribute', 'action'):
+            total += self._drain(
+                'RETURN array::len((UPDATE (SELECT VALUE id FROM type::table($table) WHERE memory_category = "context" '
+                'AND created_at < $cutoff AND valid_until IS NONE LIMIT $batch) SET valid_until = $now RETURN VALUE 1));',
+                table=table, cutoff=cutoff, now=now,
+            )
+        return total
+
+    def purge_traces(self, cutoffs: dict[str, dt.datetime]) -> int:
+        total = 0
+        for table, cutoff in cutoffs.items():
+            total += self._drain(
+                'RETURN array::len((DELETE (SELECT VALUE id FROM type::table($table) WHERE created_at < $cutoff LIMIT $batch) '
+                'RETURN BEFORE));',
+                table=table, cutoff=cutoff,
+            )
+        return total
+
+    def reinforce(self, refs: Iterable[tuple[str, str]]) -> int:
+        """Multiply importance by 1.1 (cap 2.0) for every (table, id) in one statement; retried on conflict."""
+        ids = [rid(table, key) for table, key in refs if table in REINFORCE_TABLES]
+        if not ids:
+            return 0
+        result = run_with_retry(lambda: self.db.query(
+            self.database,
+            'RETURN array::len((UPDATE $ids SET importance = math::min([$hi, importance * $factor]) RETURN VALUE 1));',
+            {'ids': ids, 'hi': IMPORTANCE_MAX, 'factor': REINFORCEMENT},
+        ))  # fmt: skip
+        return int(result[0] or 0)

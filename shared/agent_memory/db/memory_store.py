@@ -1,0 +1,336 @@
+"""Every SurrealQL statement that touches one context's memory (CONTRACT §4–§6, §10)."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Sequence
+from typing import Any
+
+from surrealdb import RecordID
+
+from agent_memory.db.connection import CONFLICT_MARKER, Database, context_db_name
+from agent_memory.db.migrations import ensure_migrated
+from agent_memory.db.records import Tx, entity_rid, rid
+from agent_memory.domain.write_plan import WritePlan
+
+CURRENT = 'superseded_by IS NONE AND valid_from <= $now AND (valid_until IS NONE OR valid_until > $now)'
+CURRENT_EDGE = 'valid_from <= $now AND (valid_until IS NONE OR valid_until > $now)'
+VISIBLE = (
+    '($vis_all OR scope_sets.any(|$c| $c.all(|$s| $s IN $vis_exact '
+    'OR $vis_prefixes.any(|$pre| string::starts_with($s, $pre)))))'
+)
+TENTATIVE = (
+    '(source_turn != NONE AND array::len((SELECT VALUE id FROM uncertainty '
+    'WHERE source_turn = $parent.source_turn AND resolved = false LIMIT 1)) > 0) AS tentative'
+)
+FACT_TABLES = ('entity', 'attribute', 'relates_to', 'action')
+TRACE_TABLES = ('decision_trace', 'retrieval_trace', 'response_trace')
+ALL_TABLES = (
+    'principal', 'session', 'turn', 'memory_chunk', 'entity', 'attribute', 'relates_to', 'action',
+    'instruction', 'uncertainty', *TRACE_TABLES, 'idempotency',
+)  # fmt: skip
+
+
+def visibility_params(patterns: Sequence[str]) -> dict[str, Any]:
+    """Bind a reader's ``memory:read`` patterns for the ``VISIBLE`` predicate."""
+    exact = [p[:-2] if p.endswith('/*') else p for p in patterns if p != '*']
+    prefixes = [p[:-1] for p in patterns if p.endswith('/*')]
+    return {'vis_all': '*' in patterns, 'vis_exact': exact, 'vis_prefixes': prefixes}
+
+
+class MemoryStore:
+    def __init__(self, db: Database, context_id: str) -> None:
+        self.db = db
+        self.context_id = context_id
+        self.database = context_db_name(context_id)
+        ensure_migrated(db, self.database, 'context')
+
+    def q(self, sql: str, **params: Any) -> list[Any]:
+        return self.db.query(self.database, sql, params)
+
+    # ---- principals -------------------------------------------------------------------------
+    def ensure_reserved_principals(self, now: dt.datetime) -> None:
+        everything = {'memory:read': ['*'], 'memory:write': ['*'], 'memory:forget': ['*'], 'grant:manage': ['*']}
+        self.q(
+            'INSERT INTO principal [$system, $admin] ON DUPLICATE KEY UPDATE grants = grants;',
+            system={'id': rid('principal', 'system'), 'display_name': 'System', 'kind': 'service',
+                    'grants': everything, 'default_scopes': [['/']], 'created_at': now},
+            admin={'id': rid('principal', 'admin'), 'display_name': 'Admin', 'kind': 'human',
+                   'grants': everything, 'default_scopes': [['/']], 'created_at': now},
+        )  # fmt: skip
+
+    def get_principal(self, principal_id: str) -> dict[str, Any] | None:
+        row = self.q('SELECT * FROM ONLY $id;', id=rid('principal', principal_id))[0]
+        return dict(row) if row else None
+
+    # ---- sessions and turns -----------------------------------------------------------------
+    def get_session(self, session_id: str) -> dict[str, Any] | None:
+        row = self.q('SELECT * FROM ONLY $id;', id=rid('session', session_id))[0]
+        return dict(row) if row else None
+
+    def create_session(self, session_id: str, row: dict[str, Any]) -> dict[str, Any]:
+        return dict(self.q('CREATE $id CONTENT $row RETURN AFTER;', id=rid('session', session_id), row=row)[0][0])
+
+    def list_turns(self, session_id: str, limit: int, offset: int) -> list[dict[str, Any]]:
+        return self.q(
+            'SELECT * FROM turn WHERE session = $s ORDER BY seq ASC LIMIT $limit START $offset;',
+            s=rid('session', session_id), limit=limit, offset=offset,
+        )[0]
+
+    def close_session(self, session_id: str, now: dt.datetime) -> None:
+        self.q('UPDATE $id SET closed_at = closed_at ?? $now;', id=rid('session', session_id), now=now)
+
+    # ---- the write transaction --------------------------------------------------------------
+    def existing_entities(self, keys: list[list[str]]) -> set[tuple[str, str]]:
+        if not keys:
+            return set()
+        ids = self.q('SELECT VALUE id FROM $ids;', ids=[entity_rid(*k) for k in keys])[0]
+        return {(i.id[0], i.id[1]) for i in ids}
+
+    def live_attributes(self, addresses: list[tuple[list[str], str]], now: dt.datetime) -> list[dict[str, Any]]:
+        """Current rows at each (entity, key) address, across all scopes (the reconciler filters)."""
+        if not addresses:
+            return []
+        tx = Tx()
+        for entity_key, key in addresses:
+            tx.add(f'SELECT * FROM attribute WHERE entity = {tx.p(entity_rid(*entity_key))} AND key = {tx.p(key)} AND {CURRENT}')
+        tx.params['now'] = now
+        results = self.db.query(self.database, '\n'.join(tx.statements), tx.params)
+        return [row for rows in results for row in rows]
+
+    def live_relations(self, edges: list[tuple[list[str], str, list[str]]], now: dt.datetime) -> list[dict[str, Any]]:
+        if not edges:
+            return []
+        tx = Tx()
+        for src, label, dst in edges:
+            tx.add(
+                f'SELECT * FROM relates_to WHERE in = {tx.p(entity_rid(*src))} AND label = {tx.p(label)} '
+                f'AND out = {tx.p(entity_rid(*dst))} AND {CURRENT_EDGE}'
+            )
+        tx.params['now'] = now
+        results = self.db.query(self.database, '\n'.join(tx.statements), tx.params)
+        return [row for rows in results for row in rows]
+
+    def apply(self, plan: WritePlan) -> None:
+        """Apply a plan atomically; raises WriteConflict if an address changed since planning."""
+        tx = Tx()
+        now = tx.p(plan.now)
+        session = tx.p(rid('session', plan.session_id))
+        if plan.idempotency:
+            record = plan.idempotency
+            stored = {'body_hash': record.body_hash, 'status': record.status, 'response': record.response, 'created_at': plan.now}
+            tx.add(f'CREATE {tx.p(rid("idempotency", [record.principal, record.key]))} CONTENT {tx.p(stored)}')
+        if plan.new_session:
+            tx.add(f'CREATE {session} CONTENT {tx.p(plan.new_session)}')
+        for guard in plan.guards:
+            seen = tx.p(sorted(rid('attribute', i) for i in guard.seen_ids))
+            tx.add(
+                f'IF array::sort((SELECT VALUE id FROM attribute WHERE entity = {tx.p(entity_rid(*guard.entity_key))} '
+                f"AND key = {tx.p(guard.key)} AND {CURRENT.replace('$now', now)})) != {seen} "
+                f"{{ THROW '{CONFLICT_MARKER}: attribute address changed' }}"
+            )
+        if plan.turn:
+            turn = dict(plan.turn)
+            turn_id = turn.pop('id')
+            tx.add(f'LET $seq = ((SELECT VALUE seq FROM turn WHERE session = {session} ORDER BY seq DESC LIMIT 1)[0] ?? 0) + 1')
+            tx.add(f'CREATE {tx.p(rid("turn", turn_id))} CONTENT object::extend({tx.p(turn)}, {{ seq: $seq }})')
+        for chunk in plan.chunks:
+            chunk = dict(chunk)
+            tx.add(f'CREATE {tx.p(rid("memory_chunk", chunk.pop("id")))} CONTENT {tx.p(chunk)}')
+        for entity in plan.entities:
+            row = dict(entity)
+            tx.add(
+                f'UPSERT {tx.p(entity_rid(*row.pop("key")))} SET name = name ?? $e.name, type = $e.type, '
+                'memory_category = memory_category ?? $e.memory_category, importance = importance ?? $e.importance, '
+                'scope_sets = array::union(scope_sets ?? [], $e.scope_sets), created_at = created_at ?? $e.created_at, '
+                'updated_at = $e.updated_at'.replace('$e', tx.p(row))
+            )
+        for attribute in plan.new_attributes:
+            row = dict(attribute)
+            row['entity'] = entity_rid(*row.pop('entity_key'))
+            tx.add(f'CREATE {tx.p(rid("attribute", row.pop("id")))} CONTENT {tx.p(row)}')
+        for old_id, new_id in plan.superseded:
+            tx.add(f'UPDATE {tx.p(rid("attribute", old_id))} SET valid_until = {now}, superseded_by = {tx.p(rid("attribute", new_id))}')
+        for old_id in plan.closed_attributes:
+            tx.add(f'UPDATE {tx.p(rid("attribute", old_id))} SET valid_until = {now}')
+        for attr_id, confidence in plan.refreshed_attributes:
+            tx.add(
+                f'UPDATE {tx.p(rid("attribute", attr_id))} SET confirmed_at = {now}, '
+                f'confidence = math::max([confidence, {tx.p(confidence)}])'
+            )
+        for relation in plan.new_relations:
+            row = dict(relation)
+            src, dst = entity_rid(*row.pop('from_key')), entity_rid(*row.pop('to_key'))
+            tx.add(f'RELATE {tx.p(src)}->{tx.p(rid("relates_to", row.pop("id")))}->{tx.p(dst)} CONTENT {tx.p(row)}')
+        for rel_id in plan.refreshed_relations:
+            tx.add(f'UPDATE {tx.p(rid("relates_to", rel_id))} SET confirmed_at = {now}')
+        for uncertainty in plan.uncertainties:
+            row = dict(uncertainty)
+            if row.get('entity_key'):
+                row['entity'] = entity_rid(*row.pop('entity_key'))
+            row.pop('entity_key', None)
+            tx.add(f'CREATE {tx.p(rid("uncertainty", row.pop("id")))} CONTENT {tx.p(row)}')
+        if plan.decision_trace:
+            row = dict(plan.decision_trace)
+            tx.add(f'CREATE {tx.p(rid("decision_trace", row.pop("id")))} CONTENT {tx.p(row)}')
+        self.db.query(self.database, tx.sql(), tx.params)
+
+    # ---- idempotency ------------------------------------------------------------------------
+    def idempotency_record(self, principal: str, key: str) -> dict[str, Any] | None:
+        row = self.q('SELECT * FROM ONLY $id;', id=rid('idempotency', [principal, key]))[0]
+        return dict(row) if row else None
+
+    def forget_idempotency(self, principal: str, key: str) -> None:
+        self.q('DELETE $id;', id=rid('idempotency', [principal, key]))
+
+    # ---- instructions and uncertainties -----------------------------------------------------
+    def instructions_matching(self, label_key: str, description_key: str) -> list[dict[str, Any]]:
+        return self.q(
+            'SELECT * FROM instruction WHERE label_key = $l AND description_key = $d AND active = true ORDER BY created_at;',
+            l=label_key, d=description_key,
+        )[0]
+
+    def create_instruction(self, instruction_id: str, row: dict[str, Any], seen: list[str]) -> None:
+        self.q(
+            'BEGIN TRANSACTION;'
+            'IF array::sort((SELECT VALUE id FROM instruction WHERE label_key = $row.label_key '
+            f"AND description_key = $row.description_key AND active = true)) != $seen {{ THROW '{CONFLICT_MARKER}' }};"
+            'CREATE $id CONTENT $row; COMMIT TRANSACTION;',
+            id=rid('instruction', instruction_id), row=row, seen=sorted(rid('instruction', s) for s in seen),
+        )
+
+    def merge_instruction(self, instruction_id: str, source_turn: RecordID | None, now: dt.datetime) -> dict[str, Any]:
+        turns = [source_turn] if source_turn is not None else []
+        return dict(self.q(
+            'UPDATE $id SET merged_count += 1, source_turns = array::union(source_turns, $turns), updated_at = $now RETURN AFTER;',
+            id=rid('instruction', instruction_id), turns=turns, now=now,
+        )[0][0])  # fmt: skip
+
+    def list_instructions(self, patterns: Sequence[str], limit: int) -> list[dict[str, Any]]:
+        return self.q(
+            f'SELECT * FROM instruction WHERE active = true AND {VISIBLE} ORDER BY created_at ASC LIMIT $limit;',
+            limit=limit, **visibility_params(patterns),
+        )[0]
+
+    def get_instruction(self, instruction_id: str) -> dict[str, Any] | None:
+        row = self.q('SELECT * FROM ONLY $id;', id=rid('instruction', instruction_id))[0]
+        return dict(row) if row else None
+
+    def create_uncertainty(self, uncertainty_id: str, row: dict[str, Any]) -> dict[str, Any]:
+        return dict(self.q('CREATE $id CONTENT $row RETURN AFTER;', id=rid('uncertainty', uncertainty_id), row=row)[0][0])
+
+    def resolve_uncertainty(self, uncertainty_id: str, resolved_by: RecordID | None, now: dt.datetime) -> dict[str, Any] | None:
+        rows = self.q(
+            'UPDATE $id SET resolved = true, resolved_by = $by, resolved_at = $now WHERE resolved = false RETURN AFTER;',
+            id=rid('uncertainty', uncertainty_id), by=resolved_by, now=now,
+        )[0]
+        return dict(rows[0]) if rows else None
+
+    def get_uncertainty(self, uncertainty_id: str) -> dict[str, Any] | None:
+        row = self.q('SELECT * FROM ONLY $id;', id=rid('uncertainty', uncertainty_id))[0]
+        return dict(row) if row else None
+
+    def list_uncertainties(
+        self, patterns: Sequence[str], resolved: bool | None, limit: int, after: str | None
+    ) -> list[dict[str, Any]]:
+        where = [VISIBLE]
+        if resolved is not None:
+            where.append('resolved = $resolved')
+        if after:
+            where.append('id > $after')
+        return self.q(
+            f'SELECT * FROM uncertainty WHERE {" AND ".join(where)} ORDER BY id ASC LIMIT $limit;',
+            resolved=resolved, after=rid('uncertainty', after) if after else None, limit=limit,
+            **visibility_params(patterns),
+        )[0]  # fmt: skip
+
+    # ---- reads ------------------------------------------------------------------------------
+    def list_entities(
+        self, patterns: Sequence[str], entity_type: str | None, limit: int, after: list[str] | None
+    ) -> list[dict[str, Any]]:
+        where = [VISIBLE]
+        if entity_type:
+            where.append('type = $type')
+        if after:
+            where.append('id > $after')
+        return self.q(
+            f'SELECT * OMIT embedding FROM entity WHERE {" AND ".join(where)} ORDER BY id ASC LIMIT $limit;',
+            type=entity_type, after=entity_rid(*after) if after else None, limit=limit, **visibility_params(patterns),
+        )[0]  # fmt: skip
+
+    def get_entity(self, entity_key: list[str], patterns: Sequence[str]) -> dict[str, Any] | None:
+        rows = self.q(f'SELECT * OMIT embedding FROM $id WHERE {VISIBLE};', id=entity_rid(*entity_key), **visibility_params(patterns))[0]
+        return dict(rows[0]) if rows else None
+
+    def entity_attributes(self, entity_key: list[str], patterns: Sequence[str], now: dt.datetime) -> list[dict[str, Any]]:
+        return self.q(
+            f'SELECT *, {TENTATIVE} OMIT embedding FROM attribute WHERE entity = $e AND {CURRENT} AND {VISIBLE} ORDER BY key, created_at;',
+            e=entity_rid(*entity_key), now=now, **visibility_params(patterns),
+        )[0]  # fmt: skip
+
+    def entity_relations(self, entity_key: list[str], patterns: Sequence[str], now: dt.datetime) -> list[dict[str, Any]]:
+        return self.q(
+            f'SELECT * FROM relates_to WHERE (in = $e OR out = $e) AND {CURRENT_EDGE} AND {VISIBLE} ORDER BY created_at;',
+            e=entity_rid(*entity_key), now=now, **visibility_params(patterns),
+        )[0]  # fmt: skip
+
+    def attribute_history(self, entity_key: list[str], key: str, patterns: Sequence[str]) -> list[dict[str, Any]]:
+        return self.q(
+            f'SELECT *, {TENTATIVE} OMIT embedding FROM attribute WHERE entity = $e AND key = $k AND {VISIBLE} '
+            'ORDER BY created_at DESC, id DESC;',
+            e=entity_rid(*entity_key), k=key, **visibility_params(patterns),
+        )[0]  # fmt: skip
+
+    def close_entity_facts(self, entity_key: list[str], now: dt.datetime) -> int:
+        """Soft delete: every current attribute, relation and action of the entity ends now (one transaction)."""
+        result = self.q(
+            'BEGIN TRANSACTION;'
+            f'LET $a = (UPDATE attribute SET valid_until = $now WHERE entity = $e AND {CURRENT} RETURN VALUE id);'
+            f'LET $r = (UPDATE relates_to SET valid_until = $now WHERE (in = $e OR out = $e) AND {CURRENT_EDGE} RETURN VALUE id);'
+            f'LET $x = (UPDATE action SET valid_until = $now WHERE (actor = $e OR object = $e) AND {CURRENT_EDGE} RETURN VALUE id);'
+            'UPDATE $e SET updated_at = $now;'
+            'RETURN array::len($a) + array::len($r) + array::len($x);'
+            'COMMIT TRANSACTION;',
+            e=entity_rid(*entity_key), now=now,
+        )  # fmt: skip
+        return int(result[-2] or 0)
+
+    def current_by_category(
+        self, table: str, category: str, patterns: Sequence[str], now: dt.datetime, limit: int
+    ) -> list[dict[str, Any]]:
+        extra = f', {TENTATIVE}' if table == 'attribute' else ''
+        current = CURRENT if table == 'attribute' else CURRENT_EDGE
+        where = f'memory_category = $cat AND {VISIBLE}'
+        if table != 'entity':
+            where += f' AND {current}'
+        return self.q(
+            f'SELECT *{extra} OMIT embedding FROM {table} WHERE {where} ORDER BY created_at DESC LIMIT $limit;',
+            cat=category, now=now, limit=limit, **visibility_params(patterns),
+        )[0]  # fmt: skip
+
+    def self_attributes(self, principal: str, patterns: Sequence[str], now: dt.datetime, limit: int) -> list[dict[str, Any]]:
+        return self.q(
+            f'SELECT *, {TENTATIVE} OMIT embedding FROM attribute WHERE entity IN (SELECT VALUE id FROM entity WHERE self_principal = $p) '
+            f'AND {CURRENT} AND {VISIBLE} ORDER BY created_at DESC LIMIT $limit;',
+            p=principal, now=now, limit=limit, **visibility_params(patterns),
+        )[0]  # fmt: skip
+
+    def entity_names(self, keys: list[RecordID]) -> dict[str, str]:
+        if not keys:
+            return {}
+        rows = self.q('SELECT id, name FROM $ids;', ids=keys)[0]
+        return {str(r['id']): r['name'] for r in rows}
+
+    def get_trace(self, table: str, trace_id: str) -> dict[str, Any] | None:
+        if table not in TRACE_TABLES:
+            return None
+        row = self.q('SELECT * OMIT query_embedding FROM ONLY $id;', id=rid(table, trace_id))[0]
+        return dict(row) if row else None
+
+    def table_counts(self) -> dict[str, int]:
+        """Row counts per table (operators' sanity check; tests use it to prove a 4xx changed nothing)."""
+        tx = Tx()
+        for table in ALL_TABLES:
+            tx.add(f'RETURN count((SELECT VALUE id FROM {table}))')
+        values = self.db.query(self.database, '\n'.join(tx.statements))
+        return {table: int(v) for table, v in zip(ALL_TABLES, values, strict=True)}

@@ -1,0 +1,81 @@
+"""Versioned schema migrations (``infra/migrations/{control,context}/NNNN_name.surql``).
+
+Each database records what it has applied in ``schema_migration``; applying is idempotent
+and safe when two cold starts race (the record id is the version, so the loser conflicts).
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+
+from agent_memory.db.connection import Database
+from agent_memory.errors import Conflict
+
+_FILE = re.compile(r'^(\d{4})_([a-z0-9_]+)\.surql$')
+_BOOKKEEPING = """
+DEFINE TABLE IF NOT EXISTS schema_migration SCHEMAFULL;
+DEFINE FIELD IF NOT EXISTS name ON schema_migration TYPE string;
+DEFINE FIELD IF NOT EXISTS applied_at ON schema_migration TYPE datetime;
+SELECT VALUE record::id(id) FROM schema_migration;
+"""
+
+
+@dataclass(frozen=True)
+class Migration:
+    version: int
+    name: str
+    sql: str
+
+
+@lru_cache(maxsize=2)
+def load_migrations(kind: str) -> tuple[Migration, ...]:
+    folder = resources.files('agent_memory').joinpath('migrations', kind)
+    found = []
+    for entry in folder.iterdir():
+        match = _FILE.match(entry.name)
+        if match:
+            found.append(Migration(int(match.group(1)), match.group(2), entry.read_text(encoding='utf-8')))
+    return tuple(sorted(found, key=lambda m: m.version))
+
+
+_migrated: set[tuple[int, str]] = set()
+_migrated_lock = threading.Lock()
+
+
+def ensure_migrated(db: Database, database: str, kind: str) -> list[int]:
+    """Apply every pending migration of ``kind`` to ``database``; return the versions applied now."""
+    marker = (id(db), database)
+    if marker in _migrated:
+        return []
+    with _migrated_lock:
+        applied_now = _apply(db, database, kind)
+        _migrated.add(marker)
+    return applied_now
+
+
+def forget_migrated(db: Database, database: str) -> None:
+    _migrated.discard((id(db), database))
+
+
+def _apply(db: Database, database: str, kind: str) -> list[int]:
+    done = set(db.query(database, _BOOKKEEPING)[-1] or [])
+    applied = []
+    for migration in load_migrations(kind):
+        if migration.version in done:
+            continue
+        sql = (
+            'BEGIN TRANSACTION;\n'
+            f'{migration.sql}\n'
+            'CREATE type::record("schema_migration", $version) SET name = $name, applied_at = time::now();\n'
+            'COMMIT TRANSACTION;'
+        )
+        try:
+            db.query(database, sql, {'version': migration.version, 'name': migration.name})
+        except Conflict:
+            continue  # another process applied it first
+        applied.append(migration.version)
+    return applied

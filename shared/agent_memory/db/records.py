@@ -1,0 +1,61 @@
+"""Conversions between SurrealDB values and the service's wire identifiers."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+from surrealdb import RecordID
+
+from agent_memory.domain.ids import iso
+
+
+def rid(table: str, key: Any) -> RecordID:
+    return RecordID(table, key)
+
+
+def entity_rid(entity_type: str, normalised_name: str) -> RecordID:
+    return RecordID('entity', [entity_type, normalised_name])
+
+
+def ref(value: Any) -> str | None:
+    """Render a record id the way clients see it: ``entity:person/alice``, ``attribute:<id>``, bare ids otherwise."""
+    if value is None:
+        return None
+    if not isinstance(value, RecordID):
+        return str(value)
+    key = value.id
+    if value.table_name == 'entity' and isinstance(key, list):
+        return f'entity:{key[0]}/{key[1]}'
+    return f'{value.table_name}:{key}'
+
+
+def bare(value: Any) -> str | None:
+    """The key part only (sessions and turns are addressed by their bare id on the wire)."""
+    if value is None:
+        return None
+    return str(value.id) if isinstance(value, RecordID) else str(value)
+
+
+def when(value: Any) -> str | None:
+    return iso(value) if isinstance(value, dt.datetime) else None
+
+
+class Tx:
+    """Builds one multi-statement SurrealQL transaction with uniquely named parameters."""
+
+    def __init__(self) -> None:
+        self.statements: list[str] = []
+        self.params: dict[str, Any] = {}
+
+    def p(self, value: Any) -> str:
+        name = f'p{len(self.params)}'
+        self.params[name] = value
+        return f'${name}'
+
+    def add(self, statement: str) -> None:
+        self.statements.append(statement.strip().rstrip(';') + ';')
+
+    def sql(self) -> str:
+        body = '\n'.join(self.statements)
+        return f'BEGIN TRANSACTION;\n{body}\nCOMMIT TRANSACTION;'

@@ -1,0 +1,29 @@
+"""Identifiers and clocks."""
+
+from __future__ import annotations
+
+import datetime as dt
+import secrets
+import time
+
+
+def new_id() -> str:
+    """Time-ordered, URL-safe record id: 12 hex digits of milliseconds + 10 random hex digits."""
+    return f'{time.time_ns() // 1_000_000:012x}{secrets.token_hex(5)}'
+
+
+def utcnow() -> dt.datetime:
+    return dt.datetime.now(dt.UTC)
+
+
+def iso(value: dt.datetime | None) -> str | None:
+    if value is None:
+        return None
+    return value.astimezone(dt.UTC).isoformat().replace('+00:00', 'Z')
+
+
+def parse_rfc3339(raw: str) -> dt.datetime:
+    value = dt.datetime.fromisoformat(raw.replace('Z', '+00:00'))
+    if value.tzinfo is None:
+        raise ValueError('timestamp needs a timezone offset')
+    return value.astimezone(dt.UTC)

@@ -1,0 +1,52 @@
+"""Lifecycle sweeps for one context or all of them (CONTRACT §9), with a structured log line each."""
+
+from __future__ import annotations
+
+import datetime as dt
+import time
+from collections.abc import Callable
+from typing import Any
+
+from aws_lambda_powertools.metrics import MetricUnit
+
+from agent_memory.db.lifecycle_store import LifecycleStore
+from agent_memory.domain.context_config import ContextConfig
+from agent_memory.domain.ids import new_id, utcnow
+from agent_memory.observability import logger, metrics
+
+Sweep = Callable[[LifecycleStore, ContextConfig, dt.datetime], int]
+
+
+def decay(store: LifecycleStore, _config: ContextConfig, now: dt.datetime, day: str | None = None) -> int:
+    """Scheduled runs pass the calendar day (a redelivered event then changes nothing); manual runs always step."""
+    return store.decay(day or f'manual:{new_id()}')
+
+
+def scheduled_decay(store: LifecycleStore, config: ContextConfig, now: dt.datetime) -> int:
+    return decay(store, config, now, day=now.date().isoformat())
+
+
+def expire(store: LifecycleStore, config: ContextConfig, now: dt.datetime) -> int:
+    return store.expire(now, now - dt.timedelta(days=config.lifecycle.context_ttl_days))
+
+
+def purge_traces(store: LifecycleStore, config: ContextConfig, now: dt.datetime) -> int:
+    retention = config.trace_retention
+    windows = {
+        'decision_trace': retention.decision_trace_days,
+        'retrieval_trace': retention.retrieval_trace_days,
+        'response_trace': retention.response_trace_days,
+    }
+    return store.purge_traces({table: now - dt.timedelta(days=days) for table, days in windows.items() if days is not None})
+
+
+SWEEPS: dict[str, Sweep] = {'decay': decay, 'expire': expire, 'purge-traces': purge_traces}
+
+
+def run_sweep(name: str, sweep: Sweep, store: LifecycleStore, context_id: str, config: ContextConfig) -> dict[str, Any]:
+    started = time.perf_counter()
+    affected = sweep(store, config, utcnow())
+    ms = round((time.perf_counter() - started) * 1000, 2)
+    logger.info('sweep finished', extra={'sweep': name, 'context': context_id, 'affected': affected, 'ms': ms})
+    metrics.add_metric(name=f'Sweep{name.title().replace("-", "")}Affected', unit=MetricUnit.Count, value=affected)
+    return {'context': context_id, 'affected': affected, 'ms': ms}

@@ -1,0 +1,177 @@
+"""Inspection reads (CONTRACT §10): entities, history, state, profile, uncertainty, me, inspect.
+
+None of these reinforce importance; all return only rows visible to the caller.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from typing import Any
+from urllib.parse import unquote
+
+from agent_memory.db.memory_store import MemoryStore
+from agent_memory.domain import views
+from agent_memory.domain.auth import Caller
+from agent_memory.domain.ids import utcnow
+from agent_memory.domain.reconcile import entity_key
+from agent_memory.domain.vocabulary import CATEGORIES
+from agent_memory.errors import BadRequest, NotFound, NotImplementedYet
+
+DEFAULT_LIMIT, MAX_LIMIT = 100, 500
+
+
+def parse_limit(raw: str | None, default: int = DEFAULT_LIMIT, maximum: int = MAX_LIMIT) -> int:
+    if raw is None or raw == '':
+        return default
+    if not raw.isdigit() or not 1 <= int(raw) <= maximum:
+        raise BadRequest(f'limit must be an integer in 1..{maximum}')
+    return int(raw)
+
+
+def encode_cursor(value: Any) -> str:
+    return base64.urlsafe_b64encode(json.dumps(value).encode()).decode().rstrip('=')
+
+
+def decode_cursor(raw: str | None) -> Any:
+    if not raw:
+        return None
+    try:
+        return json.loads(base64.urlsafe_b64decode(raw + '=' * (-len(raw) % 4)))
+    except (ValueError, json.JSONDecodeError) as exc:
+        raise BadRequest('invalid cursor') from exc
+
+
+def _key(entity_type: str, name: str) -> list[str]:
+    return entity_key(unquote(entity_type), unquote(name))
+
+
+def list_entities(store: MemoryStore, caller: Caller, entity_type: str | None, limit: int, cursor: str | None) -> dict[str, Any]:
+    after = decode_cursor(cursor)
+    if after is not None and not (isinstance(after, list) and len(after) == 2 and all(isinstance(a, str) for a in after)):
+        raise BadRequest('invalid cursor')
+    wanted_type = _key(entity_type, 'x')[0] if entity_type else None
+    rows = store.list_entities(caller.patterns('memory:read'), wanted_type, limit + 1, after)
+    page = rows[:limit]
+    has_more = len(rows) > limit
+    next_cursor = encode_cursor(list(page[-1]['id'].id)) if has_more and page else None
+    return {'entities': [views.entity_detail(r) for r in page], 'page': {'hasMore': has_more, 'nextCursor': next_cursor}}
+
+
+def entity_view(store: MemoryStore, caller: Caller, key: list[str]) -> dict[str, Any]:
+    patterns = caller.patterns('memory:read')
+    entity = store.get_entity(key, patterns)
+    if entity is None:
+        raise NotFound('entity not found')
+    now = utcnow()
+    return {
+        'entity': views.entity_detail(entity),
+        'attributes': [views.attribute_detail(r) for r in store.entity_attributes(key, patterns, now)],
+        'relations': [views.relation_detail(r) for r in store.entity_relations(key, patterns, now)],
+    }
+
+
+def get_entity(store: MemoryStore, caller: Caller, entity_type: str, name: str) -> dict[str, Any]:
+    return entity_view(store, caller, _key(entity_type, name))
+
+
+def history_rows(store: MemoryStore, caller: Caller, key: list[str], attribute: str) -> list[dict[str, Any]]:
+    patterns = caller.patterns('memory:read')
+    if store.get_entity(key, patterns) is None:
+        raise NotFound('entity not found')
+    return [views.attribute_detail(r) for r in store.attribute_history(key, attribute, patterns)]
+
+
+def history(store: MemoryStore, caller: Caller, entity_type: str, name: str, attribute: str) -> dict[str, Any]:
+    return {'history': history_rows(store, caller, _key(entity_type, name), unquote(attribute))}
+
+
+def delete_entity(store: MemoryStore, caller: Caller, entity_type: str, name: str) -> int:
+    key = _key(entity_type, name)
+    if store.get_entity(key, caller.patterns('memory:forget')) is None:
+        raise NotFound('entity not found')
+    return store.close_entity_facts(key, utcnow())
+
+
+def state(store: MemoryStore, caller: Caller, limit: int) -> dict[str, Any]:
+    patterns, now = caller.patterns('memory:read'), utcnow()
+    truncated = dict.fromkeys(('entities', 'attributes', 'relations', 'actions', 'instructions', 'unknowns'), False)
+    result: dict[str, Any] = {}
+    shapes = (('entities', 'entity', views.entity_detail), ('attributes', 'attribute', views.attribute_detail),
+              ('relations', 'relates_to', views.relation_detail), ('actions', 'action', views.action_detail))  # fmt: skip
+    for category in CATEGORIES:
+        section: dict[str, Any] = {}
+        for name, table, shape in shapes:
+            rows = store.current_by_category(table, category, patterns, now, limit + 1)
+            truncated[name] = truncated[name] or len(rows) > limit
+            section[name] = [shape(r) for r in rows[:limit]]
+        result[category] = section
+    instructions = store.list_instructions(patterns, limit + 1)
+    unknowns = store.list_uncertainties(patterns, False, limit + 1, None)
+    truncated['instructions'] = len(instructions) > limit
+    truncated['unknowns'] = len(unknowns) > limit
+    result['instructions'] = [views.instruction_detail(r) for r in instructions[:limit]]
+    result['unknowns'] = [{'about': u['about'], 'reason': u['reason']} for u in unknowns[:limit]]
+    result['truncated'] = truncated
+    return result
+
+
+def profile(store: MemoryStore, caller: Caller, limit: int = MAX_LIMIT) -> dict[str, Any]:
+    patterns, now = caller.patterns('memory:read'), utcnow()
+    self_rows = store.self_attributes(caller.principal_id, patterns, now, limit)
+    self_ids = {str(r['id']) for r in self_rows}
+    by_category = {c: [r for r in store.current_by_category('attribute', c, patterns, now, limit) if str(r['id']) not in self_ids]
+                   for c in CATEGORIES}  # fmt: skip
+    names = store.entity_names([r['entity'] for rows in [self_rows, *by_category.values()] for r in rows])
+
+    def entry(row: dict[str, Any]) -> dict[str, Any]:
+        entity = row['entity']
+        return {'key': row['key'], 'value': row['value'], 'entity': names.get(str(entity), entity.id[1]),
+                'entityType': entity.id[0], 'importance': row['importance'],
+                'validUntil': views.attribute_detail(row)['validUntil'], 'tentative': bool(row.get('tentative'))}  # fmt: skip
+
+    return {
+        'selfFacts': [entry(r) for r in self_rows],
+        'static': [entry(r) for r in by_category['identity']],
+        'dynamic': [entry(r) for r in by_category['context']],
+        'preferences': [entry(r) for r in by_category['knowledge']],
+        'instructions': [views.instruction_detail(r) for r in store.list_instructions(patterns, limit)],
+    }
+
+
+def uncertainties(store: MemoryStore, caller: Caller, resolved: str | None, limit: int, cursor: str | None) -> dict[str, Any]:
+    flag = {None: None, '': None, 'true': True, 'false': False}
+    if resolved not in flag:
+        raise BadRequest('resolved must be true or false')
+    after = decode_cursor(cursor)
+    if after is not None and not isinstance(after, str):
+        raise BadRequest('invalid cursor')
+    rows = store.list_uncertainties(caller.patterns('memory:read'), flag[resolved], limit + 1, after)
+    page = rows[:limit]
+    has_more = len(rows) > limit
+    return {
+        'uncertainties': [views.uncertainty_detail(r) for r in page],
+        'page': {'hasMore': has_more, 'nextCursor': encode_cursor(str(page[-1]['id'].id)) if has_more and page else None},
+    }
+
+
+def me(caller: Caller) -> dict[str, Any]:
+    return {
+        'principalId': caller.principal_id, 'displayName': caller.display_name, 'kind': caller.kind,
+        'grants': caller.grants, 'tokenGrants': caller.key_grants, 'effectiveGrants': caller.grants,
+        'delegatedPrincipalId': None,
+    }  # fmt: skip
+
+
+def inspect(store: MemoryStore, caller: Caller, ref: str | None) -> dict[str, Any]:
+    kind, _, rest = (ref or '').partition(':')
+    parts = rest.split('/')
+    if kind == 'entity' and len(parts) == 2 and all(parts):
+        return {'kind': 'entity', **entity_view(store, caller, _key(parts[0], parts[1]))}
+    if kind == 'attribute' and len(parts) == 3 and all(parts):
+        rows = history_rows(store, caller, _key(parts[0], parts[1]), unquote(parts[2]))
+        current = next((r for r in rows if r['supersededBy'] is None and r['validUntil'] is None), None)
+        return {'kind': 'attribute', 'current': current, 'history': rows}
+    if kind in ('relation', 'trace', 'passage', 'document') and rest:
+        raise NotImplementedYet(f'inspecting {kind} refs is not supported yet')
+    raise BadRequest('ref must look like entity:<type>/<name> or attribute:<type>/<name>/<key>')

@@ -1,0 +1,76 @@
+"""Scope paths, grant patterns and the fail-closed visibility rule (CONTRACT §3).
+
+A record carries ``scope_sets``: an OR of AND-clauses of scope paths. It is visible to a reader
+iff at least one clause is fully covered by the reader's ``memory:read`` patterns.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+
+from agent_memory.errors import BadRequest
+
+ROOT = '/'
+_SEGMENT = re.compile(r'^[A-Za-z0-9_.@:-]{1,64}$')
+MAX_DEPTH = 16
+MAX_CLAUSES = 32
+
+ScopeSets = list[list[str]]
+
+
+def normalise_path(raw: str) -> str:
+    """Canonical scope path: no leading or trailing slash, root is ``/``."""
+    text = raw.strip()
+    if text in ('', ROOT):
+        return ROOT
+    segments = [s for s in text.strip('/').split('/')]
+    if len(segments) > MAX_DEPTH or not all(_SEGMENT.match(s) for s in segments):
+        raise BadRequest(f'invalid scope path {raw!r}')
+    return '/'.join(segments)
+
+
+def normalise_scope_sets(raw: object) -> ScopeSets | None:
+    """Accept ``"a/b"``, ``["a/b", "c"]`` (one clause each) or ``[["a/b","c"]]``; ``None``/empty → None."""
+    if raw is None or raw == [] or raw == '':
+        return None
+    if isinstance(raw, str):
+        clauses: list[list[str]] = [[raw]]
+    elif isinstance(raw, list) and all(isinstance(c, str) for c in raw):
+        clauses = [[c] for c in raw]
+    elif isinstance(raw, list) and all(isinstance(c, list) and all(isinstance(s, str) for s in c) for c in raw):
+        clauses = [list(c) for c in raw]
+    else:
+        raise BadRequest('scopes must be a path, a list of paths, or a list of lists of paths')
+    if len(clauses) > MAX_CLAUSES or any(len(c) == 0 for c in clauses):
+        raise BadRequest(f'scopes must have 1..{MAX_CLAUSES} non-empty clauses')
+    canonical = {tuple(sorted({normalise_path(s) for s in clause})) for clause in clauses}
+    return [list(c) for c in sorted(canonical)]
+
+
+def pattern_covers(pattern: str, path: str) -> bool:
+    """``*`` covers everything; ``a/b/*`` covers ``a/b`` and descendants; ``a/b`` covers only itself."""
+    if pattern == '*':
+        return True
+    if pattern.endswith('/*'):
+        base = pattern[:-2]
+        return path == base or path.startswith(base + '/')
+    return pattern == path
+
+
+def covered(patterns: Iterable[str], path: str) -> bool:
+    return any(pattern_covers(p, path) for p in patterns)
+
+
+def visible(scope_sets: Sequence[Sequence[str]], patterns: Sequence[str]) -> bool:
+    return any(all(covered(patterns, s) for s in clause) for clause in scope_sets)
+
+
+def within_region(scope_sets: Sequence[Sequence[str]], patterns: Sequence[str]) -> bool:
+    """A write is allowed only if every clause lies in the caller's write region."""
+    return all(all(covered(patterns, s) for s in clause) for clause in scope_sets)
+
+
+def overlaps(a: Sequence[Sequence[str]], b: Sequence[Sequence[str]]) -> bool:
+    """Two scope sets overlap when they share a clause (reconciliation compares within one scope)."""
+    return bool({tuple(sorted(c)) for c in a} & {tuple(sorted(c)) for c in b})

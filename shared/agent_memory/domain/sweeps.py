@@ -1,0 +1,33 @@
+"""Scheduled sweeps over every context (EventBridge hourly and daily)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agent_memory.api.services import Services
+from agent_memory.domain import lifecycle
+from agent_memory.domain.context_config import effective_config
+from agent_memory.errors import AgentMemoryError
+from agent_memory.observability import logger
+
+HOURLY = (('expire', lifecycle.expire), ('purge-traces', lifecycle.purge_traces))
+DAILY = (('decay', lifecycle.scheduled_decay),)
+
+
+def run_all(services: Services, sweeps: tuple[tuple[str, lifecycle.Sweep], ...]) -> dict[str, Any]:
+    """Run each sweep for each context; one context failing does not stop the others, but fails the run."""
+    results, failures = [], []
+    for context_id in services.control.list_context_ids():
+        context = services.control.get_context(context_id)
+        if context is None:
+            continue  # deleted while we were sweeping
+        config = effective_config(context.get('config'))
+        for name, sweep in sweeps:
+            try:
+                results.append({'sweep': name, **lifecycle.run_sweep(name, sweep, services.lifecycle(context_id), context_id, config)})
+            except AgentMemoryError as exc:
+                logger.exception('sweep failed', extra={'sweep': name, 'context': context_id})
+                failures.append({'sweep': name, 'context': context_id, 'error': exc.detail})
+    if failures:
+        raise RuntimeError(f'{len(failures)} sweep(s) failed: {failures}')
+    return {'results': results}

@@ -1,0 +1,59 @@
+"""Closed vocabularies: entity types, memory categories and their lifecycle constants (CONTRACT §4, §5)."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from typing import Literal
+
+MemoryCategory = Literal['identity', 'knowledge', 'context']
+CATEGORIES: tuple[MemoryCategory, ...] = ('identity', 'knowledge', 'context')
+
+INITIAL_IMPORTANCE: dict[str, float] = {'identity': 1.0, 'knowledge': 0.8, 'context': 0.5}
+DAILY_DECAY: dict[str, float] = {'knowledge': 0.995, 'context': 0.95}  # identity does not decay
+IMPORTANCE_MIN, IMPORTANCE_MAX = 0.0, 2.0
+REINFORCEMENT = 1.1
+
+ENTITY_TYPES = (
+    'person', 'organisation', 'project', 'location', 'topic', 'product',
+    'policy', 'concept', 'event', 'agent', 'service', 'other',
+)  # fmt: skip
+_TYPE_SYNONYMS = {
+    'company': 'organisation', 'org': 'organisation', 'organization': 'organisation', 'business': 'organisation',
+    'team': 'organisation', 'people': 'person', 'user': 'person', 'human': 'person', 'place': 'location',
+    'city': 'location', 'country': 'location', 'subject': 'topic', 'bot': 'agent', 'assistant': 'agent',
+}  # fmt: skip
+
+_SPACES = re.compile(r'\s+')
+
+
+def normalise_type(raw: str) -> str:
+    """Fold a caller's or model's type label onto the closed vocabulary (unknown → ``other``)."""
+    key = _SPACES.sub(' ', raw.strip().lower())
+    if key in ENTITY_TYPES:
+        return key
+    if key.endswith('s') and key[:-1] in ENTITY_TYPES:
+        return key[:-1]
+    return _TYPE_SYNONYMS.get(key, 'other')
+
+
+def normalise_name(raw: str) -> str:
+    """Entity identity is exact on (type, normalised name): NFC, case-folded, single spaces."""
+    return _SPACES.sub(' ', unicodedata.normalize('NFC', raw).strip()).casefold()
+
+
+def clean_display_name(raw: str) -> str:
+    return _SPACES.sub(' ', unicodedata.normalize('NFC', raw).strip())
+
+
+def clamp_importance(value: float) -> float:
+    return min(IMPORTANCE_MAX, max(IMPORTANCE_MIN, value))
+
+
+def category_from_model(label: str | None) -> MemoryCategory:
+    """A model may invent labels; anything outside the closed set is ephemeral context."""
+    key = (label or '').strip().lower()
+    for category in CATEGORIES:
+        if key == category:
+            return category
+    return 'context'

@@ -1,0 +1,49 @@
+"""What one write will change, decided before the transaction that applies it.
+
+The reconciler fills a plan from what it read; the store applies the whole plan in one
+transaction and re-checks every address the plan relied on (``guards``), so a concurrent
+writer makes the transaction fail and the reconciler re-plans instead of double-applying.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass
+class AddressGuard:
+    entity_key: list[str]
+    key: str
+    seen_ids: list[str]
+
+
+@dataclass
+class IdempotencyRecord:
+    principal: str
+    key: str
+    body_hash: str
+    status: int
+    response: dict[str, Any]
+
+
+@dataclass
+class WritePlan:
+    now: dt.datetime
+    principal: str
+    session_id: str
+    new_session: dict[str, Any] | None = None
+    turn: dict[str, Any] | None = None  # includes 'id'
+    chunks: list[dict[str, Any]] = field(default_factory=list)
+    entities: list[dict[str, Any]] = field(default_factory=list)  # includes 'key' [type, name]
+    guards: list[AddressGuard] = field(default_factory=list)
+    new_attributes: list[dict[str, Any]] = field(default_factory=list)  # includes 'id', 'entity_key'
+    superseded: list[tuple[str, str]] = field(default_factory=list)  # (old id, new id)
+    closed_attributes: list[str] = field(default_factory=list)
+    refreshed_attributes: list[tuple[str, float]] = field(default_factory=list)  # (id, confidence)
+    new_relations: list[dict[str, Any]] = field(default_factory=list)
+    refreshed_relations: list[str] = field(default_factory=list)
+    uncertainties: list[dict[str, Any]] = field(default_factory=list)
+    decision_trace: dict[str, Any] | None = None
+    idempotency: IdempotencyRecord | None = None

@@ -1,0 +1,57 @@
+"""Domain exceptions. Only the API layer maps them to HTTP statuses."""
+
+from __future__ import annotations
+
+
+class AgentMemoryError(Exception):
+    status = 500
+    title = 'Internal error'
+    slug = 'internal'
+
+    def __init__(self, detail: str = '', *, retry_after: int | None = None) -> None:
+        super().__init__(detail or self.title)
+        self.detail = detail or self.title
+        self.retry_after = retry_after
+
+
+class BadRequest(AgentMemoryError):
+    status, title, slug = 400, 'Bad request', 'validation-error'
+
+
+class Unauthorized(AgentMemoryError):
+    status, title, slug = 401, 'Unauthorized', 'unauthorized'
+
+
+class Forbidden(AgentMemoryError):
+    status, title, slug = 403, 'Forbidden', 'forbidden'
+
+
+class NotFound(AgentMemoryError):
+    status, title, slug = 404, 'Not found', 'not-found'
+
+
+class Conflict(AgentMemoryError):
+    status, title, slug = 409, 'Conflict', 'conflict'
+
+
+class PayloadTooLarge(AgentMemoryError):
+    status, title, slug = 413, 'Payload too large', 'payload-too-large'
+
+
+class Unprocessable(AgentMemoryError):
+    status, title, slug = 422, 'Unprocessable entity', 'unprocessable'
+
+
+class NotImplementedYet(AgentMemoryError):
+    status, title, slug = 501, 'Not implemented', 'not-implemented'
+
+
+class StoreUnavailable(AgentMemoryError):
+    status, title, slug = 503, 'Database unavailable', 'unavailable'
+
+    def __init__(self, detail: str = '', *, retry_after: int | None = 5) -> None:
+        super().__init__(detail, retry_after=retry_after)
+
+
+class WriteConflict(AgentMemoryError):
+    """A concurrent write changed what a transaction planned against; the caller retries."""

@@ -1,0 +1,91 @@
+"""Suite-wide set-up: an embedded in-memory SurrealDB, fixed secrets, and helpers to call handlers."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+os.environ.update({
+    'AGENT_MEMORY_DB_URL': 'mem://',
+    'AGENT_MEMORY_KEY_SECRET': 'test-key-secret',
+    'AGENT_MEMORY_MANAGEMENT_KEY': 'test-management-key',
+    'POWERTOOLS_LOG_LEVEL': 'WARNING',
+    'POWERTOOLS_METRICS_NAMESPACE': 'AgentMemoryTest',
+})  # fmt: skip
+
+from agent_memory.api.services import Services, get_services  # noqa: E402
+from agent_memory.db.memory_store import MemoryStore  # noqa: E402
+from agent_memory.domain.auth import Caller  # noqa: E402
+from agent_memory.domain.contexts import create_context, mint_context_key  # noqa: E402
+from local_runtime.events import LocalContext, http_event  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+MANAGEMENT_KEY = 'test-management-key'
+_handlers: dict[str, ModuleType] = {}
+
+
+def load_function(name: str) -> ModuleType:
+    """Import ``functions/<name>/app.py`` the way Lambda would (each folder is its own code root)."""
+    if name not in _handlers:
+        spec = importlib.util.spec_from_file_location(f'function_{name}_app', ROOT / 'functions' / name / 'app.py')
+        assert spec and spec.loader
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        _handlers[name] = module
+    return _handlers[name]
+
+
+class Api:
+    """Calls Lambda handlers with API Gateway v2 events for one context and its admin key."""
+
+    def __init__(self, context_id: str, key: str) -> None:
+        self.context_id = context_id
+        self.key = key
+
+    def call(self, function: str, method: str, path: str, body: Any = None, *, key: str | None = None,
+             query: dict[str, str] | None = None, headers: dict[str, str] | None = None) -> tuple[int, Any, dict[str, str]]:  # fmt: skip
+        all_headers = {'authorization': f'Bearer {key or self.key}', **(headers or {})}
+        full_path = path if path.startswith('/api/') else f'/api/v1/{self.context_id}{path}'
+        result = load_function(function).lambda_handler(http_event(method, full_path, body=body, headers=all_headers, query=query), LocalContext())
+        raw = result.get('body') or ''
+        return result['statusCode'], (json.loads(raw) if raw else None), result.get('headers', {})
+
+
+@pytest.fixture(scope='session')
+def services() -> Services:
+    return get_services()
+
+
+@pytest.fixture
+def context_id(services: Services) -> Iterator[str]:
+    """A fresh context (own database) per test: tests never see each other's data."""
+    cid = f't{uuid.uuid4().hex[:12]}'
+    create_context(services.control, services.store, cid, {})
+    yield cid
+    services.control.delete_context(cid)
+    services.forget_store(cid)
+
+
+@pytest.fixture
+def store(services: Services, context_id: str) -> MemoryStore:
+    return services.store(context_id)
+
+
+@pytest.fixture
+def api(services: Services, context_id: str) -> Api:
+    return Api(context_id, mint_context_key(services.control, context_id, 'admin', 'test'))
+
+
+@pytest.fixture
+def admin(services: Services, context_id: str, api: Api) -> Caller:
+    from agent_memory.domain.auth import authenticate
+
+    return authenticate(services.control, services.store, {'authorization': f'Bearer {api.key}'}, context_id)
