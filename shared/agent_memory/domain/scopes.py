@@ -24,8 +24,8 @@ def normalise_path(raw: str) -> str:
     text = raw.strip()
     if text in ('', ROOT):
         return ROOT
-    segments = [s for s in text.strip('/').split('/')]
-    if len(segments) > MAX_DEPTH or not all(_SEGMENT.match(s) for s in segments):
+    segments = text.strip('/').split('/')
+    if len(segments) > MAX_DEPTH or not all(_SEGMENT.match(s) and s not in ('.', '..') for s in segments):
         raise BadRequest(f'invalid scope path {raw!r}')
     return '/'.join(segments)
 

@@ -1,0 +1,116 @@
+"""`make dev`: the whole service in one process on embedded SurrealDB.
+
+Serves every HttpApi route in template.yaml on http://127.0.0.1:$PORT (default 3000), runs the
+sweep handlers on timers, bootstraps context ``dev`` and prints its keys. Ctrl-C stops cleanly.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import signal
+import sys
+import threading
+from pathlib import Path
+from typing import Any
+
+from local_runtime.events import schedule_event
+from local_runtime.gateway import HandlerRegistry, make_server
+from local_runtime.template_routes import Schedule, http_routes, load_template, schedules
+
+ROOT = Path(__file__).resolve().parents[2]
+SECRETS_FILE = 'local-secrets.json'
+# How often the local timers fire, by schedule expression; env overrides help demos and tests.
+_INTERVALS = {'hour': 'AGENT_MEMORY_SWEEP_HOURLY_SECONDS', 'day': 'AGENT_MEMORY_SWEEP_DAILY_SECONDS'}
+
+
+def _local_secrets(data_dir: Path) -> dict[str, str]:
+    """Secrets that env does not provide are generated once and kept in the data folder (mode 0600)."""
+    path = data_dir / SECRETS_FILE
+    stored: dict[str, str] = json.loads(path.read_text()) if path.exists() else {}
+    wanted = {
+        'key_secret': os.environ.get('AGENT_MEMORY_KEY_SECRET') or stored.get('key_secret') or secrets.token_urlsafe(32),
+        'management_key': os.environ.get('AGENT_MEMORY_MANAGEMENT_KEY') or stored.get('management_key') or f'amm_{secrets.token_urlsafe(24)}',
+        'bootstrap_key': os.environ.get('AGENT_MEMORY_BOOTSTRAP_KEY') or stored.get('bootstrap_key') or f'am_{secrets.token_urlsafe(32)}',
+    }  # fmt: skip
+    if wanted != stored:
+        path.write_text(json.dumps(wanted, indent=2))
+        path.chmod(0o600)
+    return wanted
+
+
+def _interval(schedule: Schedule) -> float:
+    expression = schedule.expression
+    for unit, variable in _INTERVALS.items():
+        if unit in expression or (unit == 'day' and expression.startswith('cron(')):
+            return float(os.environ.get(variable) or (3600 if unit == 'hour' else 86400))
+    return 3600.0
+
+
+def _start_timers(registry: HandlerRegistry, stop: threading.Event) -> list[threading.Thread]:
+    template = load_template(ROOT / 'template.yaml')
+    threads = []
+    for schedule in schedules(template, ROOT):
+        interval = _interval(schedule)
+
+        def loop(schedule: Schedule = schedule, interval: float = interval) -> None:
+            while not stop.wait(interval):
+                try:
+                    registry.invoke(schedule.code_dir, schedule_event(schedule.function))
+                except Exception as exc:  # noqa: BLE001 - a failed sweep must not kill the timer; it logs and retries next tick
+                    print(f'[local] sweep {schedule.function} failed: {exc}', file=sys.stderr)
+
+        thread = threading.Thread(target=loop, name=f'timer-{schedule.function}', daemon=True)
+        thread.start()
+        threads.append(thread)
+        print(f'[local] timer {schedule.function}: every {interval:g}s ({schedule.expression})')
+    return threads
+
+
+def main() -> int:
+    data_dir = Path(os.environ.get('AGENT_MEMORY_DATA_DIR') or ROOT / '.data').resolve()
+    data_dir.mkdir(parents=True, exist_ok=True)
+    local = _local_secrets(data_dir)
+    os.environ['AGENT_MEMORY_DATA_DIR'] = str(data_dir)
+    os.environ['AGENT_MEMORY_KEY_SECRET'] = local['key_secret']
+    os.environ['AGENT_MEMORY_MANAGEMENT_KEY'] = local['management_key']
+    os.environ.setdefault('POWERTOOLS_SERVICE_NAME', 'agent-memory')
+    os.environ.setdefault('POWERTOOLS_METRICS_NAMESPACE', 'AgentMemory')
+    os.environ.setdefault('POWERTOOLS_LOG_LEVEL', 'WARNING')
+
+    from agent_memory.api.services import get_services, reset_services
+    from agent_memory.domain.contexts import bootstrap
+
+    services = get_services()
+    context_id = os.environ.get('AGENT_MEMORY_BOOTSTRAP_CONTEXT') or 'dev'
+    bootstrap(services.control, services.store, context_id, local['management_key'], local['bootstrap_key'])
+
+    routes = http_routes(load_template(ROOT / 'template.yaml'), ROOT)
+    registry = HandlerRegistry()
+    host, port = os.environ.get('HOST', '127.0.0.1'), int(os.environ.get('PORT', '3000'))
+    server = make_server(host, port, routes, registry)
+    stop = threading.Event()
+    _start_timers(registry, stop)
+
+    def shutdown(*_: Any) -> None:
+        stop.set()
+        threading.Thread(target=server.shutdown, daemon=True).start()
+
+    signal.signal(signal.SIGINT, shutdown)
+    signal.signal(signal.SIGTERM, shutdown)
+    print(f'[local] Agent Memory on http://{host}:{port}  ({len(routes)} routes, data in {data_dir})')
+    print(f'[local] management key: {local["management_key"]}')
+    print(f'[local] context "{context_id}" key: {local["bootstrap_key"]}')
+    print(f'[local] try: curl -H "Authorization: Bearer {local["bootstrap_key"]}" http://{host}:{port}/api/v1/{context_id}/me', flush=True)
+    try:
+        server.serve_forever()
+    finally:
+        server.server_close()
+        reset_services()
+        print('[local] stopped', flush=True)
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

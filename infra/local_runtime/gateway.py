@@ -1,0 +1,104 @@
+"""A local stand-in for API Gateway HTTP API: real HTTP in, payload v2 events to the real handlers."""
+
+from __future__ import annotations
+
+import base64
+import importlib.util
+import json
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+from urllib.parse import unquote, urlsplit
+
+from local_runtime.events import LocalContext, http_event
+from local_runtime.template_routes import Route
+
+MAX_READ_BYTES = 16 * 1024 * 1024
+
+
+class HandlerRegistry:
+    """Loads each function folder's ``app.py`` once, like a warm Lambda container."""
+
+    def __init__(self) -> None:
+        self._modules: dict[Path, ModuleType] = {}
+        self._lock = threading.Lock()
+
+    def get(self, code_dir: Path) -> ModuleType:
+        with self._lock:
+            module = self._modules.get(code_dir)
+            if module is None:
+                spec = importlib.util.spec_from_file_location(f'fn_{code_dir.name}_app', code_dir / 'app.py')
+                if spec is None or spec.loader is None:
+                    raise RuntimeError(f'cannot load {code_dir / "app.py"}')
+                module = importlib.util.module_from_spec(spec)
+                spec.loader.exec_module(module)
+                self._modules[code_dir] = module
+            return module
+
+    def invoke(self, code_dir: Path, event: dict[str, Any]) -> Any:
+        return self.get(code_dir).lambda_handler(event, LocalContext(function_name=code_dir.name))
+
+
+def _problem(status: int, detail: str, path: str) -> tuple[int, dict[str, str], bytes]:
+    body = {'type': 'https://agent-memory.dev/errors/not-found', 'title': 'Not found', 'status': status,
+            'detail': detail, 'instance': path, 'message': detail}  # fmt: skip
+    return status, {'content-type': 'application/problem+json'}, json.dumps(body).encode()
+
+
+def dispatch(routes: list[Route], registry: HandlerRegistry, method: str, target: str, headers: dict[str, str],
+             body: bytes | None) -> tuple[int, dict[str, str], bytes]:  # fmt: skip
+    url = urlsplit(target)
+    for route in routes:
+        params = route.match(method, url.path)
+        if params is None:
+            continue
+        decoded = {k: unquote(v) for k, v in params.items()}
+        payload: Any = None
+        if body:
+            try:
+                payload = body.decode()
+            except UnicodeDecodeError:
+                payload = body
+        event = http_event(method, url.path, route_key=f'{route.method} {route.path}', path_parameters=decoded,
+                           body=payload, headers=headers, query=url.query)  # fmt: skip
+        result = registry.invoke(route.code_dir, event)
+        raw = result.get('body') or ''
+        data = base64.b64decode(raw) if result.get('isBase64Encoded') else raw.encode()
+        out_headers = {k.lower(): str(v) for k, v in (result.get('headers') or {}).items()}
+        return int(result.get('statusCode', 200)), out_headers, data
+    return _problem(404, f'no route for {method} {url.path}', url.path)
+
+
+def make_server(host: str, port: int, routes: list[Route], registry: HandlerRegistry) -> ThreadingHTTPServer:
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = 'HTTP/1.1'
+        server_version = 'agent-memory-local'
+
+        def _serve(self) -> None:
+            length = int(self.headers.get('content-length') or 0)
+            if length > MAX_READ_BYTES:
+                self._send(413, {'content-type': 'application/json'}, b'{"message": "request body too large"}')
+                return
+            body = self.rfile.read(length) if length else None
+            status, headers, data = dispatch(routes, registry, self.command, self.path, dict(self.headers.items()), body)
+            self._send(status, headers, data)
+
+        def _send(self, status: int, headers: dict[str, str], data: bytes) -> None:
+            self.send_response(status)
+            for key, value in headers.items():
+                if key != 'content-length':
+                    self.send_header(key, value)
+            self.send_header('content-length', str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        do_GET = do_POST = do_DELETE = do_PATCH = do_PUT = _serve
+
+        def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
+            return
+
+    server = ThreadingHTTPServer((host, port), Handler)
+    server.daemon_threads = True
+    return server

@@ -1,0 +1,162 @@
+"""Handlers end to end on embedded SurrealDB: facts, sessions, entities, state, profile, me, inspect, health."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from agent_memory.db.memory_store import MemoryStore
+from tests.conftest import MANAGEMENT_KEY, Api, load_function
+
+
+def triple(name: str, key: str, value: str, **extra: Any) -> dict[str, Any]:
+    return {'entity': {'type': 'person', 'name': name}, 'key': key, 'value': value, **extra}
+
+
+def test_infer_none_stores_turn_and_chunks(api: Api, store: MemoryStore) -> None:
+    # Given a long text
+    text = ('word ' * 1000).strip()
+    # When it is remembered literally
+    code, body, _ = api.call('facts', 'POST', '/facts', {'infer': 'none', 'text': text, 'role': 'assistant'})
+    # Then one turn and several chunks exist, and the turn is listed in its session
+    assert code == 200 and body['mode'] == 'none' and body['chunkId']
+    assert store.table_counts()['memory_chunk'] == 3
+    code, turns, _ = api.call('sessions', 'GET', f'/sessions/{body["sessionId"]}/turns')
+    assert code == 200
+    assert [(t['id'], t['role'], t['seq'], t['content']) for t in turns['turns']] == [(body['turnId'], 'assistant', 1, text)]
+
+
+def test_turns_append_in_order_to_an_existing_session(api: Api) -> None:
+    code, session, _ = api.call('sessions', 'POST', '/sessions', {'metadata': {'channel': 'web'}})
+    assert code == 201 and session['scopes'] == [['/']] and session['metadata'] == {'channel': 'web'}
+    for text in ('one', 'two', 'three'):
+        assert api.call('facts', 'POST', '/facts', {'infer': 'none', 'text': text, 'session_id': session['id']})[0] == 200
+    _, turns, _ = api.call('sessions', 'GET', f'/sessions/{session["id"]}/turns', query={'limit': '2'})
+    assert [t['content'] for t in turns['turns']] == ['one', 'two'] and turns['page']['hasMore'] is True
+    _, rest, _ = api.call('sessions', 'GET', f'/sessions/{session["id"]}/turns', query={'offset': '2'})
+    assert [(t['content'], t['seq']) for t in rest['turns']] == [('three', 3)]
+
+
+def test_closed_session_refuses_new_turns_but_keeps_old_ones(api: Api, store: MemoryStore) -> None:
+    _, session, _ = api.call('sessions', 'POST', '/sessions', {})
+    api.call('facts', 'POST', '/facts', {'infer': 'none', 'text': 'kept', 'session_id': session['id']})
+    assert api.call('sessions', 'DELETE', f'/sessions/{session["id"]}')[0] == 204
+    before = store.table_counts()
+    assert api.call('facts', 'POST', '/facts', {'infer': 'none', 'text': 'late', 'session_id': session['id']})[0] == 409
+    assert store.table_counts() == before
+    assert [t['content'] for t in api.call('sessions', 'GET', f'/sessions/{session["id"]}/turns')[1]['turns']] == ['kept']
+
+
+def test_duplicate_session_id_is_409(api: Api) -> None:
+    assert api.call('sessions', 'POST', '/sessions', {'id': 'chat-1'})[0] == 201
+    assert api.call('sessions', 'POST', '/sessions', {'id': 'chat-1'})[0] == 409
+
+
+def test_entity_read_state_and_profile_shapes(api: Api) -> None:
+    # Given identity, knowledge and context facts plus a relation
+    api.call('facts', 'POST', '/facts', {'infer': 'triples', 'triples': [
+        triple('Alice', 'title', 'CTO', memory_category='identity'),
+        triple('Alice', 'plan', 'Pro'),
+        triple('Alice', 'mood', 'busy', memory_category='context'),
+        {'entity': {'type': 'person', 'name': 'Alice'}, 'key': 'works_at', 'target': {'type': 'company', 'name': 'Acme'}},
+    ]})  # fmt: skip
+    # When the entity, state and profile are read
+    code, entity, _ = api.call('entities', 'GET', '/entities/person/Alice')
+    assert code == 200
+    attributes = {a['key']: a for a in entity['attributes']}
+    # Then attributes carry importance, validUntil and tentative, camelCase
+    assert {k: (a['value'], a['memoryCategory'], a['importance']) for k, a in attributes.items()} == {
+        'title': ('CTO', 'identity', 1.0), 'plan': ('Pro', 'knowledge', 0.8), 'mood': ('busy', 'context', 0.5),
+    }  # fmt: skip
+    assert all(a['validUntil'] is None and a['tentative'] is False for a in attributes.values())
+    assert entity['relations'][0]['object'] == 'entity:organisation/acme'
+    _, state, _ = api.call('views', 'GET', '/state')
+    assert [a['key'] for a in state['identity']['attributes']] == ['title']
+    assert [a['key'] for a in state['context']['attributes']] == ['mood']
+    assert [r['label'] for r in state['knowledge']['relations']] == ['works_at']
+    assert set(state) == {'identity', 'knowledge', 'context', 'instructions', 'unknowns', 'truncated'}
+    _, profile, _ = api.call('views', 'GET', '/profile')
+    assert [(p['key'], p['entity'], p['entityType']) for p in profile['static']] == [('title', 'Alice', 'person')]
+    assert [p['key'] for p in profile['dynamic']] == ['mood']
+    assert [p['key'] for p in profile['preferences']] == ['plan']
+
+
+def test_state_limit_truncates(api: Api) -> None:
+    api.call('facts', 'POST', '/facts', {'infer': 'triples', 'triples': [triple('Alice', f'k{i}', 'v') for i in range(3)]})
+    _, state, _ = api.call('views', 'GET', '/state', query={'limit': '2'})
+    assert len(state['knowledge']['attributes']) == 2 and state['truncated']['attributes'] is True
+
+
+def test_entities_list_paginates_by_cursor(api: Api) -> None:
+    api.call('facts', 'POST', '/facts', {'infer': 'triples', 'triples': [triple(n, 'k', 'v') for n in ('Ann', 'Bob', 'Cid')]})
+    _, first, _ = api.call('entities', 'GET', '/entities', query={'limit': '2', 'type': 'person'})
+    assert [e['name'] for e in first['entities']] == ['Ann', 'Bob'] and first['page']['hasMore']
+    _, second, _ = api.call('entities', 'GET', '/entities', query={'limit': '2', 'cursor': first['page']['nextCursor']})
+    assert [e['name'] for e in second['entities']] == ['Cid'] and second['page'] == {'hasMore': False, 'nextCursor': None}
+
+
+def test_delete_entity_closes_facts_but_keeps_history(api: Api, store: MemoryStore) -> None:
+    api.call('facts', 'POST', '/facts', {'infer': 'triples', 'triples': [triple('Alice', 'plan', 'Pro')]})
+    counts = store.table_counts()
+    assert api.call('entities', 'DELETE', '/entities/person/alice')[0] == 204
+    _, entity, _ = api.call('entities', 'GET', '/entities/person/alice')
+    assert entity['attributes'] == []
+    _, history, _ = api.call('entities', 'GET', '/entities/person/alice/history/plan')
+    assert [(h['value'], h['validUntil'] is not None) for h in history['history']] == [('Pro', True)]
+    assert store.table_counts() == counts  # soft delete: nothing removed
+
+
+def test_inspect_entity_and_attribute(api: Api) -> None:
+    api.call('facts', 'POST', '/facts', {'infer': 'triples', 'triples': [triple('Alice', 'plan', 'Free')]})
+    api.call('facts', 'POST', '/facts', {'infer': 'triples', 'triples': [triple('Alice', 'plan', 'Pro')]})
+    _, entity, _ = api.call('views', 'GET', '/inspect', query={'ref': 'entity:person/alice'})
+    assert entity['kind'] == 'entity' and entity['entity']['name'] == 'Alice'
+    _, attribute, _ = api.call('views', 'GET', '/inspect', query={'ref': 'attribute:person/alice/plan'})
+    assert attribute['current']['value'] == 'Pro'
+    assert [h['value'] for h in attribute['history']] == ['Pro', 'Free']
+
+
+def test_me_shows_the_bootstrap_admin(api: Api) -> None:
+    code, me, _ = api.call('views', 'GET', '/me')
+    assert code == 200 and me['principalId'] == 'admin' and me['effectiveGrants']['memory:read'] == ['*']
+
+
+def test_health_ok_and_503_when_database_is_down(monkeypatch: pytest.MonkeyPatch, services: Any) -> None:
+    health = load_function('health')
+    from local_runtime.events import LocalContext, http_event
+
+    ok = health.lambda_handler(http_event('GET', '/api/v1/health'), LocalContext())
+    assert ok['statusCode'] == 200
+
+    from agent_memory.errors import StoreUnavailable
+
+    def down(*_: Any, **__: Any) -> Any:
+        raise StoreUnavailable('connection refused')
+
+    monkeypatch.setattr(services.db, 'ping', down)
+    failed = health.lambda_handler(http_event('GET', '/api/v1/health'), LocalContext())
+    assert failed['statusCode'] == 503 and failed['headers']['Retry-After'] == '5'
+
+
+def test_management_creates_contexts_and_keys(services: Any) -> None:
+    mgmt = Api('unused', MANAGEMENT_KEY)
+    code, created, _ = mgmt.call('contexts', 'POST', '/api/v1/contexts/mgmt-test', {'config': {'lifecycle': {'context_ttl_days': 3}}})
+    try:
+        assert code == 201 and created['config']['lifecycle']['context_ttl_days'] == 3
+        assert mgmt.call('contexts', 'POST', '/api/v1/contexts/mgmt-test', {})[0] == 409
+        assert mgmt.call('contexts', 'POST', '/api/v1/contexts/bad!', {})[0] == 422
+        assert mgmt.call('contexts', 'POST', '/api/v1/contexts/x1', {'config': {'lifecycle': {'context_ttl_days': -1}}})[0] == 400
+        assert services.control.get_context('x1') is None
+        _, key, _ = mgmt.call('contexts', 'POST', '/api/v1/contexts/mgmt-test/principals/admin/keys/ci')
+        assert Api('mgmt-test', key['secret']).call('views', 'GET', '/me')[0] == 200
+        # a data-plane key is not a management key, and vice versa
+        assert Api('mgmt-test', key['secret']).call('contexts', 'GET', '/api/v1/contexts/mgmt-test')[0] == 401
+        assert mgmt.call('views', 'GET', '/api/v1/mgmt-test/me')[0] == 401
+    finally:
+        services.control.delete_context('mgmt-test')
+
+
+def test_keys_are_stored_hashed(api: Api, services: Any) -> None:
+    rows = services.db.query('control', 'SELECT * FROM api_key WHERE context = $c;', {'c': api.context_id})[0]
+    assert rows and all(api.key not in str(row) for row in rows)
