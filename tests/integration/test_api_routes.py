@@ -146,6 +146,7 @@ def test_management_creates_contexts_and_keys(services: Any) -> None:
         assert code == 201 and created['config']['lifecycle']['context_ttl_days'] == 3
         assert mgmt.call('contexts', 'POST', '/api/v1/contexts/mgmt-test', {})[0] == 409
         assert mgmt.call('contexts', 'POST', '/api/v1/contexts/bad!', {})[0] == 422
+        assert mgmt.call('contexts', 'POST', '/api/v1/contexts/health', {})[0] == 422
         assert mgmt.call('contexts', 'POST', '/api/v1/contexts/x1', {'config': {'lifecycle': {'context_ttl_days': -1}}})[0] == 400
         assert services.control.get_context('x1') is None
         _, key, _ = mgmt.call('contexts', 'POST', '/api/v1/contexts/mgmt-test/principals/admin/keys/ci')

@@ -27,9 +27,14 @@ UNAUTHORIZED = 'missing, invalid or expired API key'
 VERBS = ('memory:read', 'memory:write', 'memory:forget', 'grant:manage')
 
 
+RESERVED_CONTEXT_IDS = frozenset({'contexts', 'health'})  # path segments of /api/v1/contexts and /api/v1/health
+
+
 def check_context_id(context_id: str) -> str:
     if not CONTEXT_ID.match(context_id):
         raise Unprocessable('context id must match [A-Za-z0-9_-]{1,64}')
+    if context_id in RESERVED_CONTEXT_IDS:
+        raise Unprocessable(f'context id {context_id!r} is reserved')
     return context_id
 
 

@@ -1,0 +1,124 @@
+"""The local gateway as a real process: HTTP in, handlers, embedded SurrealKV on disk, timers, clean stop."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+KEY, MGMT = 'am_e2e-context-key', 'amm_e2e-management-key'
+
+pytestmark = pytest.mark.e2e
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(('127.0.0.1', 0))
+        return int(sock.getsockname()[1])
+
+
+class Gateway:
+    def __init__(self, data_dir: Path, port: int) -> None:
+        self.base = f'http://127.0.0.1:{port}'
+        env = {**os.environ, 'PORT': str(port), 'AGENT_MEMORY_DATA_DIR': str(data_dir), 'AGENT_MEMORY_BOOTSTRAP_KEY': KEY,
+               'AGENT_MEMORY_MANAGEMENT_KEY': MGMT, 'AGENT_MEMORY_SWEEP_HOURLY_SECONDS': '1', 'PYTHONPATH': 'shared:infra'}  # fmt: skip
+        for name in ('AGENT_MEMORY_DB_URL', 'AGENT_MEMORY_KEY_SECRET'):
+            env.pop(name, None)  # the gateway must pick its own embedded SurrealKV and persisted secret
+        self.process = subprocess.Popen([sys.executable, '-m', 'local_runtime'], cwd=ROOT, env=env,
+                                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)  # fmt: skip
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise AssertionError(f'gateway exited early: {self.process.stdout.read() if self.process.stdout else ""}')
+            try:
+                if self.request('GET', '/api/v1/health')[0] == 200:
+                    return
+            except (urllib.error.URLError, ConnectionError):
+                time.sleep(0.2)
+        raise AssertionError('gateway did not become healthy')
+
+    def request(self, method: str, path: str, body: Any = None, key: str | None = KEY) -> tuple[int, Any]:
+        data = json.dumps(body).encode() if body is not None else None
+        request = urllib.request.Request(self.base + path, data=data, method=method)
+        if key:
+            request.add_header('Authorization', f'Bearer {key}')
+        if data:
+            request.add_header('Content-Type', 'application/json')
+        try:
+            with urllib.request.urlopen(request, timeout=10) as response:
+                raw = response.read()
+                return response.status, (json.loads(raw) if raw else None)
+        except urllib.error.HTTPError as error:
+            raw = error.read()
+            return error.code, (json.loads(raw) if raw else None)
+
+    def stop(self) -> tuple[int, str]:
+        self.process.send_signal(signal.SIGINT)
+        code = self.process.wait(timeout=30)
+        return code, self.process.stdout.read() if self.process.stdout else ''
+
+
+@pytest.fixture
+def data_dir(tmp_path: Path) -> Iterator[Path]:
+    yield tmp_path / 'data'
+
+
+def test_gateway_serves_persists_sweeps_and_stops_cleanly(data_dir: Path) -> None:
+    # Given a running local gateway on a fresh data folder
+    gateway = Gateway(data_dir, _free_port())
+    try:
+        # When facts are written over real HTTP
+        eight_days_ago = (dt.datetime.now(dt.UTC) - dt.timedelta(days=8)).isoformat()
+        status, body = gateway.request('POST', '/api/v1/dev/facts', {'infer': 'triples', 'triples': [
+            {'entity': {'type': 'person', 'name': 'Alice'}, 'key': 'plan', 'value': 'Pro'},
+        ]})  # fmt: skip
+        assert status == 200, body
+        status, _ = gateway.request('POST', '/api/v1/dev/facts', {'infer': 'triples', 'memory_category': 'context',
+            'observed_at': eight_days_ago, 'triples': [{'entity': {'type': 'person', 'name': 'Alice'}, 'key': 'mood', 'value': 'tired'}]})  # fmt: skip
+        assert status == 200
+
+        # Then they read back, unknown routes are 404 and bad keys 401
+        status, entity = gateway.request('GET', '/api/v1/dev/entities/person/alice')
+        assert status == 200 and {a['key'] for a in entity['attributes']} >= {'plan'}
+        assert gateway.request('GET', '/api/v1/dev/nowhere')[0] == 404
+        assert gateway.request('GET', '/api/v1/dev/me', key='am_wrong')[0] == 401
+        assert gateway.request('POST', '/api/v1/dev/lifecycle/decay')[0] == 200
+
+        # And the hourly timer (1 s here) expires the week-old context fact without a manual call
+        deadline = time.monotonic() + 15
+        while time.monotonic() < deadline:
+            keys = {a['key'] for a in gateway.request('GET', '/api/v1/dev/entities/person/alice')[1]['attributes']}
+            if 'mood' not in keys:
+                break
+            time.sleep(0.5)
+        assert keys == {'plan'}
+    finally:
+        code, output = gateway.stop()
+    assert code == 0, output
+    assert '[local] stopped' in output
+
+    # When it starts again on the same folder, the data is still there (SurrealKV on disk)
+    again = Gateway(data_dir, _free_port())
+    try:
+        status, entity = again.request('GET', '/api/v1/dev/entities/person/alice')
+        assert status == 200 and [a['value'] for a in entity['attributes']] == ['Pro']
+        status, history = again.request('GET', '/api/v1/dev/entities/person/alice/history/mood')
+        assert [h['value'] for h in history['history']] == ['tired'] and history['history'][0]['validUntil']
+        status, plan = again.request('GET', '/api/v1/dev/entities/person/alice/history/plan')
+        assert plan['history'][0]['importance'] == pytest.approx(0.8 * 0.995)
+    finally:
+        code, output = again.stop()
+    assert code == 0, output
