@@ -13,13 +13,15 @@ from typing import Any
 
 import pytest
 
-os.environ.update({
-    'AGENT_MEMORY_DB_URL': 'mem://',
-    'AGENT_MEMORY_KEY_SECRET': 'test-key-secret',
-    'AGENT_MEMORY_MANAGEMENT_KEY': 'test-management-key',
-    'POWERTOOLS_LOG_LEVEL': 'WARNING',
-    'POWERTOOLS_METRICS_NAMESPACE': 'AgentMemoryTest',
-})  # fmt: skip
+os.environ.update(
+    {
+        'AGENT_MEMORY_DB_URL': 'mem://',
+        'AGENT_MEMORY_KEY_SECRET': 'test-key-secret',
+        'AGENT_MEMORY_MANAGEMENT_KEY': 'test-management-key',
+        'POWERTOOLS_LOG_LEVEL': 'WARNING',
+        'POWERTOOLS_METRICS_NAMESPACE': 'AgentMemoryTest',
+    }
+)
 
 from agent_memory.api.services import Services, get_services  # noqa: E402
 from agent_memory.db.memory_store import MemoryStore  # noqa: E402
@@ -54,7 +56,9 @@ class Api:
              query: dict[str, str] | None = None, headers: dict[str, str] | None = None) -> tuple[int, Any, dict[str, str]]:  # fmt: skip
         all_headers = {'authorization': f'Bearer {key or self.key}', **(headers or {})}
         full_path = path if path.startswith('/api/') else f'/api/v1/{self.context_id}{path}'
-        result = load_function(function).lambda_handler(http_event(method, full_path, body=body, headers=all_headers, query=query), LocalContext())
+        result = load_function(function).lambda_handler(
+            http_event(method, full_path, body=body, headers=all_headers, query=query), LocalContext()
+        )
         raw = result.get('body') or ''
         return result['statusCode'], (json.loads(raw) if raw else None), result.get('headers', {})
 

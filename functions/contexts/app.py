@@ -32,8 +32,9 @@ def get_context(context_id: str) -> Any:
     row = get_services().control.get_context(context_id)
     if row is None:
         raise NotFound('context not found')
-    return json_response({'id': context_id, 'config': effective_config(row.get('config')).model_dump(),
-                          'createdAt': row['created_at'].isoformat()})  # fmt: skip
+    return json_response(
+        {'id': context_id, 'config': effective_config(row.get('config')).model_dump(), 'createdAt': row['created_at'].isoformat()}
+    )
 
 
 @app.post('/api/v1/contexts/<context_id>/principals/<principal_id>/keys/<name>')

@@ -31,9 +31,11 @@ def _local_secrets(data_dir: Path) -> dict[str, str]:
     stored: dict[str, str] = json.loads(path.read_text()) if path.exists() else {}
     wanted = {
         'key_secret': os.environ.get('AGENT_MEMORY_KEY_SECRET') or stored.get('key_secret') or secrets.token_urlsafe(32),
-        'management_key': os.environ.get('AGENT_MEMORY_MANAGEMENT_KEY') or stored.get('management_key') or f'amm_{secrets.token_urlsafe(24)}',
+        'management_key': os.environ.get('AGENT_MEMORY_MANAGEMENT_KEY')
+        or stored.get('management_key')
+        or f'amm_{secrets.token_urlsafe(24)}',
         'bootstrap_key': os.environ.get('AGENT_MEMORY_BOOTSTRAP_KEY') or stored.get('bootstrap_key') or f'am_{secrets.token_urlsafe(32)}',
-    }  # fmt: skip
+    }
     if wanted != stored:
         path.write_text(json.dumps(wanted, indent=2))
         path.chmod(0o600)

@@ -35,11 +35,22 @@ def http_event(
         'rawQueryString': raw_query,
         'headers': lowered,
         'requestContext': {
-            'accountId': '000000000000', 'apiId': 'local', 'domainName': 'localhost', 'domainPrefix': 'localhost',
-            'http': {'method': method, 'path': path, 'protocol': 'HTTP/1.1', 'sourceIp': source_ip,
-                     'userAgent': lowered.get('user-agent', 'local')},
-            'requestId': request_id, 'routeKey': route_key or f'{method} {path}', 'stage': '$default',
-            'time': now.strftime('%d/%b/%Y:%H:%M:%S +0000'), 'timeEpoch': int(now.timestamp() * 1000),
+            'accountId': '000000000000',
+            'apiId': 'local',
+            'domainName': 'localhost',
+            'domainPrefix': 'localhost',
+            'http': {
+                'method': method,
+                'path': path,
+                'protocol': 'HTTP/1.1',
+                'sourceIp': source_ip,
+                'userAgent': lowered.get('user-agent', 'local'),
+            },
+            'requestId': request_id,
+            'routeKey': route_key or f'{method} {path}',
+            'stage': '$default',
+            'time': now.strftime('%d/%b/%Y:%H:%M:%S +0000'),
+            'timeEpoch': int(now.timestamp() * 1000),
         },  # fmt: skip
         'isBase64Encoded': is_base64,
     }
@@ -57,10 +68,16 @@ def http_event(
 
 def schedule_event(rule: str) -> dict[str, Any]:
     return {
-        'version': '0', 'id': str(uuid.uuid4()), 'detail-type': 'Scheduled Event', 'source': 'aws.events',
-        'account': '000000000000', 'time': dt.datetime.now(dt.UTC).strftime('%Y-%m-%dT%H:%M:%SZ'),
-        'region': 'us-east-1', 'resources': [f'arn:aws:events:us-east-1:000000000000:rule/{rule}'], 'detail': {},
-    }  # fmt: skip
+        'version': '0',
+        'id': str(uuid.uuid4()),
+        'detail-type': 'Scheduled Event',
+        'source': 'aws.events',
+        'account': '000000000000',
+        'time': dt.datetime.now(dt.UTC).strftime('%Y-%m-%dT%H:%M:%SZ'),
+        'region': 'us-east-1',
+        'resources': [f'arn:aws:events:us-east-1:000000000000:rule/{rule}'],
+        'detail': {},
+    }
 
 
 @dataclass

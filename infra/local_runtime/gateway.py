@@ -42,8 +42,14 @@ class HandlerRegistry:
 
 
 def _problem(status: int, detail: str, path: str) -> tuple[int, dict[str, str], bytes]:
-    body = {'type': 'https://agent-memory.dev/errors/not-found', 'title': 'Not found', 'status': status,
-            'detail': detail, 'instance': path, 'message': detail}  # fmt: skip
+    body = {
+        'type': 'https://agent-memory.dev/errors/not-found',
+        'title': 'Not found',
+        'status': status,
+        'detail': detail,
+        'instance': path,
+        'message': detail,
+    }
     return status, {'content-type': 'application/problem+json'}, json.dumps(body).encode()
 
 
@@ -61,8 +67,15 @@ def dispatch(routes: list[Route], registry: HandlerRegistry, method: str, target
                 payload = body.decode()
             except UnicodeDecodeError:
                 payload = body
-        event = http_event(method, url.path, route_key=f'{route.method} {route.path}', path_parameters=decoded,
-                           body=payload, headers=headers, query=url.query)  # fmt: skip
+        event = http_event(
+            method,
+            url.path,
+            route_key=f'{route.method} {route.path}',
+            path_parameters=decoded,
+            body=payload,
+            headers=headers,
+            query=url.query,
+        )
         result = registry.invoke(route.code_dir, event)
         raw = result.get('body') or ''
         data = base64.b64decode(raw) if result.get('isBase64Encoded') else raw.encode()

@@ -33,12 +33,20 @@ def _free_port() -> int:
 class Gateway:
     def __init__(self, data_dir: Path, port: int) -> None:
         self.base = f'http://127.0.0.1:{port}'
-        env = {**os.environ, 'PORT': str(port), 'AGENT_MEMORY_DATA_DIR': str(data_dir), 'AGENT_MEMORY_BOOTSTRAP_KEY': KEY,
-               'AGENT_MEMORY_MANAGEMENT_KEY': MGMT, 'AGENT_MEMORY_SWEEP_HOURLY_SECONDS': '1', 'PYTHONPATH': 'shared:infra'}  # fmt: skip
+        env = {
+            **os.environ,
+            'PORT': str(port),
+            'AGENT_MEMORY_DATA_DIR': str(data_dir),
+            'AGENT_MEMORY_BOOTSTRAP_KEY': KEY,
+            'AGENT_MEMORY_MANAGEMENT_KEY': MGMT,
+            'AGENT_MEMORY_SWEEP_HOURLY_SECONDS': '1',
+            'PYTHONPATH': 'shared:infra',
+        }
         for name in ('AGENT_MEMORY_DB_URL', 'AGENT_MEMORY_KEY_SECRET'):
             env.pop(name, None)  # the gateway must pick its own embedded SurrealKV and persisted secret
-        self.process = subprocess.Popen([sys.executable, '-m', 'local_runtime'], cwd=ROOT, env=env,
-                                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)  # fmt: skip
+        self.process = subprocess.Popen(
+            [sys.executable, '-m', 'local_runtime'], cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+        )
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
@@ -82,12 +90,27 @@ def test_gateway_serves_persists_sweeps_and_stops_cleanly(data_dir: Path) -> Non
     try:
         # When facts are written over real HTTP
         eight_days_ago = (dt.datetime.now(dt.UTC) - dt.timedelta(days=8)).isoformat()
-        status, body = gateway.request('POST', '/api/v1/dev/facts', {'infer': 'triples', 'triples': [
-            {'entity': {'type': 'person', 'name': 'Alice'}, 'key': 'plan', 'value': 'Pro'},
-        ]})  # fmt: skip
+        status, body = gateway.request(
+            'POST',
+            '/api/v1/dev/facts',
+            {
+                'infer': 'triples',
+                'triples': [
+                    {'entity': {'type': 'person', 'name': 'Alice'}, 'key': 'plan', 'value': 'Pro'},
+                ],
+            },
+        )
         assert status == 200, body
-        status, _ = gateway.request('POST', '/api/v1/dev/facts', {'infer': 'triples', 'memory_category': 'context',
-            'observed_at': eight_days_ago, 'triples': [{'entity': {'type': 'person', 'name': 'Alice'}, 'key': 'mood', 'value': 'tired'}]})  # fmt: skip
+        status, _ = gateway.request(
+            'POST',
+            '/api/v1/dev/facts',
+            {
+                'infer': 'triples',
+                'memory_category': 'context',
+                'observed_at': eight_days_ago,
+                'triples': [{'entity': {'type': 'person', 'name': 'Alice'}, 'key': 'mood', 'value': 'tired'}],
+            },
+        )
         assert status == 200
 
         # Then they read back, unknown routes are 404 and bad keys 401

@@ -55,20 +55,30 @@ def test_duplicate_session_id_is_409(api: Api) -> None:
 
 def test_entity_read_state_and_profile_shapes(api: Api) -> None:
     # Given identity, knowledge and context facts plus a relation
-    api.call('facts', 'POST', '/facts', {'infer': 'triples', 'triples': [
-        triple('Alice', 'title', 'CTO', memory_category='identity'),
-        triple('Alice', 'plan', 'Pro'),
-        triple('Alice', 'mood', 'busy', memory_category='context'),
-        {'entity': {'type': 'person', 'name': 'Alice'}, 'key': 'works_at', 'target': {'type': 'company', 'name': 'Acme'}},
-    ]})  # fmt: skip
+    api.call(
+        'facts',
+        'POST',
+        '/facts',
+        {
+            'infer': 'triples',
+            'triples': [
+                triple('Alice', 'title', 'CTO', memory_category='identity'),
+                triple('Alice', 'plan', 'Pro'),
+                triple('Alice', 'mood', 'busy', memory_category='context'),
+                {'entity': {'type': 'person', 'name': 'Alice'}, 'key': 'works_at', 'target': {'type': 'company', 'name': 'Acme'}},
+            ],
+        },
+    )
     # When the entity, state and profile are read
     code, entity, _ = api.call('entities', 'GET', '/entities/person/Alice')
     assert code == 200
     attributes = {a['key']: a for a in entity['attributes']}
     # Then attributes carry importance, validUntil and tentative, camelCase
     assert {k: (a['value'], a['memoryCategory'], a['importance']) for k, a in attributes.items()} == {
-        'title': ('CTO', 'identity', 1.0), 'plan': ('Pro', 'knowledge', 0.8), 'mood': ('busy', 'context', 0.5),
-    }  # fmt: skip
+        'title': ('CTO', 'identity', 1.0),
+        'plan': ('Pro', 'knowledge', 0.8),
+        'mood': ('busy', 'context', 0.5),
+    }
     assert all(a['validUntil'] is None and a['tentative'] is False for a in attributes.values())
     assert entity['relations'][0]['object'] == 'entity:organisation/acme'
     _, state, _ = api.call('views', 'GET', '/state')

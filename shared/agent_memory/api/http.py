@@ -23,9 +23,13 @@ def problem(app: APIGatewayHttpResolver, status: int, title: str, detail: str, s
             retry_after: int | None = None) -> Response[str]:  # fmt: skip
     event = app.current_event
     body = {
-        'type': f'https://agent-memory.dev/errors/{slug}', 'title': title, 'status': status, 'detail': detail,
-        'instance': event.raw_path if event else None, 'message': detail,
-    }  # fmt: skip
+        'type': f'https://agent-memory.dev/errors/{slug}',
+        'title': title,
+        'status': status,
+        'detail': detail,
+        'instance': event.raw_path if event else None,
+        'message': detail,
+    }
     headers = {'Retry-After': str(retry_after)} if retry_after else {}
     return Response(status_code=status, content_type=PROBLEM_JSON, body=json.dumps(body), headers=headers)
 
@@ -33,7 +37,7 @@ def problem(app: APIGatewayHttpResolver, status: int, title: str, detail: str, s
 def build_resolver() -> APIGatewayHttpResolver:
     app = APIGatewayHttpResolver(strip_prefixes=None)
 
-    @app.exception_handler(AgentMemoryError)
+    @app.exception_handler(AgentMemoryError)  # type: ignore[untyped-decorator]  # Powertools leaves it untyped
     def _domain_error(exc: AgentMemoryError) -> Response[str]:
         if exc.status < 500:
             detail = exc.detail
@@ -45,7 +49,7 @@ def build_resolver() -> APIGatewayHttpResolver:
             detail = _request_ref(app)
         return problem(app, exc.status, exc.title, detail, exc.slug, exc.retry_after)
 
-    @app.exception_handler(Exception)
+    @app.exception_handler(Exception)  # type: ignore[untyped-decorator]  # Powertools leaves it untyped
     def _unexpected(exc: Exception) -> Response[str]:
         logger.exception('unhandled error')
         return problem(app, 500, 'Internal error', _request_ref(app), 'internal')
@@ -68,7 +72,7 @@ def json_response(body: Any, status: int = 200) -> Response[str]:
 
 def raw_json_body(app: APIGatewayHttpResolver) -> Any:
     event = app.current_event
-    body = event.decoded_body if event.body is not None else ''
+    body = (event.decoded_body or '') if event.body is not None else ''
     if len(body.encode()) > get_settings().max_body_bytes:
         raise PayloadTooLarge(f'request body exceeds {get_settings().max_body_bytes} bytes')
     if not body.strip():
@@ -87,7 +91,7 @@ def parse_body(app: APIGatewayHttpResolver, model: type[M]) -> tuple[M, Any]:
     try:
         return model.model_validate(raw), raw
     except ValidationError as exc:
-        problems = '; '.join(f"{'.'.join(str(p) for p in e['loc']) or 'body'}: {e['msg']}" for e in exc.errors())
+        problems = '; '.join(f'{".".join(str(p) for p in e["loc"]) or "body"}: {e["msg"]}' for e in exc.errors())
         raise BadRequest(problems) from exc
 
 

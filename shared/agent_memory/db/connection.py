@@ -6,6 +6,7 @@ container can serve several contexts without connection state leaking between re
 
 from __future__ import annotations
 
+import contextlib
 import re
 import threading
 import time
@@ -64,11 +65,8 @@ class Database:
         self.query(CONTROL_DB, 'RETURN 1;')
 
     def close(self) -> None:
-        with self._lock:
-            try:
-                self._conn.close()
-            except (SurrealError, NotImplementedError):
-                pass
+        with self._lock, contextlib.suppress(SurrealError, NotImplementedError):
+            self._conn.close()
 
 
 def _raise_first_error(statements: list[dict[str, Any]]) -> None:

@@ -32,8 +32,12 @@ class ControlStore:
 
     def create_context(self, context_id: str, config: dict[str, Any], now: dt.datetime) -> dict[str, Any]:
         try:
-            rows = self._q('CREATE $id SET config = $config, created_at = $now, updated_at = $now RETURN AFTER;',
-                           id=rid('context', context_id), config=config, now=now)[0]
+            rows = self._q(
+                'CREATE $id SET config = $config, created_at = $now, updated_at = $now RETURN AFTER;',
+                id=rid('context', context_id),
+                config=config,
+                now=now,
+            )[0]
         except Conflict as exc:
             raise Conflict(f'context {context_id!r} already exists') from exc
         ensure_migrated(self.db, context_db_name(context_id), 'context')
@@ -48,24 +52,38 @@ class ControlStore:
 
     def delete_context(self, context_id: str) -> None:
         name = context_db_name(context_id)
-        self._q(f'DELETE $id; DELETE api_key WHERE context = $ctx; REMOVE DATABASE IF EXISTS {name};',
-                id=rid('context', context_id), ctx=context_id)
+        self._q(
+            f'DELETE $id; DELETE api_key WHERE context = $ctx; REMOVE DATABASE IF EXISTS {name};',
+            id=rid('context', context_id),
+            ctx=context_id,
+        )
         forget_migrated(self.db, name)
 
     def put_key(self, key: KeyRecord, now: dt.datetime) -> None:
-        self._q('UPSERT $id CONTENT $row;', id=rid('api_key', key.hash), row={
-            'context': key.context, 'principal': key.principal, 'name': key.name, 'hash': key.hash,
-            'grants': key.grants, 'expires_at': key.expires_at, 'created_at': now,
-        })  # fmt: skip
+        self._q(
+            'UPSERT $id CONTENT $row;',
+            id=rid('api_key', key.hash),
+            row={
+                'context': key.context,
+                'principal': key.principal,
+                'name': key.name,
+                'hash': key.hash,
+                'grants': key.grants,
+                'expires_at': key.expires_at,
+                'created_at': now,
+            },
+        )
 
     def find_key(self, key_hash: str, context_id: str) -> tuple[KeyRecord | None, dict[str, Any] | None]:
         """The key with this hash and the context it names, in one round trip."""
-        key_row, context_row = self._q('SELECT * FROM ONLY $key; SELECT * FROM ONLY $ctx;',
-                                       key=rid('api_key', key_hash), ctx=rid('context', context_id))
+        key_row, context_row = self._q(
+            'SELECT * FROM ONLY $key; SELECT * FROM ONLY $ctx;', key=rid('api_key', key_hash), ctx=rid('context', context_id)
+        )
         key = None
         if key_row:
-            key = KeyRecord(key_row['context'], key_row['principal'], key_row['name'], key_row['hash'],
-                            key_row.get('grants'), key_row.get('expires_at'))
+            key = KeyRecord(
+                key_row['context'], key_row['principal'], key_row['name'], key_row['hash'], key_row.get('grants'), key_row.get('expires_at')
+            )
         return key, (dict(context_row) if context_row else None)
 
     def put_management_key(self, key_hash: str, now: dt.datetime) -> None:

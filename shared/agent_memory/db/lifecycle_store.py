@@ -44,8 +44,13 @@ class LifecycleStore:
                     'AND decay_day != $day LIMIT $batch) '
                     'SET importance = math::max([$lo, math::min([$hi, importance * $factor])]), decay_day = $day '
                     'RETURN VALUE 1));',
-                    table=table, cat=category, day=day, factor=factor, lo=IMPORTANCE_MIN, hi=IMPORTANCE_MAX,
-                )  # fmt: skip
+                    table=table,
+                    cat=category,
+                    day=day,
+                    factor=factor,
+                    lo=IMPORTANCE_MIN,
+                    hi=IMPORTANCE_MAX,
+                )
         return total
 
     def expire(self, now: dt.datetime, cutoff: dt.datetime) -> int:
@@ -55,7 +60,9 @@ class LifecycleStore:
             total += self._drain(
                 'RETURN array::len((UPDATE (SELECT VALUE id FROM type::table($table) WHERE memory_category = "context" '
                 'AND created_at < $cutoff AND valid_until IS NONE LIMIT $batch) SET valid_until = $now RETURN VALUE 1));',
-                table=table, cutoff=cutoff, now=now,
+                table=table,
+                cutoff=cutoff,
+                now=now,
             )
         return total
 
@@ -65,7 +72,8 @@ class LifecycleStore:
             total += self._drain(
                 'RETURN array::len((DELETE (SELECT VALUE id FROM type::table($table) WHERE created_at < $cutoff LIMIT $batch) '
                 'RETURN BEFORE));',
-                table=table, cutoff=cutoff,
+                table=table,
+                cutoff=cutoff,
             )
         return total
 
@@ -74,9 +82,11 @@ class LifecycleStore:
         ids = [rid(table, key) for table, key in refs if table in REINFORCE_TABLES]
         if not ids:
             return 0
-        result = run_with_retry(lambda: self.db.query(
-            self.database,
-            'RETURN array::len((UPDATE $ids SET importance = math::min([$hi, importance * $factor]) RETURN VALUE 1));',
-            {'ids': ids, 'hi': IMPORTANCE_MAX, 'factor': REINFORCEMENT},
-        ))  # fmt: skip
+        result = run_with_retry(
+            lambda: self.db.query(
+                self.database,
+                'RETURN array::len((UPDATE $ids SET importance = math::min([$hi, importance * $factor]) RETURN VALUE 1));',
+                {'ids': ids, 'hi': IMPORTANCE_MAX, 'factor': REINFORCEMENT},
+            )
+        )
         return int(result[0] or 0)

@@ -15,10 +15,7 @@ from agent_memory.domain.write_plan import WritePlan
 
 CURRENT = 'superseded_by IS NONE AND valid_from <= $now AND (valid_until IS NONE OR valid_until > $now)'
 CURRENT_EDGE = 'valid_from <= $now AND (valid_until IS NONE OR valid_until > $now)'
-VISIBLE = (
-    '($vis_all OR scope_sets.any(|$c| $c.all(|$s| $s IN $vis_exact '
-    'OR $vis_prefixes.any(|$pre| string::starts_with($s, $pre)))))'
-)
+VISIBLE = '($vis_all OR scope_sets.any(|$c| $c.all(|$s| $s IN $vis_exact OR $vis_prefixes.any(|$pre| string::starts_with($s, $pre)))))'
 TENTATIVE = (
     '(source_turn != NONE AND array::len((SELECT VALUE id FROM uncertainty '
     'WHERE source_turn = $parent.source_turn AND resolved = false LIMIT 1)) > 0) AS tentative'
@@ -26,9 +23,19 @@ TENTATIVE = (
 FACT_TABLES = ('entity', 'attribute', 'relates_to', 'action')
 TRACE_TABLES = ('decision_trace', 'retrieval_trace', 'response_trace')
 ALL_TABLES = (
-    'principal', 'session', 'turn', 'memory_chunk', 'entity', 'attribute', 'relates_to', 'action',
-    'instruction', 'uncertainty', *TRACE_TABLES, 'idempotency',
-)  # fmt: skip
+    'principal',
+    'session',
+    'turn',
+    'memory_chunk',
+    'entity',
+    'attribute',
+    'relates_to',
+    'action',
+    'instruction',
+    'uncertainty',
+    *TRACE_TABLES,
+    'idempotency',
+)
 
 
 def visibility_params(patterns: Sequence[str]) -> dict[str, Any]:
@@ -48,16 +55,32 @@ class MemoryStore:
     def q(self, sql: str, **params: Any) -> list[Any]:
         return self.db.query(self.database, sql, params)
 
+    def rows(self, sql: str, **params: Any) -> list[dict[str, Any]]:
+        """The rows of a single SELECT/UPDATE statement."""
+        return list(self.q(sql, **params)[0] or [])
+
     # ---- principals -------------------------------------------------------------------------
     def ensure_reserved_principals(self, now: dt.datetime) -> None:
         everything = {'memory:read': ['*'], 'memory:write': ['*'], 'memory:forget': ['*'], 'grant:manage': ['*']}
         self.q(
             'INSERT INTO principal [$system, $admin] ON DUPLICATE KEY UPDATE grants = grants;',
-            system={'id': rid('principal', 'system'), 'display_name': 'System', 'kind': 'service',
-                    'grants': everything, 'default_scopes': [['/']], 'created_at': now},
-            admin={'id': rid('principal', 'admin'), 'display_name': 'Admin', 'kind': 'human',
-                   'grants': everything, 'default_scopes': [['/']], 'created_at': now},
-        )  # fmt: skip
+            system={
+                'id': rid('principal', 'system'),
+                'display_name': 'System',
+                'kind': 'service',
+                'grants': everything,
+                'default_scopes': [['/']],
+                'created_at': now,
+            },
+            admin={
+                'id': rid('principal', 'admin'),
+                'display_name': 'Admin',
+                'kind': 'human',
+                'grants': everything,
+                'default_scopes': [['/']],
+                'created_at': now,
+            },
+        )
 
     def get_principal(self, principal_id: str) -> dict[str, Any] | None:
         row = self.q('SELECT * FROM ONLY $id;', id=rid('principal', principal_id))[0]
@@ -72,10 +95,12 @@ class MemoryStore:
         return dict(self.q('CREATE $id CONTENT $row RETURN AFTER;', id=rid('session', session_id), row=row)[0][0])
 
     def list_turns(self, session_id: str, limit: int, offset: int) -> list[dict[str, Any]]:
-        return self.q(
+        return self.rows(
             'SELECT * FROM turn WHERE session = $s ORDER BY seq ASC LIMIT $limit START $offset;',
-            s=rid('session', session_id), limit=limit, offset=offset,
-        )[0]
+            s=rid('session', session_id),
+            limit=limit,
+            offset=offset,
+        )
 
     def close_session(self, session_id: str, now: dt.datetime) -> None:
         self.q('UPDATE $id SET closed_at = closed_at ?? $now;', id=rid('session', session_id), now=now)
@@ -126,7 +151,7 @@ class MemoryStore:
             seen = tx.p(sorted(rid('attribute', i) for i in guard.seen_ids))
             tx.add(
                 f'IF array::sort((SELECT VALUE id FROM attribute WHERE entity = {tx.p(entity_rid(*guard.entity_key))} '
-                f"AND key = {tx.p(guard.key)} AND {CURRENT.replace('$now', now)})) != {seen} "
+                f'AND key = {tx.p(guard.key)} AND {CURRENT.replace("$now", now)})) != {seen} '
                 f"{{ THROW '{CONFLICT_MARKER}: attribute address changed' }}"
             )
         if plan.turn:
@@ -185,10 +210,11 @@ class MemoryStore:
 
     # ---- instructions and uncertainties -----------------------------------------------------
     def instructions_matching(self, label_key: str, description_key: str) -> list[dict[str, Any]]:
-        return self.q(
+        return self.rows(
             'SELECT * FROM instruction WHERE label_key = $l AND description_key = $d AND active = true ORDER BY created_at;',
-            l=label_key, d=description_key,
-        )[0]
+            l=label_key,
+            d=description_key,
+        )
 
     def create_instruction(self, instruction_id: str, row: dict[str, Any], seen: list[str]) -> None:
         self.q(
@@ -196,21 +222,28 @@ class MemoryStore:
             'IF array::sort((SELECT VALUE id FROM instruction WHERE label_key = $row.label_key '
             f"AND description_key = $row.description_key AND active = true)) != $seen {{ THROW '{CONFLICT_MARKER}' }};"
             'CREATE $id CONTENT $row; COMMIT TRANSACTION;',
-            id=rid('instruction', instruction_id), row=row, seen=sorted(rid('instruction', s) for s in seen),
+            id=rid('instruction', instruction_id),
+            row=row,
+            seen=sorted(rid('instruction', s) for s in seen),
         )
 
     def merge_instruction(self, instruction_id: str, source_turn: RecordID | None, now: dt.datetime) -> dict[str, Any]:
         turns = [source_turn] if source_turn is not None else []
-        return dict(self.q(
-            'UPDATE $id SET merged_count += 1, source_turns = array::union(source_turns, $turns), updated_at = $now RETURN AFTER;',
-            id=rid('instruction', instruction_id), turns=turns, now=now,
-        )[0][0])  # fmt: skip
+        return dict(
+            self.q(
+                'UPDATE $id SET merged_count += 1, source_turns = array::union(source_turns, $turns), updated_at = $now RETURN AFTER;',
+                id=rid('instruction', instruction_id),
+                turns=turns,
+                now=now,
+            )[0][0]
+        )
 
     def list_instructions(self, patterns: Sequence[str], limit: int) -> list[dict[str, Any]]:
-        return self.q(
+        return self.rows(
             f'SELECT * FROM instruction WHERE active = true AND {VISIBLE} ORDER BY created_at ASC LIMIT $limit;',
-            limit=limit, **visibility_params(patterns),
-        )[0]
+            limit=limit,
+            **visibility_params(patterns),
+        )
 
     def get_instruction(self, instruction_id: str) -> dict[str, Any] | None:
         row = self.q('SELECT * FROM ONLY $id;', id=rid('instruction', instruction_id))[0]
@@ -222,7 +255,9 @@ class MemoryStore:
     def resolve_uncertainty(self, uncertainty_id: str, resolved_by: RecordID | None, now: dt.datetime) -> dict[str, Any] | None:
         rows = self.q(
             'UPDATE $id SET resolved = true, resolved_by = $by, resolved_at = $now WHERE resolved = false RETURN AFTER;',
-            id=rid('uncertainty', uncertainty_id), by=resolved_by, now=now,
+            id=rid('uncertainty', uncertainty_id),
+            by=resolved_by,
+            now=now,
         )[0]
         return dict(rows[0]) if rows else None
 
@@ -230,56 +265,63 @@ class MemoryStore:
         row = self.q('SELECT * FROM ONLY $id;', id=rid('uncertainty', uncertainty_id))[0]
         return dict(row) if row else None
 
-    def list_uncertainties(
-        self, patterns: Sequence[str], resolved: bool | None, limit: int, after: str | None
-    ) -> list[dict[str, Any]]:
+    def list_uncertainties(self, patterns: Sequence[str], resolved: bool | None, limit: int, after: str | None) -> list[dict[str, Any]]:
         where = [VISIBLE]
         if resolved is not None:
             where.append('resolved = $resolved')
         if after:
             where.append('id > $after')
-        return self.q(
+        return self.rows(
             f'SELECT * FROM uncertainty WHERE {" AND ".join(where)} ORDER BY id ASC LIMIT $limit;',
-            resolved=resolved, after=rid('uncertainty', after) if after else None, limit=limit,
+            resolved=resolved,
+            after=rid('uncertainty', after) if after else None,
+            limit=limit,
             **visibility_params(patterns),
-        )[0]  # fmt: skip
+        )
 
     # ---- reads ------------------------------------------------------------------------------
-    def list_entities(
-        self, patterns: Sequence[str], entity_type: str | None, limit: int, after: list[str] | None
-    ) -> list[dict[str, Any]]:
+    def list_entities(self, patterns: Sequence[str], entity_type: str | None, limit: int, after: list[str] | None) -> list[dict[str, Any]]:
         where = [VISIBLE]
         if entity_type:
             where.append('type = $type')
         if after:
             where.append('id > $after')
-        return self.q(
+        return self.rows(
             f'SELECT * OMIT embedding FROM entity WHERE {" AND ".join(where)} ORDER BY id ASC LIMIT $limit;',
-            type=entity_type, after=entity_rid(*after) if after else None, limit=limit, **visibility_params(patterns),
-        )[0]  # fmt: skip
+            type=entity_type,
+            after=entity_rid(*after) if after else None,
+            limit=limit,
+            **visibility_params(patterns),
+        )
 
     def get_entity(self, entity_key: list[str], patterns: Sequence[str]) -> dict[str, Any] | None:
         rows = self.q(f'SELECT * OMIT embedding FROM $id WHERE {VISIBLE};', id=entity_rid(*entity_key), **visibility_params(patterns))[0]
         return dict(rows[0]) if rows else None
 
     def entity_attributes(self, entity_key: list[str], patterns: Sequence[str], now: dt.datetime) -> list[dict[str, Any]]:
-        return self.q(
+        return self.rows(
             f'SELECT *, {TENTATIVE} OMIT embedding FROM attribute WHERE entity = $e AND {CURRENT} AND {VISIBLE} ORDER BY key, created_at;',
-            e=entity_rid(*entity_key), now=now, **visibility_params(patterns),
-        )[0]  # fmt: skip
+            e=entity_rid(*entity_key),
+            now=now,
+            **visibility_params(patterns),
+        )
 
     def entity_relations(self, entity_key: list[str], patterns: Sequence[str], now: dt.datetime) -> list[dict[str, Any]]:
-        return self.q(
+        return self.rows(
             f'SELECT * FROM relates_to WHERE (in = $e OR out = $e) AND {CURRENT_EDGE} AND {VISIBLE} ORDER BY created_at;',
-            e=entity_rid(*entity_key), now=now, **visibility_params(patterns),
-        )[0]  # fmt: skip
+            e=entity_rid(*entity_key),
+            now=now,
+            **visibility_params(patterns),
+        )
 
     def attribute_history(self, entity_key: list[str], key: str, patterns: Sequence[str]) -> list[dict[str, Any]]:
-        return self.q(
+        return self.rows(
             f'SELECT *, {TENTATIVE} OMIT embedding FROM attribute WHERE entity = $e AND key = $k AND {VISIBLE} '
             'ORDER BY created_at DESC, id DESC;',
-            e=entity_rid(*entity_key), k=key, **visibility_params(patterns),
-        )[0]  # fmt: skip
+            e=entity_rid(*entity_key),
+            k=key,
+            **visibility_params(patterns),
+        )
 
     def close_entity_facts(self, entity_key: list[str], now: dt.datetime) -> int:
         """Soft delete: every current attribute, relation and action of the entity ends now (one transaction)."""
@@ -291,29 +333,34 @@ class MemoryStore:
             'UPDATE $e SET updated_at = $now;'
             'RETURN array::len($a) + array::len($r) + array::len($x);'
             'COMMIT TRANSACTION;',
-            e=entity_rid(*entity_key), now=now,
-        )  # fmt: skip
+            e=entity_rid(*entity_key),
+            now=now,
+        )
         return int(result[-2] or 0)
 
-    def current_by_category(
-        self, table: str, category: str, patterns: Sequence[str], now: dt.datetime, limit: int
-    ) -> list[dict[str, Any]]:
+    def current_by_category(self, table: str, category: str, patterns: Sequence[str], now: dt.datetime, limit: int) -> list[dict[str, Any]]:
         extra = f', {TENTATIVE}' if table == 'attribute' else ''
         current = CURRENT if table == 'attribute' else CURRENT_EDGE
         where = f'memory_category = $cat AND {VISIBLE}'
         if table != 'entity':
             where += f' AND {current}'
-        return self.q(
+        return self.rows(
             f'SELECT *{extra} OMIT embedding FROM {table} WHERE {where} ORDER BY created_at DESC LIMIT $limit;',
-            cat=category, now=now, limit=limit, **visibility_params(patterns),
-        )[0]  # fmt: skip
+            cat=category,
+            now=now,
+            limit=limit,
+            **visibility_params(patterns),
+        )
 
     def self_attributes(self, principal: str, patterns: Sequence[str], now: dt.datetime, limit: int) -> list[dict[str, Any]]:
-        return self.q(
+        return self.rows(
             f'SELECT *, {TENTATIVE} OMIT embedding FROM attribute WHERE entity IN (SELECT VALUE id FROM entity WHERE self_principal = $p) '
             f'AND {CURRENT} AND {VISIBLE} ORDER BY created_at DESC LIMIT $limit;',
-            p=principal, now=now, limit=limit, **visibility_params(patterns),
-        )[0]  # fmt: skip
+            p=principal,
+            now=now,
+            limit=limit,
+            **visibility_params(patterns),
+        )
 
     def entity_names(self, keys: list[RecordID]) -> dict[str, str]:
         if not keys:

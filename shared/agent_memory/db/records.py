@@ -24,10 +24,10 @@ def ref(value: Any) -> str | None:
         return None
     if not isinstance(value, RecordID):
         return str(value)
-    key = value.id
+    key: Any = value.id
     if value.table_name == 'entity' and isinstance(key, list):
         return f'entity:{key[0]}/{key[1]}'
-    return f'{value.table_name}:{key}'
+    return f'{value.table_name}:{key!s}'
 
 
 def bare(value: Any) -> str | None:

@@ -64,7 +64,7 @@ def effective_config(stored: dict[str, Any] | None) -> ContextConfig:
         # JSON numbers: allow an int where a float is expected, nothing looser.
         return ContextConfig.model_validate(_ints_to_floats(deep_merge(ContextConfig().model_dump(), stored or {})))
     except ValidationError as exc:
-        problems = '; '.join(f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors())
+        problems = '; '.join(f'{".".join(str(p) for p in e["loc"])}: {e["msg"]}' for e in exc.errors())
         raise BadRequest(f'invalid config: {problems}') from exc
 
 

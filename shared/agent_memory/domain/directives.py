@@ -39,11 +39,18 @@ def add_instruction(
             return views.instruction_detail(store.merge_instruction(str(match['id'].id), turn, now)), True
         instruction_id = new_id()
         row = {
-            'label': label.strip(), 'description': description.strip(), 'label_key': _fold(label),
-            'description_key': _fold(description), 'active': True, 'source_turn': turn,
-            'source_turns': [turn] if turn else [], 'merged_count': 0, 'scope_sets': scope_sets,
-            'created_at': now, 'updated_at': now,
-        }  # fmt: skip
+            'label': label.strip(),
+            'description': description.strip(),
+            'label_key': _fold(label),
+            'description_key': _fold(description),
+            'active': True,
+            'source_turn': turn,
+            'source_turns': [turn] if turn else [],
+            'merged_count': 0,
+            'scope_sets': scope_sets,
+            'created_at': now,
+            'updated_at': now,
+        }
         store.create_instruction(instruction_id, row, [str(c['id'].id) for c in candidates])
         created = store.get_instruction(instruction_id)
         assert created is not None
@@ -60,10 +67,16 @@ def record_uncertainty(
     if not about.strip() or not reason.strip():
         raise BadRequest('an uncertainty needs what (about) and why (reason)')
     row = {
-        'about': about, 'reason': reason, 'kind': kind, 'entity': rid('entity', entity) if entity else None, 'key': key,
-        'source_turn': rid('turn', source_turn) if source_turn else None, 'resolved': False,
-        'scope_sets': scope_sets, 'created_at': utcnow(),
-    }  # fmt: skip
+        'about': about,
+        'reason': reason,
+        'kind': kind,
+        'entity': rid('entity', entity) if entity else None,
+        'key': key,
+        'source_turn': rid('turn', source_turn) if source_turn else None,
+        'resolved': False,
+        'scope_sets': scope_sets,
+        'created_at': utcnow(),
+    }
     return views.uncertainty_detail(store.create_uncertainty(new_id(), row))
 
 

@@ -55,16 +55,26 @@ def _session_for_write(store: MemoryStore, caller: Caller, session_id: str | Non
     return session
 
 
-def remember(store: MemoryStore, caller: Caller, request: FactsRequest, raw_body: Any, idempotency_key: str | None) -> tuple[int, dict[str, Any]]:
+def remember(
+    store: MemoryStore, caller: Caller, request: FactsRequest, raw_body: Any, idempotency_key: str | None
+) -> tuple[int, dict[str, Any]]:
     if request.infer in ('full', 'preview'):
-        raise NotImplementedYet(f'infer "{request.infer}" needs the extraction pipeline, which this deployment does not have yet; '
-                                'use "triples" or "none"')  # fmt: skip
+        raise NotImplementedYet(
+            f'infer "{request.infer}" needs the extraction pipeline, which this deployment does not have yet; use "triples" or "none"'
+        )
     digest = body_hash('POST', f'/api/v1/{caller.context_id}/facts', raw_body)
-    return replay_or_run(store, caller.principal_id, idempotency_key,
-                         digest, lambda: run_with_retry(lambda: _remember_once(store, caller, request, idempotency_key, digest)))  # fmt: skip
+    return replay_or_run(
+        store,
+        caller.principal_id,
+        idempotency_key,
+        digest,
+        lambda: run_with_retry(lambda: _remember_once(store, caller, request, idempotency_key, digest)),
+    )
 
 
-def _remember_once(store: MemoryStore, caller: Caller, request: FactsRequest, idem_key: str | None, digest: str) -> tuple[int, dict[str, Any]]:
+def _remember_once(
+    store: MemoryStore, caller: Caller, request: FactsRequest, idem_key: str | None, digest: str
+) -> tuple[int, dict[str, Any]]:
     started = time.perf_counter()
     now = utcnow()
     session = _session_for_write(store, caller, request.session_id)
@@ -78,30 +88,56 @@ def _remember_once(store: MemoryStore, caller: Caller, request: FactsRequest, id
     if request.text is not None and request.text.strip():
         turn_id = new_id()
         plan.turn = {
-            'id': turn_id, 'session': rid('session', session_id), 'role': request.role, 'content': request.text,
-            'principal': caller.principal_id, 'scope_sets': scope_sets, 'created_at': now, 'observed_at': known_at,
+            'id': turn_id,
+            'session': rid('session', session_id),
+            'role': request.role,
+            'content': request.text,
+            'principal': caller.principal_id,
+            'scope_sets': scope_sets,
+            'created_at': now,
+            'observed_at': known_at,
             'extraction_status': 'done' if request.infer == 'triples' else None,
-        }  # fmt: skip
+        }
     response: dict[str, Any] = {'mode': request.infer, 'sessionId': session_id, 'turnId': turn_id}
     if request.infer == 'none':
         assert turn_id is not None
         plan.chunks = [
-            {'id': new_id(), 'session': rid('session', session_id), 'turn': rid('turn', turn_id), 'position': i,
-             'text': text, 'embedding': None, 'scope_sets': scope_sets, 'created_at': now}
+            {
+                'id': new_id(),
+                'session': rid('session', session_id),
+                'turn': rid('turn', turn_id),
+                'position': i,
+                'text': text,
+                'embedding': None,
+                'scope_sets': scope_sets,
+                'created_at': now,
+            }
             for i, text in enumerate(split_text(request.text or ''))
-        ]  # fmt: skip
+        ]
         response['chunkId'] = plan.chunks[0]['id']
     else:
         diff = Diff(turn_id=turn_id)
         trace_id = new_id()
         plan.decision_trace = {
-            'id': trace_id, 'input': {'infer': 'triples', 'triples': [t.model_dump(mode='json') for t in request.triples]},
-            'outcomes': [], 'principal': caller.principal_id, 'turn': rid('turn', turn_id) if turn_id else None,
-            'latency_ms': 0.0, 'created_at': now,
-        }  # fmt: skip
+            'id': trace_id,
+            'input': {'infer': 'triples', 'triples': [t.model_dump(mode='json') for t in request.triples]},
+            'outcomes': [],
+            'principal': caller.principal_id,
+            'turn': rid('turn', turn_id) if turn_id else None,
+            'latency_ms': 0.0,
+            'created_at': now,
+        }
         source = Source('upsert', f'turn:{turn_id}' if turn_id else f'decision_trace:{trace_id}', session_id, caller.principal_id, turn_id)
-        reconciler = TripleReconciler(store, plan, diff, source, scope_sets, request.memory_category or 'knowledge',
-                                      caller.config.reconciliation.confidence_floor, known_at)  # fmt: skip
+        reconciler = TripleReconciler(
+            store,
+            plan,
+            diff,
+            source,
+            scope_sets,
+            request.memory_category or 'knowledge',
+            caller.config.reconciliation.confidence_floor,
+            known_at,
+        )
         reconciler.run(request.triples)
         plan.decision_trace['latency_ms'] = (time.perf_counter() - started) * 1000
         response['extraction'] = diff.as_json()
@@ -117,8 +153,9 @@ def create_session(store: MemoryStore, caller: Caller, request: SessionCreate) -
     session_id = request.id or f'sess_{new_id()}'
     now = utcnow()
     try:
-        row = store.create_session(session_id, {'scope_sets': scope_sets, 'metadata': request.metadata,
-                                                'principal': caller.principal_id, 'created_at': now})  # fmt: skip
+        row = store.create_session(
+            session_id, {'scope_sets': scope_sets, 'metadata': request.metadata, 'principal': caller.principal_id, 'created_at': now}
+        )
     except Conflict as exc:
         raise Conflict(f'session {session_id!r} already exists') from exc
     return {'id': session_id, 'scopes': row['scope_sets'], 'metadata': row.get('metadata') or {}, 'createdAt': when(row['created_at'])}
@@ -135,11 +172,18 @@ def list_turns(store: MemoryStore, caller: Caller, session_id: str, limit: int, 
     _readable_session(store, caller, session_id)
     rows = store.list_turns(session_id, limit + 1, offset)
     turns = [
-        {'id': bare(r['id']), 'session': session_id, 'role': r['role'], 'content': r['content'], 'seq': r['seq'],
-         'createdAt': when(r['created_at']), 'observedAt': when(r['observed_at']),
-         'extraction': r.get('extraction_status')}
+        {
+            'id': bare(r['id']),
+            'session': session_id,
+            'role': r['role'],
+            'content': r['content'],
+            'seq': r['seq'],
+            'createdAt': when(r['created_at']),
+            'observedAt': when(r['observed_at']),
+            'extraction': r.get('extraction_status'),
+        }
         for r in rows[:limit]
-    ]  # fmt: skip
+    ]
     has_more = len(rows) > limit
     return {'turns': turns, 'page': {'hasMore': has_more, 'nextCursor': str(offset + limit) if has_more else None}}
 

@@ -97,8 +97,12 @@ def state(store: MemoryStore, caller: Caller, limit: int) -> dict[str, Any]:
     patterns, now = caller.patterns('memory:read'), utcnow()
     truncated = dict.fromkeys(('entities', 'attributes', 'relations', 'actions', 'instructions', 'unknowns'), False)
     result: dict[str, Any] = {}
-    shapes = (('entities', 'entity', views.entity_detail), ('attributes', 'attribute', views.attribute_detail),
-              ('relations', 'relates_to', views.relation_detail), ('actions', 'action', views.action_detail))  # fmt: skip
+    shapes = (
+        ('entities', 'entity', views.entity_detail),
+        ('attributes', 'attribute', views.attribute_detail),
+        ('relations', 'relates_to', views.relation_detail),
+        ('actions', 'action', views.action_detail),
+    )
     for category in CATEGORIES:
         section: dict[str, Any] = {}
         for name, table, shape in shapes:
@@ -120,15 +124,22 @@ def profile(store: MemoryStore, caller: Caller, limit: int = MAX_LIMIT) -> dict[
     patterns, now = caller.patterns('memory:read'), utcnow()
     self_rows = store.self_attributes(caller.principal_id, patterns, now, limit)
     self_ids = {str(r['id']) for r in self_rows}
-    by_category = {c: [r for r in store.current_by_category('attribute', c, patterns, now, limit) if str(r['id']) not in self_ids]
-                   for c in CATEGORIES}  # fmt: skip
+    by_category = {
+        c: [r for r in store.current_by_category('attribute', c, patterns, now, limit) if str(r['id']) not in self_ids] for c in CATEGORIES
+    }
     names = store.entity_names([r['entity'] for rows in [self_rows, *by_category.values()] for r in rows])
 
     def entry(row: dict[str, Any]) -> dict[str, Any]:
         entity = row['entity']
-        return {'key': row['key'], 'value': row['value'], 'entity': names.get(str(entity), entity.id[1]),
-                'entityType': entity.id[0], 'importance': row['importance'],
-                'validUntil': views.attribute_detail(row)['validUntil'], 'tentative': bool(row.get('tentative'))}  # fmt: skip
+        return {
+            'key': row['key'],
+            'value': row['value'],
+            'entity': names.get(str(entity), entity.id[1]),
+            'entityType': entity.id[0],
+            'importance': row['importance'],
+            'validUntil': views.attribute_detail(row)['validUntil'],
+            'tentative': bool(row.get('tentative')),
+        }
 
     return {
         'selfFacts': [entry(r) for r in self_rows],
@@ -157,10 +168,14 @@ def uncertainties(store: MemoryStore, caller: Caller, resolved: str | None, limi
 
 def me(caller: Caller) -> dict[str, Any]:
     return {
-        'principalId': caller.principal_id, 'displayName': caller.display_name, 'kind': caller.kind,
-        'grants': caller.grants, 'tokenGrants': caller.key_grants, 'effectiveGrants': caller.grants,
+        'principalId': caller.principal_id,
+        'displayName': caller.display_name,
+        'kind': caller.kind,
+        'grants': caller.grants,
+        'tokenGrants': caller.key_grants,
+        'effectiveGrants': caller.grants,
         'delegatedPrincipalId': None,
-    }  # fmt: skip
+    }
 
 
 def inspect(store: MemoryStore, caller: Caller, ref: str | None) -> dict[str, Any]:

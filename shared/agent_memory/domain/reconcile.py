@@ -16,8 +16,12 @@ from agent_memory.db.records import bare, ref, rid
 from agent_memory.domain.ids import new_id
 from agent_memory.domain.scopes import ScopeSets, overlaps
 from agent_memory.domain.vocabulary import (
-    INITIAL_IMPORTANCE, MemoryCategory, clean_display_name, normalise_name, normalise_type,
-)  # fmt: skip
+    INITIAL_IMPORTANCE,
+    MemoryCategory,
+    clean_display_name,
+    normalise_name,
+    normalise_type,
+)
 from agent_memory.domain.write_plan import AddressGuard, WritePlan
 from agent_memory.models import Triple
 
@@ -53,10 +57,15 @@ class Diff:
 
     def as_json(self) -> dict[str, Any]:
         return {
-            'turnId': self.turn_id, 'entities': self.entities, 'attributes': self.attributes,
-            'relations': self.relations, 'actions': self.actions, 'instructions': self.instructions,
-            'uncertainties': self.uncertainties, 'corrections': self.corrections,
-        }  # fmt: skip
+            'turnId': self.turn_id,
+            'entities': self.entities,
+            'attributes': self.attributes,
+            'relations': self.relations,
+            'actions': self.actions,
+            'instructions': self.instructions,
+            'uncertainties': self.uncertainties,
+            'corrections': self.corrections,
+        }
 
 
 def can_supersede(existing: dict[str, Any], new_kind: str, new_confidence: float, floor: float) -> bool:
@@ -95,8 +104,11 @@ class TripleReconciler:
         for entity, key in sorted(addresses):
             seen = [bare(r['id']) or '' for r in self._live.get((entity[0], entity[1], key), [])]
             self.plan.guards.append(AddressGuard(list(entity), key, seen))
-        edges = {(tuple(entity_key(t.entity.type, t.entity.name)), t.key, tuple(entity_key(t.target.type, t.target.name)))
-                 for t in triples if t.target}  # fmt: skip
+        edges = {
+            (tuple(entity_key(t.entity.type, t.entity.name)), t.key, tuple(entity_key(t.target.type, t.target.name)))
+            for t in triples
+            if t.target
+        }
         for row in self.store.live_relations([(list(s), label, list(d)) for s, label, d in sorted(edges)], self.plan.now):
             self._edges.setdefault((*row['in'].id, row['label'], *row['out'].id), []).append(row)
         for triple in triples:
@@ -112,14 +124,20 @@ class TripleReconciler:
         if (key[0], key[1]) not in self._entities:
             is_new = (key[0], key[1]) not in self._existing
             row = {
-                'key': key, 'name': clean_display_name(name), 'type': key[0], 'memory_category': category,
-                'importance': INITIAL_IMPORTANCE[category], 'scope_sets': self.scope_sets,
-                'created_at': self.plan.now, 'updated_at': self.plan.now,
-            }  # fmt: skip
+                'key': key,
+                'name': clean_display_name(name),
+                'type': key[0],
+                'memory_category': category,
+                'importance': INITIAL_IMPORTANCE[category],
+                'scope_sets': self.scope_sets,
+                'created_at': self.plan.now,
+                'updated_at': self.plan.now,
+            }
             self._entities[(key[0], key[1])] = row
             self.plan.entities.append(row)
-            self.diff.entities.append({'id': entity_ref(key), 'name': row['name'], 'entityType': key[0],
-                                       'memoryCategory': category, 'isNew': is_new})  # fmt: skip
+            self.diff.entities.append(
+                {'id': entity_ref(key), 'name': row['name'], 'entityType': key[0], 'memoryCategory': category, 'isNew': is_new}
+            )
         return key
 
     def _attribute(self, entity: list[str], key: str, value: str, category: MemoryCategory, confidence: float | None) -> None:
@@ -134,11 +152,20 @@ class TripleReconciler:
             return
         attr_id = new_id()
         row: dict[str, Any] = {
-            'id': attr_id, 'entity_key': entity, 'key': key, 'value': value, 'memory_category': category,
-            'importance': INITIAL_IMPORTANCE[category], 'confidence': conf, 'source': self.source.as_row(),
-            'source_turn': self.source.turn, 'valid_from': self.known_at, 'created_at': self.known_at,
-            'confirmed_at': self.plan.now, 'scope_sets': self.scope_sets,
-        }  # fmt: skip
+            'id': attr_id,
+            'entity_key': entity,
+            'key': key,
+            'value': value,
+            'memory_category': category,
+            'importance': INITIAL_IMPORTANCE[category],
+            'confidence': conf,
+            'source': self.source.as_row(),
+            'source_turn': self.source.turn,
+            'valid_from': self.known_at,
+            'created_at': self.known_at,
+            'confirmed_at': self.plan.now,
+            'scope_sets': self.scope_sets,
+        }
         conflicting = [] if category == 'context' else [r for r in same_scope if r.get('memory_category') != 'context']
         for old in conflicting:
             if can_supersede(old, self.source.kind, conf, self.floor):
@@ -147,8 +174,9 @@ class TripleReconciler:
                 self._flag(old, entity, key, value)
         self.plan.new_attributes.append(row)
         live.append({**row, 'id': f'attribute:{attr_id}', '_planned': True})
-        self.diff.attributes.append({'id': f'attribute:{attr_id}', 'entityId': entity_ref(entity), 'key': key,
-                                     'value': value, 'memoryCategory': category})  # fmt: skip
+        self.diff.attributes.append(
+            {'id': f'attribute:{attr_id}', 'entityId': entity_ref(entity), 'key': key, 'value': value, 'memoryCategory': category}
+        )
         self._outcome(f'attribute:{attr_id}', 'created')
 
     def _supersede(self, old: dict[str, Any], row: dict[str, Any], entity: list[str], key: str, value: str) -> None:
@@ -174,10 +202,20 @@ class TripleReconciler:
         else:
             reason = f'"{value}" conflicts with "{old["value"]}" but is not confident enough to replace it'
             kind = 'confidence_floor'
-        self.plan.uncertainties.append({
-            'id': new_id(), 'about': about, 'reason': reason, 'kind': kind, 'entity_key': entity,
-            'key': key, 'source_turn': self.source.turn, 'resolved': False, 'scope_sets': self.scope_sets, 'created_at': self.plan.now,
-        })  # fmt: skip
+        self.plan.uncertainties.append(
+            {
+                'id': new_id(),
+                'about': about,
+                'reason': reason,
+                'kind': kind,
+                'entity_key': entity,
+                'key': key,
+                'source_turn': self.source.turn,
+                'resolved': False,
+                'scope_sets': self.scope_sets,
+                'created_at': self.plan.now,
+            }
+        )
         self.diff.uncertainties.append({'about': about, 'reason': reason})
         self._outcome(ref(old['id']) or '', 'flagged')
 
@@ -191,15 +229,24 @@ class TripleReconciler:
             return
         rel_id = new_id()
         row = {
-            'id': rel_id, 'from_key': subject, 'to_key': target, 'label': label, 'memory_category': category,
-            'importance': INITIAL_IMPORTANCE[category], 'source': self.source.as_row(), 'source_turn': self.source.turn,
-            'valid_from': self.known_at, 'created_at': self.known_at, 'confirmed_at': self.plan.now,
+            'id': rel_id,
+            'from_key': subject,
+            'to_key': target,
+            'label': label,
+            'memory_category': category,
+            'importance': INITIAL_IMPORTANCE[category],
+            'source': self.source.as_row(),
+            'source_turn': self.source.turn,
+            'valid_from': self.known_at,
+            'created_at': self.known_at,
+            'confirmed_at': self.plan.now,
             'scope_sets': self.scope_sets,
-        }  # fmt: skip
+        }
         self.plan.new_relations.append(row)
         edges.append({'id': f'relates_to:{rel_id}', 'scope_sets': self.scope_sets, '_planned': True})
-        self.diff.relations.append({'subject': entity_ref(subject), 'label': label, 'object': entity_ref(target),
-                                    'memoryCategory': category})  # fmt: skip
+        self.diff.relations.append(
+            {'subject': entity_ref(subject), 'label': label, 'object': entity_ref(target), 'memoryCategory': category}
+        )
         self._outcome(f'relates_to:{rel_id}', 'created')
 
     def _outcome(self, record: str, outcome: str) -> None:

@@ -15,14 +15,35 @@ IMPORTANCE_MIN, IMPORTANCE_MAX = 0.0, 2.0
 REINFORCEMENT = 1.1
 
 ENTITY_TYPES = (
-    'person', 'organisation', 'project', 'location', 'topic', 'product',
-    'policy', 'concept', 'event', 'agent', 'service', 'other',
-)  # fmt: skip
+    'person',
+    'organisation',
+    'project',
+    'location',
+    'topic',
+    'product',
+    'policy',
+    'concept',
+    'event',
+    'agent',
+    'service',
+    'other',
+)
 _TYPE_SYNONYMS = {
-    'company': 'organisation', 'org': 'organisation', 'organization': 'organisation', 'business': 'organisation',
-    'team': 'organisation', 'people': 'person', 'user': 'person', 'human': 'person', 'place': 'location',
-    'city': 'location', 'country': 'location', 'subject': 'topic', 'bot': 'agent', 'assistant': 'agent',
-}  # fmt: skip
+    'company': 'organisation',
+    'org': 'organisation',
+    'organization': 'organisation',
+    'business': 'organisation',
+    'team': 'organisation',
+    'people': 'person',
+    'user': 'person',
+    'human': 'person',
+    'place': 'location',
+    'city': 'location',
+    'country': 'location',
+    'subject': 'topic',
+    'bot': 'agent',
+    'assistant': 'agent',
+}
 
 _SPACES = re.compile(r'\s+')
 
