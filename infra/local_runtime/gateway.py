@@ -19,10 +19,15 @@ MAX_READ_BYTES = 16 * 1024 * 1024
 
 
 class HandlerRegistry:
-    """Loads each function folder's ``app.py`` once, like a warm Lambda container."""
+    """Loads each function folder's ``app.py`` once, like a warm Lambda container.
+
+    A Lambda container handles one invocation at a time and Powertools resolvers keep the current
+    event on the resolver, so invocations of one function are serialised here too.
+    """
 
     def __init__(self) -> None:
         self._modules: dict[Path, ModuleType] = {}
+        self._busy: dict[Path, threading.Lock] = {}
         self._lock = threading.Lock()
 
     def get(self, code_dir: Path) -> ModuleType:
@@ -35,10 +40,13 @@ class HandlerRegistry:
                 module = importlib.util.module_from_spec(spec)
                 spec.loader.exec_module(module)
                 self._modules[code_dir] = module
+                self._busy[code_dir] = threading.Lock()
             return module
 
     def invoke(self, code_dir: Path, event: dict[str, Any]) -> Any:
-        return self.get(code_dir).lambda_handler(event, LocalContext(function_name=code_dir.name))
+        module = self.get(code_dir)
+        with self._busy[code_dir]:
+            return module.lambda_handler(event, LocalContext(function_name=code_dir.name))
 
 
 def _problem(status: int, detail: str, path: str) -> tuple[int, dict[str, str], bytes]:

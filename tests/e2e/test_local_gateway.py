@@ -13,6 +13,7 @@ import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -119,6 +120,22 @@ def test_gateway_serves_persists_sweeps_and_stops_cleanly(data_dir: Path) -> Non
         assert gateway.request('GET', '/api/v1/dev/nowhere')[0] == 404
         assert gateway.request('GET', '/api/v1/dev/me', key='am_wrong')[0] == 401
         assert gateway.request('POST', '/api/v1/dev/lifecycle/decay')[0] == 200
+
+        # And concurrent requests on one session are all applied once, in distinct order slots
+        session = gateway.request('POST', '/api/v1/dev/sessions', {})[1]['id']
+        with ThreadPoolExecutor(max_workers=6) as pool:
+            codes = list(
+                pool.map(
+                    lambda i: gateway.request('POST', '/api/v1/dev/facts', {'infer': 'none', 'text': f'turn {i}', 'session_id': session})[
+                        0
+                    ],
+                    range(12),
+                )
+            )
+        assert codes == [200] * 12
+        turns = gateway.request('GET', f'/api/v1/dev/sessions/{session}/turns')[1]['turns']
+        assert sorted(t['content'] for t in turns) == sorted(f'turn {i}' for i in range(12))
+        assert [t['seq'] for t in turns] == list(range(1, 13))
 
         # And the hourly timer (1 s here) expires the week-old context fact without a manual call
         deadline = time.monotonic() + 15

@@ -1,0 +1,127 @@
+"""The repository on embedded SurrealDB: migrations, atomic plans, optimistic concurrency, outages."""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+import pytest
+
+from agent_memory.db.connection import Database, context_db_name
+from agent_memory.db.memory_store import MemoryStore
+from agent_memory.db.migrations import ensure_migrated, forget_migrated, load_migrations
+from agent_memory.domain import facts
+from agent_memory.domain.auth import Caller
+from agent_memory.domain.ids import new_id, utcnow
+from agent_memory.domain.write_plan import AddressGuard, WritePlan
+from agent_memory.errors import StoreUnavailable, WriteConflict
+from agent_memory.models import FactsRequest
+from tests.conftest import Api
+
+
+def test_migrations_are_recorded_and_applied_once(services: Any, context_id: str) -> None:
+    # Given a context whose database was migrated at creation
+    database = context_db_name(context_id)
+    versions = [m.version for m in load_migrations('context')]
+    recorded = services.db.query(database, 'SELECT VALUE record::id(id) FROM schema_migration ORDER BY id;')[0]
+    assert recorded == versions
+    # When the runner is asked again, even after forgetting its in-process cache
+    forget_migrated(services.db, database)
+    # Then nothing is applied twice
+    assert ensure_migrated(services.db, database, 'context') == []
+
+
+def test_a_runner_that_lost_the_race_skips_the_migration(services: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Given a database another cold start has just migrated
+    database = f'race_{new_id()}'
+    assert ensure_migrated(services.db, database, 'context') == [m.version for m in load_migrations('context')]
+    # When a second runner read "nothing applied" before the first committed (simulated stale read)
+    real_query = services.db.query
+
+    def stale_bookkeeping(db_name: str, sql: str, params: Any = None) -> list[Any]:
+        result = real_query(db_name, sql, params)
+        return [*result[:-1], []] if 'FROM schema_migration' in sql else result
+
+    monkeypatch.setattr(services.db, 'query', stale_bookkeeping)
+    forget_migrated(services.db, database)
+    # Then its attempt conflicts on the version record and it applies nothing
+    assert ensure_migrated(services.db, database, 'context') == []
+
+
+def _plan(store: MemoryStore, value: str, seen: list[str]) -> tuple[WritePlan, str]:
+    now = utcnow()
+    plan = WritePlan(now=now, principal='admin', session_id=f'sess_{new_id()}')
+    plan.new_session = {'scope_sets': [['/']], 'metadata': {}, 'principal': 'admin', 'created_at': now}
+    plan.entities.append({'key': ['person', 'alice'], 'name': 'Alice', 'type': 'person', 'memory_category': 'knowledge',
+                          'importance': 0.8, 'scope_sets': [['/']], 'created_at': now, 'updated_at': now})  # fmt: skip
+    plan.guards.append(AddressGuard(['person', 'alice'], 'plan', seen))
+    attr_id = new_id()
+    plan.new_attributes.append({'id': attr_id, 'entity_key': ['person', 'alice'], 'key': 'plan', 'value': value,
+                                'memory_category': 'knowledge', 'importance': 0.8, 'confidence': 1.0,
+                                'source': {'kind': 'upsert'}, 'source_turn': None, 'valid_from': now, 'created_at': now,
+                                'confirmed_at': now, 'scope_sets': [['/']]})  # fmt: skip
+    return plan, attr_id
+
+
+def test_a_stale_plan_is_refused_whole(store: MemoryStore) -> None:
+    # Given a plan made when the address was empty, applied once
+    first, _ = _plan(store, 'Free', [])
+    store.apply(first)
+    before = store.table_counts()
+    # When a second plan that also believed the address empty is applied
+    stale, _ = _plan(store, 'Pro', [])
+    # Then the transaction throws and nothing of it (session, entity update, attribute) lands
+    with pytest.raises(WriteConflict):
+        store.apply(stale)
+    assert store.table_counts() == before
+
+
+def _in_threads(work: list[Any]) -> None:
+    threads = [threading.Thread(target=fn) for fn in work]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+
+
+def test_concurrent_writers_on_one_address_leave_one_clean_chain(api: Api, store: MemoryStore, admin: Caller) -> None:
+    # Given several writers (separate Lambda containers) writing different values to one entity+key at once
+    values = [f'plan-{i}' for i in range(6)]
+    statuses: list[int] = []
+
+    def write(value: str) -> None:
+        request = FactsRequest.model_validate(
+            {'infer': 'triples', 'triples': [{'entity': {'type': 'person', 'name': 'Alice'}, 'key': 'plan', 'value': value}]}
+        )
+        statuses.append(facts.remember(store, admin, request, request.model_dump(mode='json'), None)[0])
+
+    _in_threads([lambda v=v: write(v) for v in values])
+
+    # Then every write succeeded, exactly one value is current and the chain links every row once
+    assert statuses == [200] * len(values)
+    _, entity, _ = api.call('entities', 'GET', '/entities/person/alice')
+    assert len([a for a in entity['attributes'] if a['key'] == 'plan']) == 1
+    _, history, _ = api.call('entities', 'GET', '/entities/person/alice/history/plan')
+    rows = history['history']
+    assert sorted(r['value'] for r in rows) == sorted(values)
+    assert sum(r['supersededBy'] is None for r in rows) == 1
+    successors = [r['supersededBy'] for r in rows if r['supersededBy']]
+    assert len(successors) == len(set(successors)) == len(values) - 1
+
+
+def test_concurrent_turns_get_distinct_sequence_numbers(api: Api, store: MemoryStore, admin: Caller) -> None:
+    _, session, _ = api.call('sessions', 'POST', '/sessions', {})
+
+    def append(i: int) -> None:
+        request = FactsRequest.model_validate({'infer': 'none', 'text': f'turn {i}', 'session_id': session['id']})
+        facts.remember(store, admin, request, request.model_dump(mode='json'), None)
+
+    _in_threads([lambda i=i: append(i) for i in range(8)])
+    _, turns, _ = api.call('sessions', 'GET', f'/sessions/{session["id"]}/turns')
+    assert [t['seq'] for t in turns['turns']] == list(range(1, 9))
+
+
+def test_unreachable_hosted_database_is_store_unavailable() -> None:
+    database = Database('ws://127.0.0.1:9/rpc', 'agent_memory')
+    with pytest.raises(StoreUnavailable):
+        database.ping()
