@@ -1,0 +1,74 @@
+"""Small pure helpers of the write path."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+from pydantic import ValidationError
+
+from agent_memory.db.records import entity_rid, ref, rid
+from agent_memory.domain.facts import split_text
+from agent_memory.domain.idempotency import body_hash
+from agent_memory.domain.ids import iso, new_id, parse_rfc3339
+from agent_memory.models import FactsRequest
+
+
+def test_split_text_keeps_every_word_and_bounds_chunks() -> None:
+    text = ' '.join(f'w{i}' for i in range(3000))
+    chunks = split_text(text, size=500)
+    assert all(len(c) <= 500 for c in chunks)
+    assert ' '.join(chunks).split() == text.split()
+    assert split_text('short') == ['short']
+
+
+def test_split_text_cuts_unbroken_text_hard() -> None:
+    assert [len(c) for c in split_text('x' * 1200, size=500)] == [500, 500, 200]
+
+
+def test_body_hash_ignores_key_order_but_not_content() -> None:
+    assert body_hash('POST', '/p', {'a': 1, 'b': [1, 2]}) == body_hash('POST', '/p', {'b': [1, 2], 'a': 1})
+    assert body_hash('POST', '/p', {'a': 1}) != body_hash('POST', '/p', {'a': 2})
+    assert body_hash('POST', '/p', {'a': 1}) != body_hash('POST', '/q', {'a': 1})
+
+
+def test_ids_are_time_ordered_and_unique() -> None:
+    ids = [new_id() for _ in range(1000)]
+    assert len(set(ids)) == 1000
+    assert all(len(i) == 22 for i in ids)
+
+
+def test_timestamps_round_trip_in_utc() -> None:
+    parsed = parse_rfc3339('2026-03-01T10:00:00+02:00')
+    assert parsed == dt.datetime(2026, 3, 1, 8, tzinfo=dt.UTC)
+    assert iso(parsed) == '2026-03-01T08:00:00Z'
+    with pytest.raises(ValueError):
+        parse_rfc3339('2026-03-01T10:00:00')
+
+
+def test_record_refs_render_for_clients() -> None:
+    assert ref(entity_rid('person', 'alice smith')) == 'entity:person/alice smith'
+    assert ref(rid('attribute', 'abc')) == 'attribute:abc'
+    assert ref(None) is None
+
+
+def test_facts_request_accepts_camel_case_and_scope_alias() -> None:
+    request = FactsRequest.model_validate({'infer': 'none', 'text': 'hi', 'sessionId': 's-1', 'scope': 'org/a',
+                                           'observedAt': '2026-01-01T00:00:00Z', 'memoryCategory': 'context'})  # fmt: skip
+    assert (request.session_id, request.scopes, request.memory_category) == ('s-1', 'org/a', 'context')
+    assert request.observed_at == dt.datetime(2026, 1, 1, tzinfo=dt.UTC)
+
+
+@pytest.mark.parametrize(
+    'body',
+    [
+        {'infer': 'none'},
+        {'infer': 'triples', 'triples': []},
+        {'infer': 'none', 'text': '   '},
+        {'infer': 'none', 'text': 'x', 'labels': ['novalue']},
+        {'infer': 'triples', 'triples': [{'entity': {'type': 'person', 'name': ' '}, 'key': 'k', 'value': 'v'}]},
+    ],
+)
+def test_facts_request_rejects(body: dict[str, object]) -> None:
+    with pytest.raises(ValidationError):
+        FactsRequest.model_validate(body)
