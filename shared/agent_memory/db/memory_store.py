@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import json
 from collections.abc import Sequence
 from typing import Any
 
@@ -14,6 +15,10 @@ from agent_memory.db.records import Tx, entity_rid, rid
 from agent_memory.domain.write_plan import WritePlan
 
 CURRENT = 'superseded_by IS NONE AND valid_from <= $now AND (valid_until IS NONE OR valid_until > $now)'
+# What reconciliation compares against and re-checks at commit: rows not superseded and not ended.
+# Unlike CURRENT it ignores valid_from, so a row written by a concurrent request whose clock ran a
+# little ahead of ours still counts (otherwise the commit-time guard would miss it).
+OPEN = 'superseded_by IS NONE AND (valid_until IS NONE OR valid_until > $now)'
 CURRENT_EDGE = 'valid_from <= $now AND (valid_until IS NONE OR valid_until > $now)'
 VISIBLE = '($vis_all OR scope_sets.any(|$c| $c.all(|$s| $s IN $vis_exact OR $vis_prefixes.any(|$pre| string::starts_with($s, $pre)))))'
 TENTATIVE = (
@@ -118,7 +123,7 @@ class MemoryStore:
             return []
         tx = Tx()
         for entity_key, key in addresses:
-            tx.add(f'SELECT * FROM attribute WHERE entity = {tx.p(entity_rid(*entity_key))} AND key = {tx.p(key)} AND {CURRENT}')
+            tx.add(f'SELECT * FROM attribute WHERE entity = {tx.p(entity_rid(*entity_key))} AND key = {tx.p(key)} AND {OPEN}')
         tx.params['now'] = now
         results = self.db.query(self.database, '\n'.join(tx.statements), tx.params)
         return [row for rows in results for row in rows]
@@ -143,15 +148,21 @@ class MemoryStore:
         session = tx.p(rid('session', plan.session_id))
         if plan.idempotency:
             record = plan.idempotency
-            stored = {'body_hash': record.body_hash, 'status': record.status, 'response': record.response, 'created_at': plan.now}
+            # JSON text, not an object: the SDK sends None as NONE, which would drop null fields from the replay
+            stored = {
+                'body_hash': record.body_hash,
+                'status': record.status,
+                'response_json': json.dumps(record.response),
+                'created_at': plan.now,
+            }
             tx.add(f'CREATE {tx.p(rid("idempotency", [record.principal, record.key]))} CONTENT {tx.p(stored)}')
         if plan.new_session:
             tx.add(f'CREATE {session} CONTENT {tx.p(plan.new_session)}')
         for guard in plan.guards:
-            seen = tx.p(sorted(rid('attribute', i) for i in guard.seen_ids))
+            seen = tx.p([rid('attribute', i) for i in sorted(guard.seen_ids)])
             tx.add(
                 f'IF array::sort((SELECT VALUE id FROM attribute WHERE entity = {tx.p(entity_rid(*guard.entity_key))} '
-                f'AND key = {tx.p(guard.key)} AND {CURRENT.replace("$now", now)})) != {seen} '
+                f'AND key = {tx.p(guard.key)} AND {OPEN.replace("$now", now)})) != {seen} '
                 f"{{ THROW '{CONFLICT_MARKER}: attribute address changed' }}"
             )
         if plan.turn:
@@ -224,7 +235,7 @@ class MemoryStore:
             'CREATE $id CONTENT $row; COMMIT TRANSACTION;',
             id=rid('instruction', instruction_id),
             row=row,
-            seen=sorted(rid('instruction', s) for s in seen),
+            seen=[rid('instruction', s) for s in sorted(seen)],
         )
 
     def merge_instruction(self, instruction_id: str, source_turn: RecordID | None, now: dt.datetime) -> dict[str, Any]:

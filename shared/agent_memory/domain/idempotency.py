@@ -50,4 +50,4 @@ def _stored(store: MemoryStore, principal: str, key: str, digest: str) -> tuple[
         return None
     if record['body_hash'] != digest:
         raise Conflict('Idempotency-Key was already used with a different request body')
-    return int(record['status']), dict(record['response'])
+    return int(record['status']), json.loads(record['response_json'])
