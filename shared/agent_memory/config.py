@@ -39,18 +39,37 @@ def default_db_url() -> str:
     return f'surrealkv://{data_dir / "surreal"}'
 
 
+SECRET_KEYS = ('db_password', 'key_secret', 'management_key')
+
+
+def _secrets_manager_values(secret_id: str) -> dict[str, str]:
+    """Secrets from AWS Secrets Manager (a JSON object with SECRET_KEYS), fetched once per cold start.
+
+    Reading them at run time keeps them out of the function configuration, and a rotation is picked
+    up by new containers without a redeploy.
+    """
+    from aws_lambda_powertools.utilities import parameters
+
+    value = parameters.get_secret(secret_id, transform='json')
+    if not isinstance(value, dict):
+        raise RuntimeError(f'secret {secret_id!r} must be a JSON object with keys {SECRET_KEYS}')
+    return {k: str(v) for k, v in value.items() if k in SECRET_KEYS and v not in (None, '')}
+
+
 @lru_cache(maxsize=1)
 def get_settings() -> Settings:
-    key_secret = _env('KEY_SECRET')
+    secret_id = _env('SECRET_ID')
+    secret = _secrets_manager_values(secret_id) if secret_id else {}
+    key_secret = secret.get('key_secret') or _env('KEY_SECRET')
     if not key_secret:
-        raise RuntimeError('AGENT_MEMORY_KEY_SECRET must be set: it is the HMAC secret that key hashes depend on')
+        raise RuntimeError('AGENT_MEMORY_KEY_SECRET (or key_secret in AGENT_MEMORY_SECRET_ID) must be set: key hashes depend on it')
     return Settings(
         db_url=_env('DB_URL') or default_db_url(),
         db_namespace=_env('DB_NAMESPACE', 'agent_memory') or 'agent_memory',
         db_user=_env('DB_USER'),
-        db_password=_env('DB_PASSWORD'),
+        db_password=secret.get('db_password') or _env('DB_PASSWORD'),
         key_secret=key_secret,
-        management_key=_env('MANAGEMENT_KEY'),
+        management_key=secret.get('management_key') or _env('MANAGEMENT_KEY'),
         bootstrap_key=_env('BOOTSTRAP_KEY'),
         bootstrap_context=_env('BOOTSTRAP_CONTEXT'),
         queue_url=_env('QUEUE_URL'),

@@ -1,0 +1,299 @@
+"""template.yaml agrees with the code: every declared route reaches a handler that resolves it, every handler route is
+declared, the sample events in tests/events route to their handlers, and the runtime/layer/schedule settings hold."""
+
+from __future__ import annotations
+
+import copy
+import datetime as dt
+import json
+import re
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from local_runtime.events import LocalContext, http_event
+from tests.conftest import MANAGEMENT_KEY, ROOT, Api, load_function
+
+TEMPLATE = ROOT / 'template.yaml'
+EVENTS_DIR = ROOT / 'tests' / 'events'
+NOT_EVENTS = {'local_env.json'}  # `sam local invoke --env-vars` file, not an event
+DECORATOR = re.compile(r"""@app\.(get|post|put|patch|delete|head|options)\(\s*['"]([^'"]+)['"]""")
+PLACEHOLDER_KEYS = {'Bearer REPLACE_WITH_DEV_KEY', 'Bearer REPLACE_WITH_MANAGEMENT_KEY'}
+DUMMY_PARAMS = {'context_id': 'dev', 'sweep': 'decay'}
+SCHEDULE_KEYS = {'version', 'id', 'detail-type', 'source', 'account', 'time', 'region', 'resources', 'detail'}
+
+
+# ---------------------------------------------------------------- template loading
+
+
+class CfnLoader(yaml.SafeLoader):
+    """SafeLoader that turns CloudFormation short-form tags into their long form (``!Ref X`` -> ``{'Ref': 'X'}``)."""
+
+
+def _cfn_tag(loader: yaml.SafeLoader, suffix: str, node: yaml.Node) -> dict[str, Any]:
+    value: Any
+    if isinstance(node, yaml.ScalarNode):
+        value = loader.construct_scalar(node)
+    elif isinstance(node, yaml.SequenceNode):
+        value = loader.construct_sequence(node, deep=True)
+    else:
+        value = loader.construct_mapping(node, deep=True)  # type: ignore[arg-type]
+    if suffix == 'GetAtt' and isinstance(value, str):
+        value = value.split('.', 1)
+    return {suffix if suffix in ('Ref', 'Condition') else f'Fn::{suffix}': value}
+
+
+CfnLoader.add_multi_constructor('!', _cfn_tag)
+
+
+@cache
+def template() -> dict[str, Any]:
+    loaded: dict[str, Any] = yaml.load(TEMPLATE.read_text(encoding='utf-8'), Loader=CfnLoader)  # noqa: S506 - SafeLoader subclass
+    return loaded
+
+
+def resources(kind: str) -> dict[str, dict[str, Any]]:
+    return {name: res for name, res in template()['Resources'].items() if res['Type'] == kind}
+
+
+def functions() -> dict[str, dict[str, Any]]:
+    return {name: res['Properties'] for name, res in resources('AWS::Serverless::Function').items()}
+
+
+def folder_of(props: dict[str, Any]) -> str:
+    """``CodeUri: functions/<folder>/`` -> ``<folder>``."""
+    match = re.fullmatch(r'functions/(\w+)/?', props['CodeUri'])
+    assert match, f'CodeUri {props["CodeUri"]!r} is not a functions/<folder>/ path'
+    return match.group(1)
+
+
+def template_routes() -> list[tuple[str, str, str]]:
+    """(folder, METHOD, path) for every HttpApi event in the template."""
+    found = []
+    for props in functions().values():
+        for event in (props.get('Events') or {}).values():
+            if event['Type'] == 'HttpApi':
+                found.append((folder_of(props), event['Properties']['Method'].upper(), event['Properties']['Path']))
+    return found
+
+
+def code_routes() -> set[tuple[str, str, str]]:
+    """(folder, METHOD, path) for every ``@app.<method>('...')`` in functions/*/app.py, Powertools ``<x>`` as ``{x}``."""
+    found = set()
+    for app_py in sorted((ROOT / 'functions').glob('*/app.py')):
+        for method, path in DECORATOR.findall(app_py.read_text(encoding='utf-8')):
+            found.add((app_py.parent.name, method.upper(), re.sub(r'<(\w+)>', r'{\1}', path)))
+    return found
+
+
+def route_regex(path: str) -> re.Pattern[str]:
+    return re.compile('^' + re.sub(r'\\\{(\w+)\\\}', r'(?P<\1>[^/]+)', re.escape(path)) + '$')
+
+
+def invoke(folder: str, event: dict[str, Any]) -> tuple[int, Any]:
+    result = load_function(folder).lambda_handler(event, LocalContext(function_name=folder))
+    raw = result.get('body') or ''
+    return result['statusCode'], (json.loads(raw) if raw else None)
+
+
+def is_route_missing(status: int, body: Any) -> bool:
+    return status == 404 and isinstance(body, dict) and body.get('detail') == 'no such route'
+
+
+def event_files() -> list[Path]:
+    return sorted(p for p in EVENTS_DIR.glob('*.json') if p.name not in NOT_EVENTS)
+
+
+def http_event_files() -> list[Path]:
+    return [p for p in event_files() if json.loads(p.read_text(encoding='utf-8')).get('version') == '2.0']
+
+
+def route_of(event: dict[str, Any]) -> tuple[str, str, str]:
+    """The template route (folder, METHOD, path) that the event's routeKey names."""
+    method, _, path = event['routeKey'].partition(' ')
+    matches = [r for r in template_routes() if (r[1], r[2]) == (method, path)]
+    assert len(matches) == 1, f'routeKey {event["routeKey"]!r} matches {len(matches)} template routes'
+    return matches[0]
+
+
+def expected_unauthenticated_status(folder: str) -> set[int]:
+    return {200} if folder == 'health' else {401}
+
+
+# ---------------------------------------------------------------- (1) routes: template <-> handlers
+
+
+def test_template_and_handlers_declare_the_same_routes() -> None:
+    declared = template_routes()
+    assert len(declared) == len(set(declared)), 'a route is declared twice in template.yaml'
+    assert not [r for r in declared if '+}' in r[2] or r[2] in ('$default', '/{proxy+}')], 'no proxy catch-all routes'
+    assert set(declared) == code_routes(), (
+        f'only in template: {sorted(set(declared) - code_routes())}; only in code: {sorted(code_routes() - set(declared))}'
+    )
+
+
+def test_every_function_folder_is_deployed_exactly_once() -> None:
+    folders = sorted(folder_of(props) for props in functions().values())
+    assert folders == sorted(p.parent.name for p in (ROOT / 'functions').glob('*/app.py'))
+    for name, props in functions().items():
+        assert props['Handler'] == 'app.lambda_handler', name
+        assert (ROOT / props['CodeUri'] / 'app.py').is_file(), name
+
+
+def test_http_events_all_attach_to_the_one_http_api() -> None:
+    assert list(resources('AWS::Serverless::HttpApi')) == ['HttpApi']
+    for name, props in functions().items():
+        for event_name, event in (props.get('Events') or {}).items():
+            if event['Type'] == 'HttpApi':
+                assert event['Properties']['ApiId'] == {'Ref': 'HttpApi'}, f'{name}.{event_name}'
+
+
+@pytest.mark.parametrize(('folder', 'method', 'path'), template_routes(), ids=lambda v: str(v))
+def test_declared_route_is_resolved_by_its_handler(folder: str, method: str, path: str) -> None:
+    # Given a concrete path for the declared route, with dummy parameters and no key
+    concrete = re.sub(r'\{(\w+)\}', lambda m: DUMMY_PARAMS.get(m.group(1), f'x-{m.group(1)}'), path)
+    params = route_regex(path).match(concrete)
+    assert params, concrete
+    event = http_event(method, concrete, route_key=f'{method} {path}', path_parameters=params.groupdict(),
+                       body={} if method == 'POST' else None)  # fmt: skip
+    # When the function named by the template handles it
+    status, body = invoke(folder, event)
+    # Then its resolver has the route: it answers (401 for want of a key), never "no such route"
+    assert not is_route_missing(status, body), f'{folder} has no route for {method} {path}'
+    assert status in expected_unauthenticated_status(folder) | {422}, (status, body)
+
+
+# ---------------------------------------------------------------- (2) sample events
+
+
+def test_every_route_has_a_sample_event() -> None:
+    covered = {json.loads(p.read_text(encoding='utf-8'))['routeKey'] for p in http_event_files()}
+    missing = {f'{m} {p}' for _, m, p in template_routes()} - covered
+    assert not missing, f'routes without a tests/events sample: {sorted(missing)}'
+    assert {'schedule_hourly.json', 'schedule_daily.json'} <= {p.name for p in event_files()}
+
+
+@pytest.mark.parametrize('path', http_event_files(), ids=lambda p: p.name)
+def test_sample_http_event_is_routed_and_unauthenticated(path: Path) -> None:
+    # Given a sample API Gateway v2 event with the placeholder key
+    event = json.loads(path.read_text(encoding='utf-8'))
+    folder, _, route_path = route_of(event)
+    assert event['requestContext']['http']['method'] == event['routeKey'].split(' ')[0]
+    assert event['rawPath'] == event['requestContext']['http']['path']
+    assert route_regex(route_path).match(event['rawPath']).groupdict() == event.get('pathParameters', {})  # type: ignore[union-attr]
+    assert event['headers']['authorization'] in PLACEHOLDER_KEYS
+    assert event.get('pathParameters', {}).get('context_id', 'dev') == 'dev'
+    # When it is fed to the handler the template routes it to
+    status, body = invoke(folder, event)
+    # Then the handler resolves it and refuses the placeholder key (health needs none)
+    assert not is_route_missing(status, body)
+    assert status in expected_unauthenticated_status(folder), (status, body)
+
+
+@pytest.mark.parametrize('path', http_event_files(), ids=lambda p: p.name)
+def test_sample_http_event_is_well_formed_with_a_real_key(path: Path, api: Api) -> None:
+    # Given the sample event retargeted at a fresh context, with a real key of the right kind
+    event = copy.deepcopy(json.loads(path.read_text(encoding='utf-8')))
+    folder, _, route_path = route_of(event)
+    management = route_path.startswith('/api/v1/contexts/')
+    prefix = '/api/v1/contexts/' if management else '/api/v1/'
+    old, new = f'{prefix}dev', f'{prefix}{api.context_id}'
+    for holder, key in ((event, 'rawPath'), (event['requestContext']['http'], 'path')):
+        holder[key] = holder[key].replace(old, new, 1)
+    if 'context_id' in event.get('pathParameters', {}):
+        event['pathParameters']['context_id'] = api.context_id
+    event['headers']['authorization'] = f'Bearer {MANAGEMENT_KEY if management else api.key}'
+    session_id = json.loads(event.get('body') or '{}').get('sessionId')
+    if folder == 'facts' and session_id:  # a turn into a named session: open it first, as sessions_post.json would
+        assert api.call('sessions', 'POST', '/sessions', {'id': session_id})[0] == 201
+    # When it is handled
+    status, body = invoke(folder, event)
+    # Then its payload and parameters are accepted (a 404/409 for data that does not exist yet is fine)
+    assert not is_route_missing(status, body)
+    assert status < 500 and status not in (400, 401, 403, 413, 422), (status, body)
+
+
+@pytest.mark.parametrize(('name', 'folder'), [('schedule_hourly.json', 'sweep_hourly'), ('schedule_daily.json', 'sweep_daily')])
+def test_sample_schedule_event_has_the_eventbridge_shape(name: str, folder: str) -> None:
+    event = json.loads((EVENTS_DIR / name).read_text(encoding='utf-8'))
+    assert set(event) == SCHEDULE_KEYS
+    assert event['version'] == '0' and event['detail-type'] == 'Scheduled Event'
+    assert event['source'] in ('aws.events', 'aws.scheduler')
+    assert dt.datetime.strptime(event['time'], '%Y-%m-%dT%H:%M:%SZ')
+    assert len(event['resources']) == 1 and event['resources'][0].startswith('arn:aws:')
+    assert isinstance(event['detail'], dict)
+    # and the sweep handler accepts it
+    result = load_function(folder).lambda_handler(event, LocalContext(function_name=folder))
+    assert isinstance(result['results'], list)
+
+
+def test_deployed_schedule_input_has_the_same_shape_as_the_samples() -> None:
+    for name in ('SweepHourlyFunction', 'SweepDailyFunction'):
+        (event,) = functions()[name]['Events'].values()
+        rendered = re.sub(r'\$\{[^}]+\}', 'x', event['Properties']['Input']['Fn::Sub'])
+        assert set(json.loads(rendered)) == SCHEDULE_KEYS, name
+
+
+# ---------------------------------------------------------------- (3) runtime, layer, schedules, logs, secrets
+
+
+def test_runtime_and_layer_build_for_python312() -> None:
+    globals_fn = template()['Globals']['Function']
+    assert globals_fn['Runtime'] == 'python3.12'
+    assert globals_fn['Architectures'] == ['x86_64']
+    assert globals_fn['Layers'] == [{'Ref': 'SharedLayer'}]
+    assert globals_fn['Tracing'] == 'Active' and globals_fn['LoggingConfig']['LogFormat'] == 'JSON'
+    layer = template()['Resources']['SharedLayer']
+    assert layer['Type'] == 'AWS::Serverless::LayerVersion'
+    assert layer['Metadata']['BuildMethod'] == 'python3.12'
+    assert layer['Properties']['ContentUri'] == 'shared/' and layer['Properties']['CompatibleRuntimes'] == ['python3.12']
+    assert (ROOT / 'shared' / 'requirements.txt').is_file()
+    assert (ROOT / 'shared' / 'agent_memory' / 'migrations' / 'context' / '0001_init.surql').is_file()
+
+
+def test_timeouts_fit_their_triggers() -> None:
+    assert template()['Globals']['Function']['Timeout'] <= 29  # under the HTTP API's 30 s integration limit
+    for name, props in functions().items():
+        scheduled = any(e['Type'] == 'ScheduleV2' for e in (props.get('Events') or {}).values())
+        assert props.get('Timeout', template()['Globals']['Function']['Timeout']) == (900 if scheduled else 29), name
+
+
+def test_sweeps_are_scheduled_hourly_and_daily_with_retries() -> None:
+    expected = {'SweepHourlyFunction': 'rate(1 hour)', 'SweepDailyFunction': 'cron(15 3 * * ? *)'}
+    for name, expression in expected.items():
+        (event,) = functions()[name]['Events'].values()
+        assert event['Type'] == 'ScheduleV2'
+        assert event['Properties']['ScheduleExpression'] == expression
+        assert event['Properties']['ScheduleExpressionTimezone'] == 'UTC'
+        assert event['Properties']['RetryPolicy']['MaximumRetryAttempts'] == 2
+    assert not resources('AWS::SQS::Queue'), 'no queues yet: the extraction worker is a later issue'
+
+
+def test_every_function_logs_to_its_own_log_group_with_retention() -> None:
+    groups = resources('AWS::Logs::LogGroup')
+    used = []
+    for name, props in functions().items():
+        ref = props['LoggingConfig']['LogGroup']['Ref']
+        assert ref in groups, name
+        used.append(ref)
+    assert len(used) == len(set(used))
+    for name, group in groups.items():
+        assert group['Properties']['RetentionInDays'] == {'Ref': 'LogRetentionInDays'}, name
+    assert template()['Parameters']['LogRetentionInDays']['Default'] == 30
+
+
+def test_secrets_are_read_at_run_time_with_least_privilege() -> None:
+    variables = template()['Globals']['Function']['Environment']['Variables']
+    assert variables['AGENT_MEMORY_SECRET_ID'] == {'Ref': 'SecretArn'}
+    for var in ('AGENT_MEMORY_DB_PASSWORD', 'AGENT_MEMORY_KEY_SECRET', 'AGENT_MEMORY_MANAGEMENT_KEY'):
+        assert variables[var] == '', f'{var} must not carry a secret in the function configuration'
+    for var, param in (('AGENT_MEMORY_DB_URL', 'DbUrl'), ('AGENT_MEMORY_DB_NAMESPACE', 'DbNamespace'), ('AGENT_MEMORY_DB_USER', 'DbUser')):
+        assert variables[var] == {'Ref': param}, var
+    for name, props in functions().items():
+        assert props['Policies'] == [{'AWSSecretsManagerGetSecretValuePolicy': {'SecretArn': {'Ref': 'SecretArn'}}}], name
+    assert variables['POWERTOOLS_SERVICE_NAME'] == 'agent-memory'
+    assert variables['POWERTOOLS_METRICS_NAMESPACE'] == 'AgentMemory'
+    assert not [p for p in template()['Parameters'] if re.search('password|secret_?value|key_secret', p, re.IGNORECASE)]
