@@ -67,25 +67,13 @@ class MemoryStore:
     # ---- principals -------------------------------------------------------------------------
     def ensure_reserved_principals(self, now: dt.datetime) -> None:
         everything = {'memory:read': ['*'], 'memory:write': ['*'], 'memory:forget': ['*'], 'grant:manage': ['*']}
-        self.q(
-            'INSERT INTO principal [$system, $admin] ON DUPLICATE KEY UPDATE grants = grants;',
-            system={
-                'id': rid('principal', 'system'),
-                'display_name': 'System',
-                'kind': 'service',
-                'grants': everything,
-                'default_scopes': [['/']],
-                'created_at': now,
-            },
-            admin={
-                'id': rid('principal', 'admin'),
-                'display_name': 'Admin',
-                'kind': 'human',
-                'grants': everything,
-                'default_scopes': [['/']],
-                'created_at': now,
-            },
-        )
+
+        def principal(key: str, display_name: str, kind: str) -> dict[str, Any]:
+            return {'id': rid('principal', key), 'display_name': display_name, 'kind': kind, 'grants': everything,
+                    'default_scopes': [['/']], 'created_at': now}  # fmt: skip
+
+        self.q('INSERT INTO principal [$system, $admin] ON DUPLICATE KEY UPDATE grants = grants;',
+               system=principal('system', 'System', 'service'), admin=principal('admin', 'Admin', 'human'))  # fmt: skip
 
     def get_principal(self, principal_id: str) -> dict[str, Any] | None:
         row = self.q('SELECT * FROM ONLY $id;', id=rid('principal', principal_id))[0]

@@ -156,15 +156,8 @@ class TripleReconciler:
             'entity_key': entity,
             'key': key,
             'value': value,
-            'memory_category': category,
-            'importance': INITIAL_IMPORTANCE[category],
             'confidence': conf,
-            'source': self.source.as_row(),
-            'source_turn': self.source.turn,
-            'valid_from': self.known_at,
-            'created_at': self.known_at,
-            'confirmed_at': self.plan.now,
-            'scope_sets': self.scope_sets,
+            **self._fact_fields(category),
         }
         conflicting = [] if category == 'context' else [r for r in same_scope if r.get('memory_category') != 'context']
         for old in conflicting:
@@ -233,6 +226,18 @@ class TripleReconciler:
             'from_key': subject,
             'to_key': target,
             'label': label,
+            **self._fact_fields(category),
+        }
+        self.plan.new_relations.append(row)
+        edges.append({'id': f'relates_to:{rel_id}', 'scope_sets': self.scope_sets, '_planned': True})
+        self.diff.relations.append(
+            {'subject': entity_ref(subject), 'label': label, 'object': entity_ref(target), 'memoryCategory': category}
+        )
+        self._outcome(f'relates_to:{rel_id}', 'created')
+
+    def _fact_fields(self, category: MemoryCategory) -> dict[str, Any]:
+        """Provenance, category, initial importance, times and scope shared by every new fact row."""
+        return {
             'memory_category': category,
             'importance': INITIAL_IMPORTANCE[category],
             'source': self.source.as_row(),
@@ -242,12 +247,6 @@ class TripleReconciler:
             'confirmed_at': self.plan.now,
             'scope_sets': self.scope_sets,
         }
-        self.plan.new_relations.append(row)
-        edges.append({'id': f'relates_to:{rel_id}', 'scope_sets': self.scope_sets, '_planned': True})
-        self.diff.relations.append(
-            {'subject': entity_ref(subject), 'label': label, 'object': entity_ref(target), 'memoryCategory': category}
-        )
-        self._outcome(f'relates_to:{rel_id}', 'created')
 
     def _outcome(self, record: str, outcome: str) -> None:
         assert self.plan.decision_trace is not None
