@@ -74,3 +74,40 @@ def within_region(scope_sets: Sequence[Sequence[str]], patterns: Sequence[str]) 
 def overlaps(a: Sequence[Sequence[str]], b: Sequence[Sequence[str]]) -> bool:
     """Two scope sets overlap when they share a clause (reconciliation compares within one scope)."""
     return bool({tuple(sorted(c)) for c in a} & {tuple(sorted(c)) for c in b})
+
+
+def normalise_pattern(raw: str) -> str:
+    """Grant patterns: ``*`` (whole context), ``a/b`` (that node) or ``a/b/*`` (node and descendants)."""
+    text = raw.strip() if isinstance(raw, str) else ''
+    if text == '*':
+        return '*'
+    if text.endswith('/*'):
+        return normalise_path(text[:-2]) + '/*'
+    if not text or '*' in text:
+        raise BadRequest(f'invalid grant pattern {raw!r}')
+    return normalise_path(text)
+
+
+def pattern_within(inner: str, outer: str) -> bool:
+    """Everything ``inner`` grants is also granted by ``outer``."""
+    if outer == '*':
+        return True
+    if inner == '*':
+        return False
+    if inner.endswith('/*'):
+        return outer.endswith('/*') and pattern_covers(outer, inner[:-2])
+    return pattern_covers(outer, inner)
+
+
+def attenuate(principal: dict[str, list[str]], key: dict[str, list[str]] | None) -> dict[str, list[str]]:
+    """A key's grants may only narrow its principal's: each key pattern must lie within a principal pattern."""
+    if key is None:
+        return {verb: list(patterns) for verb, patterns in principal.items()}
+    effective: dict[str, list[str]] = {}
+    for verb, patterns in key.items():
+        allowed = principal.get(verb, [])
+        for pattern in patterns:
+            if not any(pattern_within(pattern, outer) for outer in allowed):
+                raise BadRequest(f'grant {verb} on {pattern!r} is wider than the principal holds')
+        effective[verb] = list(patterns)
+    return effective
