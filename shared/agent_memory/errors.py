@@ -42,6 +42,10 @@ class Unprocessable(AgentMemoryError):
     status, title, slug = 422, 'Unprocessable entity', 'unprocessable'
 
 
+class TooManyRequests(AgentMemoryError):
+    status, title, slug = 429, 'Too many requests', 'rate-limited'
+
+
 class NotImplementedYet(AgentMemoryError):
     status, title, slug = 501, 'Not implemented', 'not-implemented'
 

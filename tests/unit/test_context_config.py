@@ -33,8 +33,9 @@ def test_defaults_dump_has_exactly_the_documented_sections() -> None:
     # Given the default config
     # When it is dumped (what GET /contexts/{id} returns)
     dumped = ContextConfig().model_dump()
-    # Then it has the five sections of §13 and nothing else
-    assert set(dumped) == {'response_cache', 'trace_retention', 'reconciliation', 'lifecycle', 'models'}
+    # Then it has the five sections of §13 plus the per-context rate limit (tenancy issue), nothing else
+    assert set(dumped) == {'response_cache', 'trace_retention', 'reconciliation', 'lifecycle', 'models', 'rate_limit'}
+    assert dumped['rate_limit'] == {'enabled': True, 'requests_per_minute': 1200, 'burst': 200}
     assert dumped['trace_retention'] == {'decision_trace_days': None, 'retrieval_trace_days': 90, 'response_trace_days': 90}
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from typing import Any, TypeVar
 
 from aws_lambda_powertools.event_handler import APIGatewayHttpResolver, Response
@@ -12,7 +13,9 @@ from agent_memory.api.services import get_services
 from agent_memory.config import get_settings
 from agent_memory.db.memory_store import MemoryStore
 from agent_memory.domain.auth import Caller, authenticate, authenticate_management, check_context_id
-from agent_memory.errors import AgentMemoryError, BadRequest, PayloadTooLarge, StoreUnavailable
+from agent_memory.domain.ids import utcnow
+from agent_memory.domain.visibility import parse_lens, with_lens
+from agent_memory.errors import AgentMemoryError, BadRequest, PayloadTooLarge, StoreUnavailable, TooManyRequests
 from agent_memory.observability import logger
 
 PROBLEM_JSON = 'application/problem+json'
@@ -105,11 +108,19 @@ def query_param(app: APIGatewayHttpResolver, name: str) -> str | None:
 
 
 def data_plane(app: APIGatewayHttpResolver, context_id: str) -> tuple[Caller, MemoryStore]:
-    """Validate the context id (422), authenticate (401) and return the caller with its context's store."""
+    """Validate the context id (422), authenticate (401), rate-limit (429), apply a GET ``lens``;
+    return the caller with its context's store."""
     check_context_id(context_id)
     services = get_services()
     caller = authenticate(services.control, services.store, app.current_event.headers or {}, context_id)
-    logger.append_keys(context=context_id, principal=caller.principal_id)
+    logger.append_keys(context=context_id, principal=caller.principal_id, acting_principal=caller.acting_principal_id)
+    limit = caller.config.rate_limit
+    if limit.enabled:
+        wait = services.rate_limits.take(caller.key_id, limit.requests_per_minute, limit.burst, utcnow())
+        if wait > 0:
+            raise TooManyRequests(f'rate limit of {limit.requests_per_minute} requests/minute exceeded', retry_after=math.ceil(wait))
+    if app.current_event.http_method == 'GET':
+        caller = with_lens(caller, parse_lens(query_param(app, 'lens')))
     return caller, services.store(context_id)
 
 

@@ -11,6 +11,7 @@ from agent_memory.db.connection import Database, get_database
 from agent_memory.db.control_store import ControlStore
 from agent_memory.db.lifecycle_store import LifecycleStore
 from agent_memory.db.memory_store import MemoryStore
+from agent_memory.db.rate_limit_store import RateLimitStore
 from agent_memory.domain.contexts import register_management_key
 
 
@@ -18,6 +19,7 @@ from agent_memory.domain.contexts import register_management_key
 class Services:
     db: Database
     control: ControlStore
+    rate_limits: RateLimitStore
     _stores: dict[str, MemoryStore] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -42,7 +44,7 @@ def get_services() -> Services:
     settings = get_settings()
     if settings.management_key:
         register_management_key(control, settings.management_key)
-    return Services(db=db, control=control)
+    return Services(db=db, control=control, rate_limits=RateLimitStore(db))
 
 
 def reset_services() -> None:

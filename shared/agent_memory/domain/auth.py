@@ -11,7 +11,7 @@ import hmac
 import re
 import secrets
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from agent_memory.config import get_settings
@@ -19,8 +19,8 @@ from agent_memory.db.control_store import ControlStore
 from agent_memory.db.memory_store import MemoryStore
 from agent_memory.domain.context_config import ContextConfig, effective_config
 from agent_memory.domain.ids import utcnow
-from agent_memory.domain.scopes import ScopeSets
-from agent_memory.errors import Unauthorized, Unprocessable
+from agent_memory.domain.scopes import ScopeSets, intersect_grants
+from agent_memory.errors import Forbidden, Unauthorized, Unprocessable
 
 CONTEXT_ID = re.compile(r'^[A-Za-z0-9_-]{1,64}$')
 UNAUTHORIZED = 'missing, invalid or expired API key'
@@ -54,19 +54,39 @@ def bearer(headers: Mapping[str, str]) -> str:
     return token.strip()
 
 
+DELEGATION_HEADERS = ('x-memory-on-behalf-of', 'x-agent-memory-on-behalf-of', 'x-spectron-on-behalf-of')
+
+
 @dataclass(frozen=True)
 class Caller:
     context_id: str
-    principal_id: str
+    principal_id: str  # whom the request acts as (the delegated principal when delegating)
     display_name: str
     kind: str
-    grants: dict[str, list[str]]
+    grants: dict[str, list[str]]  # effective: principal ∩ key attenuation (∩ manager's region when delegating)
     default_scopes: ScopeSets
     config: ContextConfig
     key_grants: dict[str, list[str]] | None = field(default=None)
+    key_id: str = ''
+    acting_principal_id: str | None = None  # the key's own principal when delegating
+    principal_grants: dict[str, list[str]] = field(default_factory=dict)  # the key's principal, before attenuation
 
     def patterns(self, verb: str) -> list[str]:
         return list(self.grants.get(verb, []))
+
+    @property
+    def delegated(self) -> bool:
+        return self.acting_principal_id is not None
+
+
+def _header(headers: Mapping[str, str], names: tuple[str, ...]) -> str | None:
+    lowered = {k.lower(): v for k, v in headers.items()}
+    return next((lowered[n].strip() for n in names if lowered.get(n, '').strip()), None)
+
+
+def _principal_grants(principal: dict[str, Any]) -> dict[str, list[str]]:
+    stored = principal.get('grants') or {}
+    return {verb: list(stored.get(verb, [])) for verb in VERBS}
 
 
 def authenticate(control: ControlStore, store_for: Any, headers: Mapping[str, str], context_id: str) -> Caller:
@@ -82,8 +102,9 @@ def authenticate(control: ControlStore, store_for: Any, headers: Mapping[str, st
     principal = store.get_principal(key.principal)
     if principal is None:
         raise Unauthorized(UNAUTHORIZED)
-    grants = {verb: list(principal.get('grants', {}).get(verb, [])) for verb in VERBS}
-    return Caller(
+    own = _principal_grants(principal)
+    grants = intersect_grants(own, key.grants)
+    caller = Caller(
         context_id=context_id,
         principal_id=key.principal,
         display_name=principal['display_name'],
@@ -92,6 +113,31 @@ def authenticate(control: ControlStore, store_for: Any, headers: Mapping[str, st
         default_scopes=principal.get('default_scopes') or [['/']],
         config=effective_config(context.get('config')),
         key_grants=key.grants,
+        key_id=digest,
+        principal_grants=own,
+    )
+    target = _header(headers, DELEGATION_HEADERS)
+    return caller if target is None or target == caller.principal_id else delegate(store, caller, target)
+
+
+def delegate(store: MemoryStore, caller: Caller, target_id: str) -> Caller:
+    """Act for another principal: needs ``grant:manage``; the result never exceeds the manager's region."""
+    managed = caller.patterns('grant:manage')
+    if not managed:
+        raise Forbidden('acting on behalf of another principal needs grant:manage')
+    target = store.get_principal(target_id)
+    if target is None:
+        raise Forbidden('cannot act on behalf of that principal')
+    region = dict.fromkeys(VERBS, managed)
+    grants = intersect_grants(region, _principal_grants(target))
+    return replace(
+        caller,
+        principal_id=target_id,
+        display_name=target['display_name'],
+        kind=target['kind'],
+        grants=grants,
+        default_scopes=target.get('default_scopes') or [['/']],
+        acting_principal_id=caller.principal_id,
     )
 
 

@@ -34,6 +34,12 @@ class LifecycleConfig(_Section):
     context_ttl_days: float = Field(default=7, gt=0)
 
 
+class RateLimitConfig(_Section):
+    enabled: bool = True
+    requests_per_minute: int = Field(default=1200, ge=1)
+    burst: int = Field(default=200, ge=1)
+
+
 class ModelsConfig(_Section):
     extraction: str | None = None
     synthesis: str | None = None
@@ -46,6 +52,7 @@ class ContextConfig(_Section):
     reconciliation: ReconciliationConfig = ReconciliationConfig()
     lifecycle: LifecycleConfig = LifecycleConfig()
     models: ModelsConfig = ModelsConfig()
+    rate_limit: RateLimitConfig = RateLimitConfig()
 
 
 def deep_merge(base: dict[str, Any], patch: dict[str, Any]) -> dict[str, Any]:

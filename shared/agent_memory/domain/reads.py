@@ -168,13 +168,13 @@ def uncertainties(store: MemoryStore, caller: Caller, resolved: str | None, limi
 
 def me(caller: Caller) -> dict[str, Any]:
     return {
-        'principalId': caller.principal_id,
+        'principalId': caller.acting_principal_id or caller.principal_id,
         'displayName': caller.display_name,
         'kind': caller.kind,
-        'grants': caller.grants,
+        'grants': caller.principal_grants,
         'tokenGrants': caller.key_grants,
         'effectiveGrants': caller.grants,
-        'delegatedPrincipalId': None,
+        'delegatedPrincipalId': caller.principal_id if caller.delegated else None,
     }
 
 

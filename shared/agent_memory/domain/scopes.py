@@ -111,3 +111,26 @@ def attenuate(principal: dict[str, list[str]], key: dict[str, list[str]] | None)
                 raise BadRequest(f'grant {verb} on {pattern!r} is wider than the principal holds')
         effective[verb] = list(patterns)
     return effective
+
+
+def intersect_grants(outer: dict[str, list[str]], inner: dict[str, list[str]] | None) -> dict[str, list[str]]:
+    """What both grant sets allow, per verb (used at request time, where narrowing never fails)."""
+    if inner is None:
+        return {verb: list(patterns) for verb, patterns in outer.items()}
+    result: dict[str, list[str]] = {}
+    for verb, outer_patterns in outer.items():
+        kept: list[str] = []
+        for pattern in inner.get(verb, []):
+            for bound in outer_patterns:
+                narrower = pattern if pattern_within(pattern, bound) else bound if pattern_within(bound, pattern) else None
+                if narrower is not None and narrower not in kept:
+                    kept.append(narrower)
+        result[verb] = kept
+    return result
+
+
+def narrow_to_lens(patterns: Sequence[str], lens: Sequence[str] | None) -> list[str]:
+    """Read patterns restricted to a lens; a lens outside the grant leaves nothing (empty results, never 403)."""
+    if lens is None:
+        return list(patterns)
+    return intersect_grants({'r': list(patterns)}, {'r': [normalise_pattern(p) for p in lens]})['r']
