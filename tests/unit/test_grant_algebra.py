@@ -1,0 +1,54 @@
+"""Grant patterns as sets of scope paths: containment, attenuation and intersection checked by brute force."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from agent_memory.domain.scopes import attenuate, covered, intersect_grants, narrow_to_lens, normalise_pattern, pattern_within
+from agent_memory.errors import BadRequest
+
+SEGMENTS = ['a', 'b', 'c']
+PATHS = ['/'] + list(SEGMENTS) + [f'{x}/{y}' for x in SEGMENTS for y in SEGMENTS] + [f'a/{y}/{z}' for y in SEGMENTS for z in SEGMENTS]
+patterns = st.one_of(st.just('*'), st.sampled_from(PATHS[1:]), st.sampled_from([f'{p}/*' for p in PATHS[1:]]))
+
+
+def region(pats: list[str]) -> set[str]:
+    return {p for p in PATHS if covered(pats, p)}
+
+
+@given(patterns, patterns)
+def test_pattern_within_means_subset_of_covered_paths(inner: str, outer: str) -> None:
+    if pattern_within(inner, outer):
+        assert region([inner]) <= region([outer])
+
+
+@given(st.lists(patterns, max_size=4), st.lists(patterns, max_size=4))
+def test_intersection_never_widens_either_side(outer: list[str], inner: list[str]) -> None:
+    result = intersect_grants({'memory:read': outer}, {'memory:read': inner})['memory:read']
+    assert region(result) <= region(outer) and region(result) <= region(inner)
+    # and over this finite universe it loses nothing both sides share
+    assert region(result) == region(outer) & region(inner)
+
+
+@given(st.lists(patterns, max_size=4), st.lists(patterns, max_size=3))
+def test_a_lens_only_narrows(grant: list[str], lens: list[str]) -> None:
+    assert region(narrow_to_lens(grant, lens)) <= region(grant)
+
+
+def test_attenuation_accepts_narrower_and_rejects_wider() -> None:
+    principal = {'memory:read': ['org/*'], 'memory:write': ['org/team']}
+    assert attenuate(principal, {'memory:read': ['org/x/*']}) == {'memory:read': ['org/x/*']}
+    with pytest.raises(BadRequest):
+        attenuate(principal, {'memory:read': ['*']})
+    with pytest.raises(BadRequest):
+        attenuate(principal, {'memory:write': ['org/team/*']})
+    with pytest.raises(BadRequest):
+        attenuate(principal, {'grant:manage': ['org/*']})
+
+
+@pytest.mark.parametrize('bad', ['', 'a*', 'a/*/b', '**', 'a/../b'])
+def test_bad_patterns_are_rejected(bad: str) -> None:
+    with pytest.raises(BadRequest):
+        normalise_pattern(bad)
