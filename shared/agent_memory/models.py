@@ -100,3 +100,65 @@ class SessionCreate(StrictModel):
 
 class ContextCreate(StrictModel):
     config: dict[str, Any] = Field(default_factory=dict)
+
+
+# ---- management and key lifecycle (CONTRACT §3, §10) ----------------------------------------------
+PRINCIPAL_ID_PATTERN = r'^[A-Za-z0-9_.-]{1,64}$'
+KEY_NAME_PATTERN = r'^[A-Za-z0-9_.-]{1,64}$'
+PrincipalKind = Literal['human', 'agent', 'service']
+Grants = dict[str, list[str]]
+MAX_TTL_SECONDS = 10 * 365 * 24 * 3600
+
+
+def _not_blank(value: str | None) -> str | None:
+    if value is not None and not value.strip():
+        raise ValueError('must not be blank')
+    return value
+
+
+class ContextPatch(StrictModel):
+    config: dict[str, Any] = Field(default_factory=dict)
+
+
+class PrincipalCreate(StrictModel):
+    id: str | None = Field(default=None, pattern=PRINCIPAL_ID_PATTERN)
+    display_name: str = Field(validation_alias=AliasChoices('displayName', 'display_name'), min_length=1, max_length=128)
+    kind: PrincipalKind
+    grants: Grants | None = None
+    default_scopes: Any = _alias('defaultScopes', 'default_scopes')
+    external_id: str | None = Field(default=None, validation_alias=AliasChoices('externalId', 'external_id'), min_length=1, max_length=256)
+
+    _display_name_not_blank = field_validator('display_name')(_not_blank)
+
+
+class PrincipalPatch(StrictModel):
+    display_name: str | None = Field(
+        default=None, validation_alias=AliasChoices('displayName', 'display_name'), min_length=1, max_length=128
+    )
+    kind: PrincipalKind | None = None
+    grants: Grants | None = None
+    default_scopes: Any = _alias('defaultScopes', 'default_scopes')
+
+    _display_name_not_blank = field_validator('display_name')(_not_blank)
+
+
+class KeyCreate(StrictModel):
+    """Management mint body: optional attenuating grants and at most one of ``ttlSeconds`` / ``expiresAt``."""
+
+    grants: Grants | None = None
+    ttl_seconds: int | None = Field(default=None, validation_alias=AliasChoices('ttlSeconds', 'ttl_seconds'), ge=1, le=MAX_TTL_SECONDS)
+    expires_at: dt.datetime | None = _alias('expiresAt', 'expires_at')
+
+    _parse_expires = field_validator('expires_at', mode='before')(_observed)
+
+    @model_validator(mode='after')
+    def _one_expiry(self) -> KeyCreate:
+        if self.ttl_seconds is not None and self.expires_at is not None:
+            raise ValueError('give at most one of ttlSeconds and expiresAt')
+        return self
+
+
+class SelfKeyCreate(KeyCreate):
+    """Self-service mint body (``POST /{ctx}/keys``): a name (generated when absent) and optional grants."""
+
+    name: str | None = Field(default=None, pattern=KEY_NAME_PATTERN)

@@ -198,7 +198,7 @@ def test_sample_http_event_is_well_formed_with_a_real_key(path: Path, api: Api) 
     # Given the sample event retargeted at a fresh context, with a real key of the right kind
     event = copy.deepcopy(json.loads(path.read_text(encoding='utf-8')))
     folder, _, route_path = route_of(event)
-    management = route_path.startswith('/api/v1/contexts/')
+    management = route_path == '/api/v1/contexts' or route_path.startswith('/api/v1/contexts/')
     prefix = '/api/v1/contexts/' if management else '/api/v1/'
     old, new = f'{prefix}dev', f'{prefix}{api.context_id}'
     for holder, key in ((event, 'rawPath'), (event['requestContext']['http'], 'path')):

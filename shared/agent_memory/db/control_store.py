@@ -1,15 +1,60 @@
-"""Control-plane statements: contexts, hashed API keys, management keys."""
+"""Control-plane statements: contexts, hashed API keys, management keys.
+
+An API key record is keyed by the HMAC of its secret (``api_key:<digest>``), so authentication is
+one primary-key read and the plaintext never reaches the database. Minting checks, in the same
+transaction, that the context and the key's principal (in the context's own database) still exist,
+so a key can never be created for a context or principal that is being deleted.
+"""
 
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
-from agent_memory.db.connection import CONTROL_DB, Database, context_db_name
+from agent_memory.db.connection import CONTROL_DB, Database, QueryFailed, context_db_name, run_with_retry
 from agent_memory.db.migrations import ensure_migrated, forget_migrated
 from agent_memory.db.records import rid
-from agent_memory.errors import Conflict
+from agent_memory.errors import Conflict, NotFound
+
+T = TypeVar('T')
+
+# Markers THROWn inside transactions and mapped back to domain errors.
+_CONTEXT_MISSING = 'am-context-missing'
+_PRINCIPAL_MISSING = 'am-principal-missing'
+_KEY_EXISTS = 'am-key-exists'
+_KEY_MISSING = 'am-key-missing'
+
+_MINT = """
+BEGIN TRANSACTION;
+IF !record::exists($ctx_id) { THROW 'am-context-missing'; };
+IF array::len(SELECT VALUE id FROM api_key WHERE context = $ctx AND principal = $principal AND name = $name) > 0 {
+    THROW 'am-key-exists';
+};
+USE DB %(context_db)s;
+IF !record::exists($principal_id) { THROW 'am-principal-missing'; };
+USE DB %(control_db)s;
+CREATE $id CONTENT $row RETURN NONE;
+COMMIT TRANSACTION;
+"""
+
+_ROTATE = """
+BEGIN TRANSACTION;
+LET $gone = (DELETE $old RETURN BEFORE);
+IF array::len($gone) = 0 { THROW 'am-key-missing'; };
+CREATE $id CONTENT $row RETURN NONE;
+COMMIT TRANSACTION;
+"""
+
+_PATCH_CONFIG = """
+BEGIN TRANSACTION;
+IF !record::exists($id) { THROW 'am-context-missing'; };
+-- 'am-write-conflict' makes the connection raise WriteConflict, so the caller re-reads and re-merges
+IF (SELECT VALUE updated_at FROM ONLY $id) != $seen { THROW 'am-write-conflict: context changed'; };
+UPDATE $id SET config = $config, updated_at = $now RETURN NONE;
+COMMIT TRANSACTION;
+"""
 
 
 @dataclass(frozen=True)
@@ -20,6 +65,43 @@ class KeyRecord:
     hash: str
     grants: dict[str, list[str]] | None
     expires_at: dt.datetime | None
+    created_at: dt.datetime | None = None
+
+
+def _key(row: dict[str, Any]) -> KeyRecord:
+    return KeyRecord(
+        row['context'], row['principal'], row['name'], row['hash'], row.get('grants'), row.get('expires_at'), row.get('created_at')
+    )
+
+
+def _key_row(key: KeyRecord, now: dt.datetime) -> dict[str, Any]:
+    return {
+        'context': key.context,
+        'principal': key.principal,
+        'name': key.name,
+        'hash': key.hash,
+        'grants': key.grants,
+        'expires_at': key.expires_at,
+        'created_at': now,
+    }
+
+
+def _mapped(fn: Callable[[], T]) -> T:
+    """Run ``fn`` (retrying write conflicts) and turn the markers THROWn by our transactions into domain errors."""
+    try:
+        result: T = run_with_retry(fn)
+    except QueryFailed as exc:
+        message = str(exc)
+        if _CONTEXT_MISSING in message:
+            raise NotFound('context not found') from exc
+        if _PRINCIPAL_MISSING in message:
+            raise NotFound('principal not found') from exc
+        if _KEY_EXISTS in message:
+            raise Conflict('a key with that name already exists for this principal') from exc
+        if _KEY_MISSING in message:
+            raise NotFound('key not found') from exc
+        raise
+    return result
 
 
 class ControlStore:
@@ -30,6 +112,7 @@ class ControlStore:
     def _q(self, sql: str, **params: Any) -> list[Any]:
         return self.db.query(CONTROL_DB, sql, params)
 
+    # ---- contexts -----------------------------------------------------------------------------
     def create_context(self, context_id: str, config: dict[str, Any], now: dt.datetime) -> dict[str, Any]:
         try:
             rows = self._q(
@@ -50,42 +133,110 @@ class ControlStore:
     def list_context_ids(self) -> list[str]:
         return [str(v) for v in self._q('SELECT VALUE record::id(id) FROM context ORDER BY id;')[0]]
 
-    def delete_context(self, context_id: str) -> None:
+    def list_contexts(self) -> list[dict[str, Any]]:
+        """``{id, created_at}`` of every context, ordered by id."""
+        return [dict(r) for r in self._q('SELECT record::id(id) AS id, created_at FROM context ORDER BY id;')[0] or []]
+
+    def update_context_config(self, context_id: str, seen_updated_at: dt.datetime, config: dict[str, Any], now: dt.datetime) -> None:
+        """Replace the stored config override if nobody changed the context since ``seen_updated_at``.
+
+        Raises ``WriteConflict`` when it changed (the caller re-reads and re-merges), ``NotFound`` when it is gone.
+        """
+        try:
+            self._q(_PATCH_CONFIG, id=rid('context', context_id), seen=seen_updated_at, config=config, now=now)
+        except QueryFailed as exc:
+            if _CONTEXT_MISSING in str(exc):
+                raise NotFound('context not found') from exc
+            raise
+
+    def delete_context(self, context_id: str) -> bool:
+        """Drop the context: its control record and keys (one transaction), then its database. False if it did not exist."""
         name = context_db_name(context_id)
-        self._q(
-            f'DELETE $id; DELETE api_key WHERE context = $ctx; REMOVE DATABASE IF EXISTS {name};',
+        result = self._q(
+            'BEGIN TRANSACTION;\n'
+            'LET $gone = (DELETE $id RETURN BEFORE);\n'
+            'DELETE api_key WHERE context = $ctx;\n'
+            'RETURN array::len($gone);\n'
+            'COMMIT TRANSACTION;\n'
+            f'REMOVE DATABASE IF EXISTS {name};',
             id=rid('context', context_id),
             ctx=context_id,
         )
         forget_migrated(self.db, name)
+        return bool([r for r in result if isinstance(r, int)][-1])
 
+    # ---- context API keys ---------------------------------------------------------------------
     def put_key(self, key: KeyRecord, now: dt.datetime) -> None:
+        """Register ``key``, replacing any other key of the same principal with the same name (bootstrap keys)."""
         self._q(
-            'UPSERT $id CONTENT $row;',
+            'BEGIN TRANSACTION;\n'
+            'DELETE api_key WHERE context = $ctx AND principal = $principal AND name = $name AND id != $id;\n'
+            'UPSERT $id CONTENT $row RETURN NONE;\n'
+            'COMMIT TRANSACTION;',
             id=rid('api_key', key.hash),
-            row={
-                'context': key.context,
-                'principal': key.principal,
-                'name': key.name,
-                'hash': key.hash,
-                'grants': key.grants,
-                'expires_at': key.expires_at,
-                'created_at': now,
-            },
+            ctx=key.context,
+            principal=key.principal,
+            name=key.name,
+            row=_key_row(key, now),
         )
+
+    def create_key(self, key: KeyRecord, now: dt.datetime) -> KeyRecord:
+        """Create a new key; 404 if the context or principal is gone, 409 if the principal already has a key of that name."""
+        sql = _MINT % {'context_db': context_db_name(key.context), 'control_db': CONTROL_DB}
+        params = {
+            'id': rid('api_key', key.hash),
+            'ctx_id': rid('context', key.context),
+            'ctx': key.context,
+            'principal': key.principal,
+            'principal_id': rid('principal', key.principal),
+            'name': key.name,
+            'row': _key_row(key, now),
+        }
+        _mapped(lambda: self._q(sql, **params))
+        return KeyRecord(key.context, key.principal, key.name, key.hash, key.grants, key.expires_at, now)
+
+    def rotate_key(self, old: KeyRecord, new_hash: str, expires_at: dt.datetime | None, now: dt.datetime) -> KeyRecord:
+        """Replace ``old`` by a record for the new secret in one transaction: the old secret is dead when this returns."""
+        new = KeyRecord(old.context, old.principal, old.name, new_hash, old.grants, expires_at, now)
+        _mapped(lambda: self._q(_ROTATE, old=rid('api_key', old.hash), id=rid('api_key', new_hash), row=_key_row(new, now)))
+        return new
+
+    def get_key(self, key_hash: str) -> KeyRecord | None:
+        row = self._q('SELECT * FROM ONLY $id;', id=rid('api_key', key_hash))[0]
+        return _key(row) if row else None
+
+    def key_by_name(self, context_id: str, principal_id: str, name: str) -> KeyRecord | None:
+        rows = self._q(
+            'SELECT * FROM api_key WHERE context = $ctx AND principal = $principal AND name = $name LIMIT 1;',
+            ctx=context_id,
+            principal=principal_id,
+            name=name,
+        )[0]
+        return _key(rows[0]) if rows else None
+
+    def list_keys(self, context_id: str, principal_id: str) -> list[KeyRecord]:
+        rows = self._q(
+            'SELECT * FROM api_key WHERE context = $ctx AND principal = $principal ORDER BY name;', ctx=context_id, principal=principal_id
+        )[0]
+        return [_key(r) for r in rows or []]
+
+    def delete_key(self, context_id: str, principal_id: str, name: str) -> bool:
+        rows = self._q(
+            'DELETE api_key WHERE context = $ctx AND principal = $principal AND name = $name RETURN BEFORE;',
+            ctx=context_id,
+            principal=principal_id,
+            name=name,
+        )[0]
+        return bool(rows)
 
     def find_key(self, key_hash: str, context_id: str) -> tuple[KeyRecord | None, dict[str, Any] | None]:
         """The key with this hash and the context it names, in one round trip."""
         key_row, context_row = self._q(
             'SELECT * FROM ONLY $key; SELECT * FROM ONLY $ctx;', key=rid('api_key', key_hash), ctx=rid('context', context_id)
         )
-        key = None
-        if key_row:
-            key = KeyRecord(
-                key_row['context'], key_row['principal'], key_row['name'], key_row['hash'], key_row.get('grants'), key_row.get('expires_at')
-            )
-        return key, (dict(context_row) if context_row else None)
+        return (_key(key_row) if key_row else None), (dict(context_row) if context_row else None)
 
+    # ---- management keys ----------------------------------------------------------------------
     def put_management_key(self, key_hash: str, now: dt.datetime) -> None:
         self._q('UPSERT $id SET hash = $hash, created_at = $now;', id=rid('management_key', key_hash), hash=key_hash, now=now)
 

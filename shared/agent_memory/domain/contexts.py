@@ -1,29 +1,77 @@
-"""Creating contexts and bootstrapping their first keys (full tenancy management is a later issue)."""
+"""Contexts (tenants): create, read, reconfigure and delete them; bootstrap their first keys (CONTRACT §3, §10, §13)."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from agent_memory.db.connection import run_with_retry
 from agent_memory.db.control_store import ControlStore, KeyRecord
 from agent_memory.db.memory_store import MemoryStore
+from agent_memory.db.records import when
 from agent_memory.domain.auth import check_context_id, hash_key, mint_token
-from agent_memory.domain.context_config import effective_config
+from agent_memory.domain.context_config import deep_merge, effective_config
 from agent_memory.domain.ids import utcnow
+from agent_memory.errors import BadRequest, NotFound
+
+
+def context_view(context_id: str, row: dict[str, Any]) -> dict[str, Any]:
+    """A context with its **effective** config (defaults merged under the stored override)."""
+    return {'id': context_id, 'config': effective_config(row.get('config')).model_dump(), 'createdAt': when(row.get('created_at'))}
 
 
 def create_context(control: ControlStore, store_for: Any, context_id: str, config: dict[str, Any]) -> dict[str, Any]:
     """Provision a context: its control record, its own database (migrated) and reserved principals."""
     check_context_id(context_id)
-    effective = effective_config(config)  # validates before anything is written
+    effective_config(config)  # validates before anything is written
     now = utcnow()
     row = control.create_context(context_id, config, now)
     store: MemoryStore = store_for(context_id)
     store.ensure_reserved_principals(now)
-    return {'id': context_id, 'config': effective.model_dump(), 'createdAt': row['created_at'].isoformat()}
+    return context_view(context_id, row)
+
+
+def list_contexts(control: ControlStore) -> list[dict[str, Any]]:
+    return [{'id': str(r['id']), 'createdAt': when(r.get('created_at'))} for r in control.list_contexts()]
+
+
+def existing_context(control: ControlStore, context_id: str) -> dict[str, Any]:
+    """The control record of a context (422 for a bad id, 404 when it does not exist)."""
+    check_context_id(context_id)
+    row = control.get_context(context_id)
+    if row is None:
+        raise NotFound('context not found')
+    return row
+
+
+def get_context(control: ControlStore, context_id: str) -> dict[str, Any]:
+    return context_view(context_id, existing_context(control, context_id))
+
+
+def patch_context(control: ControlStore, context_id: str, patch: dict[str, Any]) -> dict[str, Any]:
+    """Deep-merge ``patch`` into the stored override; the result must validate (400 changes nothing)."""
+    if not isinstance(patch, dict):
+        raise BadRequest('config must be an object')
+
+    def attempt() -> dict[str, Any]:
+        row = existing_context(control, context_id)
+        merged = deep_merge(row.get('config') or {}, patch)
+        effective_config(merged)
+        control.update_context_config(context_id, row['updated_at'], merged, utcnow())
+        return context_view(context_id, {**row, 'config': merged})
+
+    result: dict[str, Any] = run_with_retry(attempt)
+    return result
+
+
+def delete_context(control: ControlStore, context_id: str) -> None:
+    """Drop the context's database, its keys and its control record (irreversible)."""
+    check_context_id(context_id)
+    if not control.delete_context(context_id):
+        raise NotFound('context not found')
 
 
 def mint_context_key(control: ControlStore, context_id: str, principal: str, name: str, token: str | None = None) -> str:
-    """Register a key for ``principal``; return the plaintext (shown once, never stored)."""
+    """Register a key for ``principal`` (replacing one of the same name); return the plaintext (shown once, never stored)."""
     secret = token or mint_token()
     control.put_key(KeyRecord(context_id, principal, name, hash_key(secret), None, None), utcnow())
     return secret

@@ -1,0 +1,76 @@
+"""Every SurrealQL statement about the principals of one context (its own database), CONTRACT §3 / §10.
+
+Keys live in the control database; deleting a principal removes its keys in the same transaction
+(``USE DB`` inside one ``BEGIN … COMMIT``), so no key can outlive its principal and come back to
+life if a principal with the same id is created later.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+from agent_memory.db.connection import CONTROL_DB, Database, context_db_name
+from agent_memory.db.migrations import ensure_migrated
+from agent_memory.db.records import rid
+
+# The only fields a PATCH may set (their names are interpolated into SurrealQL, values are bound).
+MUTABLE_FIELDS = ('display_name', 'kind', 'grants', 'default_scopes')
+
+
+class PrincipalStore:
+    def __init__(self, db: Database, context_id: str) -> None:
+        self.db = db
+        self.context_id = context_id
+        self.database = context_db_name(context_id)
+        ensure_migrated(db, self.database, 'context')
+
+    def _q(self, sql: str, **params: Any) -> list[Any]:
+        return self.db.query(self.database, sql, params)
+
+    def get(self, principal_id: str) -> dict[str, Any] | None:
+        row = self._q('SELECT * FROM ONLY $id;', id=rid('principal', principal_id))[0]
+        return dict(row) if row else None
+
+    def by_external_id(self, external_id: str) -> dict[str, Any] | None:
+        rows = self._q('SELECT * FROM principal WHERE external_id = $ext LIMIT 1;', ext=external_id)[0]
+        return dict(rows[0]) if rows else None
+
+    def by_display_name(self, display_name: str) -> dict[str, Any] | None:
+        rows = self._q('SELECT * FROM principal WHERE display_name = $name LIMIT 1;', name=display_name)[0]
+        return dict(rows[0]) if rows else None
+
+    def list(self) -> list[dict[str, Any]]:
+        return [dict(r) for r in self._q('SELECT * FROM principal ORDER BY created_at, id;')[0] or []]
+
+    def create(self, principal_id: str, row: dict[str, Any]) -> dict[str, Any]:
+        """Create the principal. Raises ``Conflict`` for a taken id, ``WriteConflict`` for a taken display name or external id."""
+        return dict(self._q('CREATE $id CONTENT $row RETURN AFTER;', id=rid('principal', principal_id), row=row)[0][0])
+
+    def update(self, principal_id: str, changes: dict[str, Any], now: dt.datetime) -> dict[str, Any] | None:
+        """Set the given mutable fields; ``None`` when the principal does not exist (UPDATE never creates)."""
+        unknown = set(changes) - set(MUTABLE_FIELDS)
+        if unknown:
+            raise ValueError(f'not mutable: {sorted(unknown)}')
+        params: dict[str, Any] = {'id': rid('principal', principal_id), 'now': now}
+        assignments = ['updated_at = $now']
+        for name, value in changes.items():
+            params[f'v_{name}'] = value
+            assignments.append(f'{name} = $v_{name}')
+        rows = self._q(f'UPDATE $id SET {", ".join(assignments)} RETURN AFTER;', **params)[0]
+        return dict(rows[0]) if rows else None
+
+    def delete_with_keys(self, principal_id: str) -> bool:
+        """Delete the principal and every control-plane key bound to it, atomically; False if it did not exist."""
+        result = self._q(
+            'BEGIN TRANSACTION;\n'
+            'LET $gone = (DELETE $id RETURN BEFORE);\n'
+            f'USE DB {CONTROL_DB};\n'
+            'DELETE api_key WHERE context = $ctx AND principal = $pid;\n'
+            'RETURN array::len($gone);\n'
+            'COMMIT TRANSACTION;',
+            id=rid('principal', principal_id),
+            ctx=self.context_id,
+            pid=principal_id,
+        )
+        return bool([r for r in result if isinstance(r, int)][-1])
