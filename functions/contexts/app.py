@@ -2,11 +2,10 @@
 
 from typing import Any
 
-from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
-from agent_memory.api.http import build_resolver, json_response, management, parse_body, query_param
+from agent_memory.api.http import build_resolver, json_response, management, no_content, parse_body, query_param
 from agent_memory.api.services import get_services
 from agent_memory.db.principal_store import PrincipalStore
 from agent_memory.domain import contexts, tenancy
@@ -14,10 +13,6 @@ from agent_memory.models import ContextCreate, ContextPatch, KeyCreate, Principa
 from agent_memory.observability import logger
 
 app = build_resolver()
-
-
-def _no_content() -> Response[str]:
-    return Response(status_code=204, body='')
 
 
 def _principals(context_id: str) -> PrincipalStore:
@@ -65,7 +60,7 @@ def delete_context(context_id: str) -> Any:
     services = get_services()
     contexts.delete_context(services.control, context_id)
     services.forget_store(context_id)
-    return _no_content()
+    return no_content()
 
 
 # ---- principals -------------------------------------------------------------------------------------
@@ -100,7 +95,7 @@ def patch_principal(context_id: str, principal_id: str) -> Any:
 def delete_principal(context_id: str, principal_id: str) -> Any:
     management(app)
     tenancy.delete_principal(_principals(context_id), principal_id)
-    return _no_content()
+    return no_content()
 
 
 # ---- a principal's keys -----------------------------------------------------------------------------
@@ -130,7 +125,7 @@ def delete_key(context_id: str, principal_id: str, name: str) -> Any:
     management(app)
     _principals(context_id)
     tenancy.delete_key(get_services().control, context_id, principal_id, name)
-    return _no_content()
+    return no_content()
 
 
 @logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_HTTP)

@@ -5,7 +5,7 @@ from typing import Any
 from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
-from agent_memory.api.http import build_resolver, data_plane, json_response, query_param
+from agent_memory.api.http import build_resolver, data_plane, json_response, no_content, query_param
 from agent_memory.domain import reads
 from agent_memory.observability import logger
 
@@ -35,7 +35,7 @@ def history(context_id: str, entity_type: str, name: str, key: str) -> Any:
 def delete_entity(context_id: str, entity_type: str, name: str) -> Any:
     caller, store = data_plane(app, context_id)
     reads.delete_entity(store, caller, entity_type, name)
-    return json_response(None, 204)
+    return no_content()
 
 
 @logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_HTTP)

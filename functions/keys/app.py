@@ -2,11 +2,10 @@
 
 from typing import Any
 
-from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
-from agent_memory.api.http import build_resolver, data_plane, json_response, parse_body, query_param
+from agent_memory.api.http import build_resolver, data_plane, json_response, no_content, parse_body, query_param
 from agent_memory.api.services import get_services
 from agent_memory.db.principal_store import PrincipalStore
 from agent_memory.domain import tenancy
@@ -46,7 +45,7 @@ def delete_key(context_id: str, name: str) -> Any:
     caller, _ = data_plane(app, context_id)
     services = get_services()
     tenancy.self_delete_key(services.control, PrincipalStore(services.db, context_id), caller, name)
-    return Response(status_code=204, body='')
+    return no_content()
 
 
 @logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_HTTP)

@@ -5,7 +5,7 @@ from typing import Any
 from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
-from agent_memory.api.http import build_resolver, data_plane, json_response, parse_body, query_param
+from agent_memory.api.http import build_resolver, data_plane, json_response, no_content, parse_body, query_param
 from agent_memory.domain import facts
 from agent_memory.domain.reads import parse_limit
 from agent_memory.errors import BadRequest
@@ -35,7 +35,7 @@ def list_turns(context_id: str, session_id: str) -> Any:
 def close_session(context_id: str, session_id: str) -> Any:
     caller, store = data_plane(app, context_id)
     facts.close_session(store, caller, session_id)
-    return json_response(None, 204)
+    return no_content()
 
 
 @logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_HTTP)

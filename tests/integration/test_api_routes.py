@@ -171,3 +171,12 @@ def test_management_creates_contexts_and_keys(services: Any) -> None:
 def test_keys_are_stored_hashed(api: Api, services: Any) -> None:
     rows = services.db.query('control', 'SELECT * FROM api_key WHERE context = $c;', {'c': api.context_id})[0]
     assert rows and all(api.key not in str(row) for row in rows)
+
+
+def test_204_responses_have_no_body(api: Api) -> None:
+    from local_runtime.events import LocalContext, http_event
+
+    _, session, _ = api.call('sessions', 'POST', '/sessions', {})
+    event = http_event('DELETE', f'/api/v1/{api.context_id}/sessions/{session["id"]}', headers={'authorization': f'Bearer {api.key}'})
+    response = load_function('sessions').lambda_handler(event, LocalContext())
+    assert response['statusCode'] == 204 and response['body'] == ''

@@ -52,3 +52,8 @@ def test_attenuation_accepts_narrower_and_rejects_wider() -> None:
 def test_bad_patterns_are_rejected(bad: str) -> None:
     with pytest.raises(BadRequest):
         normalise_pattern(bad)
+
+
+def test_root_wildcard_is_the_whole_context() -> None:
+    assert normalise_pattern('/*') == '*'
+    assert normalise_pattern(' org/a/ ') == 'org/a'

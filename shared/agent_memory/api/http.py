@@ -73,6 +73,10 @@ def json_response(body: Any, status: int = 200) -> Response[str]:
     return Response(status_code=status, content_type='application/json', body=json.dumps(body))
 
 
+def no_content() -> Response[str]:
+    return Response(status_code=204, body='')
+
+
 def raw_json_body(app: APIGatewayHttpResolver) -> Any:
     event = app.current_event
     body = (event.decoded_body or '') if event.body is not None else ''

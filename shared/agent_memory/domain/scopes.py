@@ -79,7 +79,7 @@ def overlaps(a: Sequence[Sequence[str]], b: Sequence[Sequence[str]]) -> bool:
 def normalise_pattern(raw: str) -> str:
     """Grant patterns: ``*`` (whole context), ``a/b`` (that node) or ``a/b/*`` (node and descendants)."""
     text = raw.strip() if isinstance(raw, str) else ''
-    if text == '*':
+    if text in ('*', '/*'):  # '/*' is the root and everything under it: the whole context
         return '*'
     if text.endswith('/*'):
         return normalise_path(text[:-2]) + '/*'

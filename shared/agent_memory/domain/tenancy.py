@@ -58,8 +58,7 @@ def normalise_grants(raw: Mapping[str, Any] | None) -> Grants:
             raise BadRequest(f'grants[{verb!r}] has more than {MAX_PATTERNS_PER_VERB} patterns')
         normalised: list[str] = []
         for pattern in patterns:
-            # '/*' is another spelling of the whole context.
-            canonical = '*' if pattern.strip() == '/*' else normalise_pattern(pattern)
+            canonical = normalise_pattern(pattern)
             if canonical not in normalised:
                 normalised.append(canonical)
         grants[verb] = normalised
