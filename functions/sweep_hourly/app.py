@@ -1,11 +1,11 @@
-"""EventBridge hourly schedule: expiry sweep and trace purge for every context."""
+"""EventBridge hourly schedule: expiry sweep and trace purge for every context, then idle rate buckets."""
 
 from typing import Any
 
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from agent_memory.api.services import get_services
-from agent_memory.domain.sweeps import HOURLY, run_all
+from agent_memory.domain.sweeps import HOURLY, purge_idle_rate_buckets, run_all
 from agent_memory.observability import logger, metrics
 
 
@@ -13,4 +13,7 @@ from agent_memory.observability import logger, metrics
 @metrics.log_metrics
 def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     logger.info('hourly sweep', extra={'schedule_time': event.get('time')})
-    return run_all(get_services(), HOURLY)
+    services = get_services()
+    result = run_all(services, HOURLY)
+    result['rateBucketsPurged'] = purge_idle_rate_buckets(services)
+    return result

@@ -191,3 +191,17 @@ def test_two_contexts_with_the_same_names_never_mix(services: Any, api: Api) -> 
     finally:
         services.control.delete_context(other_id)
         services.forget_store(other_id)
+
+
+def test_the_hourly_sweep_drops_only_idle_rate_buckets(services: Any, world: World) -> None:
+    import datetime as dt
+
+    from local_runtime.events import LocalContext, schedule_event
+    from tests.conftest import load_function
+
+    assert world.bob.call('views', 'GET', '/me')[0] == 200
+    services.db.query('control', 'CREATE rate_bucket:stale SET tokens = 1.0, updated_at = $t;', {'t': utcnow() - dt.timedelta(days=2)})
+    result = load_function('sweep_hourly').lambda_handler(schedule_event('hourly'), LocalContext())
+    assert result['rateBucketsPurged'] >= 1
+    remaining = services.db.query('control', 'SELECT VALUE record::id(id) FROM rate_bucket;')[0]
+    assert 'stale' not in remaining and len(remaining) >= 1  # Bob's fresh bucket survives

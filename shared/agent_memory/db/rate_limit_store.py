@@ -29,3 +29,9 @@ class RateLimitStore:
         params = {'id': rid('rate_bucket', key_id), 'burst': float(burst), 'rate': per_minute / 60.0, 'now': now}
         result = run_with_retry(lambda: self.db.query(CONTROL_DB, _TAKE, params))
         return float(result[-2] or 0.0)
+
+    def purge_idle(self, before: dt.datetime) -> int:
+        """Drop buckets untouched since ``before``: an idle bucket has refilled, so dropping it changes nothing."""
+        result = self.db.query(CONTROL_DB, 'RETURN array::len((DELETE rate_bucket WHERE updated_at < $before RETURN BEFORE));',
+                               {'before': before})  # fmt: skip
+        return int(result[0] or 0)

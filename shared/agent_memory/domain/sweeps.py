@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import datetime as dt
 from typing import Any
 
 from agent_memory.api.services import Services
 from agent_memory.domain import lifecycle
 from agent_memory.domain.context_config import effective_config
+from agent_memory.domain.ids import utcnow
 from agent_memory.errors import AgentMemoryError
 from agent_memory.observability import logger
 
@@ -31,3 +33,13 @@ def run_all(services: Services, sweeps: tuple[tuple[str, lifecycle.Sweep], ...])
     if failures:
         raise RuntimeError(f'{len(failures)} sweep(s) failed: {failures}')
     return {'results': results}
+
+
+RATE_BUCKET_IDLE = dt.timedelta(days=1)
+
+
+def purge_idle_rate_buckets(services: Services) -> int:
+    """Buckets of rotated, deleted or idle keys; a bucket idle for a day has refilled for any sane limit."""
+    purged = services.rate_limits.purge_idle(utcnow() - RATE_BUCKET_IDLE)
+    logger.info('rate buckets purged', extra={'affected': purged})
+    return purged
