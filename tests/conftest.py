@@ -15,6 +15,9 @@ import pytest
 
 os.environ.update(
     {
+        'AWS_DEFAULT_REGION': 'us-east-1',
+        'AWS_ACCESS_KEY_ID': 'testing',
+        'AWS_SECRET_ACCESS_KEY': 'testing',
         'AGENT_MEMORY_DB_URL': 'mem://',
         'AGENT_MEMORY_KEY_SECRET': 'test-key-secret',
         'AGENT_MEMORY_MANAGEMENT_KEY': 'test-management-key',
@@ -23,11 +26,28 @@ os.environ.update(
     }
 )
 
+# moto stands in for AWS for the whole session: the extraction queue (with its dead-letter queue) is real
+# boto3 SQS against moto, exactly as the template wires it (maxReceiveCount 3).
+import boto3  # noqa: E402
+from moto import mock_aws  # noqa: E402
+
+_aws = mock_aws()
+_aws.start()
+_sqs = boto3.client('sqs')
+DLQ_URL = _sqs.create_queue(QueueName='extraction-dlq')['QueueUrl']
+_dlq_arn = _sqs.get_queue_attributes(QueueUrl=DLQ_URL, AttributeNames=['QueueArn'])['Attributes']['QueueArn']
+QUEUE_URL = _sqs.create_queue(
+    QueueName='extraction',
+    Attributes={'VisibilityTimeout': '0', 'RedrivePolicy': json.dumps({'deadLetterTargetArn': _dlq_arn, 'maxReceiveCount': '3'})},
+)['QueueUrl']
+QUEUE_ARN = _sqs.get_queue_attributes(QueueUrl=QUEUE_URL, AttributeNames=['QueueArn'])['Attributes']['QueueArn']
+os.environ['AGENT_MEMORY_QUEUE_URL'] = QUEUE_URL
+
 from agent_memory.api.services import Services, get_services  # noqa: E402
 from agent_memory.db.memory_store import MemoryStore  # noqa: E402
 from agent_memory.domain.auth import Caller  # noqa: E402
 from agent_memory.domain.contexts import create_context, mint_context_key  # noqa: E402
-from local_runtime.events import LocalContext, http_event  # noqa: E402
+from local_runtime.events import LocalContext, http_event, sqs_record  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 MANAGEMENT_KEY = 'test-management-key'
@@ -93,3 +113,47 @@ def admin(services: Services, context_id: str, api: Api) -> Caller:
     from agent_memory.domain.auth import authenticate
 
     return authenticate(services.control, services.store, {'authorization': f'Bearer {api.key}'}, context_id)
+
+
+class Worker:
+    """Drives the extraction worker Lambda from the (moto) SQS queue the API functions send to."""
+
+    def __init__(self) -> None:
+        self.sqs = _sqs
+        self.sqs.purge_queue(QueueUrl=QUEUE_URL)
+        self.sqs.purge_queue(QueueUrl=DLQ_URL)
+
+    def receive(self, max_messages: int = 10) -> list[dict[str, Any]]:
+        response = self.sqs.receive_message(QueueUrl=QUEUE_URL, MaxNumberOfMessages=max_messages,
+                                            AttributeNames=['All'], WaitTimeSeconds=0)  # fmt: skip
+        return list(response.get('Messages', []))
+
+    def deliver(self, messages: list[dict[str, Any]]) -> dict[str, Any]:
+        """One Lambda invocation with these messages; successes are deleted as the event source mapping would."""
+        records = [sqs_record(m['MessageId'], m['Body'], m['ReceiptHandle'], int(m['Attributes']['ApproximateReceiveCount']),
+                              QUEUE_ARN, int(m['Attributes']['SentTimestamp'])) for m in messages]  # fmt: skip
+        result: dict[str, Any] = load_function('extraction_worker').lambda_handler({'Records': records}, LocalContext())
+        failed = {f['itemIdentifier'] for f in result['batchItemFailures']}
+        for message in messages:
+            if message['MessageId'] not in failed:
+                self.sqs.delete_message(QueueUrl=QUEUE_URL, ReceiptHandle=message['ReceiptHandle'])
+        return result
+
+    def drain(self, rounds: int = 10) -> int:
+        """Deliver until the queue is empty (failed messages come back at once: visibility timeout 0)."""
+        delivered = 0
+        for _ in range(rounds):
+            messages = self.receive()
+            if not messages:
+                return delivered
+            self.deliver(messages)
+            delivered += len(messages)
+        return delivered
+
+    def dead_letters(self) -> list[dict[str, Any]]:
+        return list(self.sqs.receive_message(QueueUrl=DLQ_URL, MaxNumberOfMessages=10).get('Messages', []))
+
+
+@pytest.fixture
+def worker() -> Worker:
+    return Worker()

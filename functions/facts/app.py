@@ -1,5 +1,6 @@
-"""POST /api/v1/{context_id}/facts — remember a turn (infer none) or caller-supplied triples."""
+"""Writes: POST /facts, POST /facts/batch, GET /extractions/{turn_id}."""
 
+import re
 from typing import Any
 
 from aws_lambda_powertools.logging import correlation_paths
@@ -7,24 +8,63 @@ from aws_lambda_powertools.metrics import MetricUnit
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from agent_memory.api.http import build_resolver, data_plane, header, json_response, parse_body
+from agent_memory.api.services import get_services
 from agent_memory.config import get_settings
 from agent_memory.domain import facts
-from agent_memory.errors import PayloadTooLarge
-from agent_memory.models import FactsRequest
+from agent_memory.errors import BadRequest, PayloadTooLarge
+from agent_memory.models import FactsBatchRequest, FactsRequest
 from agent_memory.observability import logger, metrics
 
 app = build_resolver()
+_WAIT = re.compile(r'(?:^|[;,\s])wait=(\d+(?:\.\d+)?)')
+
+
+def prefer_wait() -> float:
+    """``Prefer: wait=N`` (RFC 7240), at most 25 s."""
+    raw = header(app, 'Prefer')
+    if not raw:
+        return 0.0
+    found = _WAIT.search(raw)
+    if not found:
+        return 0.0
+    seconds = float(found.group(1))
+    if seconds > facts.MAX_WAIT_SECONDS:
+        raise BadRequest(f'Prefer: wait may be at most {facts.MAX_WAIT_SECONDS} seconds')
+    return seconds
+
+
+def _check_text(*texts: str | None) -> None:
+    limit = get_settings().max_text_bytes
+    if any(t is not None and len(t.encode()) > limit for t in texts):
+        raise PayloadTooLarge(f'text exceeds {limit} bytes')
 
 
 @app.post('/api/v1/<context_id>/facts')
 def post_facts(context_id: str) -> Any:
     caller, store = data_plane(app, context_id)
     request, raw = parse_body(app, FactsRequest)
-    if request.text is not None and len(request.text.encode()) > get_settings().max_text_bytes:
-        raise PayloadTooLarge(f'text exceeds {get_settings().max_text_bytes} bytes')
-    status, body = facts.remember(store, caller, request, raw, header(app, 'Idempotency-Key'))
+    _check_text(request.text)
+    wait = prefer_wait()
+    status, body = facts.remember(store, caller, get_services().pipeline(), request, raw, header(app, 'Idempotency-Key'), wait)
     metrics.add_metric(name='FactsWritten', unit=MetricUnit.Count, value=1)
     return json_response(body, status)
+
+
+@app.post('/api/v1/<context_id>/facts/batch')
+def post_facts_batch(context_id: str) -> Any:
+    caller, store = data_plane(app, context_id)
+    request, raw = parse_body(app, FactsBatchRequest)
+    _check_text(*(m.content for m in request.messages))
+    wait = prefer_wait()
+    status, body = facts.remember_batch(store, caller, get_services().pipeline(), request, raw, header(app, 'Idempotency-Key'), wait)
+    metrics.add_metric(name='FactsWritten', unit=MetricUnit.Count, value=len(request.messages))
+    return json_response(body, status)
+
+
+@app.get('/api/v1/<context_id>/extractions/<turn_id>')
+def get_extraction(context_id: str, turn_id: str) -> Any:
+    caller, store = data_plane(app, context_id)
+    return json_response(facts.extraction_status(store, caller, turn_id))
 
 
 @logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_HTTP)

@@ -5,6 +5,7 @@ from typing import Any
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from agent_memory.api.services import get_services
+from agent_memory.domain.extraction_worker import resend_stale
 from agent_memory.domain.sweeps import HOURLY, purge_idle_rate_buckets, run_all
 from agent_memory.observability import logger, metrics
 
@@ -16,4 +17,5 @@ def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, A
     services = get_services()
     result = run_all(services, HOURLY)
     result['rateBucketsPurged'] = purge_idle_rate_buckets(services)
+    result['extractionsResent'] = resend_stale(services)
     return result

@@ -1,12 +1,13 @@
-"""Memory views: GET /state, /profile, /uncertainty, /me, /inspect."""
+"""Memory views: GET /state, /profile, /uncertainty, /me, /inspect; POST /uncertainty/{id}/resolve."""
 
 from typing import Any
 
 from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
-from agent_memory.api.http import build_resolver, data_plane, json_response, query_param
-from agent_memory.domain import reads
+from agent_memory.api.http import build_resolver, data_plane, json_response, parse_body, query_param
+from agent_memory.domain import directives, reads
+from agent_memory.models import ResolveUncertainty
 from agent_memory.observability import logger
 
 app = build_resolver()
@@ -29,6 +30,15 @@ def uncertainty(context_id: str) -> Any:
     caller, store = data_plane(app, context_id)
     limit = reads.parse_limit(query_param(app, 'limit'))
     return json_response(reads.uncertainties(store, caller, query_param(app, 'resolved'), limit, query_param(app, 'cursor')))
+
+
+@app.post('/api/v1/<context_id>/uncertainty/<uncertainty_id>/resolve')
+def resolve_uncertainty(context_id: str, uncertainty_id: str) -> Any:
+    caller, store = data_plane(app, context_id)
+    request, _ = parse_body(app, ResolveUncertainty)
+    return json_response(
+        directives.accept_value(store, caller.principal_id, caller.patterns('memory:write'), uncertainty_id, request.accepted_value)
+    )
 
 
 @app.get('/api/v1/<context_id>/me')

@@ -94,3 +94,23 @@ class LocalContext:
 
     def get_remaining_time_in_millis(self) -> int:
         return 300_000
+
+
+def sqs_record(message_id: str, body: str, receipt_handle: str, receive_count: int, queue_arn: str, sent_ms: int) -> dict[str, Any]:
+    """One record of an SQS → Lambda event, as the event source mapping delivers it."""
+    return {
+        'messageId': message_id,
+        'receiptHandle': receipt_handle,
+        'body': body,
+        'attributes': {
+            'ApproximateReceiveCount': str(receive_count),
+            'SentTimestamp': str(sent_ms),
+            'SenderId': 'local',
+            'ApproximateFirstReceiveTimestamp': str(sent_ms),
+        },
+        'messageAttributes': {},
+        'md5OfBody': '',
+        'eventSource': 'aws:sqs',
+        'eventSourceARN': queue_arn,
+        'awsRegion': 'us-east-1',
+    }

@@ -21,6 +21,11 @@ class Settings:
     bootstrap_key: str | None
     bootstrap_context: str | None
     queue_url: str | None
+    llm_base_url: str | None
+    llm_api_key: str | None
+    llm_extraction_model: str | None
+    llm_timeout_seconds: float
+    max_receives: int
     max_body_bytes: int
     max_text_bytes: int
 
@@ -39,7 +44,7 @@ def default_db_url() -> str:
     return f'surrealkv://{data_dir / "surreal"}'
 
 
-SECRET_KEYS = ('db_password', 'key_secret', 'management_key')
+SECRET_KEYS = ('db_password', 'key_secret', 'management_key', 'llm_api_key')
 
 
 def _secrets_manager_values(secret_id: str) -> dict[str, str]:
@@ -73,6 +78,11 @@ def get_settings() -> Settings:
         bootstrap_key=_env('BOOTSTRAP_KEY'),
         bootstrap_context=_env('BOOTSTRAP_CONTEXT'),
         queue_url=_env('QUEUE_URL'),
+        llm_base_url=_env('LLM_BASE_URL'),
+        llm_api_key=secret.get('llm_api_key') or _env('LLM_API_KEY'),
+        llm_extraction_model=_env('LLM_EXTRACTION_MODEL'),
+        llm_timeout_seconds=float(_env('LLM_TIMEOUT_SECONDS', '20') or 20),
+        max_receives=int(_env('MAX_RECEIVES', '3') or 3),
         max_body_bytes=int(_env('MAX_BODY_BYTES', str(1024 * 1024)) or 0),
         max_text_bytes=int(_env('MAX_TEXT_BYTES', str(64 * 1024)) or 0),
     )

@@ -7,6 +7,7 @@ class AgentMemoryError(Exception):
     status = 500
     title = 'Internal error'
     slug = 'internal'
+    public = False  # a 5xx whose detail is safe to show (4xx details are always shown)
 
     def __init__(self, detail: str = '', *, retry_after: int | None = None) -> None:
         super().__init__(detail or self.title)
@@ -55,6 +56,13 @@ class StoreUnavailable(AgentMemoryError):
 
     def __init__(self, detail: str = '', *, retry_after: int | None = 5) -> None:
         super().__init__(detail, retry_after=retry_after)
+
+
+class QueueUnavailable(AgentMemoryError):
+    """No extraction queue is configured or reachable; the write is refused before anything is stored."""
+
+    status, title, slug = 503, 'Extraction queue unavailable', 'unavailable'
+    public = True
 
 
 class WriteConflict(AgentMemoryError):

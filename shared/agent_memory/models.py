@@ -92,6 +92,36 @@ class FactsRequest(StrictModel):
         return self
 
 
+class BatchMessage(StrictModel):
+    role: Role = 'user'
+    content: str = Field(min_length=1)
+    ts: dt.datetime | None = None
+    addressees: list[str] | None = Field(default=None, max_length=8)
+
+    _parse_ts = field_validator('ts', mode='before')(_observed)
+
+    @field_validator('content')
+    @classmethod
+    def _not_blank(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError('content must not be blank')
+        return value
+
+
+class FactsBatchRequest(StrictModel):
+    messages: list[BatchMessage] = Field(min_length=1, max_length=100)
+    session_id: str | None = Field(default=None, validation_alias=AliasChoices('session_id', 'sessionId'), pattern=SESSION_ID_PATTERN)
+    scopes: Any = Field(default=None, validation_alias=AliasChoices('scopes', 'scope'))
+    extract: Literal['whole_conversation', 'per_message'] = 'whole_conversation'
+    infer: Literal['full', 'none'] = 'full'
+    labels: list[str] = Field(default_factory=list, max_length=32)
+
+
+class ResolveUncertainty(StrictModel):
+    accepted_value: str = Field(min_length=1, max_length=4096, validation_alias=AliasChoices('acceptedValue', 'accepted_value'))
+    note: str | None = Field(default=None, max_length=1024)
+
+
 class SessionCreate(StrictModel):
     id: str | None = Field(default=None, pattern=SESSION_ID_PATTERN)
     scopes: Any = Field(default=None, validation_alias=AliasChoices('scopes', 'scope'))

@@ -32,7 +32,7 @@ BAD_FACTS: list[tuple[str, Any, int]] = [
     ('unknown session', {'infer': 'none', 'text': 'hi', 'session_id': 'nope'}, 403),
     ('text over 64 KiB', {'infer': 'none', 'text': 'x' * (64 * 1024 + 1)}, 413),
     ('body over 1 MiB', {'infer': 'none', 'text': 'x', 'labels': ['a=' + 'y' * (1024 * 1024)]}, 413),
-    ('full needs the pipeline', {'text': 'I moved to Berlin'}, 501),
+    ('preview of nothing', {'infer': 'preview', 'text': '  '}, 400),
 ]
 
 
@@ -119,3 +119,13 @@ def test_internal_errors_do_not_leak(api: Api, monkeypatch: pytest.MonkeyPatch) 
     code, body, _ = api.call('entities', 'GET', '/entities')
     assert code == 500
     assert 'secret' not in body['detail'] and 'request id' in body['detail']
+
+
+def test_full_without_a_queue_is_503_and_stores_nothing(
+    api: Api, store: MemoryStore, services: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(services, 'queue', None)
+    before = store.table_counts()
+    code, body, _ = api.call('facts', 'POST', '/facts', {'text': 'I moved to Berlin'})
+    assert code == 503 and 'queue' in body['detail']
+    assert store.table_counts() == before

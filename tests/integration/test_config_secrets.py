@@ -3,30 +3,28 @@
 from __future__ import annotations
 
 import json
+import uuid
 from collections.abc import Iterator
 
 import boto3
 import pytest
-from moto import mock_aws
 
 from agent_memory.config import get_settings
 
 
 @pytest.fixture
 def fresh_settings(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    monkeypatch.setenv('AWS_DEFAULT_REGION', 'us-east-1')
-    monkeypatch.setenv('AWS_ACCESS_KEY_ID', 'testing')
-    monkeypatch.setenv('AWS_SECRET_ACCESS_KEY', 'testing')
+    # AWS is the suite-wide moto mock started in tests/conftest.py
     get_settings.cache_clear()
     yield
     get_settings.cache_clear()
 
 
-@mock_aws
 def test_secret_values_override_the_environment(fresh_settings: None, monkeypatch: pytest.MonkeyPatch) -> None:
     # Given a secret holding the three values and a blank environment, as the template deploys it
     arn = boto3.client('secretsmanager').create_secret(
-        Name='agent-memory', SecretString=json.dumps({'db_password': 'pw', 'key_secret': 'hmac', 'management_key': 'mgmt'})
+        Name=f'agent-memory-{uuid.uuid4().hex}',
+        SecretString=json.dumps({'db_password': 'pw', 'key_secret': 'hmac', 'management_key': 'mgmt'}),
     )['ARN']
     monkeypatch.setenv('AGENT_MEMORY_SECRET_ID', arn)
     monkeypatch.setenv('AGENT_MEMORY_DB_PASSWORD', '')
@@ -38,18 +36,18 @@ def test_secret_values_override_the_environment(fresh_settings: None, monkeypatc
     assert (settings.db_password, settings.key_secret, settings.management_key) == ('pw', 'hmac', 'mgmt')
 
 
-@mock_aws
 def test_a_secret_without_key_secret_fails_loudly(fresh_settings: None, monkeypatch: pytest.MonkeyPatch) -> None:
-    arn = boto3.client('secretsmanager').create_secret(Name='partial', SecretString=json.dumps({'db_password': 'pw'}))['ARN']
+    arn = boto3.client('secretsmanager').create_secret(Name=f'partial-{uuid.uuid4().hex}', SecretString=json.dumps({'db_password': 'pw'}))[
+        'ARN'
+    ]
     monkeypatch.setenv('AGENT_MEMORY_SECRET_ID', arn)
     monkeypatch.setenv('AGENT_MEMORY_KEY_SECRET', '')
     with pytest.raises(RuntimeError, match='key_secret'):
         get_settings()
 
 
-@mock_aws
 def test_a_non_json_secret_is_rejected(fresh_settings: None, monkeypatch: pytest.MonkeyPatch) -> None:
-    arn = boto3.client('secretsmanager').create_secret(Name='plain', SecretString='"just a string"')['ARN']
+    arn = boto3.client('secretsmanager').create_secret(Name=f'plain-{uuid.uuid4().hex}', SecretString='"just a string"')['ARN']
     monkeypatch.setenv('AGENT_MEMORY_SECRET_ID', arn)
     with pytest.raises(RuntimeError, match='JSON object'):
         get_settings()

@@ -84,7 +84,7 @@ def _in_threads(work: list[Any]) -> None:
         thread.join()
 
 
-def test_concurrent_writers_on_one_address_leave_one_clean_chain(api: Api, store: MemoryStore, admin: Caller) -> None:
+def test_concurrent_writers_on_one_address_leave_one_clean_chain(api: Api, store: MemoryStore, admin: Caller, services: Any) -> None:
     # Given several writers (separate Lambda containers) writing different values to one entity+key at once
     values = [f'plan-{i}' for i in range(6)]
     statuses: list[int] = []
@@ -93,7 +93,7 @@ def test_concurrent_writers_on_one_address_leave_one_clean_chain(api: Api, store
         request = FactsRequest.model_validate(
             {'infer': 'triples', 'triples': [{'entity': {'type': 'person', 'name': 'Alice'}, 'key': 'plan', 'value': value}]}
         )
-        statuses.append(facts.remember(store, admin, request, request.model_dump(mode='json'), None)[0])
+        statuses.append(facts.remember(store, admin, services.pipeline(), request, request.model_dump(mode='json'), None)[0])
 
     _in_threads([lambda v=v: write(v) for v in values])
 
@@ -109,12 +109,12 @@ def test_concurrent_writers_on_one_address_leave_one_clean_chain(api: Api, store
     assert len(successors) == len(set(successors)) == len(values) - 1
 
 
-def test_concurrent_turns_get_distinct_sequence_numbers(api: Api, store: MemoryStore, admin: Caller) -> None:
+def test_concurrent_turns_get_distinct_sequence_numbers(api: Api, store: MemoryStore, admin: Caller, services: Any) -> None:
     _, session, _ = api.call('sessions', 'POST', '/sessions', {})
 
     def append(i: int) -> None:
         request = FactsRequest.model_validate({'infer': 'none', 'text': f'turn {i}', 'session_id': session['id']})
-        facts.remember(store, admin, request, request.model_dump(mode='json'), None)
+        facts.remember(store, admin, services.pipeline(), request, request.model_dump(mode='json'), None)
 
     _in_threads([lambda i=i: append(i) for i in range(8)])
     _, turns, _ = api.call('sessions', 'GET', f'/sessions/{session["id"]}/turns')

@@ -42,7 +42,7 @@ def build_resolver() -> APIGatewayHttpResolver:
 
     @app.exception_handler(AgentMemoryError)  # type: ignore[untyped-decorator]  # Powertools leaves it untyped
     def _domain_error(exc: AgentMemoryError) -> Response[str]:
-        if exc.status < 500:
+        if exc.status < 500 or exc.public:
             detail = exc.detail
         elif isinstance(exc, StoreUnavailable):
             logger.warning('database unavailable', extra={'error': exc.detail})

@@ -6,13 +6,17 @@ import threading
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from agent_memory.config import get_settings
+from agent_memory.config import Settings, get_settings
 from agent_memory.db.connection import Database, get_database
 from agent_memory.db.control_store import ControlStore
 from agent_memory.db.lifecycle_store import LifecycleStore
 from agent_memory.db.memory_store import MemoryStore
 from agent_memory.db.rate_limit_store import RateLimitStore
 from agent_memory.domain.contexts import register_management_key
+from agent_memory.domain.extraction_pipeline import Extractors
+from agent_memory.domain.facts import Pipeline
+from agent_memory.extraction.model import Extraction, ExtractionContext
+from agent_memory.jobs import JobQueue, SqsJobQueue
 
 
 @dataclass
@@ -20,6 +24,8 @@ class Services:
     db: Database
     control: ControlStore
     rate_limits: RateLimitStore
+    queue: JobQueue | None
+    extractors: Extractors
     _stores: dict[str, MemoryStore] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -33,6 +39,13 @@ class Services:
     def lifecycle(self, context_id: str) -> LifecycleStore:
         return LifecycleStore(self.db, self.store(context_id).database)
 
+    @property
+    def max_receives(self) -> int:
+        return get_settings().max_receives
+
+    def pipeline(self) -> Pipeline:
+        return Pipeline(self.queue, self.extractors)
+
     def forget_store(self, context_id: str) -> None:
         self._stores.pop(context_id, None)
 
@@ -44,7 +57,29 @@ def get_services() -> Services:
     settings = get_settings()
     if settings.management_key:
         register_management_key(control, settings.management_key)
-    return Services(db=db, control=control, rate_limits=RateLimitStore(db))
+    queue = SqsJobQueue(settings.queue_url) if settings.queue_url else None
+    return Services(db=db, control=control, rate_limits=RateLimitStore(db), queue=queue, extractors=build_extractors(settings))
+
+
+def build_extractors(settings: Settings) -> Extractors:
+    """Stage 0 always; the LLM stage only when a base URL and model are configured (imports openai only then)."""
+    llm = None
+    if settings.llm_base_url and settings.llm_extraction_model:
+        from agent_memory.extraction.llm import build_llm_extractor
+
+        llm = build_llm_extractor(
+            base_url=settings.llm_base_url,
+            model=settings.llm_extraction_model,
+            api_key=settings.llm_api_key,
+            timeout_seconds=settings.llm_timeout_seconds,
+        )
+    return Extractors(stage0=_stage0, llm=llm)
+
+
+def _stage0(text: str, ctx: ExtractionContext) -> Extraction:
+    from agent_memory.extraction.deterministic import extract  # imported on first extraction, not on every cold start
+
+    return extract(text, ctx)
 
 
 def reset_services() -> None:

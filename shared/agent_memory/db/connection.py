@@ -22,7 +22,12 @@ from agent_memory.errors import AgentMemoryError, Conflict, StoreUnavailable, Wr
 CONTROL_DB = 'control'
 _NAME = re.compile(r'^[A-Za-z0-9_]{1,160}$')
 CONFLICT_MARKER = 'am-write-conflict'
+ALREADY_APPLIED = 'am-already-applied'
 _RETRYABLE = ('read or write conflict', 'transaction conflict', 'Resource busy', CONFLICT_MARKER)
+
+
+class AlreadyApplied(AgentMemoryError):
+    """The write was applied before (e.g. a redelivered SQS message for a turn that is already done)."""
 
 
 class QueryFailed(AgentMemoryError):
@@ -76,6 +81,8 @@ def _raise_first_error(statements: list[dict[str, Any]]) -> None:
     # Statements skipped because an earlier one failed say "not executed"; the real cause is elsewhere.
     causes = [e for e in errors if (e.get('details') or {}).get('kind') != 'NotExecuted'] or errors
     message = str(causes[0].get('result'))
+    if ALREADY_APPLIED in message:
+        raise AlreadyApplied(message)
     # A unique-index clash means a concurrent writer took the same slot (e.g. a turn's seq): re-plan.
     if any(marker in message for marker in _RETRYABLE) or 'already contains' in message:
         raise WriteConflict(message)

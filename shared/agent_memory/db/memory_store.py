@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from surrealdb import RecordID
 
-from agent_memory.db.connection import CONFLICT_MARKER, Database, context_db_name
+from agent_memory.db.connection import ALREADY_APPLIED, CONFLICT_MARKER, Database, context_db_name
 from agent_memory.db.migrations import ensure_migrated
 from agent_memory.db.records import Tx, entity_rid, rid
 from agent_memory.domain.write_plan import WritePlan
@@ -69,11 +69,20 @@ class MemoryStore:
         everything = {'memory:read': ['*'], 'memory:write': ['*'], 'memory:forget': ['*'], 'grant:manage': ['*']}
 
         def principal(key: str, display_name: str, kind: str) -> dict[str, Any]:
-            return {'id': rid('principal', key), 'display_name': display_name, 'kind': kind, 'grants': everything,
-                    'default_scopes': [['/']], 'created_at': now}  # fmt: skip
+            return {
+                'id': rid('principal', key),
+                'display_name': display_name,
+                'kind': kind,
+                'grants': everything,
+                'default_scopes': [['/']],
+                'created_at': now,
+            }
 
-        self.q('INSERT INTO principal [$system, $admin] ON DUPLICATE KEY UPDATE grants = grants;',
-               system=principal('system', 'System', 'service'), admin=principal('admin', 'Admin', 'human'))  # fmt: skip
+        self.q(
+            'INSERT INTO principal [$system, $admin] ON DUPLICATE KEY UPDATE grants = grants;',
+            system=principal('system', 'System', 'service'),
+            admin=principal('admin', 'Admin', 'human'),
+        )
 
     def get_principal(self, principal_id: str) -> dict[str, Any] | None:
         row = self.q('SELECT * FROM ONLY $id;', id=rid('principal', principal_id))[0]
@@ -105,35 +114,61 @@ class MemoryStore:
         ids = self.q('SELECT VALUE id FROM $ids;', ids=[entity_rid(*k) for k in keys])[0]
         return {(i.id[0], i.id[1]) for i in ids}
 
-    def live_attributes(self, addresses: list[tuple[list[str], str]], now: dt.datetime) -> list[dict[str, Any]]:
-        """Current rows at each (entity, key) address, across all scopes (the reconciler filters)."""
-        if not addresses:
+    def _each(self, items: Sequence[Any], statement: Callable[[Tx, Any], str], **params: Any) -> list[dict[str, Any]]:
+        """One SELECT per item, sent as a single round trip; the rows of all of them."""
+        if not items:
             return []
         tx = Tx()
-        for entity_key, key in addresses:
-            tx.add(f'SELECT * FROM attribute WHERE entity = {tx.p(entity_rid(*entity_key))} AND key = {tx.p(key)} AND {OPEN}')
-        tx.params['now'] = now
-        results = self.db.query(self.database, '\n'.join(tx.statements), tx.params)
-        return [row for rows in results for row in rows]
+        for item in items:
+            tx.add(statement(tx, item))
+        tx.params.update(params)
+        return [row for rows in self.db.query(self.database, '\n'.join(tx.statements), tx.params) for row in rows]
+
+    def live_attributes(self, addresses: list[tuple[list[str], str]], now: dt.datetime) -> list[dict[str, Any]]:
+        """Open rows at each (entity, key) address, across all scopes (the reconciler filters)."""
+        return self._each(
+            addresses,
+            lambda tx, a: f'SELECT * FROM attribute WHERE entity = {tx.p(entity_rid(*a[0]))} AND key = {tx.p(a[1])} AND {OPEN}',
+            now=now,
+        )
 
     def live_relations(self, edges: list[tuple[list[str], str, list[str]]], now: dt.datetime) -> list[dict[str, Any]]:
-        if not edges:
-            return []
-        tx = Tx()
-        for src, label, dst in edges:
-            tx.add(
-                f'SELECT * FROM relates_to WHERE in = {tx.p(entity_rid(*src))} AND label = {tx.p(label)} '
-                f'AND out = {tx.p(entity_rid(*dst))} AND {CURRENT_EDGE}'
-            )
-        tx.params['now'] = now
-        results = self.db.query(self.database, '\n'.join(tx.statements), tx.params)
-        return [row for rows in results for row in rows]
+        return self._each(
+            edges,
+            lambda tx, e: (
+                f'SELECT * FROM relates_to WHERE in = {tx.p(entity_rid(*e[0]))} '
+                f'AND label = {tx.p(e[1])} AND out = {tx.p(entity_rid(*e[2]))} AND {CURRENT_EDGE}'
+            ),
+            now=now,
+        )
+
+    def live_edges_from(self, sources: list[tuple[list[str], str]], now: dt.datetime) -> list[dict[str, Any]]:
+        """Current edges leaving each entity with the given label (for invalidations)."""
+        return self._each(
+            sources,
+            lambda tx, s: f'SELECT * FROM relates_to WHERE in = {tx.p(entity_rid(*s[0]))} AND label = {tx.p(s[1])} AND {CURRENT_EDGE}',
+            now=now,
+        )
+
+    def open_uncertainties_at(self, addresses: list[tuple[list[str], str]]) -> list[dict[str, Any]]:
+        return self._each(
+            addresses,
+            lambda tx, a: f'SELECT * FROM uncertainty WHERE entity = {tx.p(entity_rid(*a[0]))} AND key = {tx.p(a[1])} AND resolved = false',
+        )
 
     def apply(self, plan: WritePlan) -> None:
         """Apply a plan atomically; raises WriteConflict if an address changed since planning."""
         tx = Tx()
         now = tx.p(plan.now)
-        session = tx.p(rid('session', plan.session_id))
+        session = tx.p(rid('session', plan.session_id) if plan.session_id else None)
+        if plan.turn_outcome:
+            outcome = plan.turn_outcome
+            turn_ref = tx.p(rid('turn', outcome.turn_id))
+            tx.add(f"IF (SELECT VALUE extraction_status FROM ONLY {turn_ref}) = 'done' {{ THROW '{ALREADY_APPLIED}' }}")
+            tx.add(
+                f"UPDATE {turn_ref} SET extraction_status = 'done', extraction_result = {tx.p(outcome.result_json)}, "
+                f'extraction_error = {tx.p(outcome.error)}, extracted_at = {now}'
+            )
         if plan.idempotency:
             record = plan.idempotency
             # JSON text, not an object: the SDK sends None as NONE, which would drop null fields from the replay
@@ -153,8 +188,8 @@ class MemoryStore:
                 f'AND key = {tx.p(guard.key)} AND {OPEN.replace("$now", now)})) != {seen} '
                 f"{{ THROW '{CONFLICT_MARKER}: attribute address changed' }}"
             )
-        if plan.turn:
-            turn = dict(plan.turn)
+        for planned_turn in plan.turns:
+            turn = dict(planned_turn)
             turn_id = turn.pop('id')
             tx.add(f'LET $seq = ((SELECT VALUE seq FROM turn WHERE session = {session} ORDER BY seq DESC LIMIT 1)[0] ?? 0) + 1')
             tx.add(f'CREATE {tx.p(rid("turn", turn_id))} CONTENT object::extend({tx.p(turn)}, {{ seq: $seq }})')
@@ -167,7 +202,7 @@ class MemoryStore:
                 f'UPSERT {tx.p(entity_rid(*row.pop("key")))} SET name = name ?? $e.name, type = $e.type, '
                 'memory_category = memory_category ?? $e.memory_category, importance = importance ?? $e.importance, '
                 'scope_sets = array::union(scope_sets ?? [], $e.scope_sets), created_at = created_at ?? $e.created_at, '
-                'updated_at = $e.updated_at'.replace('$e', tx.p(row))
+                'self_principal = self_principal ?? $e.self_principal, updated_at = $e.updated_at'.replace('$e', tx.p(row))
             )
         for attribute in plan.new_attributes:
             row = dict(attribute)
@@ -188,6 +223,35 @@ class MemoryStore:
             tx.add(f'RELATE {tx.p(src)}->{tx.p(rid("relates_to", row.pop("id")))}->{tx.p(dst)} CONTENT {tx.p(row)}')
         for rel_id in plan.refreshed_relations:
             tx.add(f'UPDATE {tx.p(rid("relates_to", rel_id))} SET confirmed_at = {now}')
+        for rel_id in plan.closed_relations:
+            tx.add(f'UPDATE {tx.p(rid("relates_to", rel_id))} SET valid_until = {now} WHERE valid_until IS NONE OR valid_until > {now}')
+        for action in plan.new_actions:
+            row = dict(action)
+            row['actor'] = entity_rid(*row.pop('actor_key'))
+            object_key = row.pop('object_key', None)
+            row['object'] = entity_rid(*object_key) if object_key else None
+            tx.add(f'CREATE {tx.p(rid("action", row.pop("id")))} CONTENT {tx.p(row)}')
+        for instruction_guard in plan.instruction_guards:
+            seen = tx.p([rid('instruction', i) for i in sorted(instruction_guard.seen_ids)])
+            tx.add(
+                f'IF array::sort((SELECT VALUE id FROM instruction WHERE label_key = {tx.p(instruction_guard.label_key)} '
+                f'AND description_key = {tx.p(instruction_guard.description_key)} AND active = true)) != {seen} '
+                f"{{ THROW '{CONFLICT_MARKER}: instruction changed' }}"
+            )
+        for instruction in plan.new_instructions:
+            row = dict(instruction)
+            tx.add(f'CREATE {tx.p(rid("instruction", row.pop("id")))} CONTENT {tx.p(row)}')
+        for instruction_id, turn in plan.merged_instructions:
+            tx.add(
+                f'UPDATE {tx.p(rid("instruction", instruction_id))} SET merged_count += 1, '
+                f'source_turns = array::union(source_turns, {tx.p([turn] if turn is not None else [])}), updated_at = {now}'
+            )
+        for uncertainty_id in plan.resolved_uncertainties:
+            tx.add(
+                f'UPDATE {tx.p(rid("uncertainty", uncertainty_id))} SET resolved = true, '
+                f'resolved_by = {tx.p(rid("turn", plan.turn_outcome.turn_id) if plan.turn_outcome else None)}, '
+                f'resolved_at = {now} WHERE resolved = false'
+            )
         for uncertainty in plan.uncertainties:
             row = dict(uncertainty)
             if row.get('entity_key'):
@@ -213,28 +277,6 @@ class MemoryStore:
             'SELECT * FROM instruction WHERE label_key = $l AND description_key = $d AND active = true ORDER BY created_at;',
             l=label_key,
             d=description_key,
-        )
-
-    def create_instruction(self, instruction_id: str, row: dict[str, Any], seen: list[str]) -> None:
-        self.q(
-            'BEGIN TRANSACTION;'
-            'IF array::sort((SELECT VALUE id FROM instruction WHERE label_key = $row.label_key '
-            f"AND description_key = $row.description_key AND active = true)) != $seen {{ THROW '{CONFLICT_MARKER}' }};"
-            'CREATE $id CONTENT $row; COMMIT TRANSACTION;',
-            id=rid('instruction', instruction_id),
-            row=row,
-            seen=[rid('instruction', s) for s in sorted(seen)],
-        )
-
-    def merge_instruction(self, instruction_id: str, source_turn: RecordID | None, now: dt.datetime) -> dict[str, Any]:
-        turns = [source_turn] if source_turn is not None else []
-        return dict(
-            self.q(
-                'UPDATE $id SET merged_count += 1, source_turns = array::union(source_turns, $turns), updated_at = $now RETURN AFTER;',
-                id=rid('instruction', instruction_id),
-                turns=turns,
-                now=now,
-            )[0][0]
         )
 
     def list_instructions(self, patterns: Sequence[str], limit: int) -> list[dict[str, Any]]:

@@ -14,56 +14,60 @@ from agent_memory.db.memory_store import MemoryStore
 from agent_memory.db.records import rid
 from agent_memory.domain import views
 from agent_memory.domain.ids import new_id, utcnow
-from agent_memory.domain.scopes import ScopeSets, overlaps
-from agent_memory.domain.vocabulary import normalise_name
-from agent_memory.errors import BadRequest, NotFound
+from agent_memory.domain.reconcile import Diff, Reconciler, Source, Speaker
+from agent_memory.domain.scopes import ScopeSets, within_region
+from agent_memory.domain.vocabulary import MemoryCategory
+from agent_memory.domain.write_plan import WritePlan
+from agent_memory.errors import BadRequest, NotFound, Unprocessable
+from agent_memory.extraction.model import EntityRef, ExtractedAttribute, ExtractedInstruction, Extraction, Invalidation
 
 
-def _fold(text: str) -> str:
-    return normalise_name(text)
+def _system_reconciler(store: MemoryStore, plan: WritePlan, diff: Diff, scope_sets: ScopeSets, source: Source) -> Reconciler:
+    return Reconciler(
+        store,
+        plan,
+        diff,
+        source,
+        scope_sets,
+        default_category='knowledge',
+        floor=0.7,
+        known_at=plan.now,
+        speaker=Speaker('system', 'System'),
+    )
 
 
 def add_instruction(
     store: MemoryStore, label: str, description: str, scope_sets: ScopeSets, source_turn: str | None = None
 ) -> tuple[dict[str, Any], bool]:
-    """Store a directive; return (instruction, merged) where merged means an existing row absorbed it."""
+    """Store a directive through the reconciler; return (instruction, merged) where merged means an existing row absorbed it."""
     if not label.strip() or not description.strip():
         raise BadRequest('an instruction needs a label and a description')
+    extraction = Extraction(instructions=(ExtractedInstruction(label=label, description=description),))
 
-    def attempt() -> tuple[dict[str, Any], bool]:
-        now = utcnow()
-        turn = rid('turn', source_turn) if source_turn else None
-        candidates = store.instructions_matching(_fold(label), _fold(description))
-        match = next((c for c in candidates if overlaps(c['scope_sets'], scope_sets)), None)
-        if match is not None:
-            return views.instruction_detail(store.merge_instruction(str(match['id'].id), turn, now)), True
-        instruction_id = new_id()
-        row = {
-            'label': label.strip(),
-            'description': description.strip(),
-            'label_key': _fold(label),
-            'description_key': _fold(description),
-            'active': True,
-            'source_turn': turn,
-            'source_turns': [turn] if turn else [],
-            'merged_count': 0,
-            'scope_sets': scope_sets,
-            'created_at': now,
-            'updated_at': now,
-        }
-        store.create_instruction(instruction_id, row, [str(c['id'].id) for c in candidates])
-        created = store.get_instruction(instruction_id)
-        assert created is not None
-        return views.instruction_detail(created), False
+    def attempt() -> tuple[str, bool]:
+        plan = WritePlan(now=utcnow(), principal='system', session_id=None)
+        diff = Diff(turn_id=source_turn)
+        source = Source('turn' if source_turn else 'upsert', f'turn:{source_turn}' if source_turn else None, None, 'system', source_turn)
+        _system_reconciler(store, plan, diff, scope_sets, source).run(extraction)
+        store.apply(plan)
+        return str(diff.instructions[0]['id']).split(':', 1)[1], bool(plan.merged_instructions)
 
-    result: tuple[dict[str, Any], bool] = run_with_retry(attempt)
-    return result
+    instruction_id, merged = run_with_retry(attempt)
+    row = store.get_instruction(instruction_id)
+    assert row is not None
+    return views.instruction_detail(row), merged
 
 
 def record_uncertainty(
-    store: MemoryStore, about: str, reason: str, kind: str, scope_sets: ScopeSets,
-    source_turn: str | None = None, entity: list[str] | None = None, key: str | None = None,
-) -> dict[str, Any]:  # fmt: skip
+    store: MemoryStore,
+    about: str,
+    reason: str,
+    kind: str,
+    scope_sets: ScopeSets,
+    source_turn: str | None = None,
+    entity: list[str] | None = None,
+    key: str | None = None,
+) -> dict[str, Any]:
     if not about.strip() or not reason.strip():
         raise BadRequest('an uncertainty needs what (about) and why (reason)')
     row = {
@@ -87,3 +91,43 @@ def resolve_uncertainty(store: MemoryStore, uncertainty_id: str, resolved_by_tur
     if row is None:
         raise NotFound('uncertainty not found')
     return views.uncertainty_detail(row)
+
+
+def accept_value(store: MemoryStore, caller_principal: str, write_patterns: list[str], uncertainty_id: str, value: str) -> dict[str, Any]:
+    """``POST /uncertainty/{id}/resolve``: write the accepted value through the reconciler at the flag's own scope,
+    retire the competing values and settle the flag — one transaction."""
+    row = store.get_uncertainty(uncertainty_id)
+    if row is None or not within_region(row['scope_sets'], write_patterns):
+        raise NotFound('uncertainty not found')
+    if row.get('entity') is None or not row.get('key'):
+        raise Unprocessable('this uncertainty is not about one entity and key, so no value can settle it')
+    entity_type, entity_name = row['entity'].id
+    subject = EntityRef(type=entity_type, name=entity_name)
+    extraction = Extraction(
+        attributes=(ExtractedAttribute(entity=subject, key=row['key'], value=value, confidence=1.0),),
+        invalidations=(Invalidation(entity=subject, key=row['key']),),
+    )
+
+    def attempt() -> Diff:
+        plan = WritePlan(now=utcnow(), principal=caller_principal, session_id=None)
+        diff = Diff(turn_id=None)
+        source = Source('upsert', f'uncertainty:{uncertainty_id}', None, caller_principal)
+        reconciler = _system_reconciler(store, plan, diff, row['scope_sets'], source)
+        reconciler.category_override = row_category(store, row)
+        reconciler.run(extraction)
+        if uncertainty_id not in plan.resolved_uncertainties:
+            plan.resolved_uncertainties.append(uncertainty_id)
+        store.apply(plan)
+        return diff
+
+    diff = run_with_retry(attempt)
+    settled = store.get_uncertainty(uncertainty_id)
+    assert settled is not None
+    return {'uncertainty': views.uncertainty_detail(settled), 'attributes': diff.attributes, 'corrections': diff.corrections}
+
+
+def row_category(store: MemoryStore, uncertainty: dict[str, Any]) -> MemoryCategory | None:
+    """The accepted value keeps the category of the values it settles (or the reconciler's default)."""
+    rows = store.live_attributes([(list(uncertainty['entity'].id), uncertainty['key'])], utcnow())
+    categories = [r['memory_category'] for r in rows]
+    return categories[0] if categories else None

@@ -1,24 +1,35 @@
-"""``POST /facts`` (infer ``triples`` and ``none``) and sessions (CONTRACT §6.1, §10)."""
+"""``POST /facts``, ``POST /facts/batch``, ``GET /extractions/{turn}`` and sessions (CONTRACT §6.1, §10)."""
 
 from __future__ import annotations
 
+import datetime as dt
+import json
 import time
+from dataclasses import dataclass
 from typing import Any
+
+from aws_lambda_powertools.metrics import MetricUnit
 
 from agent_memory.db.connection import run_with_retry
 from agent_memory.db.memory_store import MemoryStore
 from agent_memory.db.records import bare, rid, when
+from agent_memory.db.turn_store import TurnStore
 from agent_memory.domain.auth import Caller
+from agent_memory.domain.extraction_pipeline import Extractors, TurnInput, preview_turn
 from agent_memory.domain.idempotency import body_hash, replay_or_run
 from agent_memory.domain.ids import new_id, utcnow
-from agent_memory.domain.reconcile import Diff, Source, TripleReconciler
+from agent_memory.domain.reconcile import Diff, Reconciler, Source, Speaker, triples_to_extraction
 from agent_memory.domain.scopes import ScopeSets, normalise_scope_sets, visible, within_region
 from agent_memory.domain.write_plan import IdempotencyRecord, WritePlan
-from agent_memory.errors import Conflict, Forbidden, NotFound, NotImplementedYet
-from agent_memory.models import FactsRequest, SessionCreate
+from agent_memory.errors import Conflict, Forbidden, NotFound, QueueUnavailable
+from agent_memory.jobs import ExtractionJob, JobQueue
+from agent_memory.models import FactsBatchRequest, FactsRequest, SessionCreate
+from agent_memory.observability import logger, metrics
 
 CHUNK_CHARS = 2000
 NO_SESSION = 'session not found or outside your write region'
+WAIT_POLL_SECONDS = 0.1
+MAX_WAIT_SECONDS = 25
 
 
 def split_text(text: str, size: int = CHUNK_CHARS) -> list[str]:
@@ -55,21 +66,84 @@ def _session_for_write(store: MemoryStore, caller: Caller, session_id: str | Non
     return session
 
 
+@dataclass(frozen=True)
+class Pipeline:
+    """What writes that extract need: the job queue (None where none is configured) and the extractors."""
+
+    queue: JobQueue | None
+    extractors: Extractors
+
+
 def remember(
-    store: MemoryStore, caller: Caller, request: FactsRequest, raw_body: Any, idempotency_key: str | None
+    store: MemoryStore,
+    caller: Caller,
+    pipeline: Pipeline,
+    request: FactsRequest,
+    raw_body: Any,
+    idempotency_key: str | None,
+    wait_seconds: float = 0.0,
 ) -> tuple[int, dict[str, Any]]:
-    if request.infer in ('full', 'preview'):
-        raise NotImplementedYet(
-            f'infer "{request.infer}" needs the extraction pipeline, which this deployment does not have yet; use "triples" or "none"'
-        )
+    if request.infer == 'preview':
+        return 200, _preview(store, caller, pipeline, request)
+    if request.infer == 'full' and pipeline.queue is None:
+        raise QueueUnavailable('the extraction queue is not configured; use infer "none" or "triples"')  # checked before writing
     digest = body_hash('POST', f'/api/v1/{caller.context_id}/facts', raw_body)
-    return replay_or_run(
+    status, body = replay_or_run(
         store,
         caller.principal_id,
         idempotency_key,
         digest,
         lambda: run_with_retry(lambda: _remember_once(store, caller, request, idempotency_key, digest)),
     )
+    if request.infer != 'full' or status != 202:
+        return status, body
+    _enqueue(store, caller.context_id, pipeline, [body['turnId']])
+    done = _wait_for(store, [body['turnId']], wait_seconds)
+    if done is None:
+        return status, body
+    return 200, {**body, 'status': 'done', 'extraction': done[0]}
+
+
+def _turn_row(
+    caller: Caller,
+    request_role: str,
+    text: str,
+    session_id: str,
+    scope_sets: ScopeSets,
+    now: dt.datetime,
+    known_at: dt.datetime,
+    status: str | None,
+    category: str | None,
+) -> dict[str, Any]:
+    return {
+        'id': new_id(),
+        'session': rid('session', session_id),
+        'role': request_role,
+        'content': text,
+        'principal': caller.principal_id,
+        'scope_sets': scope_sets,
+        'created_at': now,
+        'observed_at': known_at,
+        'extraction_status': status,
+        'memory_category': category,
+        'enqueued_at': now if status == 'queued' else None,
+    }
+
+
+def _chunks(turn: dict[str, Any], now: dt.datetime) -> list[dict[str, Any]]:
+    return [
+        {
+            'id': new_id(),
+            'session': turn['session'],
+            'turn': rid('turn', turn['id']),
+            'position': i,
+            'text': text,
+            'embedding': None,
+            'scope_sets': turn['scope_sets'],
+            'created_at': now,
+        }
+        for i, text in enumerate(split_text(turn['content']))
+    ]
 
 
 def _remember_once(
@@ -86,35 +160,18 @@ def _remember_once(
         plan.new_session = {'scope_sets': scope_sets, 'metadata': {}, 'principal': caller.principal_id, 'created_at': now}
     turn_id = None
     if request.text is not None and request.text.strip():
-        turn_id = new_id()
-        plan.turn = {
-            'id': turn_id,
-            'session': rid('session', session_id),
-            'role': request.role,
-            'content': request.text,
-            'principal': caller.principal_id,
-            'scope_sets': scope_sets,
-            'created_at': now,
-            'observed_at': known_at,
-            'extraction_status': 'done' if request.infer == 'triples' else None,
-        }
+        status = {'triples': 'done', 'full': 'queued'}.get(request.infer)
+        turn = _turn_row(caller, request.role, request.text, session_id, scope_sets, now, known_at, status, request.memory_category)
+        turn_id = turn['id']
+        plan.turns.append(turn)
+        plan.chunks = _chunks(turn, now)
     response: dict[str, Any] = {'mode': request.infer, 'sessionId': session_id, 'turnId': turn_id}
+    code = 200
     if request.infer == 'none':
-        assert turn_id is not None
-        plan.chunks = [
-            {
-                'id': new_id(),
-                'session': rid('session', session_id),
-                'turn': rid('turn', turn_id),
-                'position': i,
-                'text': text,
-                'embedding': None,
-                'scope_sets': scope_sets,
-                'created_at': now,
-            }
-            for i, text in enumerate(split_text(request.text or ''))
-        ]
         response['chunkId'] = plan.chunks[0]['id']
+    elif request.infer == 'full':
+        response['status'] = 'queued'
+        code = 202
     else:
         diff = Diff(turn_id=turn_id)
         trace_id = new_id()
@@ -128,24 +185,129 @@ def _remember_once(
             'created_at': now,
         }
         source = Source('upsert', f'turn:{turn_id}' if turn_id else f'decision_trace:{trace_id}', session_id, caller.principal_id, turn_id)
-        reconciler = TripleReconciler(
+        reconciler = Reconciler(
             store,
             plan,
             diff,
             source,
             scope_sets,
-            request.memory_category or 'knowledge',
-            caller.config.reconciliation.confidence_floor,
-            known_at,
+            default_category=request.memory_category or 'knowledge',
+            floor=caller.config.reconciliation.confidence_floor,
+            known_at=known_at,
+            speaker=Speaker(caller.principal_id, caller.display_name),
         )
-        reconciler.run(request.triples)
+        reconciler.run(triples_to_extraction(request.triples))
         plan.decision_trace['latency_ms'] = (time.perf_counter() - started) * 1000
         response['extraction'] = diff.as_json()
         response['traceId'] = f'decision_trace:{trace_id}'
     if idem_key is not None:
-        plan.idempotency = IdempotencyRecord(caller.principal_id, idem_key, digest, 200, response)
+        plan.idempotency = IdempotencyRecord(caller.principal_id, idem_key, digest, code, response)
     store.apply(plan)
-    return 200, response
+    return code, response
+
+
+def _preview(store: MemoryStore, caller: Caller, pipeline: Pipeline, request: FactsRequest) -> dict[str, Any]:
+    session = _session_for_write(store, caller, request.session_id)
+    scope_sets = write_region(caller, request.scopes, session)
+    seq = 1 << 62  # the preview turn would follow every stored one
+    turn = TurnInput(
+        None,
+        session['id'] if session else None,
+        seq,
+        request.role,
+        request.text or '',
+        request.observed_at or utcnow(),
+        scope_sets,
+        caller.principal_id,
+        request.memory_category,
+    )
+    diff = preview_turn(
+        store, pipeline.extractors, caller.config, turn, Speaker(caller.principal_id, caller.display_name), caller.patterns('memory:read')
+    )
+    return {'mode': 'preview', 'sessionId': request.session_id, 'turnId': None, 'preview': True, 'extraction': diff}
+
+
+def _enqueue(store: MemoryStore, context_id: str, pipeline: Pipeline, turn_ids: list[str], per_turn: bool = True) -> None:
+    """Send the job(s). The turns are already durable: if sending fails they stay queued and the hourly sweep re-sends."""
+    jobs = [ExtractionJob(context_id, (t,)) for t in turn_ids] if per_turn else [ExtractionJob(context_id, tuple(turn_ids))]
+    try:
+        assert pipeline.queue is not None
+        pipeline.queue.send(jobs)
+    except Exception:  # noqa: BLE001 - any transport failure: the write is accepted, the sweep retries the send
+        logger.exception('could not enqueue extraction; the hourly sweep will re-send', extra={'turns': turn_ids})
+        metrics.add_metric(name='ExtractionEnqueueFailed', unit=MetricUnit.Count, value=len(turn_ids))
+        return
+    TurnStore(store).mark_enqueued(turn_ids, utcnow())
+
+
+def _wait_for(store: MemoryStore, turn_ids: list[str], wait_seconds: float) -> list[dict[str, Any]] | None:
+    """``Prefer: wait=N``: poll until every turn's extraction is done, or give up (None)."""
+    if wait_seconds <= 0:
+        return None
+    turns = TurnStore(store)
+    deadline = time.monotonic() + wait_seconds
+    while True:
+        rows = [turns.get_turn(t) for t in turn_ids]
+        if all(r is not None and r.get('extraction_status') == 'done' for r in rows):
+            return [json.loads(r['extraction_result'] or '{}') for r in rows if r is not None]
+        if time.monotonic() >= deadline:
+            return None
+        time.sleep(min(WAIT_POLL_SECONDS, max(0.0, deadline - time.monotonic())))
+
+
+def remember_batch(
+    store: MemoryStore,
+    caller: Caller,
+    pipeline: Pipeline,
+    request: FactsBatchRequest,
+    raw_body: Any,
+    idempotency_key: str | None,
+    wait_seconds: float = 0.0,
+) -> tuple[int, dict[str, Any]]:
+    """``POST /facts/batch``: the turns in order in one transaction, then one job per message or one for all."""
+    if request.infer == 'full' and pipeline.queue is None:
+        raise QueueUnavailable('the extraction queue is not configured; use infer "none"')
+    digest = body_hash('POST', f'/api/v1/{caller.context_id}/facts/batch', raw_body)
+
+    def once() -> tuple[int, dict[str, Any]]:
+        now = utcnow()
+        session = _session_for_write(store, caller, request.session_id)
+        scope_sets = write_region(caller, request.scopes, session)
+        session_id = request.session_id or f'sess_{new_id()}'
+        plan = WritePlan(now=now, principal=caller.principal_id, session_id=session_id)
+        if session is None:
+            plan.new_session = {'scope_sets': scope_sets, 'metadata': {}, 'principal': caller.principal_id, 'created_at': now}
+        status = 'queued' if request.infer == 'full' else None
+        for message in request.messages:
+            turn = _turn_row(caller, message.role, message.content, session_id, scope_sets, now, message.ts or now, status, None)
+            plan.turns.append(turn)
+            plan.chunks.extend(_chunks(turn, now))
+        body = {'sessionId': session_id, 'turnIds': [t['id'] for t in plan.turns], 'status': 'queued' if status else 'stored'}
+        code = 202 if status else 200
+        if idempotency_key is not None:
+            plan.idempotency = IdempotencyRecord(caller.principal_id, idempotency_key, digest, code, body)
+        store.apply(plan)
+        return code, body
+
+    code, body = replay_or_run(store, caller.principal_id, idempotency_key, digest, lambda: run_with_retry(once))
+    if request.infer != 'full' or code != 202:
+        return code, body
+    _enqueue(store, caller.context_id, pipeline, body['turnIds'], per_turn=request.extract == 'per_message')
+    done = _wait_for(store, body['turnIds'], wait_seconds)
+    return (202, body) if done is None else (200, {**body, 'status': 'done', 'extractions': done})
+
+
+def extraction_status(store: MemoryStore, caller: Caller, turn_id: str) -> dict[str, Any]:
+    row = TurnStore(store).get_turn(turn_id)
+    if row is None or not visible(row['scope_sets'], caller.patterns('memory:read')):
+        raise NotFound('turn not found')
+    status = row.get('extraction_status') or 'none'
+    body: dict[str, Any] = {'turnId': turn_id, 'status': status}
+    if row.get('extraction_result'):
+        body['extraction'] = json.loads(row['extraction_result'])
+    if row.get('extraction_error'):
+        body['error'] = row['extraction_error']
+    return body
 
 
 def create_session(store: MemoryStore, caller: Caller, request: SessionCreate) -> dict[str, Any]:

@@ -20,6 +20,22 @@ class AddressGuard:
 
 
 @dataclass
+class InstructionGuard:
+    label_key: str
+    description_key: str
+    seen_ids: list[str]
+
+
+@dataclass
+class TurnOutcome:
+    """Marks the turn's extraction done inside the same transaction (a second attempt then aborts)."""
+
+    turn_id: str
+    result_json: str
+    error: str | None = None
+
+
+@dataclass
 class IdempotencyRecord:
     principal: str
     key: str
@@ -32,9 +48,9 @@ class IdempotencyRecord:
 class WritePlan:
     now: dt.datetime
     principal: str
-    session_id: str
+    session_id: str | None
     new_session: dict[str, Any] | None = None
-    turn: dict[str, Any] | None = None  # includes 'id'
+    turns: list[dict[str, Any]] = field(default_factory=list)  # in order; each includes 'id'
     chunks: list[dict[str, Any]] = field(default_factory=list)
     entities: list[dict[str, Any]] = field(default_factory=list)  # includes 'key' [type, name]
     guards: list[AddressGuard] = field(default_factory=list)
@@ -44,6 +60,13 @@ class WritePlan:
     refreshed_attributes: list[tuple[str, float]] = field(default_factory=list)  # (id, confidence)
     new_relations: list[dict[str, Any]] = field(default_factory=list)
     refreshed_relations: list[str] = field(default_factory=list)
+    closed_relations: list[str] = field(default_factory=list)
+    new_actions: list[dict[str, Any]] = field(default_factory=list)  # includes 'id', 'actor_key', 'object_key'
+    new_instructions: list[dict[str, Any]] = field(default_factory=list)  # includes 'id'
+    merged_instructions: list[tuple[str, Any]] = field(default_factory=list)  # (id, source turn record or None)
+    instruction_guards: list[InstructionGuard] = field(default_factory=list)
     uncertainties: list[dict[str, Any]] = field(default_factory=list)
+    resolved_uncertainties: list[str] = field(default_factory=list)
+    turn_outcome: TurnOutcome | None = None
     decision_trace: dict[str, Any] | None = None
     idempotency: IdempotencyRecord | None = None

@@ -1,0 +1,24 @@
+"""SQS extraction worker: one job = one context's turns; partial batch failures go back to the queue (then the DLQ)."""
+
+from typing import Any
+
+from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType, process_partial_response
+from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
+from aws_lambda_powertools.utilities.typing import LambdaContext
+
+from agent_memory.api.services import get_services
+from agent_memory.domain.extraction_worker import handle_job
+from agent_memory.observability import logger, metrics
+
+processor = BatchProcessor(event_type=EventType.SQS)
+
+
+def record_handler(record: SQSRecord) -> None:
+    receive_count = int(record.attributes.approximate_receive_count or 1)
+    handle_job(get_services(), record.body, receive_count)
+
+
+@logger.inject_lambda_context
+@metrics.log_metrics
+def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
+    return process_partial_response(event=event, record_handler=record_handler, processor=processor, context=context)

@@ -1,0 +1,76 @@
+"""Turn-level statements for the extraction pipeline: status, context window and vocabulary."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Sequence
+from typing import Any
+
+from agent_memory.db.memory_store import VISIBLE, MemoryStore, visibility_params
+from agent_memory.db.records import rid
+
+
+class TurnStore:
+    def __init__(self, store: MemoryStore) -> None:
+        self.store = store
+
+    def get_turn(self, turn_id: str) -> dict[str, Any] | None:
+        row = self.store.q('SELECT * FROM ONLY $id;', id=rid('turn', turn_id))[0]
+        return dict(row) if row else None
+
+    def recent_turns(self, session: Any, before_seq: int, limit: int) -> list[dict[str, Any]]:
+        rows = self.store.rows(
+            'SELECT role, content, observed_at, seq FROM turn WHERE session = $s AND seq < $seq ORDER BY seq DESC LIMIT $limit;',
+            s=session,
+            seq=before_seq,
+            limit=limit,
+        )
+        return list(reversed(rows))
+
+    def mark(self, turn_id: str, status: str, error: str | None = None) -> None:
+        """Record progress or failure; never touches a turn whose extraction is already done."""
+        self.store.q(
+            "UPDATE $id SET extraction_status = $status, extraction_error = $error WHERE extraction_status != 'done';",
+            id=rid('turn', turn_id),
+            status=status,
+            error=error,
+        )
+
+    def mark_enqueued(self, turn_ids: Sequence[str], now: dt.datetime) -> None:
+        self.store.q('UPDATE $ids SET enqueued_at = $now;', ids=[rid('turn', t) for t in turn_ids], now=now)
+
+    def start_attempt(self, turn_id: str) -> int:
+        rows: list[Any] = self.store.rows(
+            "UPDATE $id SET extraction_status = 'running', extraction_attempts += 1 WHERE extraction_status != 'done' "
+            'RETURN VALUE extraction_attempts;',
+            id=rid('turn', turn_id),
+        )
+        return int(rows[0]) if rows else 0
+
+    def stale_queued(self, before: dt.datetime, limit: int) -> list[str]:
+        """Turns accepted but never extracted (e.g. the queue send failed): the hourly sweep re-sends them."""
+        rows = self.store.rows(
+            "SELECT VALUE record::id(id) FROM turn WHERE extraction_status = 'queued' AND (enqueued_at ?? created_at) < $before "
+            'ORDER BY created_at LIMIT $limit;',
+            before=before,
+            limit=limit,
+        )
+        return [str(r) for r in rows]
+
+    def vocabulary(self, patterns: Sequence[str], limit: int) -> tuple[list[dict[str, Any]], list[str], list[str]]:
+        """Recently used entity names, attribute keys and relation labels visible to the speaker (bounded)."""
+        entities, keys, labels = self.store.db.query(
+            self.store.database,
+            f'SELECT type, name FROM entity WHERE {VISIBLE} ORDER BY updated_at DESC LIMIT $limit;'
+            'SELECT VALUE key FROM attribute ORDER BY created_at DESC LIMIT $sample;'
+            'SELECT VALUE label FROM relates_to ORDER BY created_at DESC LIMIT $sample;',
+            {'limit': limit, 'sample': limit * 10, **visibility_params(patterns)},
+        )
+        return list(entities), list(dict.fromkeys(keys))[:limit], list(dict.fromkeys(labels))[:limit]
+
+    def open_uncertainties(self, patterns: Sequence[str], limit: int) -> list[dict[str, Any]]:
+        return self.store.rows(
+            f'SELECT * FROM uncertainty WHERE resolved = false AND {VISIBLE} ORDER BY created_at DESC LIMIT $limit;',
+            limit=limit,
+            **visibility_params(patterns),
+        )

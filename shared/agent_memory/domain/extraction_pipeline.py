@@ -1,0 +1,215 @@
+"""From a stored turn to reconciled memory: context window, extractors, one reconcile transaction per turn.
+
+Used by the SQS worker (``process_job``) and synchronously by ``infer: preview`` (``preview_turn``).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Protocol, get_args
+
+from aws_lambda_powertools.metrics import MetricUnit
+
+from agent_memory.db.connection import AlreadyApplied, run_with_retry
+from agent_memory.db.memory_store import MemoryStore
+from agent_memory.db.records import bare, rid
+from agent_memory.db.turn_store import TurnStore
+from agent_memory.domain.context_config import ContextConfig
+from agent_memory.domain.ids import new_id, utcnow
+from agent_memory.domain.reconcile import Diff, Reconciler, Source, Speaker
+from agent_memory.domain.vocabulary import MemoryCategory
+from agent_memory.domain.write_plan import TurnOutcome, WritePlan
+from agent_memory.extraction.errors import ProviderOutputInvalid
+from agent_memory.extraction.model import (
+    EntityRef,
+    ExtractedUncertainty,
+    Extraction,
+    ExtractionContext,
+    KnownEntity,
+    PriorTurn,
+    UncertaintyKind,
+)
+from agent_memory.observability import logger, metrics
+
+CONTEXT_WINDOW_TURNS = 6
+VOCABULARY_LIMIT = 50
+OPEN_UNCERTAINTY_LIMIT = 20
+
+Stage0 = Callable[[str, ExtractionContext], Extraction]
+
+
+class LlmStage(Protocol):
+    """What the pipeline needs from the LLM stage (``extraction.llm.LlmExtractor`` provides it)."""
+
+    def extract(self, text: str, ctx: ExtractionContext, stage0: Extraction, model: str | None = None) -> Extraction: ...
+
+
+@dataclass(frozen=True)
+class Extractors:
+    stage0: Stage0
+    llm: LlmStage | None = None
+
+    def run(self, text: str, ctx: ExtractionContext, model: str | None) -> tuple[Extraction, str | None]:
+        """Stage 0 always; the LLM stage when configured. Its invalid output keeps stage 0 and reports why.
+
+        A valid LLM result (which saw stage 0 as a hint) replaces stage 0, except that stage 0's instructions and
+        uncertainties are kept: a directive or a doubt the rules caught is never silently dropped.
+        """
+        base = self.stage0(text, ctx)
+        if self.llm is None:
+            return base, None
+        try:
+            model_result = self.llm.extract(text, ctx, base, model)
+            return model_result.merged(Extraction(instructions=base.instructions, uncertainties=base.uncertainties)), None
+        except ProviderOutputInvalid as exc:  # ProviderRetryable propagates: the message is retried by SQS
+            return base, f'LLM stage output invalid, kept stage 0: {exc}'
+
+
+@dataclass(frozen=True)
+class TurnInput:
+    """A turn as the pipeline sees it (stored, or about to be for preview)."""
+
+    turn_id: str | None
+    session: Any
+    seq: int
+    role: str
+    content: str
+    observed_at: Any
+    scope_sets: list[list[str]]
+    principal: str
+    category_override: MemoryCategory | None = None
+
+    @classmethod
+    def from_row(cls, row: dict[str, Any]) -> TurnInput:
+        return cls(
+            bare(row['id']),
+            row['session'],
+            int(row['seq']),
+            row['role'],
+            row['content'],
+            row['observed_at'],
+            row['scope_sets'],
+            row['principal'],
+            row.get('memory_category'),
+        )
+
+
+def extraction_context(store: MemoryStore, turn: TurnInput, speaker: Speaker, read_patterns: list[str]) -> ExtractionContext:
+    turns = TurnStore(store)
+    entities, keys, labels = turns.vocabulary(read_patterns, VOCABULARY_LIMIT)
+    recent = turns.recent_turns(turn.session, turn.seq, CONTEXT_WINDOW_TURNS) if turn.session is not None else []
+    open_rows = turns.open_uncertainties(read_patterns, OPEN_UNCERTAINTY_LIMIT)
+    return ExtractionContext(
+        role=turn.role,
+        observed_at=turn.observed_at,
+        speaker_name=speaker.display_name,
+        known_entities=tuple(KnownEntity(type=e['type'], name=e['name']) for e in entities),
+        attribute_keys=tuple(keys),
+        relation_labels=tuple(labels),
+        recent_turns=tuple(PriorTurn(role=t['role'], content=t['content'], observed_at=t['observed_at']) for t in recent),
+        open_uncertainties=tuple(_open_uncertainty(row, speaker) for row in open_rows),
+    )
+
+
+def _open_uncertainty(row: dict[str, Any], speaker: Speaker) -> ExtractedUncertainty:
+    entity = None
+    if row.get('entity') is not None:
+        key = list(row['entity'].id)
+        entity = EntityRef.me() if key == speaker.key else EntityRef(type=key[0], name=key[1])
+    kind = row['kind'] if row['kind'] in get_args(UncertaintyKind) else 'other'
+    return ExtractedUncertainty(about=row['about'], reason=row['reason'], kind=kind, entity=entity, key=row.get('key'))
+
+
+def plan_turn(
+    store: MemoryStore,
+    turn: TurnInput,
+    extraction: Extraction,
+    speaker: Speaker,
+    config: ContextConfig,
+    session_id: str | None,
+    error: str | None,
+) -> tuple[WritePlan, Diff]:
+    """Reconcile one turn's extraction into a plan that also marks the turn done (applied by the caller)."""
+    started = time.perf_counter()
+    now = utcnow()
+    plan = WritePlan(now=now, principal=turn.principal, session_id=session_id)
+    diff = Diff(turn_id=turn.turn_id)
+    plan.decision_trace = {
+        'id': new_id(),
+        'input': {'infer': 'full', 'extraction': extraction.model_dump(mode='json')},
+        'outcomes': [],
+        'principal': turn.principal,
+        'turn': rid('turn', turn.turn_id) if turn.turn_id else None,
+        'latency_ms': 0.0,
+        'created_at': now,
+    }
+    source = Source('turn', f'turn:{turn.turn_id}', session_id, turn.principal, turn.turn_id)
+    reconciler = Reconciler(
+        store,
+        plan,
+        diff,
+        source,
+        turn.scope_sets,
+        default_category='context',
+        floor=config.reconciliation.confidence_floor,
+        known_at=turn.observed_at,
+        speaker=speaker,
+        category_override=turn.category_override,
+    )
+    reconciler.run(extraction)
+    plan.decision_trace['latency_ms'] = (time.perf_counter() - started) * 1000
+    if turn.turn_id:
+        plan.turn_outcome = TurnOutcome(turn.turn_id, json.dumps(diff.as_json()), error)
+    return plan, diff
+
+
+@dataclass(frozen=True)
+class TurnResult:
+    status: str
+    diff: dict[str, Any] | None = None
+
+
+def process_turn(store: MemoryStore, extractors: Extractors, config: ContextConfig, turn_id: str) -> TurnResult:
+    """Extract and reconcile one stored turn; a turn already done is left alone (idempotent per turn)."""
+    turns = TurnStore(store)
+    row = turns.get_turn(turn_id)
+    if row is None:
+        logger.warning('extraction job names an unknown turn', extra={'turn': turn_id})
+        return TurnResult('missing')
+    if row.get('extraction_status') == 'done':
+        return TurnResult('done')
+    turns.start_attempt(turn_id)
+    turn = TurnInput.from_row(row)
+    principal = store.get_principal(turn.principal) or {'display_name': turn.principal, 'grants': {}}
+    speaker = Speaker(turn.principal, principal['display_name'])
+    read_patterns = list((principal.get('grants') or {}).get('memory:read', []))
+    ctx = extraction_context(store, turn, speaker, read_patterns)
+    extraction, error = extractors.run(turn.content, ctx, config.models.extraction)
+    session_id = bare(turn.session)
+
+    def attempt() -> Diff:
+        plan, diff = plan_turn(store, turn, extraction, speaker, config, session_id, error)
+        store.apply(plan)
+        return diff
+
+    try:
+        diff = run_with_retry(attempt)
+    except AlreadyApplied:
+        return TurnResult('done')  # a concurrent delivery of the same job finished first
+    metrics.add_metric(name='ExtractionDone', unit=MetricUnit.Count, value=1)
+    if error:
+        metrics.add_metric(name='ExtractionLlmInvalid', unit=MetricUnit.Count, value=1)
+    return TurnResult('done', diff.as_json())
+
+
+def preview_turn(
+    store: MemoryStore, extractors: Extractors, config: ContextConfig, turn: TurnInput, speaker: Speaker, read_patterns: list[str]
+) -> dict[str, Any]:
+    """``infer: preview``: the diff a full extraction would produce now, with nothing persisted."""
+    ctx = extraction_context(store, turn, speaker, read_patterns)
+    extraction, _ = extractors.run(turn.content, ctx, config.models.extraction)
+    _, diff = plan_turn(store, turn, extraction, speaker, config, None, None)
+    return diff.as_json()

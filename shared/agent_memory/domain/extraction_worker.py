@@ -1,0 +1,60 @@
+"""The worker's side of an extraction job, and re-sending jobs that never reached the queue."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from aws_lambda_powertools.metrics import MetricUnit
+
+from agent_memory.api.services import Services
+from agent_memory.db.turn_store import TurnStore
+from agent_memory.domain.context_config import effective_config
+from agent_memory.domain.extraction_pipeline import process_turn
+from agent_memory.domain.ids import utcnow
+from agent_memory.jobs import ExtractionJob
+from agent_memory.observability import logger, metrics
+
+STALE_AFTER = dt.timedelta(minutes=15)
+RESEND_LIMIT = 500
+
+
+def handle_job(services: Services, body: str, receive_count: int) -> None:
+    """Process each turn in order. A failure is recorded on the turn and re-raised so SQS retries the message;
+    on the last allowed receive the turn is marked failed (the message then moves to the DLQ)."""
+    job = ExtractionJob.from_json(body)
+    context = services.control.get_context(job.context_id)
+    if context is None:
+        logger.warning('extraction job for a context that no longer exists', extra={'context': job.context_id})
+        return
+    config = effective_config(context.get('config'))
+    store = services.store(job.context_id)
+    for turn_id in job.turn_ids:
+        try:
+            result = process_turn(store, services.extractors, config, turn_id)
+        except Exception as exc:
+            final = receive_count >= services.max_receives
+            TurnStore(store).mark(turn_id, 'failed' if final else 'queued', f'{type(exc).__name__}: {exc}'[:2000])
+            metrics.add_metric(name='ExtractionFailed', unit=MetricUnit.Count, value=1)
+            logger.exception(
+                'extraction failed', extra={'context': job.context_id, 'turn': turn_id, 'receive_count': receive_count, 'final': final}
+            )
+            raise
+        logger.info('turn extracted', extra={'context': job.context_id, 'turn': turn_id, 'status': result.status})
+
+
+def resend_stale(services: Services) -> int:
+    """Hourly: turns still queued long after they were accepted (their send failed) get their job again."""
+    if services.queue is None:
+        return 0
+    resent = 0
+    for context_id in services.control.list_context_ids():
+        store = services.store(context_id)
+        turns = TurnStore(store)
+        stale = turns.stale_queued(utcnow() - STALE_AFTER, RESEND_LIMIT)
+        if stale:
+            services.queue.send([ExtractionJob(context_id, (t,)) for t in stale])
+            turns.mark_enqueued(stale, utcnow())
+            resent += len(stale)
+    if resent:
+        metrics.add_metric(name='ExtractionResent', unit=MetricUnit.Count, value=resent)
+    return resent

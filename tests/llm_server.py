@@ -1,0 +1,224 @@
+"""A scriptable OpenAI-compatible chat-completions server on 127.0.0.1, for tests of the LLM stage.
+
+Real HTTP, so the real ``openai`` client (which speaks ``httpx2``; respx cannot intercept it) is exercised
+end to end: serialisation, headers, status-code mapping and timeouts.
+
+    server.reply_json({...})        # 200, the object as the assistant message content
+    server.reply_text('not json')   # 200, raw text as the content
+    server.error(429)               # an OpenAI-style error body (+ Retry-After on 429)
+    server.stall(3.0)               # answer nothing for 3 s (longer than the client timeout)
+
+Each request consumes the next scripted behaviour (an unscripted request gets a 500 saying so) and is
+recorded in ``server.requests`` with its path, lower-cased headers and parsed JSON body.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import threading
+import time
+from collections import deque
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import pytest
+
+_ERRORS: dict[int, tuple[str, str | None, str]] = {
+    400: ('invalid_request_error', None, 'Invalid request.'),
+    401: ('invalid_request_error', 'invalid_api_key', 'Incorrect API key provided.'),
+    404: ('invalid_request_error', 'model_not_found', 'The model does not exist or you do not have access to it.'),
+    429: ('requests', 'rate_limit_exceeded', 'Rate limit reached for requests. Please try again in 20ms.'),
+    500: ('server_error', None, 'The server had an error while processing your request.'),
+    503: ('server_error', None, 'The engine is currently overloaded, please try again later.'),
+}
+
+
+@dataclass(frozen=True)
+class Behaviour:
+    kind: str  # content | raw | error | stall
+    content: str = ''
+    status: int = 200
+    message: str | None = None
+    seconds: float = 0.0
+
+
+@dataclass(frozen=True)
+class RecordedRequest:
+    method: str
+    path: str
+    headers: dict[str, str]
+    body: dict[str, Any]
+
+    @property
+    def messages(self) -> list[dict[str, Any]]:
+        return list(self.body.get('messages', []))
+
+    def message(self, role: str, index: int = 0) -> str:
+        """The content of the ``index``-th message with that role."""
+        return str([m for m in self.messages if m.get('role') == role][index]['content'])
+
+
+@dataclass
+class LlmTestServer:
+    host: str = '127.0.0.1'
+    requests: list[RecordedRequest] = field(default_factory=list)
+    _script: deque[Behaviour] = field(default_factory=deque)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+    _stopping: threading.Event = field(default_factory=threading.Event)
+    _ids: Iterator[int] = field(default_factory=lambda: itertools.count(1))
+    _httpd: ThreadingHTTPServer | None = None
+    _thread: threading.Thread | None = None
+
+    # -- scripting ------------------------------------------------------------------------------------------------
+
+    def reply_json(self, payload: Any) -> LlmTestServer:
+        return self.reply_text(json.dumps(payload))
+
+    def reply_text(self, content: str) -> LlmTestServer:
+        return self._push(Behaviour('content', content=content))
+
+    def reply_raw(self, body: str, content_type: str = 'text/html', status: int = 200) -> LlmTestServer:
+        """A response that is not a chat completion at all (e.g. what a wrong base URL serves)."""
+        return self._push(Behaviour('raw', content=body, status=status, message=content_type))
+
+    def error(self, status: int, message: str | None = None) -> LlmTestServer:
+        return self._push(Behaviour('error', status=status, message=message))
+
+    def stall(self, seconds: float) -> LlmTestServer:
+        return self._push(Behaviour('stall', seconds=seconds))
+
+    def _push(self, behaviour: Behaviour) -> LlmTestServer:
+        with self._lock:
+            self._script.append(behaviour)
+        return self
+
+    @property
+    def pending(self) -> int:
+        with self._lock:
+            return len(self._script)
+
+    # -- lifecycle ------------------------------------------------------------------------------------------------
+
+    @property
+    def port(self) -> int:
+        assert self._httpd is not None, 'server not started'
+        return int(self._httpd.server_address[1])
+
+    @property
+    def base_url(self) -> str:
+        return f'http://{self.host}:{self.port}/v1'
+
+    def start(self) -> LlmTestServer:
+        server = self
+
+        class Handler(_Handler):
+            owner = server
+
+        self._httpd = ThreadingHTTPServer((self.host, 0), Handler)
+        self._httpd.daemon_threads = True
+        self._httpd.block_on_close = False  # keep-alive handler threads may sit on an idle pooled connection
+        self._thread = threading.Thread(target=self._httpd.serve_forever, args=(0.05,), name='llm-test-server', daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._stopping.set()  # cuts stalls short
+        if self._httpd is not None:
+            self._httpd.shutdown()
+            self._httpd.server_close()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+
+    # -- request handling -----------------------------------------------------------------------------------------
+
+    def _next(self, request: RecordedRequest) -> Behaviour:
+        with self._lock:
+            self.requests.append(request)
+            return (
+                self._script.popleft() if self._script else Behaviour('error', status=500, message='no behaviour scripted for this request')
+            )
+
+    def _completion(self, model: str, content: str) -> dict[str, Any]:
+        return {
+            'id': f'chatcmpl-test-{next(self._ids)}',
+            'object': 'chat.completion',
+            'created': int(time.time()),
+            'model': model,
+            'system_fingerprint': None,
+            'choices': [
+                {
+                    'index': 0,
+                    'message': {'role': 'assistant', 'content': content, 'refusal': None},
+                    'logprobs': None,
+                    'finish_reason': 'stop',
+                }
+            ],
+            'usage': {
+                'prompt_tokens': 100,
+                'completion_tokens': max(1, len(content) // 4),
+                'total_tokens': 100 + max(1, len(content) // 4),
+            },
+        }
+
+
+class _Handler(BaseHTTPRequestHandler):
+    owner: LlmTestServer
+    protocol_version = 'HTTP/1.1'
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base class's signature
+        pass  # keep the test output clean
+
+    def do_POST(self) -> None:  # noqa: N802 - http.server's naming
+        raw = self.rfile.read(int(self.headers.get('content-length') or 0))
+        try:
+            body = json.loads(raw or b'{}')
+        except json.JSONDecodeError:
+            body = {'_unparsed': raw.decode('utf-8', 'replace')}
+        request = RecordedRequest('POST', self.path, {k.lower(): v for k, v in self.headers.items()}, body)
+        if self.path.rstrip('/') != '/v1/chat/completions':
+            self._send(404, _error_body(404, f'Unknown path {self.path}'))
+            return
+        behaviour = self.owner._next(request)
+        if behaviour.kind == 'stall':
+            self.owner._stopping.wait(behaviour.seconds)
+            self._send(200, self.owner._completion(str(body.get('model')), '{}'))
+        elif behaviour.kind == 'raw':
+            self._send_bytes(behaviour.status, behaviour.content.encode(), behaviour.message or 'text/html')
+        elif behaviour.kind == 'error':
+            headers = {'retry-after': '1', 'x-ratelimit-remaining-requests': '0'} if behaviour.status == 429 else {}
+            self._send(behaviour.status, _error_body(behaviour.status, behaviour.message), headers)
+        else:
+            self._send(200, self.owner._completion(str(body.get('model')), behaviour.content))
+
+    def _send(self, status: int, payload: dict[str, Any], headers: dict[str, str] | None = None) -> None:
+        self._send_bytes(status, json.dumps(payload).encode(), 'application/json', headers)
+
+    def _send_bytes(self, status: int, data: bytes, content_type: str, headers: dict[str, str] | None = None) -> None:
+        try:
+            self.send_response(status)
+            self.send_header('content-type', content_type)
+            self.send_header('content-length', str(len(data)))
+            for name, value in (headers or {}).items():
+                self.send_header(name, value)
+            self.end_headers()
+            self.wfile.write(data)
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the client gave up (a timeout test): nothing to answer
+
+
+def _error_body(status: int, message: str | None = None) -> dict[str, Any]:
+    kind, code, default = _ERRORS.get(status, ('server_error' if status >= 500 else 'invalid_request_error', None, f'HTTP {status}'))
+    return {'error': {'message': message or default, 'type': kind, 'param': None, 'code': code}}
+
+
+@pytest.fixture
+def llm_server() -> Iterator[LlmTestServer]:
+    """A started server, stopped after the test."""
+    server = LlmTestServer().start()
+    try:
+        yield server
+    finally:
+        server.stop()
