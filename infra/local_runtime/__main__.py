@@ -1,7 +1,8 @@
 """`make dev`: the whole service in one process on embedded SurrealDB.
 
-Serves every HttpApi route in template.yaml on http://127.0.0.1:$PORT (default 3000), runs the
-sweep handlers on timers, bootstraps context ``dev`` and prints its keys. Ctrl-C stops cleanly.
+Serves every HttpApi route in template.yaml on http://127.0.0.1:$PORT (default 3000), feeds extraction
+jobs to the SQS worker handler in-process, runs the sweep handlers on timers, bootstraps context ``dev``
+and prints its keys. Ctrl-C stops cleanly.
 """
 
 from __future__ import annotations
@@ -17,7 +18,8 @@ from typing import Any
 
 from local_runtime.events import schedule_event
 from local_runtime.gateway import HandlerRegistry, make_server
-from local_runtime.template_routes import Schedule, http_routes, load_template, schedules
+from local_runtime.local_queue import LocalQueue
+from local_runtime.template_routes import Schedule, http_routes, load_template, schedules, sqs_worker_dir
 
 ROOT = Path(__file__).resolve().parents[2]
 SECRETS_FILE = 'local-secrets.json'
@@ -88,8 +90,13 @@ def main() -> int:
     context_id = os.environ.get('AGENT_MEMORY_BOOTSTRAP_CONTEXT') or 'dev'
     bootstrap(services.control, services.store, context_id, local['management_key'], local['bootstrap_key'])
 
-    routes = http_routes(load_template(ROOT / 'template.yaml'), ROOT)
+    template = load_template(ROOT / 'template.yaml')
+    routes = http_routes(template, ROOT)
     registry = HandlerRegistry()
+    local_queue = None
+    if services.queue is None:  # no AGENT_MEMORY_QUEUE_URL: extraction jobs run in-process
+        local_queue = LocalQueue(registry, sqs_worker_dir(template, ROOT), max_receives=services.max_receives).start()
+        services.queue = local_queue
     host, port = os.environ.get('HOST', '127.0.0.1'), int(os.environ.get('PORT', '3000'))
     server = make_server(host, port, routes, registry)
     stop = threading.Event()
@@ -109,6 +116,8 @@ def main() -> int:
         server.serve_forever()
     finally:
         server.server_close()
+        if local_queue is not None:
+            local_queue.stop()
         reset_services()
         print('[local] stopped', flush=True)
     return 0

@@ -85,3 +85,11 @@ def schedules(template: dict[str, Any], root: Path) -> list[Schedule]:
             if event.get('Type') in ('Schedule', 'ScheduleV2'):
                 found.append(Schedule(logical_id, code_dir, event['Properties']['ScheduleExpression']))
     return found
+
+
+def sqs_worker_dir(template: dict[str, Any], root: Path) -> Path:
+    """The code folder of the function the template wires to the extraction queue."""
+    for _, code_dir, events in _functions(template, root):
+        if any(event.get('Type') == 'SQS' for event in events.values()):
+            return code_dir
+    raise ValueError('template.yaml has no SQS-triggered function')
