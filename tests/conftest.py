@@ -120,8 +120,11 @@ class Worker:
 
     def __init__(self) -> None:
         self.sqs = _sqs
-        self.sqs.purge_queue(QueueUrl=QUEUE_URL)
-        self.sqs.purge_queue(QueueUrl=DLQ_URL)
+        self.queue_url = QUEUE_URL
+        for url in (QUEUE_URL, DLQ_URL):  # start empty (PurgeQueue is rate-limited to once a minute)
+            while messages := self.sqs.receive_message(QueueUrl=url, MaxNumberOfMessages=10).get('Messages', []):
+                for message in messages:
+                    self.sqs.delete_message(QueueUrl=url, ReceiptHandle=message['ReceiptHandle'])
 
     def receive(self, max_messages: int = 10) -> list[dict[str, Any]]:
         response = self.sqs.receive_message(QueueUrl=QUEUE_URL, MaxNumberOfMessages=max_messages,

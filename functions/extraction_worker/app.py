@@ -10,7 +10,8 @@ from agent_memory.api.services import get_services
 from agent_memory.domain.extraction_worker import handle_job
 from agent_memory.observability import logger, metrics
 
-processor = BatchProcessor(event_type=EventType.SQS)
+# Every failed record is reported back (not an invocation error) so SQS retries exactly those messages.
+processor = BatchProcessor(event_type=EventType.SQS, raise_on_entire_batch_failure=False)
 
 
 def record_handler(record: SQSRecord) -> None:

@@ -61,7 +61,10 @@ class Database:
         except (OSError, ConnectionError) as exc:
             raise StoreUnavailable(str(exc)) from exc
         if 'error' in raw:
-            raise StoreUnavailable(str(raw['error'].get('message', raw['error'])))
+            error = raw['error']
+            if error.get('kind') in ('Validation', 'Query', 'NotFound', 'Internal'):  # our statement is wrong: a bug, not an outage
+                raise QueryFailed(str(error.get('message', error)))
+            raise StoreUnavailable(str(error.get('message', error)))
         statements = raw['result'][1:]
         _raise_first_error(statements)
         return [s.get('result') for s in statements]

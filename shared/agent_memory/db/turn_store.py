@@ -61,12 +61,13 @@ class TurnStore:
         """Recently used entity names, attribute keys and relation labels visible to the speaker (bounded)."""
         entities, keys, labels = self.store.db.query(
             self.store.database,
-            f'SELECT type, name FROM entity WHERE {VISIBLE} ORDER BY updated_at DESC LIMIT $limit;'
-            'SELECT VALUE key FROM attribute ORDER BY created_at DESC LIMIT $sample;'
-            'SELECT VALUE label FROM relates_to ORDER BY created_at DESC LIMIT $sample;',
+            f'SELECT type, name, updated_at FROM entity WHERE {VISIBLE} ORDER BY updated_at DESC LIMIT $limit;'
+            'SELECT key, created_at FROM attribute ORDER BY created_at DESC LIMIT $sample;'
+            'SELECT label, created_at FROM relates_to ORDER BY created_at DESC LIMIT $sample;',
             {'limit': limit, 'sample': limit * 10, **visibility_params(patterns)},
         )
-        return list(entities), list(dict.fromkeys(keys))[:limit], list(dict.fromkeys(labels))[:limit]
+        unique_keys = list(dict.fromkeys(r['key'] for r in keys))[:limit]
+        return list(entities), unique_keys, list(dict.fromkeys(r['label'] for r in labels))[:limit]
 
     def open_uncertainties(self, patterns: Sequence[str], limit: int) -> list[dict[str, Any]]:
         return self.store.rows(

@@ -37,6 +37,8 @@ from agent_memory.extraction.model import (
 )
 
 AUTHORITATIVE = frozenset({'upsert', 'document'})
+# Attribute keys whose value also lives as a relation: negating the attribute ends the edge too.
+RELATION_LABELS_FOR_KEY = {'employer': ('works_at', 'works_for'), 'location': ('lives_in', 'based_in'), 'city': ('lives_in',)}
 
 
 @dataclass
@@ -184,7 +186,7 @@ class Reconciler:
         edges = {(tuple(self.key_of(r.subject)), r.label, tuple(self.key_of(r.object))) for r in extraction.relations}
         for row in self.store.live_relations([(list(s), label, list(d)) for s, label, d in sorted(edges)], self.plan.now):
             self._edges.setdefault((*row['in'].id, row['label'], *row['out'].id), []).append(row)
-        sources = {(tuple(self.key_of(i.entity)), i.key) for i in extraction.invalidations}
+        sources = {(tuple(self.key_of(i.entity)), label) for i in extraction.invalidations for label in self._labels_for(i.key)}
         for row in self.store.live_edges_from([(list(e), label) for e, label in sorted(sources)], self.plan.now):
             self._edges_from.setdefault((*row['in'].id, row['label']), []).append(row)
 
@@ -226,6 +228,7 @@ class Reconciler:
         same_scope = [r for r in live if overlaps(r['scope_sets'], self.scope_sets)]
         same_value = next((r for r in same_scope if fold(r['value']) == fold(value)), None)
         if same_value is not None:
+            same_value['_confirmed'] = True  # asserted by this write: an invalidation in it must not close it
             if not same_value.get('_planned'):
                 self.plan.refreshed_attributes.append((bare(same_value['id']) or '', conf))
             self._outcome(ref(same_value['id']) or '', 'updated')
@@ -296,15 +299,20 @@ class Reconciler:
         entity = self.key_of(item.entity)
         for row in list(self._live.get((entity[0], entity[1], item.key), [])):
             wanted = item.value is None or fold(row['value']) == fold(item.value)
-            if wanted and overlaps(row['scope_sets'], self.scope_sets) and not row.get('_planned'):
+            if wanted and overlaps(row['scope_sets'], self.scope_sets) and not row.get('_planned') and not row.get('_confirmed'):
                 self.plan.closed_attributes.append(bare(row['id']) or '')
                 self._live[(entity[0], entity[1], item.key)].remove(row)
                 self._outcome(ref(row['id']) or '', 'closed')
-        for edge in self._edges_from.get((entity[0], entity[1], item.key), []):
+        edges = [e for label in self._labels_for(item.key) for e in self._edges_from.get((entity[0], entity[1], label), [])]
+        for edge in edges:
             wanted = item.value is None or fold(edge['out'].id[1]) == fold(item.value)
             if wanted and overlaps(edge['scope_sets'], self.scope_sets):
                 self.plan.closed_relations.append(bare(edge['id']) or '')
                 self._outcome(ref(edge['id']) or '', 'closed')
+
+    @staticmethod
+    def _labels_for(key: str) -> tuple[str, ...]:
+        return (key, *RELATION_LABELS_FOR_KEY.get(key, ()))
 
     # ---- relations and actions -----------------------------------------------------------------------
     def _relation(self, item: ExtractedRelation) -> None:

@@ -1,0 +1,267 @@
+"""Turns in over the API, through the (moto) SQS queue and the worker Lambda, memory out (CONTRACT §6)."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from typing import Any
+
+import pytest
+
+from agent_memory.db.memory_store import MemoryStore
+from tests.conftest import Api, Worker
+
+
+def say(api: Api, text: str, **extra: Any) -> dict[str, Any]:
+    code, body, _ = api.call('facts', 'POST', '/facts', {'text': text, **extra})
+    assert code == 202 and body['status'] == 'queued', body
+    return body
+
+
+def self_facts(api: Api) -> dict[str, list[str]]:
+    _, profile, _ = api.call('views', 'GET', '/profile')
+    facts: dict[str, list[str]] = {}
+    for entry in profile['selfFacts']:
+        facts.setdefault(entry['key'], []).append(entry['value'])
+    return facts
+
+
+def test_a_turn_is_queued_then_extracted_by_the_worker(api: Api, worker: Worker) -> None:
+    # Given a user turn accepted with 202
+    body = say(api, "My name is Sam and I'm on the Pro plan.")
+    assert api.call('facts', 'GET', f'/extractions/{body["turnId"]}')[1]['status'] == 'queued'
+    # When the worker consumes the SQS message
+    assert worker.drain() == 1
+    # Then the extraction is done, its diff recorded, and the facts are in the speaker's profile
+    code, extraction, _ = api.call('facts', 'GET', f'/extractions/{body["turnId"]}')
+    assert code == 200 and extraction['status'] == 'done'
+    assert {(a['key'], a['value']) for a in extraction['extraction']['attributes']} == {('name', 'Sam'), ('plan', 'Pro')}
+    assert self_facts(api) == {'name': ['Sam'], 'plan': ['Pro']}
+    turns = api.call('sessions', 'GET', f'/sessions/{body["sessionId"]}/turns')[1]['turns']
+    assert [t['extraction'] for t in turns] == ['done']
+
+
+def test_a_plan_change_supersedes_and_reports_a_correction(api: Api, worker: Worker) -> None:
+    first = say(api, "I'm on the Free plan.")
+    say(api, 'I moved from Free to Pro.', session_id=first['sessionId'])
+    worker.drain()
+    assert self_facts(api)['plan'] == ['Pro']
+    _, history, _ = api.call('entities', 'GET', '/entities/person/self:admin/history/plan')
+    assert [(h['value'], h['supersededBy'] is not None) for h in history['history']] == [('Pro', False), ('Free', True)]
+
+
+def test_the_same_message_delivered_twice_applies_once(api: Api, store: MemoryStore, worker: Worker) -> None:
+    # Given one queued turn
+    say(api, 'I live in Berlin and I prefer green tea.')
+    (message,) = worker.receive()
+    # When SQS delivers the job twice (at-least-once: a redelivery, or a duplicate send)
+    assert worker.deliver([message]) == {'batchItemFailures': []}
+    after_first = store.table_counts()
+    assert after_first['attribute'] >= 2
+    worker.sqs.send_message(QueueUrl=worker.queue_url, MessageBody=message['Body'])
+    assert worker.drain() == 1
+    # Then nothing is added the second time
+    assert store.table_counts() == after_first
+
+
+def test_a_crash_before_commit_leaves_nothing_and_the_retry_completes(api: Api, store: MemoryStore, worker: Worker,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+    body = say(api, 'I work at Acme.')
+    before = store.table_counts()
+    real_apply = MemoryStore.apply
+    calls = {'n': 0}
+
+    def crash_once(self: MemoryStore, plan: Any) -> None:
+        calls['n'] += 1
+        if calls['n'] == 1:
+            raise RuntimeError('worker died between extraction and commit')
+        real_apply(self, plan)
+
+    monkeypatch.setattr(MemoryStore, 'apply', crash_once)
+    # When the first delivery crashes, the message fails and nothing of the turn is applied
+    result = worker.deliver(worker.receive())
+    assert len(result['batchItemFailures']) == 1
+    assert store.table_counts()['attribute'] == before['attribute']
+    status = api.call('facts', 'GET', f'/extractions/{body["turnId"]}')[1]
+    assert status['status'] == 'queued' and 'RuntimeError' in status['error']
+    # Then the redelivery completes it, exactly once
+    worker.drain()
+    assert api.call('facts', 'GET', f'/extractions/{body["turnId"]}')[1]['status'] == 'done'
+    assert self_facts(api)['employer'] == ['Acme']
+
+
+def test_a_poison_message_ends_in_the_dead_letter_queue_with_the_failure_on_the_turn(
+    api: Api, store: MemoryStore, worker: Worker, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    body = say(api, 'I work at Initech.')
+
+    def always_fail(self: MemoryStore, plan: Any) -> None:
+        raise RuntimeError('this turn can never be applied')
+
+    monkeypatch.setattr(MemoryStore, 'apply', always_fail)
+    worker.drain()
+    assert [json.loads(m['Body'])['turnIds'] for m in worker.dead_letters()] == [[body['turnId']]]
+    status = api.call('facts', 'GET', f'/extractions/{body["turnId"]}')[1]
+    assert status['status'] == 'failed' and 'never be applied' in status['error']
+
+
+def test_prefer_wait_answers_200_with_the_diff_when_the_worker_is_quick(api: Api, worker: Worker) -> None:
+    stop = threading.Event()
+
+    def consume() -> None:
+        while not stop.is_set():
+            worker.drain()
+            time.sleep(0.05)
+
+    consumer = threading.Thread(target=consume)
+    consumer.start()
+    try:
+        code, body, _ = api.call('facts', 'POST', '/facts', {'text': 'My name is Ada.'}, headers={'Prefer': 'wait=10'})
+    finally:
+        stop.set()
+        consumer.join()
+    assert code == 200 and body['status'] == 'done'
+    assert [(a['key'], a['value']) for a in body['extraction']['attributes']] == [('name', 'Ada')]
+
+
+def test_prefer_wait_times_out_with_202(api: Api) -> None:
+    started = time.monotonic()
+    code, body, _ = api.call('facts', 'POST', '/facts', {'text': 'My name is Ada.'}, headers={'Prefer': 'wait=1'})
+    assert code == 202 and body['status'] == 'queued' and 0.9 < time.monotonic() - started < 5
+    assert api.call('facts', 'POST', '/facts', {'text': 'x'}, headers={'Prefer': 'wait=60'})[0] == 400
+
+
+def test_preview_extracts_and_persists_nothing(api: Api, store: MemoryStore, worker: Worker) -> None:
+    before = store.table_counts()
+    code, body, _ = api.call('facts', 'POST', '/facts', {'infer': 'preview', 'text': 'Always answer in bullet points. My name is Sam.'})
+    assert code == 200 and body['preview'] is True
+    assert [i['description'] for i in body['extraction']['instructions']] == ['Always answer in bullet points']
+    assert [(a['key'], a['value']) for a in body['extraction']['attributes']] == [('name', 'Sam')]
+    assert store.table_counts() == before and worker.receive() == []
+
+
+def test_batch_per_message_and_whole_conversation(api: Api, worker: Worker) -> None:
+    messages = [{'role': 'user', 'content': 'My name is Sam.'}, {'role': 'assistant', 'content': 'Nice to meet you. Always be kind.'},
+                {'role': 'user', 'content': 'Always answer in French.'}]  # fmt: skip
+    code, body, _ = api.call('facts', 'POST', '/facts/batch', {'messages': messages, 'extract': 'per_message'})
+    assert code == 202 and len(body['turnIds']) == 3
+    assert len(worker.receive()) == 3  # one job per message
+    worker.drain()
+    code, whole, _ = api.call('facts', 'POST', '/facts/batch', {'messages': messages})
+    jobs = worker.receive()
+    assert len(jobs) == 1 and json.loads(jobs[0]['Body'])['turnIds'] == whole['turnIds']
+    worker.deliver(jobs)
+    # the assistant's directive-like text never becomes an instruction (text is untrusted, §12)
+    _, state, _ = api.call('views', 'GET', '/state')
+    assert [i['description'] for i in state['instructions']] == ['Always answer in French']
+    turns = api.call('sessions', 'GET', f'/sessions/{whole["sessionId"]}/turns')[1]['turns']
+    assert [(t['seq'], t['role'], t['extraction']) for t in turns] == [(1, 'user', 'done'), (2, 'assistant', 'done'), (3, 'user', 'done')]
+
+
+def test_reversal_and_restatement_of_instructions(api: Api, worker: Worker) -> None:
+    session = say(api, 'Always answer in bullet points.')['sessionId']
+    say(api, 'Stop using bullet points.', session_id=session)
+    say(api, 'always answer in bullet points.', session_id=session)
+    worker.drain()
+    _, profile, _ = api.call('views', 'GET', '/profile')
+    assert [(i['description'], i['mergedCount']) for i in profile['instructions']] == [
+        ('Always answer in bullet points', 1), ('Stop using bullet points', 0),
+    ]  # fmt: skip
+
+
+def test_self_correction_is_tentative_until_a_clarification_resolves_it(api: Api, worker: Worker) -> None:
+    # Given a self-correction
+    session = say(api, "I'm CEO — well, co-CEO, it's complicated.")['sessionId']
+    worker.drain()
+    _, uncertainty, _ = api.call('views', 'GET', '/uncertainty', query={'resolved': 'false'})
+    assert [u['kind'] for u in uncertainty['uncertainties']] == ['self_correction']
+    _, entity, _ = api.call('entities', 'GET', '/entities/person/self:admin')
+    assert [(a['key'], a['value'], a['tentative']) for a in entity['attributes']] == [('title', 'co-CEO', True)]
+    assert api.call('views', 'GET', '/state')[1]['unknowns'][0].keys() == {'about', 'reason'}
+    # When a later turn states it plainly
+    clarification = say(api, "To be clear, I'm co-CEO.", session_id=session)
+    worker.drain()
+    # Then the uncertainty is resolved by that turn and the attribute is no longer tentative
+    _, resolved, _ = api.call('views', 'GET', '/uncertainty', query={'resolved': 'true'})
+    assert [u['resolvedBy'] for u in resolved['uncertainties']] == [clarification['turnId']]
+    assert api.call('views', 'GET', '/state')[1]['unknowns'] == []
+    _, entity, _ = api.call('entities', 'GET', '/entities/person/self:admin')
+    assert [(a['key'], a['value'], a['tentative']) for a in entity['attributes']] == [('title', 'co-CEO', False)]
+
+
+def test_explicit_negation_closes_the_fact_and_its_relation(api: Api, worker: Worker) -> None:
+    session = say(api, 'I work at Acme.')['sessionId']
+    worker.drain()
+    say(api, 'I no longer work at Acme.', session_id=session)
+    worker.drain()
+    _, entity, _ = api.call('entities', 'GET', '/entities/person/self:admin')
+    assert entity['attributes'] == [] and entity['relations'] == []
+    _, history, _ = api.call('entities', 'GET', '/entities/person/self:admin/history/employer')
+    assert [(h['value'], h['validUntil'] is not None) for h in history['history']] == [('Acme', True)]
+
+
+def test_accepting_a_value_settles_a_resolvable_uncertainty(api: Api) -> None:
+    # Given a curated value contradicted with low confidence (a resolvable, entity+key uncertainty)
+    triple = {'entity': {'type': 'person', 'name': 'Alice'}, 'key': 'title', 'value': 'VP'}
+    api.call('facts', 'POST', '/facts', {'infer': 'triples', 'triples': [triple]})
+    api.call('facts', 'POST', '/facts', {'infer': 'triples', 'triples': [{**triple, 'value': 'CTO', 'confidence': 0.3}]})
+    (flag,) = api.call('views', 'GET', '/uncertainty')[1]['uncertainties']
+    assert flag['resolvable'] is True
+    # When the owner accepts one value
+    code, settled, _ = api.call('views', 'POST', f'/uncertainty/{flag["id"].split(":", 1)[1]}/resolve', {'acceptedValue': 'CTO'})
+    # Then it is the only live value and the flag is resolved
+    assert code == 200 and settled['uncertainty']['resolved'] is True
+    _, entity, _ = api.call('entities', 'GET', '/entities/person/alice')
+    assert [(a['key'], a['value']) for a in entity['attributes']] == [('title', 'CTO')]
+    assert api.call('views', 'POST', '/uncertainty/nope/resolve', {'acceptedValue': 'x'})[0] == 404
+
+
+def test_an_unresolvable_uncertainty_cannot_be_settled_with_a_value(api: Api, store: MemoryStore) -> None:
+    from agent_memory.db.records import bare
+    from agent_memory.domain.directives import record_uncertainty
+
+    flag = record_uncertainty(store, 'when the trip was', 'said "a while ago"', 'unresolved_time', [['/']])
+    code, body, _ = api.call('views', 'POST', f'/uncertainty/{bare(flag["id"].split(":", 1)[1])}/resolve', {'acceptedValue': 'x'})
+    assert code == 422
+
+
+def test_the_hourly_sweep_resends_turns_whose_job_never_reached_the_queue(
+    api: Api, store: MemoryStore, worker: Worker, services: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from local_runtime.events import LocalContext, schedule_event
+    from tests.conftest import load_function
+
+    def broken_send(jobs: Any) -> None:
+        raise ConnectionError('SQS unreachable')
+
+    monkeypatch.setattr(services.queue, 'send', broken_send)
+    body = say(api, 'My name is Grace.')  # still 202: the turn is durable
+    monkeypatch.undo()
+    assert worker.receive() == []
+    store.q('UPDATE type::record("turn", $t) SET enqueued_at = time::now() - 1h, created_at = time::now() - 1h;', t=body['turnId'])
+    result = load_function('sweep_hourly').lambda_handler(schedule_event('hourly'), LocalContext())
+    assert result['extractionsResent'] >= 1
+    worker.drain()
+    assert self_facts(api)['name'] == ['Grace']
+
+
+def test_two_workers_racing_on_one_turn_apply_it_once(api: Api, store: MemoryStore, services: Any, worker: Worker) -> None:
+    from agent_memory.domain.extraction_pipeline import process_turn
+
+    body = say(api, 'I live in Lisbon and I speak Portuguese.')
+    before = store.table_counts()
+    config = services.control.get_context(api.context_id)
+    from agent_memory.domain.context_config import effective_config
+
+    results: list[str] = []
+    threads = [threading.Thread(target=lambda: results.append(process_turn(store, services.extractors, effective_config(config['config']),
+                                                                            body['turnId']).status)) for _ in range(3)]  # fmt: skip
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert results == ['done'] * 3
+    after = store.table_counts()
+    assert after['decision_trace'] == before['decision_trace'] + 1
+    assert self_facts(api) == {'location': ['Lisbon'], 'language': ['Portuguese']}
