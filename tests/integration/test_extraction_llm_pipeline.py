@@ -1,0 +1,73 @@
+"""The worker with the LLM stage configured, against a real local OpenAI-compatible server over HTTP."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from agent_memory.domain.extraction_pipeline import Extractors
+from agent_memory.extraction.llm import LlmExtractor
+from tests.conftest import Api, Worker
+from tests.llm_server import LlmTestServer, llm_server  # noqa: F401 - the fixture
+
+EMPTY = {'entities': [], 'attributes': [], 'relations': [], 'actions': [], 'instructions': [], 'uncertainties': [], 'invalidations': []}
+
+
+def reply(**parts: Any) -> dict[str, Any]:
+    return {**EMPTY, **parts}
+
+
+@pytest.fixture
+def with_llm(services: Any, llm_server: LlmTestServer, monkeypatch: pytest.MonkeyPatch) -> LlmTestServer:  # noqa: F811
+    llm = LlmExtractor(base_url=llm_server.base_url, model='test-model', api_key='sk-test', timeout_seconds=2)
+    monkeypatch.setattr(services, 'extractors', Extractors(stage0=services.extractors.stage0, llm=llm))
+    return llm_server
+
+
+def queue_turn(api: Api, text: str) -> str:
+    code, body, _ = api.call('facts', 'POST', '/facts', {'text': text})
+    assert code == 202
+    return str(body['turnId'])
+
+
+def test_the_model_result_is_reconciled_and_stage0_directives_are_kept(api: Api, worker: Worker, with_llm: LlmTestServer) -> None:
+    with_llm.reply_json(reply(attributes=[{'entity': {'type': 'person', 'name': 'self'}, 'key': 'title', 'value': 'staff engineer',
+                                           'category': 'identity', 'confidence': 0.95, 'valid_from': None, 'valid_until': None,
+                                           'tentative': False}]))  # fmt: skip
+    turn = queue_turn(api, "I'm a staff engineer now. Always answer in bullet points.")
+    worker.drain()
+    assert len(with_llm.requests) == 1 and with_llm.requests[0].body['model'] == 'test-model'
+    status = api.call('facts', 'GET', f'/extractions/{turn}')[1]
+    assert status['status'] == 'done' and 'error' not in status
+    _, profile, _ = api.call('views', 'GET', '/profile')
+    assert [(f['key'], f['value']) for f in profile['selfFacts']] == [('title', 'staff engineer')]
+    assert [i['description'] for i in profile['instructions']] == ['Always answer in bullet points']  # from stage 0
+
+
+def test_a_rate_limited_provider_fails_the_message_and_the_retry_succeeds(api: Api, worker: Worker, with_llm: LlmTestServer) -> None:
+    with_llm.error(429).reply_json(reply())
+    turn = queue_turn(api, 'My name is Sam.')
+    first = worker.deliver(worker.receive())
+    assert len(first['batchItemFailures']) == 1
+    assert api.call('facts', 'GET', f'/extractions/{turn}')[1]['status'] == 'queued'
+    worker.drain()
+    assert api.call('facts', 'GET', f'/extractions/{turn}')[1]['status'] == 'done'
+    assert len(with_llm.requests) == 2
+
+
+def test_invalid_output_twice_keeps_stage0_and_records_why(api: Api, worker: Worker, with_llm: LlmTestServer) -> None:
+    with_llm.reply_text('not json at all').reply_text('{"still": "wrong"')
+    turn = queue_turn(api, 'My name is Sam.')
+    worker.drain()
+    status = api.call('facts', 'GET', f'/extractions/{turn}')[1]
+    assert status['status'] == 'done' and 'kept stage 0' in status['error']
+    assert [(a['key'], a['value']) for a in status['extraction']['attributes']] == [('name', 'Sam')]
+
+
+def test_a_timeout_fails_the_message_for_a_retry(api: Api, worker: Worker, with_llm: LlmTestServer) -> None:
+    with_llm.stall(3)
+    turn = queue_turn(api, 'My name is Sam.')
+    result = worker.deliver(worker.receive())
+    assert len(result['batchItemFailures']) == 1
+    assert 'ProviderRetryable' in api.call('facts', 'GET', f'/extractions/{turn}')[1]['error']
