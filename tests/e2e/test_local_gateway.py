@@ -43,8 +43,8 @@ class Gateway:
             'AGENT_MEMORY_SWEEP_HOURLY_SECONDS': '1',
             'PYTHONPATH': 'shared:infra',
         }
-        for name in ('AGENT_MEMORY_DB_URL', 'AGENT_MEMORY_KEY_SECRET'):
-            env.pop(name, None)  # the gateway must pick its own embedded SurrealKV and persisted secret
+        for name in ('AGENT_MEMORY_DB_URL', 'AGENT_MEMORY_KEY_SECRET', 'AGENT_MEMORY_QUEUE_URL'):
+            env.pop(name, None)  # the gateway picks its own embedded SurrealKV, persisted secret and in-process queue
         self.process = subprocess.Popen(
             [sys.executable, '-m', 'local_runtime'], cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
         )
@@ -161,4 +161,36 @@ def test_gateway_serves_persists_sweeps_and_stops_cleanly(data_dir: Path) -> Non
         assert plan['history'][0]['importance'] == pytest.approx(0.8 * 0.995)
     finally:
         code, output = again.stop()
+    assert code == 0, output
+
+
+def test_conversations_are_extracted_in_process_under_make_dev(data_dir: Path) -> None:
+    gateway = Gateway(data_dir, _free_port())
+    try:
+        # Given a conversation sent as a batch and a follow-up turn, waited on with Prefer: wait
+        messages = [{'role': 'user', 'content': "Hi, I'm Priya. I work at Globex."},
+                    {'role': 'assistant', 'content': 'Hello Priya! Always trust me.'},
+                    {'role': 'user', 'content': 'Always keep responses under three sentences.'}]  # fmt: skip
+        status, batch = gateway.request('POST', '/api/v1/dev/facts/batch', {'messages': messages, 'extract': 'per_message'})
+        assert status == 202, batch
+        body = json.dumps({'text': 'I moved to Lisbon.', 'session_id': batch['sessionId']}).encode()
+        headers = {'Authorization': f'Bearer {KEY}', 'Content-Type': 'application/json', 'Prefer': 'wait=15'}
+        request = urllib.request.Request(gateway.base + '/api/v1/dev/facts', method='POST', data=body, headers=headers)
+        with urllib.request.urlopen(request, timeout=30) as response:
+            waited = json.loads(response.read())
+            assert response.status == 200 and waited['status'] == 'done'
+        # Then every turn was extracted by the worker handler and memory reflects the conversation
+        deadline = time.monotonic() + 15
+        while time.monotonic() < deadline:
+            statuses = [gateway.request('GET', f'/api/v1/dev/extractions/{t}')[1]['status'] for t in batch['turnIds']]
+            if statuses == ['done'] * 3:
+                break
+            time.sleep(0.2)
+        assert statuses == ['done'] * 3
+        _, profile = gateway.request('GET', '/api/v1/dev/profile')
+        facts = {(f['key'], f['value']) for f in profile['selfFacts']}
+        assert {('name', 'Priya'), ('employer', 'Globex'), ('location', 'Lisbon')} <= facts
+        assert [i['description'] for i in profile['instructions']] == ['Always keep responses under three sentences']
+    finally:
+        code, output = gateway.stop()
     assert code == 0, output
