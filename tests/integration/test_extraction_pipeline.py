@@ -265,3 +265,10 @@ def test_two_workers_racing_on_one_turn_apply_it_once(api: Api, store: MemorySto
     after = store.table_counts()
     assert after['decision_trace'] == before['decision_trace'] + 1
     assert self_facts(api) == {'location': ['Lisbon'], 'language': ['Portuguese']}
+
+
+def test_set_valued_keys_accumulate_instead_of_superseding(api: Api, worker: Worker) -> None:
+    session = say(api, 'I like hiking.')['sessionId']
+    say(api, 'I like jazz.', session_id=session)
+    worker.drain()
+    assert sorted(self_facts(api)['likes']) == ['hiking', 'jazz']

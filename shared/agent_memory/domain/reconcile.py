@@ -37,6 +37,9 @@ from agent_memory.extraction.model import (
 )
 
 AUTHORITATIVE = frozenset({'upsert', 'document'})
+# Keys that name a set, not a single value: a new value joins the others instead of superseding them
+# ("I like jazz" after "I like hiking"). Explicit negation still ends one of them.
+MULTI_VALUED_KEYS = frozenset({'likes', 'dislikes', 'preference', 'allergy', 'language', 'hobby', 'interest', 'skill'})
 # Attribute keys whose value also lives as a relation: negating the attribute ends the edge too.
 RELATION_LABELS_FOR_KEY = {'employer': ('works_at', 'works_for'), 'location': ('lives_in', 'based_in'), 'city': ('lives_in',)}
 
@@ -247,7 +250,8 @@ class Reconciler:
             row['valid_from'] = item.valid_from
         if item.valid_until is not None:
             row['valid_until'] = item.valid_until
-        conflicting = [] if category == 'context' else [r for r in same_scope if r.get('memory_category') != 'context']
+        coexists = category == 'context' or key in MULTI_VALUED_KEYS
+        conflicting = [] if coexists else [r for r in same_scope if r.get('memory_category') != 'context']
         for old in conflicting:
             if can_supersede(old, self.source.kind, conf, self.floor):
                 self._supersede(old, row, entity, key, value)

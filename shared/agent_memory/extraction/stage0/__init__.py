@@ -1,0 +1,1 @@
+"""Building blocks of the deterministic (stage 0) extractor; the entry point is ``extraction.deterministic.extract``."""

@@ -1,0 +1,397 @@
+"""First-person statements → attribute claims: identity, preferences, plans, key-value facts and current context.
+
+Every pattern reads a clause already in first person (see ``subjects.to_first_person``) with fillers and the time
+phrase removed. Keys and categories (documented in ``tests/extraction_corpus/README.md``):
+
+* identity: name, preferred_name, title, employer, location, hometown, language, age, diet, allergy; likes / dislikes /
+  preference (persistent preferences are identity, CONTRACT §5); timezone, email, pronouns… when stated as "my <key> is".
+* knowledge: plan, and any other "my <key> is <value>".
+* context: current_location, working_on, working_from, status (a project's status is knowledge).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from agent_memory.extraction.stage0.lexicon import LANGUAGES, NOT_NAMES, ORG_SUFFIXES, TIER_WORDS, word_set
+from agent_memory.extraction.stage0.text import PROPER, clean_value, is_plausible_name, slug
+from agent_memory.extraction.stage0.titles import split_title
+
+IDENTITY_KEYS = word_set(
+    'name preferred_name title employer location hometown language native_language nationality pronouns birthday age email '
+    'phone timezone likes dislikes preference diet allergy'
+)
+CONTEXT_KEYS = frozenset({'current_location', 'working_on', 'working_from', 'status'})
+_NAME_KEYS = frozenset({'name', 'preferred_name', 'employer', 'location', 'hometown', 'current_location', 'manager'})
+_MAX_KEY_CHARS, _MAX_VALUE_CHARS = 64, 200
+_KEY_ALIASES = {
+    'job': 'title',
+    'job_title': 'title',
+    'role': 'title',
+    'position': 'title',
+    'title': 'title',
+    'company': 'employer',
+    'employer': 'employer',
+    'city': 'location',
+    'home_town': 'hometown',
+    'hometown': 'hometown',
+    'tier': 'plan',
+    'subscription': 'plan',
+    'plan': 'plan',
+    'subscription_plan': 'plan',
+    'time_zone': 'timezone',
+    'timezone': 'timezone',
+    'name': 'name',
+    'first_name': 'name',
+    'full_name': 'name',
+    'nickname': 'preferred_name',
+    'email_address': 'email',
+    'phone_number': 'phone',
+    'mother_tongue': 'native_language',
+    'first_language': 'native_language',
+}
+_GENERIC_KEY_STOPLIST = word_set(
+    'question point guess concern problem issue worry idea hope thought thinking understanding bad pleasure fault excuse answer '
+    'suggestion take opinion feeling impression day week life head back mind heart gut bet advice experience fear dream '
+    'laptop computer phone flight train car internet connection wifi app account screen code build test job'
+)
+_KEY_PREFIXES = (
+    'favourite',
+    'favorite',
+    'preferred',
+    'usual',
+    'main',
+    'primary',
+    'home',
+    'native',
+    'work',
+    'personal',
+    'billing',
+    'go-to',
+    'default',
+    'current',
+)
+_VALUE_REJECT = re.compile(
+    r'^(?:not|so|very|really|too|quite|pretty|kind|a bit|being|getting|going|that|whether|to|if|how|what|why|when|where|in|on|at|'
+    r'from|still|also|just|gone|down|up|out|here|there|over|done|fine|ok|okay|great|good|bad|broken|delayed|late|slow|dead|sick|'
+    r'ill|busy|away|off|back|always|never|almost|about|probably|like)\b',
+    re.IGNORECASE,
+)
+_PRONOUN_OBJECT = re.compile(r'^(?:it|this|that|these|those|them|you|him|her|us|me|when|how|what|the idea)\b', re.IGNORECASE)
+_STATUSES = (
+    'on hold|behind schedule|ahead of schedule|on track|on schedule|blocked|delayed|cancelled|canceled|live|done|complete|completed|'
+    'finished|paused|at risk|over budget|under budget|in progress|in review|shipped|launched'
+)
+_ADVERBS = r'(?:(?:just|recently|finally|already|have|also|currently|still|now|really|actually)\s+)*'
+_LEADING_ADVERBS = re.compile(r'^(?:(?:now|currently|still|also|officially|actually|finally|technically)\s+)+', re.IGNORECASE)
+_KEY_MODIFIERS = re.compile(r'^(?:(?:new|current|updated|actual|official|latest)\s+)+')
+_DIETS = r'vegetarian|vegan|pescatarian|pescetarian|gluten-free|lactose intolerant|kosher|halal|coeliac|celiac|teetotal'
+
+
+@dataclass(frozen=True)
+class Claim:
+    key: str
+    value: str
+    change: bool = False  # stated as a change ("moved to", "joined"): a date on the clause becomes valid_from
+
+    def category(self, entity_type: str) -> str:
+        if self.key in CONTEXT_KEYS:
+            return 'knowledge' if self.key == 'status' and entity_type != 'person' else 'context'
+        return 'identity' if self.key in IDENTITY_KEYS else 'knowledge'
+
+
+def find_claims(text: str, is_self: bool) -> list[Claim]:
+    """All claims the clause states (a clause may state several: "I work at Acme as a data engineer")."""
+    found: list[Claim] = []
+    for reader in _READERS:
+        found += reader(text)
+    if is_self:
+        found += _preferred_name(text)
+    else:
+        found = [c for c in found if c.key not in ('name', 'preferred_name')]
+    return [c for c in dict.fromkeys(found) if _plausible(c)]
+
+
+def _plausible(claim: Claim) -> bool:
+    if len(claim.key) > _MAX_KEY_CHARS or len(claim.value) > _MAX_VALUE_CHARS:
+        return False
+    return is_plausible_name(claim.value) if claim.key in _NAME_KEYS else True
+
+
+def _match(pattern: str, text: str) -> re.Match[str] | None:
+    return re.match(pattern, text, re.IGNORECASE)
+
+
+def _proper(text: str) -> str | None:
+    m = re.match(PROPER, text.strip())
+    return m.group(0) if m else None
+
+
+# ------------------------------------------------------------------------------------------------ "I'm …"
+
+
+def _i_am(text: str) -> list[Claim]:
+    m = _match(r"^(?:i'm|i am)\s+(?P<rest>.+)$", text)
+    if not m:
+        return []
+    rest = _LEADING_ADVERBS.sub('', m.group('rest'))
+    if _match(r'^(?:not|no longer|never)\b', rest):
+        return _not_a_fan(rest)
+    for reader in (_plan_membership, _based_in, _origin, _working, _at_place, _in_city, _on_leave, _status, _fan_of, _diet, _allergy):
+        if claims := reader(rest):
+            return claims
+    return _title(rest) or _age(rest) or _name(rest)
+
+
+def _age(rest: str) -> list[Claim]:
+    m = _match(r'^(?P<v>\d{1,3})(?:\s+(?:years?\s+old|yo))?\s*$', rest)
+    return [Claim('age', m.group('v'))] if m and 0 < int(m.group('v')) < 130 else []
+
+
+def _not_a_fan(rest: str) -> list[Claim]:
+    m = _match(r'^not\s+(?:(?:a|an)\s+)?(?:(?:big|huge|great|massive)\s+)?fan\s+of\s+(?P<v>.+)$', rest)
+    value = clean_value(m.group('v')) if m else ''
+    return [Claim('dislikes', value)] if value and not _PRONOUN_OBJECT.match(value) else []
+
+
+def _diet(rest: str) -> list[Claim]:
+    m = _match(rf'^(?:(?:a|an)\s+)?(?:(?:strict|full|total)\s+)?(?P<v>{_DIETS})\b', rest)
+    return [Claim('diet', m.group('v').lower())] if m else []
+
+
+def _allergy(rest: str) -> list[Claim]:
+    m = _match(r'^(?:very\s+|severely\s+|mildly\s+)?allergic\s+to\s+(?P<v>.+)$', rest)
+    value = clean_value(m.group('v')) if m else ''
+    return [Claim('allergy', value)] if value else []
+
+
+def _plan_membership(rest: str) -> list[Claim]:
+    m = _match(
+        r'^(?:on|subscribed to|using)\s+(?:the\s+|a\s+|an\s+)?(?P<v>[\w-]+(?:\s+[\w-]+)?)\s+(?:plan|tier|subscription|package|edition)\b',
+        rest,
+    )
+    return [Claim('plan', m.group('v'))] if m else []
+
+
+def _based_in(rest: str) -> list[Claim]:
+    m = _match(r'^(?:currently\s+|now\s+)?(?:based|located|living|headquartered)\s+in\s+(?P<v>.+)$', rest)
+    place = _proper(m.group('v')) if m else None
+    return [Claim('location', place)] if place else []
+
+
+def _origin(rest: str) -> list[Claim]:
+    m = _match(r'^(?:originally\s+)?from\s+(?P<v>.+)$', rest)
+    place = _proper(m.group('v')) if m else None
+    return [Claim('hometown', place)] if place else []
+
+
+def _working(rest: str) -> list[Claim]:
+    m = _match(r'^(?:currently\s+|still\s+|now\s+)?working\s+(?P<how>on|from)\s+(?P<v>.+)$', rest)
+    value = clean_value(m.group('v')) if m else ''
+    return [Claim(f'working_{m.group("how").lower()}', value)] if m and value else []
+
+
+def _at_place(rest: str) -> list[Claim]:
+    m = _match(r'^(?:currently\s+|still\s+)?at\s+(?P<v>(?:the|a|an|home|work|my|our)\b.+)$', rest)
+    value = clean_value(m.group('v')) if m else ''
+    return [Claim('current_location', value)] if value else []
+
+
+def _in_city(rest: str) -> list[Claim]:
+    m = _match(r'^(?:currently\s+|still\s+)?in\s+(?P<v>.+)$', rest)
+    place = _proper(m.group('v')) if m else None
+    return [Claim('current_location', place)] if place else []
+
+
+def _on_leave(rest: str) -> list[Claim]:
+    m = _match(
+        r'^(?P<v>on\s+(?:a\s+)?(?:(?:parental|sick|maternity|paternity|annual|medical|study|unpaid)\s+)?'
+        r'(?:vacation|holiday|holidays|leave|pto|sabbatical|break|a break))\b',
+        rest,
+    )
+    return [Claim('status', m.group('v').lower())] if m else []
+
+
+def _status(rest: str) -> list[Claim]:
+    m = _match(rf'^(?:currently\s+|now\s+|still\s+)?(?P<v>{_STATUSES})\s*$', rest)
+    return [Claim('status', m.group('v').lower())] if m else []
+
+
+def _fan_of(rest: str) -> list[Claim]:
+    m = _match(r'^(?:(?:a|an)\s+)?(?:(?:big|huge|massive|real|great|total)\s+)?(?:fan\s+of|into)\s+(?P<v>.+)$', rest)
+    value = clean_value(m.group('v')) if m else ''
+    return [Claim('likes', value)] if value and not _PRONOUN_OBJECT.match(value) else []
+
+
+def _title(rest: str) -> list[Claim]:
+    parsed = split_title(rest)
+    if not parsed:
+        return []
+    title, tail = parsed
+    return [Claim('title', title), *_title_tail(tail)]
+
+
+def _title_tail(tail: str) -> list[Claim]:
+    """What follows a title: "at Acme" → employer, "based in Lyon" → location."""
+    if m := _match(r'^(?:at|for|with|of)\s+(?P<v>.+)$', tail):
+        org = _proper(m.group('v'))
+        return [Claim('employer', org)] if org else []
+    if m := _match(r'^(?:based|living|located)\s+in\s+(?P<v>.+)$', tail):
+        place = _proper(m.group('v'))
+        return [Claim('location', place)] if place else []
+    return []
+
+
+def _name(rest: str) -> list[Claim]:
+    m = re.match(rf'^(?P<v>{PROPER})\s*(?:$|,|\s(?:and|here|by the way)\b|\s(?i:from)\s+(?P<org>{PROPER}))', rest)
+    if not m or not m.group('v')[0].isalpha() or any(w.lower() in NOT_NAMES for w in m.group('v').split()) or len(m.group('v').split()) > 3:
+        return []
+    org = m.group('org')
+    if org:
+        return [Claim('name', m.group('v')), *([Claim('employer', org)] if looks_like_organisation(org) else [])]
+    appositive = _match(r'^\s*,\s*(?P<rest>(?:a|an|the)\s+.+)$', rest[m.end('v') :])  # "I'm Sam, a data engineer at Acme"
+    return [Claim('name', m.group('v')), *(_title(appositive.group('rest')) if appositive else [])]
+
+
+def looks_like_organisation(name: str) -> bool:
+    """ "Zentrix Labs", "Acme Inc": a company-like last word (a bare "Porto" in "Sam from Porto" is more likely a place)."""
+    return name.split()[-1].lower().rstrip('.') in ORG_SUFFIXES
+
+
+# ------------------------------------------------------------------------------------------------ verbs
+
+
+def _my_name(text: str) -> list[Claim]:
+    m = re.match(rf"^(?i:my\s+name(?:\s+is|'s))\s+(?P<v>{PROPER})", text)
+    return [Claim('name', m.group('v'))] if m else []
+
+
+def _preferred_name(text: str) -> list[Claim]:
+    m = re.search(
+        rf"(?<!don't )(?<!never )(?<!not )\b(?i:call me|i go by|refer to me as|address me as|being called|to be called)\s+(?P<v>{PROPER})",
+        text,
+    )
+    return [Claim('preferred_name', m.group('v'))] if m and m.group('v').lower() not in NOT_NAMES else []
+
+
+def _employment(text: str) -> list[Claim]:
+    if m := _match(rf'^(?:i|we)\s+(?:currently\s+|still\s+|now\s+)?work\s+(?:at|for)\s+(?P<org>{PROPER})(?P<tail>.*)$', text):
+        return [Claim('employer', m.group('org')), *_as_title(m.group('tail'))]
+    if m := _match(r'^i\s+(?:currently\s+|now\s+)?work\s+as\s+(?P<rest>.+)$', text):
+        parsed = split_title(m.group('rest'))
+        return [Claim('title', parsed[0]), *_title_tail(parsed[1])] if parsed else []
+    joined = (
+        rf'^i\s+{_ADVERBS}(?:joined|started\s+(?:at|with|working\s+(?:at|for))|got\s+hired\s+(?:at|by))\s+(?P<org>{PROPER})(?P<tail>.*)$'
+    )
+    if m := _match(joined, text):
+        return [Claim('employer', m.group('org'), change=True), *(Claim(c.key, c.value, True) for c in _as_title(m.group('tail')))]
+    if m := _match(rf"^i\s+{_ADVERBS}(?:got|was|have\s+been|'ve\s+been|am\s+being|'m\s+being)\s+promoted\s+to\s+(?P<rest>.+)$", text):
+        parsed = split_title(m.group('rest'))
+        return [Claim('title', parsed[0], change=True)] if parsed else []
+    return []
+
+
+def _as_title(tail: str) -> list[Claim]:
+    m = _match(r'^\s*,?\s*as\s+(?P<rest>.+)$', tail)
+    parsed = split_title(m.group('rest')) if m else None
+    return [Claim('title', parsed[0])] if parsed else []
+
+
+def _residence(text: str) -> list[Claim]:
+    if m := _match(rf"^(?:i|we)(?:\s+(?:(?:currently|still|now)\s+)?live|(?:'ve|\s+have)\s+been\s+living)\s+in\s+(?P<v>{PROPER})", text):
+        return [Claim('location', m.group('v'))]
+    if m := _match(rf'^(?:i|we)\s+{_ADVERBS}(?:moved|relocated)\s+(?:back\s+)?to\s+(?P<v>{PROPER})', text):
+        return [] if _is_tier(m.group('v')) else [Claim('location', m.group('v'), change=True)]
+    return []
+
+
+def _language(text: str) -> list[Claim]:
+    m = _match(r'^i\s+(?:also\s+)?speak\s+(?P<v>.+)$', text)
+    if not m:
+        return []
+    tokens = re.findall(r'[\w-]+', clean_value(m.group('v')))
+    languages = [t.capitalize() for t in tokens if t.lower() in LANGUAGES]
+    fillers = {'and', 'a', 'little', 'bit', 'of', 'some', 'basic', 'fluent', 'native', 'well', 'both'}
+    ok = languages and all(t.lower() in LANGUAGES or t.lower() in fillers for t in tokens)
+    return [Claim('language', ', '.join(languages))] if ok else []
+
+
+def _preference(text: str) -> list[Claim]:
+    m = _match(
+        r'^(?:i|we)\s+(?:(?:really|also|absolutely|totally|just|do|genuinely|truly|kind of|kinda|quite|generally|usually|still|'
+        r"actually|definitely|much|personally)\s+)*(?P<verb>prefer|like|love|enjoy|adore|hate|dislike|detest|loathe|can't stand|"
+        r"cannot stand|can't bear|don't like|do not like|don't enjoy|don't love)\s+(?P<v>.+)$",
+        text,
+    )
+    if not m:
+        return []
+    value = re.sub(r'^to\s+', '', clean_value(m.group('v')), flags=re.IGNORECASE)
+    if not value or _PRONOUN_OBJECT.match(value) or _match(r'^(?:being|to be) called\b', value):
+        return []
+    verb = m.group('verb').lower()
+    key = 'preference' if verb == 'prefer' else 'likes' if verb in ('like', 'love', 'enjoy', 'adore') else 'dislikes'
+    return [Claim(key, value)]
+
+
+def _is_tier(word: str) -> bool:
+    return word.lower() in TIER_WORDS
+
+
+def _plan_change(text: str) -> list[Claim]:
+    m = _match(
+        rf'^(?:i|we)\s+{_ADVERBS}(?P<verb>upgraded|downgraded|switched|moved|changed|migrated|went)\s+'
+        r'(?:(?:my|our)\s+(?:plan|subscription|account)\s+)?'
+        r'(?:from\s+(?:the\s+)?(?P<old>[\w-]+)(?:\s+(?:plan|tier|subscription))?\s+)?'
+        r'to\s+(?:the\s+|a\s+|an\s+)?(?P<new>[\w-]+)(?P<word>\s+(?:plan|tier|subscription|package|edition))?\b',
+        text,
+    )
+    if not m:
+        return []
+    planish = m.group('word') or m.group('verb').lower() in ('upgraded', 'downgraded') or _is_tier(m.group('new'))
+    return [Claim('plan', m.group('new'), change=True)] if planish or (m.group('old') and _is_tier(m.group('old'))) else []
+
+
+def _plan_held(text: str) -> list[Claim]:
+    m = _match(
+        r"^(?:(?:i|we)(?:'ve|\s+have)?(?:\s+got)?|(?:i|we)(?:'ve|\s+have)\s+been\s+on|"
+        r'(?:i|we)\s+(?:pay\s+for|bought|purchased|subscribed\s+to|signed\s+up\s+for)|'
+        r"we're\s+on|we\s+are\s+on)\s+(?:the|a|an)\s+(?P<v>[\w-]+)\s+(?:plan|tier|subscription|package|edition)\b",
+        text,
+    )
+    return [Claim('plan', m.group('v'))] if m else []
+
+
+def _generic(text: str) -> list[Claim]:
+    m = _match(
+        r"^(?:my|our)\s+(?P<k>[a-z][\w' -]*?)\s+(?:is(?:\s+now)?|are|'s|(?:has\s+)?changed\s+to|is\s+changing\s+to)\s+(?P<v>.+)$", text
+    )
+    if not m:
+        return []
+    raw_key = _KEY_MODIFIERS.sub('', m.group('k').lower())
+    key_words = raw_key.split()
+    if len(key_words) > 3 or set(key_words) & {'to', 'for', 'with', 'in', 'on', 'at', 'from', 'about', 'and'}:
+        return []
+    key = _KEY_ALIASES.get(slug(raw_key), slug(raw_key))
+    value = clean_value(m.group('v'))
+    if not key or not value or key in _GENERIC_KEY_STOPLIST or _VALUE_REJECT.match(value) or len(value.split()) > 8:
+        return []
+    if key == 'title':
+        return [Claim('title', value)]
+    notable = bool(re.search(r'[\d@$€£]', value)) or value[0].isupper()
+    known_shape = key in _KEY_ALIASES.values() or key in IDENTITY_KEYS or key.startswith(_KEY_PREFIXES)
+    return [Claim(key, value)] if notable or known_shape else []
+
+
+_READERS: tuple[Callable[[str], list[Claim]], ...] = (
+    _my_name,
+    _i_am,
+    _employment,
+    _plan_change,
+    _plan_held,
+    _residence,
+    _language,
+    _preference,
+    _generic,
+)

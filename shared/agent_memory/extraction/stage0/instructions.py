@@ -1,0 +1,136 @@
+"""Behavioural directives (CONTRACT §6.4): find one in a sentence and give it a stable label and a clean description.
+
+The description is the directive as spoken minus discourse fillers ("please", "from now on", "I want you to"), so a
+restatement in the same words yields the same label and description (modulo case) and the reconciler merges it; a
+reversal ("Stop using bullet points") reads differently and stays a separate instruction.
+"""
+
+from __future__ import annotations
+
+import re
+
+from agent_memory.extraction.model import ExtractedInstruction
+from agent_memory.extraction.stage0.lexicon import lemma, word_set
+from agent_memory.extraction.stage0.text import body, capitalise, clip, words
+
+_FILLERS = re.compile(
+    r'^(?:(?:ok(?:ay)?|so|and|also|oh|hey|hi|well|actually|alright|right|yes|yeah|yep|sure|no|nope|one more thing|btw|by the way|'
+    r'going forward|'
+    r'moving forward|from now on|from here on(?: out)?|in (?:the )?future|for future reference|in general|generally|please|kindly|'
+    r"pls|remember(?: to)?|note|important|i want you to|i'd like you to|i would like you to|i need you to|"
+    r'(?:can|could|would|will) you(?: please)?|make sure(?: to| that you| you)?|you should|you must|you need to|you have to)'
+    r'\b[\s,:;!-]*)+',
+    re.IGNORECASE,
+)
+_TRAILING = re.compile(
+    r'(?:[\s,]+(?:please|pls|thanks|thank you|from now on|going forward|moving forward|in (?:the )?future|from here on(?: out)?))+$',
+    re.IGNORECASE,
+)
+_PERSISTENCE = re.compile(
+    r'\b(?:always|never|from now on|going forward|moving forward|in (?:the )?future|from here on|every time|each time|whenever|'
+    r'with me|to me|your (?:responses|replies|answers|messages))\b',
+    re.IGNORECASE,
+)
+_NOT_AFTER_CUE = word_set('mind the a an my your our this that it been so too ever again happy fun good nice same sure right')
+_NOT_AFTER_DONT = word_set('worry mind know think understand care get panic rush feel see remember bother')
+_STOP_OBJECT = word_set('it that this there now please')
+_RESPONSE_STYLE = re.compile(
+    r'^(?:respond|reply|answer|write|talk|speak|communicate)(?:\s+to me)?\s+(?:only\s+)?(?:in|using|with)\b'
+    r'|^keep\s+(?:your\s+|the\s+|all\s+)?(?:responses|replies|answers|messages|it|them|things|explanations|summaries|emails)\b',
+    re.IGNORECASE,
+)
+_SUBORDINATE = re.compile(r'^(?:if|when|whenever|whatever|wherever|unless|for|in|before|after|once)\b[^,]{1,80},\s*', re.IGNORECASE)
+_ABOUT_IT = re.compile(r'^(?:keep|make)\s+(?:it|this|that)\b', re.IGNORECASE)
+_GENERIC_VERBS = word_set(
+    'use avoid include add format label mark cite address refer sign start end begin prefix put give show list explain '
+    'summarise summarize double-check check ask remind mention translate spell write respond reply answer'
+)
+
+_TOPICS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    (
+        'language',
+        re.compile(
+            r'\b(?:english|spanish|german|french|portuguese|italian|dutch|japanese|chinese|mandarin|korean|'
+            r'polish|swedish|russian|arabic|hindi|language|spelling)\b',
+            re.I,
+        ),
+    ),
+    (
+        'format',
+        re.compile(
+            r'\b(?:bullet|bullets|bullet points?|lists?|markdown|tables?|headings?|headers?|numbered|format|'
+            r'formatting|code blocks?|json|plain text)\b',
+            re.I,
+        ),
+    ),
+    (
+        'length',
+        re.compile(
+            r'\b(?:short|shorter|brief|briefer|concise|length|long|longer|sentences?|words|paragraphs?|verbose|'
+            r'terse|succinct|detailed|detail)\b',
+            re.I,
+        ),
+    ),
+    ('tone', re.compile(r'\b(?:tone|formal|informal|casual|friendly|polite|professional|warm|serious|playful|blunt)\b', re.I)),
+    (
+        'style',
+        re.compile(
+            r'\b(?:jargon|emojis?|humou?r|sarcasm|exclamation|slang|technical terms|acronyms|passive voice|'
+            r'metaphors?|swearing|profanity)\b',
+            re.I,
+        ),
+    ),
+    ('naming', re.compile(r'\b(?:call me|address me|refer to me|my name)\b', re.I)),
+)
+_LABEL_SKIP = word_set(
+    "always never ever don't dont do not stop please you the a an my your me to of for in on with any all our their this that it them be"
+)
+
+
+def find_instruction(sentence: str, after_artefact_request: bool = False) -> ExtractedInstruction | None:
+    """The directive in a sentence, if any. After a request for an artefact ("write me an announcement"), "keep it short"
+    is about that artefact, not a standing instruction."""
+    raw = body(sentence)
+    core = _TRAILING.sub('', _FILLERS.sub('', raw)).strip(' ,;:')
+    if not core or not (_is_directive(core, raw) or _is_directive(_main_clause(core), raw)):
+        return None
+    if after_artefact_request and _ABOUT_IT.match(_main_clause(core)):
+        return None
+    return ExtractedInstruction(label=instruction_label(_main_clause(core))[:64], description=clip(capitalise(core), 1024))
+
+
+def _main_clause(core: str) -> str:
+    """ "If I ask for code, always use Python" → "always use Python" (the condition stays in the description)."""
+    m = _SUBORDINATE.match(core)
+    return core[m.end() :] if m else core
+
+
+def _is_directive(core: str, raw: str) -> bool:
+    tokens = [t.lower() for t in words(core)]
+    if len(tokens) < 2:
+        return False
+    first, second = tokens[0], tokens[1]
+    if first in ('always', 'never'):
+        return second not in _NOT_AFTER_CUE
+    if first in ("don't", 'dont') or tokens[:2] == ['do', 'not']:
+        verb = tokens[2] if first == 'do' and len(tokens) > 2 else second
+        return verb not in _NOT_AFTER_DONT and (len(tokens) > 2 or first == 'do')
+    if first == 'stop':
+        return second not in _STOP_OBJECT
+    if _RESPONSE_STYLE.match(core):
+        return True
+    if first in _GENERIC_VERBS:
+        return bool(_PERSISTENCE.search(raw) or any(pattern.search(core) for _, pattern in _TOPICS))
+    return False
+
+
+def instruction_label(description: str) -> str:
+    """A short topic key: a known topic (language, format, length, tone, style, naming) or verb-object of the directive."""
+    for label, pattern in _TOPICS:
+        if pattern.search(description):
+            return label
+    content = [w.lower() for w in words(description) if w.lower() not in _LABEL_SKIP]
+    if not content:
+        return 'general'
+    verb = lemma(content[0])
+    return f'{verb}-{content[1]}' if len(content) > 1 else verb

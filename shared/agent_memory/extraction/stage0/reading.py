@@ -1,0 +1,173 @@
+"""Reading one sentence of a user turn into findings: attributes, invalidations, events and uncertainties."""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from dataclasses import dataclass, field, replace
+
+from agent_memory.extraction.model import EntityRef, ExtractedRelation, ExtractedUncertainty, ExtractionContext, Invalidation
+from agent_memory.extraction.stage0.actions import Event, find_event
+from agent_memory.extraction.stage0.claims import Claim, find_claims
+from agent_memory.extraction.stage0.dates import TimeRef, find_time
+from agent_memory.extraction.stage0.negations import find_invalidations
+from agent_memory.extraction.stage0.signals import is_hypothetical, opens_hypothesis, tense
+from agent_memory.extraction.stage0.subjects import Subject, UnclearSubject, candidates, known_type, names_any, resolve_subject
+from agent_memory.extraction.stage0.text import clip, split_clauses, squash, strip_fillers
+
+CONFIDENT = 0.9
+_SMALL_TALK_PLANS = re.compile(
+    r'\b(?:get back|be back|come back|talk|speak|chat|see you|catch up|check back|follow up|let you know)\b', re.I
+)
+
+
+@dataclass(frozen=True)
+class Finding:
+    """An attribute the turn states about an entity, with its validity from the clause's time phrase."""
+
+    entity: EntityRef
+    key: str
+    value: str
+    category: str
+    valid_from: dt.date | None = None
+    valid_until: dt.date | None = None
+    tentative: bool = False
+    confidence: float = CONFIDENT
+
+
+@dataclass(frozen=True)
+class Happening:
+    actor: EntityRef
+    event: Event
+    summary: str
+    occurred_at: dt.date | None
+
+
+@dataclass
+class Reading:
+    findings: list[Finding] = field(default_factory=list)
+    invalidations: list[Invalidation] = field(default_factory=list)
+    happenings: list[Happening] = field(default_factory=list)
+    uncertainties: list[ExtractedUncertainty] = field(default_factory=list)
+    links: list[ExtractedRelation] = field(default_factory=list)  # relations that are not the shadow of an attribute
+
+    def extend(self, other: Reading) -> None:
+        self.links += other.links
+        self.findings += other.findings
+        self.invalidations += other.invalidations
+        self.happenings += other.happenings
+        self.uncertainties += other.uncertainties
+
+
+@dataclass(frozen=True)
+class Turn:
+    """What every sentence reader needs besides the sentence."""
+
+    text: str
+    ctx: ExtractionContext
+
+    @property
+    def today(self) -> dt.date:
+        return self.ctx.observed_at.date()
+
+
+def read_sentence(text: str, turn: Turn, opens_turn: bool = False) -> Reading:
+    reading = Reading()
+    conditional = False
+    for i, clause in enumerate(split_clauses(text)):
+        clause = strip_fillers(clause)
+        if conditional or is_hypothetical(clause):
+            conditional = opens_hypothesis(clause)
+            continue
+        reading.extend(read_clause(clause, turn, opens_turn and i == 0))
+    return reading
+
+
+def read_clause(clause: str, turn: Turn, opens_turn: bool = False) -> Reading:
+    when = find_time(clause, turn.today, tense(clause))
+    text = strip_fillers(squash(clause[: when.start] + ' ' + clause[when.end :])) if when else clause
+    subject = resolve_subject(text, turn.ctx, opens_turn)
+    if subject is None:
+        return Reading()
+    if isinstance(subject, UnclearSubject):
+        return _unclear(subject, text, turn)
+    reading = _statements(subject, text, when, turn)
+    if when and not (reading.findings or reading.happenings or reading.invalidations):
+        reading = _date_as_value(clause, turn, opens_turn) or reading
+    if when and when.vague and (reading.findings or reading.happenings or reading.invalidations or _reports_plan(subject, text)):
+        reading.uncertainties.append(
+            ExtractedUncertainty(
+                about=clip(f'when: "{text}"', 500),
+                reason=clip(f"'{when.phrase}' cannot be resolved to a date", 1024),
+                kind='unresolved_time',
+            )
+        )
+    return reading
+
+
+def _date_as_value(clause: str, turn: Turn, opens_turn: bool) -> Reading | None:
+    """ "My birthday is March 3rd": the time phrase is the value itself, so read the clause with it left in."""
+    subject = resolve_subject(clause, turn.ctx, opens_turn)
+    if not isinstance(subject, Subject):
+        return None
+    reading = _statements(subject, clause, None, turn)
+    return reading if reading.findings else None
+
+
+def _statements(subject: Subject, text: str, when: TimeRef | None, turn: Turn) -> Reading:
+    entity = subject.entity
+    negated = find_invalidations(subject.text)
+    if negated:
+        return Reading(invalidations=[Invalidation(entity=entity, key=k, value=v) for k, v in negated])
+    claims = find_claims(subject.text, entity.is_self)
+    if claims:
+        return _with_known_targets(Reading(findings=[_dated(entity, c, when) for c in claims]), turn.ctx)
+    event = find_event(subject.text, future_date=bool(when and when.date and when.date > turn.today))
+    if event is None:
+        return Reading()
+    return Reading(happenings=[Happening(entity, event, clip(text, 1024), when.date if when else None)])
+
+
+def _with_known_targets(reading: Reading, ctx: ExtractionContext) -> Reading:
+    """ "Omar joined Beacon": when the vocabulary knows Beacon as a project, that is a works_on link, not an employer."""
+    for finding in list(reading.findings):
+        known = known_type(finding.value, ctx) if finding.key == 'employer' else None
+        if known and known != 'organisation':
+            reading.findings.remove(finding)
+            if known == 'project':
+                target = EntityRef(type='project', name=finding.value)
+                reading.links.append(ExtractedRelation(subject=finding.entity, label='works_on', object=target, category='knowledge'))
+    return reading
+
+
+def _dated(entity: EntityRef, claim: Claim, when: TimeRef | None) -> Finding:
+    finding = Finding(entity=entity, key=claim.key, value=claim.value, category=claim.category(entity.type))
+    if when is None or when.date is None:
+        return finding
+    if when.relation == 'until':
+        return replace(finding, valid_until=when.date)
+    if when.relation == 'since' or claim.change:
+        return replace(finding, valid_from=when.date)
+    return finding
+
+
+def _reports_plan(subject: Subject, text: str) -> bool:
+    """A first-person event or plan with no extractable fact still deserves a note that its time is unknown."""
+    return subject.entity.is_self and len(text.split()) > 2 and not _SMALL_TALK_PLANS.search(text)
+
+
+def _unclear(subject: UnclearSubject, text: str, turn: Turn) -> Reading:
+    in_scope = candidates(turn.ctx, subject.type)
+    predicate = text[len(subject.phrase) :].split()
+    if len(in_scope) < 2 or names_any(turn.text, turn.ctx, subject.type) or len(predicate) < 2:
+        return Reading()
+    shown = ', '.join(in_scope[:5]) + (', …' if len(in_scope) > 5 else '')
+    return Reading(
+        uncertainties=[
+            ExtractedUncertainty(
+                about=clip(f'who "{subject.phrase}" refers to in "{text}"', 500),
+                reason=clip(f'{len(in_scope)} {subject.type} entities are in scope ({shown}) and the turn names none of them', 1024),
+                kind='ambiguous_reference',
+            )
+        ]
+    )

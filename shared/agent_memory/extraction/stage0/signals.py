@@ -1,0 +1,76 @@
+"""Sentence-level signals that change what a sentence may yield: questions, hypotheticals, sarcasm, corrections."""
+
+from __future__ import annotations
+
+import re
+
+from agent_memory.extraction.stage0.dates import Tense
+from agent_memory.extraction.stage0.lexicon import is_past_form
+
+_QUESTION_START = re.compile(
+    r"^(?:do|does|did|is|are|am|was|were|can|could|would|will|should|shall|what|what's|why|how|how's|when|where|who|which|whose|"
+    r'have|has|any idea)\b',
+    re.IGNORECASE,
+)
+_HYPOTHETICAL_START = re.compile(r'^(?:if|suppose|supposing|imagine|what if|assuming|hypothetically|in case|unless|say)\b', re.I)
+_HYPOTHETICAL = re.compile(
+    r"\b(?:wish|would|could|might|may be|maybe|perhaps|probably|hypothetically|i'd|we'd|if i were|if we were|thinking (?:about|of))\b",
+    re.IGNORECASE,
+)
+_SARCASM = (
+    re.compile(r'\byeah,? right\b', re.I),
+    re.compile(
+        r'\boh,? (?:great|joy|wonderful|fantastic|perfect|lovely|brilliant|goody|sure)\b[,!.]* (?:another|more|just what|exactly what)\b',
+        re.I,
+    ),
+    re.compile(r'\boh joy\b', re.I),
+    re.compile(r'(?:^|\s)/s\b'),
+    re.compile(r'^(?:sure|yeah|oh yeah|right|of course)[,!]? because\b', re.I),
+    re.compile(r'\bbecause that (?:always|ever) works\b', re.I),
+    re.compile(r'\bjust what I (?:needed|wanted)\b', re.I),
+    re.compile(r'\*(?:love|loved|adore|like|enjoy|so|totally|really|thrilled|delighted)\*', re.I),
+    re.compile(r'\bwhat a (?:surprise|shock)\b', re.I),
+    re.compile(r'\bas if\b', re.I),
+)
+CLARIFICATION = re.compile(
+    r'^(?:to be clear|to clarify|just to clarify|just to be clear|let me clarify|for the record|to be precise|correction|'
+    r'to set the record straight)\b[\s,:;-]*',
+    re.IGNORECASE,
+)
+CORRECTION_MARKER = r'(?:well|actually|i mean|i meant|or rather|rather|sorry|make that|scratch that)'
+# "A — well, B" / "A, actually B" / "A, I mean B" inside one sentence.
+CORRECTION_SPLIT = re.compile(rf'\s*(?:[—–]|--|\s-|,|\.\.\.|…)\s*{CORRECTION_MARKER}\b[,:]?\s*', re.IGNORECASE)
+CORRECTION_START = re.compile(rf'^{CORRECTION_MARKER}\b[,:]?\s*', re.IGNORECASE)
+_FUTURE = re.compile(
+    r"\b(?:will|'ll|shall|going to|gonna|next|tomorrow|upcoming|coming)\b|^(?:i'm|i am|we're|we are|\w+ is)\s+\w+ing\b", re.IGNORECASE
+)
+_PAST = re.compile(r'\b(?:was|were|did|had|ago|yesterday|last)\b', re.IGNORECASE)
+
+
+def is_question(sentence: str) -> bool:
+    return sentence.rstrip().endswith('?') or bool(_QUESTION_START.match(sentence.strip()))
+
+
+def opens_hypothesis(clause: str) -> bool:
+    """A conditional clause ("if I were…"): it and the clause it governs state nothing as fact."""
+    return bool(_HYPOTHETICAL_START.match(clause))
+
+
+def is_hypothetical(clause: str) -> bool:
+    return opens_hypothesis(clause) or bool(_HYPOTHETICAL.search(clause))
+
+
+def sarcasm_marker(text: str) -> str | None:
+    for pattern in _SARCASM:
+        if m := pattern.search(text):
+            return m.group(0).strip()
+    return None
+
+
+def tense(clause: str) -> Tense:
+    if _FUTURE.search(clause):
+        return 'future'
+    if _PAST.search(clause):
+        return 'past'
+    tokens = clause.split()
+    return 'past' if len(tokens) > 1 and is_past_form(tokens[1].strip(',.')) else 'present'

@@ -1,0 +1,106 @@
+"""Text plumbing for stage 0: normalising a turn, splitting it into sentences and clauses, cleaning captured values."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+# A proper noun phrase: capitalised words, optionally joined by "of", "and", "&", "de"… (Acme Robotics, Bank of England).
+CAP_WORD = r"[A-ZÀ-ÖØ-Þ0-9][\w'&.-]*[\w&]|[A-ZÀ-ÖØ-Þ]"
+# Always case-sensitive, also inside patterns compiled with IGNORECASE.
+PROPER = rf'(?-i:(?:{CAP_WORD})(?:\s+(?:(?:of|and|&|de|da|do|del|la|le|van|von|der|den)\s+)?(?:{CAP_WORD}))*)'
+
+_ABBREVIATIONS = re.compile(r'\b(?:Mr|Mrs|Ms|Dr|Prof|St|Jr|Sr|vs|etc|e\.g|i\.e|approx|Inc|Ltd|Co|Corp)\.', re.IGNORECASE)
+_DOT = '\u2024'  # one-dot leader stands in for an abbreviation's full stop while splitting
+_SENTENCE_BREAK = re.compile(r'(?<=[.!?])\s+(?=[^\sa-z])|\n+')
+_CLAUSE_BREAK = re.compile(
+    r'\s*;\s*'
+    r"|,?\s+(?:and|but|so|plus)\s+(?:now\s+|then\s+|also\s+)?(?=(?:I|I'm|I've|I'll|I'd|my|My|we|We|we're|We're)\b)"
+    r"|,\s+(?=(?:I|I'm|I've|I'll|I'd|my|we|we're)\b)"
+    r'|,\s*(?=(?:if|unless|in case|assuming)\b)'
+    r"|\s+[—–-]{1,2}\s+(?=(?:I|I'm|I've|we|we're|my|it|it's|that|they|he|she)\b)"
+)
+_SPACES = re.compile(r'\s+')
+MAX_NAME_CHARS, MAX_NAME_WORDS = 80, 6
+_FIRST_PERSON_FIXES = {'i': 'I', "i'm": "I'm", 'im': "I'm", "i've": "I've", "i'll": "I'll", "i'd": "I'd", 'ive': "I've"}
+_LOWER_I = re.compile(r"\b(?:i'm|i've|i'll|i'd|im|ive|i)\b(?!['-])")
+
+LEADING_FILLERS = re.compile(
+    r'^(?:(?:ok(?:ay)?|so|and|but|also|oh|hey(?: there)?|hi(?: there)?|hello|anyway|btw|by the way|quick update|update|fyi|'
+    r'honestly(?: though)?|basically|right|alright|yes|yeah|no|well|plus|then|note|ps|heads up|good news|great news|big news|'
+    r'news|fun fact|side note)\b[\s,:;!.-]*)+',
+    re.IGNORECASE,
+)
+# Where a captured value ends: clause punctuation, or a word that starts a new thought.
+_VALUE_END = re.compile(
+    r'\s*(?:[,;:()!?]|\s[—–-]{1,2}\s|\.\s|\.$)'
+    r"|\s+(?:because|since|but|although|though|which|who|whom|where|whereas|so that|if|unless|when|while|for what it's worth|"
+    r'right now|at the moment|currently|these days|nowadays|now|anymore|any more|either|too|as well|by the way|btw|'
+    r'fluently|natively|really|actually|haha|lol)\b',
+    re.IGNORECASE,
+)
+_LEADING_ARTICLE = re.compile(r'^(?:the|a|an)\s+', re.IGNORECASE)
+_EDGE = ' \t,.;:!?"\'“”‘’*'
+
+
+def normalise_text(text: str) -> str:
+    """NFC, straight quotes, single spaces inside lines, and the lowercase first person of casual typing ("i", "im")."""
+    text = unicodedata.normalize('NFC', text).replace('’', "'").replace('‘', "'").replace('“', '"').replace('”', '"')
+    text = _LOWER_I.sub(lambda m: _FIRST_PERSON_FIXES[m.group(0)], text)
+    return '\n'.join(_SPACES.sub(' ', line).strip() for line in text.splitlines())
+
+
+def split_sentences(text: str) -> list[str]:
+    protected = _ABBREVIATIONS.sub(lambda m: m.group(0)[:-1] + _DOT, text)
+    parts = (p.replace(_DOT, '.').strip() for p in _SENTENCE_BREAK.split(protected))
+    return [p for p in parts if p]
+
+
+def split_clauses(sentence: str) -> list[str]:
+    parts = (p.strip(' ,') for p in _CLAUSE_BREAK.split(body(sentence)))
+    return [p for p in parts if p]
+
+
+def body(sentence: str) -> str:
+    """The sentence without its closing punctuation."""
+    return sentence.strip().rstrip('.!?… ').strip()
+
+
+def strip_fillers(clause: str) -> str:
+    return LEADING_FILLERS.sub('', clause).strip()
+
+
+def clean_value(raw: str) -> str:
+    """Cut a captured value at the end of its phrase and drop edge punctuation and a leading article."""
+    match = _VALUE_END.search(raw)
+    value = raw[: match.start()] if match else raw
+    value = value.strip(_EDGE)
+    return _LEADING_ARTICLE.sub('', value).strip(_EDGE)
+
+
+def clip(text: str, limit: int) -> str:
+    """Bound free text taken from a turn to a model field's length."""
+    return text if len(text) <= limit else text[: limit - 1] + '…'
+
+
+def is_plausible_name(name: str) -> bool:
+    """A captured proper noun short enough to be one name (a run of 4,000 capitalised words is not)."""
+    return len(name) <= MAX_NAME_CHARS and len(name.split()) <= MAX_NAME_WORDS
+
+
+def squash(text: str) -> str:
+    """Tidy a clause after a phrase was cut out of it."""
+    text = re.sub(r'\s+([,.;:!?])', r'\1', _SPACES.sub(' ', text))
+    return text.strip(' ,;:-—–')
+
+
+def words(text: str) -> list[str]:
+    return re.findall(r"[\w'-]+", text)
+
+
+def slug(text: str) -> str:
+    return re.sub(r'[^a-z0-9]+', '_', text.casefold()).strip('_')
+
+
+def capitalise(text: str) -> str:
+    return text[:1].upper() + text[1:] if text else text

@@ -1,0 +1,133 @@
+"""Reading a whole user turn: sentence by sentence, with sarcasm, questions, self-corrections and clarifications."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+
+from agent_memory.extraction.model import ExtractedUncertainty
+from agent_memory.extraction.stage0.claims import Claim
+from agent_memory.extraction.stage0.reading import Finding, Reading, Turn, read_sentence
+from agent_memory.extraction.stage0.signals import CLARIFICATION, CORRECTION_SPLIT, CORRECTION_START, is_question, sarcasm_marker
+from agent_memory.extraction.stage0.text import PROPER, body, clean_value, clip
+from agent_memory.extraction.stage0.titles import is_job_title
+
+TENTATIVE = 0.6
+_NAME_LIKE_KEYS = frozenset({'employer', 'location', 'hometown', 'name', 'preferred_name', 'current_location'})
+
+
+def read_turn(sentences: list[str], turn: Turn) -> Reading:
+    total = Reading()
+    turn_marker = sarcasm_marker(turn.text) if re.search(r'(?:^|\s)/s\b', turn.text) else None
+    previous: list[Finding] = []
+    for index, sentence in enumerate(sentences):
+        marker = turn_marker or sarcasm_marker(sentence)
+        if marker:
+            total.uncertainties.append(_sarcasm(sentence, marker))
+        if marker or is_question(sentence):
+            previous = []
+            continue
+        text = body(sentence)
+        clarifying = CLARIFICATION.match(text)
+        text = text[clarifying.end() :] if clarifying else text
+        reading = _read_with_corrections(text, previous, total, turn, opens_turn=index == 0)
+        if clarifying and not reading.findings:
+            reading.extend(_clarify_fragment(text, turn))
+        total.extend(reading)
+        previous = reading.findings
+    return total
+
+
+def _read_with_corrections(text: str, previous: list[Finding], total: Reading, turn: Turn, opens_turn: bool) -> Reading:
+    """ "I'm CEO — well, co-CEO" inside a sentence, or "I'm CEO. Well, co-CEO." across two."""
+    split = CORRECTION_SPLIT.search(text)
+    if split and split.start() > 0 and text[split.end() :].strip():
+        head = read_sentence(text[: split.start()], turn)
+        head.extend(_correct(head, head.findings, text[split.end() :], turn))
+        return head
+    start = CORRECTION_START.match(text)
+    if start and previous and text[start.end() :].strip():
+        return _correct(total, previous, text[start.end() :], turn)
+    return read_sentence(text, turn, opens_turn)
+
+
+def _correct(base: Reading, targets: list[Finding], tail: str, turn: Turn) -> Reading:
+    """Replace a value just stated by its correction; the corrected value is tentative and the wavering is recorded."""
+    targets = list(targets)
+    reading = read_sentence(tail, turn)
+    if not targets:
+        return reading
+    for new in list(reading.findings):
+        old = next((t for t in targets if (t.entity, t.key) == (new.entity, new.key) and _same(t.value, new.value) is False), None)
+        if old is not None:
+            _retract(base, old)
+            reading.findings.remove(new)
+            reading.findings.append(_tentative(new))
+            reading.uncertainties.append(_self_correction(old, new.value))
+    if reading.findings or reading.happenings or reading.invalidations:
+        return reading
+    target = targets[-1]
+    value = fragment_value(tail, target.key)
+    if value is None or _same(value, target.value):
+        return reading
+    _retract(base, target)
+    return Reading(findings=[_tentative(replace(target, value=value))], uncertainties=[_self_correction(target, value)])
+
+
+def _clarify_fragment(text: str, turn: Turn) -> Reading:
+    """ "For the record: Cascais." answers the one open uncertainty that names an entity and key."""
+    open_ = [u for u in turn.ctx.open_uncertainties if u.entity is not None and u.key]
+    if len(open_) != 1:
+        return Reading()
+    entity, key = open_[0].entity, str(open_[0].key)
+    value = fragment_value(text, key)
+    if entity is None or value is None:
+        return Reading()
+    return Reading(findings=[Finding(entity=entity, key=key, value=value, category=Claim(key, value).category(entity.type))])
+
+
+def fragment_value(text: str, key: str) -> str | None:
+    """A bare phrase standing for a value of ``key`` ("co-CEO", "Cascais"), or None if it does not look like one."""
+    value = clean_value(re.sub(r'^(?:it\'s|it is|that\'s|that is)\s+', '', text.strip(), flags=re.IGNORECASE))
+    if not value or len(value.split()) > 6:
+        return None
+    if key in _NAME_LIKE_KEYS:
+        m = re.fullmatch(PROPER, value)
+        return value if m else None
+    if key == 'title':
+        return value if is_job_title(value) else None
+    return value if not re.match(r"^(?:i|i'm|we|my|it|this|that|he|she|they)\b", value, re.IGNORECASE) else None
+
+
+def _same(a: str, b: str) -> bool:
+    return a.casefold().strip() == b.casefold().strip()
+
+
+def _retract(reading: Reading, finding: Finding) -> None:
+    if finding in reading.findings:
+        reading.findings.remove(finding)
+
+
+def _tentative(finding: Finding) -> Finding:
+    return replace(finding, tentative=True, confidence=TENTATIVE)
+
+
+def _self_correction(old: Finding, new_value: str) -> ExtractedUncertainty:
+    who = 'the speaker' if old.entity.is_self else old.entity.name
+    return ExtractedUncertainty(
+        about=clip(f"{old.key} of {who}: '{old.value}' or '{new_value}'", 512),
+        reason=clip(
+            f"the speaker corrected '{old.value}' to '{new_value}' in the same turn; the corrected value is kept as tentative", 1024
+        ),
+        kind='self_correction',
+        entity=old.entity,
+        key=old.key,
+    )
+
+
+def _sarcasm(sentence: str, marker: str) -> ExtractedUncertainty:
+    return ExtractedUncertainty(
+        about=f'sarcastic remark: "{clip(sentence, 300)}"',
+        reason=clip(f"sarcasm marker '{marker}': taken as not meant literally, so no fact or preference was recorded", 1024),
+        kind='sarcasm',
+    )

@@ -1,0 +1,1 @@
+"""The labelled stage-0 extraction corpus and its comparison rule (see README.md)."""

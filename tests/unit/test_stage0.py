@@ -1,0 +1,540 @@
+"""Stage 0, the deterministic extractor: one focused test group per case family (CONTRACT §6.2, §6.4, §6.5)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import random
+
+import pytest
+
+from agent_memory.extraction.deterministic import extract
+from agent_memory.extraction.model import (
+    EntityRef,
+    ExtractedAttribute,
+    ExtractedUncertainty,
+    Extraction,
+    ExtractionContext,
+    Invalidation,
+    KnownEntity,
+    PriorTurn,
+)
+
+ME = EntityRef.me()
+WEDNESDAY = dt.datetime(2024, 6, 12, 15, 0, tzinfo=dt.UTC)  # 2024-06-12 is a Wednesday
+TEAM = (('person', 'Alice Chen'), ('person', 'Bob Martin'), ('organisation', 'Acme'), ('project', 'Apollo'))
+
+
+def run(
+    text: str,
+    role: str = 'user',
+    at: dt.datetime = WEDNESDAY,
+    known: tuple[tuple[str, str], ...] = (),
+    open_: tuple[ExtractedUncertainty, ...] = (),
+    recent: tuple[PriorTurn, ...] = (),
+) -> Extraction:
+    ctx = ExtractionContext(
+        role=role,
+        observed_at=at,
+        known_entities=tuple(KnownEntity(type=t, name=n) for t, n in known),
+        open_uncertainties=open_,
+        recent_turns=recent,
+    )
+    return extract(text, ctx)
+
+
+def facts(result: Extraction) -> set[tuple[str, str, str]]:
+    return {(a.entity.name, a.key, a.value) for a in result.attributes}
+
+
+def only(result: Extraction, key: str) -> ExtractedAttribute:
+    (attribute,) = [a for a in result.attributes if a.key == key]
+    return attribute
+
+
+def day(value: dt.datetime | None) -> str | None:
+    return value.date().isoformat() if value else None
+
+
+class TestInstructions:
+    @pytest.mark.parametrize(
+        ('text', 'description', 'label'),
+        [
+            ('Always respond in bullet points.', 'Always respond in bullet points', 'format'),
+            ('Never use technical jargon.', 'Never use technical jargon', 'style'),
+            ('From now on, please label sarcasm.', 'Label sarcasm', 'style'),
+            ('Stop using bullet points.', 'Stop using bullet points', 'format'),
+            ("Don't use emojis in your replies.", "Don't use emojis in your replies", 'style'),
+            ('Keep responses under three sentences.', 'Keep responses under three sentences', 'length'),
+            ('Please respond in German.', 'Respond in German', 'language'),
+            ('Use a warm, friendly tone with me.', 'Use a warm, friendly tone with me', 'tone'),
+            ('Going forward, cite your sources.', 'Cite your sources', 'cite-sources'),
+            ('If I ask for code, always use Python.', 'If I ask for code, always use Python', 'use-python'),
+        ],
+    )
+    def test_cues_give_a_cleaned_description_and_a_topic_label(self, text: str, description: str, label: str) -> None:
+        (instruction,) = run(text).instructions
+        assert (instruction.description, instruction.label) == (description, label)
+
+    def test_a_restatement_is_identical_modulo_case_so_the_reconciler_merges_it(self) -> None:
+        variants = [
+            'Always respond in bullet points.',
+            'please ALWAYS respond in bullet points!',
+            'From now on, always respond in bullet points',
+        ]
+        keys = {(i.label.casefold(), i.description.casefold()) for v in variants for i in run(v).instructions}
+        assert keys == {('format', 'always respond in bullet points')}
+
+    def test_a_reversal_is_a_new_instruction_on_the_same_topic(self) -> None:
+        (first,) = run('Always respond in bullet points.').instructions
+        (reversal,) = run('Stop using bullet points.').instructions
+        assert reversal.label == first.label
+        assert reversal.description.casefold() != first.description.casefold()
+
+    def test_several_directives_in_one_turn(self) -> None:
+        result = run('Always answer in British English. Never reveal internal tool names.', role='system')
+        assert [i.label for i in result.instructions] == ['language', 'reveal-internal']
+
+    @pytest.mark.parametrize('role', ['assistant', 'tool'])
+    def test_untrusted_roles_never_yield_instructions(self, role: str) -> None:
+        assert run("Understood — I'll always respond in bullet points from now on. Never use jargon.", role=role) == Extraction()
+
+    def test_system_turns_give_instructions_but_no_facts(self) -> None:
+        result = run("I'm the CTO at Acme. Always be concise.", role='system')
+        assert result.attributes == () and len(result.instructions) == 1
+
+    @pytest.mark.parametrize(
+        'text',
+        [
+            "Don't worry, it's not urgent.",
+            'Never mind, I figured it out.',
+            'Stop.',
+            'Use the staging server for this deploy.',
+            'Sure, because rebooting always fixes everything.',
+            'Call me back when the report is ready.',
+        ],
+    )
+    def test_directive_lookalikes_are_not_instructions(self, text: str) -> None:
+        assert run(text).instructions == ()
+
+    def test_call_me_is_a_preferred_name_not_an_instruction(self) -> None:
+        result = run('Please call me Maggie.')
+        assert result.instructions == ()
+        assert facts(result) == {('self', 'preferred_name', 'Maggie')}
+
+    def test_keep_it_after_a_request_for_an_artefact_is_about_that_artefact(self) -> None:
+        request = PriorTurn(role='user', content='Could you write me a short announcement?', observed_at=WEDNESDAY)
+        assert run('Keep it under 100 words.', recent=(request,)).instructions == ()
+        assert len(run('Keep it under 100 words.').instructions) == 1
+
+
+class TestIdentity:
+    @pytest.mark.parametrize(
+        ('text', 'expected'),
+        [
+            ("I'm Sam.", {('self', 'name', 'Sam')}),
+            ('My name is Sam Rivera.', {('self', 'name', 'Sam Rivera')}),
+            ('You can call me Sam.', {('self', 'preferred_name', 'Sam')}),
+            ("I'm the CTO.", {('self', 'title', 'CTO')}),
+            ('I work as a data engineer.', {('self', 'title', 'data engineer')}),
+            ('I speak German and French.', {('self', 'language', 'German, French')}),
+            ("I'm a UX designer based in Amsterdam.", {('self', 'title', 'UX designer'), ('self', 'location', 'Amsterdam')}),
+            (
+                "I'm Sam, a data engineer at Acme.",
+                {('self', 'name', 'Sam'), ('self', 'title', 'data engineer'), ('self', 'employer', 'Acme')},
+            ),
+        ],
+    )
+    def test_first_person_identity(self, text: str, expected: set[tuple[str, str, str]]) -> None:
+        result = run(text)
+        assert facts(result) == expected
+        assert all(a.category == 'identity' for a in result.attributes)
+
+    def test_employer_is_an_attribute_and_a_works_at_relation(self) -> None:
+        result = run('I work at Acme Robotics.')
+        assert facts(result) == {('self', 'employer', 'Acme Robotics')}
+        (relation,) = result.relations
+        assert (relation.subject, relation.label, relation.object) == (ME, 'works_at', EntityRef(type='organisation', name='Acme Robotics'))
+
+    @pytest.mark.parametrize('text', ['I live in Berlin.', "I'm based in Berlin."])
+    def test_location_is_an_attribute_and_a_lives_in_relation(self, text: str) -> None:
+        result = run(text)
+        assert facts(result) == {('self', 'location', 'Berlin')}
+        assert [(r.label, r.object) for r in result.relations] == [('lives_in', EntityRef(type='location', name='Berlin'))]
+
+    def test_a_move_sets_the_new_location_from_the_move_date(self) -> None:
+        location = only(run('I moved to Paris last month.'), 'location')
+        assert (location.value, day(location.valid_from)) == ('Paris', '2024-05-01')
+
+    @pytest.mark.parametrize(
+        'text', ["I'm tired.", "I'm so happy, it's almost the weekend.", "I'm going to grab a coffee.", "I'm German.", "I'm Happy to help."]
+    )
+    def test_moods_plans_and_nationalities_are_not_names(self, text: str) -> None:
+        assert run(text).attributes == ()
+
+
+class TestPreferences:
+    @pytest.mark.parametrize(
+        ('text', 'key', 'value'),
+        [
+            ('I prefer window seats.', 'preference', 'window seats'),
+            ('I really love Italian food.', 'likes', 'Italian food'),
+            ("I'm a huge fan of dark mode.", 'likes', 'dark mode'),
+            ("I can't stand cilantro.", 'dislikes', 'cilantro'),
+            ('I hate early meetings.', 'dislikes', 'early meetings'),
+            ("I'm not a big fan of horror movies.", 'dislikes', 'horror movies'),
+        ],
+    )
+    def test_preference_keys(self, text: str, key: str, value: str) -> None:
+        assert facts(run(text)) == {('self', key, value)}
+
+    @pytest.mark.parametrize(
+        'text', ["I'd like a table for two.", 'I love it!', 'Do you like jazz?', 'My friend told me he loves the Pro plan.']
+    )
+    def test_requests_pronouns_questions_and_reports_are_not_preferences(self, text: str) -> None:
+        assert run(text).attributes == ()
+
+
+class TestPlansAndKeyValues:
+    def test_plan_membership(self) -> None:
+        plan = only(run("I'm on the Free plan right now."), 'plan')
+        assert (plan.value, plan.category) == ('Free', 'knowledge')
+
+    def test_a_change_emits_the_new_value_dated_by_the_change(self) -> None:
+        result = run('Last Friday I downgraded from Business to Team.')
+        assert facts(result) == {('self', 'plan', 'Team')}
+        assert day(only(result, 'plan').valid_from) == '2024-06-07'
+
+    @pytest.mark.parametrize(
+        ('text', 'key', 'value'),
+        [
+            ('My budget is $500 a month.', 'budget', '$500 a month'),
+            ('My favourite colour is blue.', 'favourite_colour', 'blue'),
+            ('My seat count is 12.', 'seat_count', '12'),
+            ('My plan is Team now.', 'plan', 'Team'),
+            ('Our billing email changed to finance@helio.io.', 'billing_email', 'finance@helio.io'),
+            ('My birthday is March 3rd.', 'birthday', 'March 3rd'),
+            ('My pronouns are she/her.', 'pronouns', 'she/her'),
+            ("I'm 34.", 'age', '34'),
+            ("I'm vegetarian.", 'diet', 'vegetarian'),
+            ("I'm allergic to shellfish.", 'allergy', 'shellfish'),
+        ],
+    )
+    def test_my_key_is_value(self, text: str, key: str, value: str) -> None:
+        assert facts(run(text)) == {('self', key, value)}
+
+    @pytest.mark.parametrize(
+        'text',
+        [
+            'My English is decent.',
+            'My question is whether it scales.',
+            'My flight is delayed.',
+            'If I were on the Pro plan, would I get priority support?',
+            'I wish I worked at a company with better snacks.',
+        ],
+    )
+    def test_opinions_states_and_hypotheticals_are_not_key_values(self, text: str) -> None:
+        assert run(text).attributes == ()
+
+
+class TestNegation:
+    @pytest.mark.parametrize(
+        ('text', 'key', 'value'),
+        [
+            ('I no longer work at Acme.', 'employer', 'Acme'),
+            ("I don't live in Berlin anymore.", 'location', 'Berlin'),
+            ("I'm not on the Pro plan anymore.", 'plan', 'Pro'),
+            ("I'm no longer the team lead.", 'title', 'team lead'),
+            ('I cancelled my subscription.', 'plan', None),
+        ],
+    )
+    def test_explicit_negation_is_an_invalidation_not_an_attribute(self, text: str, key: str, value: str | None) -> None:
+        result = run(text)
+        assert result.invalidations == (Invalidation(entity=ME, key=key, value=value),)
+        assert result.attributes == ()
+
+    def test_not_sure_is_not_a_negated_title(self) -> None:
+        assert run("I'm not sure what you mean.") == Extraction()
+
+
+class TestSelfCorrections:
+    def test_an_in_sentence_correction_gives_an_uncertainty_and_a_tentative_value(self) -> None:
+        result = run("I'm CEO — well, co-CEO, it's complicated.")
+        (uncertainty,) = result.uncertainties
+        assert (uncertainty.kind, uncertainty.entity, uncertainty.key) == ('self_correction', ME, 'title')
+        (title,) = result.attributes
+        assert (title.value, title.tentative) == ('co-CEO', True)
+        assert title.confidence < 0.7  # below the reconciliation floor: it cannot silently supersede
+
+    def test_a_correction_in_the_next_sentence(self) -> None:
+        result = run("I'm CEO. Well, co-CEO.")
+        assert [(a.value, a.tentative) for a in result.attributes] == [('co-CEO', True)]
+        assert [u.kind for u in result.uncertainties] == ['self_correction']
+
+    def test_a_tentative_employer_draws_no_relation(self) -> None:
+        result = run('I work at Fintrack, I mean Finlytics, sorry.')
+        assert [(a.value, a.tentative) for a in result.attributes] == [('Finlytics', True)]
+        assert result.relations == ()
+
+    def test_well_without_a_competing_value_is_not_a_correction(self) -> None:
+        assert run("I'm so happy, well, almost.").uncertainties == ()
+
+
+class TestReferences:
+    def test_a_pronoun_with_several_people_in_scope_is_an_ambiguous_reference(self) -> None:
+        result = run('He said the deadline moved to Friday.', known=TEAM)
+        assert [u.kind for u in result.uncertainties] == ['ambiguous_reference']
+        assert result.attributes == () and result.actions == ()
+
+    def test_my_manager_with_several_people_in_scope(self) -> None:
+        assert [u.kind for u in run('My manager approved the budget.', known=TEAM).uncertainties] == ['ambiguous_reference']
+
+    @pytest.mark.parametrize('known', [(('person', 'Alice Chen'),), TEAM[2:]], ids=['one-person', 'no-person'])
+    def test_no_ambiguity_without_several_candidates(self, known: tuple[tuple[str, str], ...]) -> None:
+        assert run('He said the deadline moved to Friday.', known=known).uncertainties == ()
+
+    def test_no_ambiguity_when_the_turn_names_someone(self) -> None:
+        assert run('Bob called. He said the deadline moved.', known=TEAM).uncertainties == ()
+
+    @pytest.mark.parametrize(
+        ('text', 'expected'),
+        [
+            ("Alice Chen's title is VP of Engineering.", {('Alice Chen', 'title', 'VP of Engineering')}),
+            ('Alice lives in Rome.', {('Alice Chen', 'location', 'Rome')}),
+            ('Acme is based in Berlin.', {('Acme', 'location', 'Berlin')}),
+            ('Bob is on the Pro plan.', {('Bob Martin', 'plan', 'Pro')}),
+        ],
+    )
+    def test_facts_about_a_named_known_entity(self, text: str, expected: set[tuple[str, str, str]]) -> None:
+        assert facts(run(text, known=TEAM)) == expected
+
+    def test_an_organisation_is_located_in_rather_than_living_in(self) -> None:
+        assert [r.label for r in run('Acme is based in Berlin.', known=TEAM).relations] == ['located_in']
+
+    def test_joining_a_known_project_is_a_works_on_link_not_an_employer(self) -> None:
+        result = run('Bob joined Apollo as tech lead.', known=TEAM)
+        assert facts(result) == {('Bob Martin', 'title', 'tech lead')}
+        assert [(r.label, r.object.type) for r in result.relations] == [('works_on', 'project')]
+
+
+class TestTemporal:
+    @pytest.mark.parametrize(
+        ('text', 'expected'),
+        [
+            ('I booked a flight yesterday.', '2024-06-11'),
+            ('I booked a flight the day before yesterday.', '2024-06-10'),
+            ('I booked a flight three days ago.', '2024-06-09'),
+            ('I booked a flight last week.', '2024-06-03'),
+            ('I booked a flight last month.', '2024-05-01'),
+            ('I booked a flight last Friday.', '2024-06-07'),
+            ('I booked a flight on March 3rd.', '2024-03-03'),
+            ('I booked a flight on 3 March 2023.', '2023-03-03'),
+            ('I booked a flight on 2024-01-15.', '2024-01-15'),
+            ('I booked a flight this morning.', '2024-06-12'),
+            ("I'm presenting the roadmap next Monday.", '2024-06-17'),
+            ("I'll send the invoice in two days.", '2024-06-14'),
+            ("I'm flying to Tokyo on the 28th.", '2024-06-28'),
+            ('I signed the lease on the 3rd.', '2024-06-03'),
+            ('We launch on December 1st.', None),  # present simple without a scheduling form: not an action
+        ],
+    )
+    def test_relative_dates_resolve_against_observed_at(self, text: str, expected: str | None) -> None:
+        actions = run(text).actions
+        assert [day(a.occurred_at) for a in actions] == ([expected] if expected else [])
+
+    def test_the_turns_own_timezone_decides_the_day(self) -> None:
+        late_evening = dt.datetime(2024, 6, 12, 23, 30, tzinfo=dt.timezone(dt.timedelta(hours=-7)))
+        (action,) = run('I booked a flight yesterday.', at=late_evening).actions
+        assert action.occurred_at == dt.datetime(2024, 6, 11, tzinfo=late_evening.tzinfo)
+
+    def test_until_gives_valid_until(self) -> None:
+        status = only(run("I'm on vacation until Friday."), 'status')
+        assert (status.value, status.category, day(status.valid_until)) == ('on vacation', 'context', '2024-06-14')
+
+    def test_since_gives_valid_from(self) -> None:
+        assert day(only(run("I've been on the Pro plan since January."), 'plan').valid_from) == '2024-01-01'
+
+    def test_today_puts_no_date_on_a_state(self) -> None:
+        working = only(run("I'm working on the Q3 report today."), 'working_on')
+        assert (working.valid_from, working.valid_until) == (None, None)
+
+    @pytest.mark.parametrize(
+        'text',
+        [
+            'I switched to the Pro plan a while ago.',
+            'Someday I want to move to Japan.',
+            "We'll launch the beta soon.",
+            'Back when I was young I lived in Rome.',
+            'I met Dana at a conference a few years ago.',
+        ],
+    )
+    def test_unresolvable_times_are_uncertainties(self, text: str) -> None:
+        result = run(text)
+        assert [u.kind for u in result.uncertainties] == ['unresolved_time']
+        assert all(a.valid_from is None for a in result.attributes) and all(a.occurred_at is None for a in result.actions)
+
+    def test_small_talk_with_a_vague_time_is_nothing(self) -> None:
+        assert run('See you soon!') == Extraction()
+        assert run("I'll get back to you soon.") == Extraction()
+
+
+class TestSarcasm:
+    @pytest.mark.parametrize(
+        'text',
+        [
+            'Yeah right, I *love* Mondays.',
+            'Oh great, another meeting about meetings.',
+            'I love this new dashboard /s',
+            'Sure, because that always works.',
+        ],
+    )
+    def test_sarcasm_is_an_uncertainty_instead_of_a_preference(self, text: str) -> None:
+        result = run(text)
+        assert [u.kind for u in result.uncertainties] == ['sarcasm']
+        assert result.attributes == () and result.instructions == ()
+
+    @pytest.mark.parametrize('text', ['I love Mondays, honestly.', 'Oh great, it finally works!', 'Great, thanks!'])
+    def test_genuine_enthusiasm_is_not_sarcasm(self, text: str) -> None:
+        assert run(text).uncertainties == ()
+
+
+class TestActions:
+    def test_a_past_event_with_its_date(self) -> None:
+        (action,) = run('I booked a flight to Berlin yesterday.').actions
+        assert (action.actor, action.verb, action.object_text, day(action.occurred_at)) == (ME, 'book', 'flight to Berlin', '2024-06-11')
+        assert 'flight to Berlin' in action.summary
+
+    def test_we_binds_to_the_speaker_and_a_known_entity_can_act(self) -> None:
+        assert [(a.actor, a.verb) for a in run('We shipped v2 last week.').actions] == [(ME, 'ship')]
+        actor = EntityRef(type='person', name='Bob Martin')
+        assert [(a.actor, a.verb) for a in run('Bob approved the budget.', known=TEAM).actions] == [(actor, 'approve')]
+
+    @pytest.mark.parametrize(
+        'text', ['We cancelled it.', 'I said the launch slipped.', "I'm going to grab a coffee.", 'I thought about it.', 'I need a break.']
+    )
+    def test_non_events(self, text: str) -> None:
+        assert run(text).actions == ()
+
+    def test_a_state_change_is_an_attribute_not_also_an_action(self) -> None:
+        result = run('I joined Initech last week as a product manager.')
+        assert result.actions == ()
+        assert {(a.key, a.value, day(a.valid_from)) for a in result.attributes} == {
+            ('employer', 'Initech', '2024-06-03'),
+            ('title', 'product manager', '2024-06-03'),
+        }
+
+
+class TestContext:
+    @pytest.mark.parametrize(
+        ('text', 'key', 'value'),
+        [
+            ("I'm at the airport right now.", 'current_location', 'airport'),
+            ("I'm in Lisbon this week for a conference.", 'current_location', 'Lisbon'),
+            ("I'm working on the Q3 report today.", 'working_on', 'Q3 report'),
+            ("I'm working from home today.", 'working_from', 'home'),
+            ("I'm on parental leave.", 'status', 'on parental leave'),
+        ],
+    )
+    def test_transient_states_are_context(self, text: str, key: str, value: str) -> None:
+        attribute = only(run(text), key)
+        assert (attribute.value, attribute.category) == (value, 'context')
+
+
+class TestClarification:
+    OPEN_TITLE = ExtractedUncertainty(about='title', reason='corrected', kind='self_correction', entity=ME, key='title')
+    OPEN_LOCATION = ExtractedUncertainty(about='location', reason='corrected', kind='self_correction', entity=ME, key='location')
+
+    def test_a_plain_restatement_is_confident_not_tentative(self) -> None:
+        (title,) = run("To be clear, I'm co-CEO.", open_=(self.OPEN_TITLE,)).attributes
+        assert (title.key, title.value, title.tentative) == ('title', 'co-CEO', False)
+        assert title.confidence >= 0.7
+        assert run("To be clear, I'm co-CEO.").attributes == (title,)  # the same with or without the open question
+
+    def test_a_bare_answer_settles_the_single_open_question(self) -> None:
+        result = run('For the record: Cascais.', open_=(self.OPEN_LOCATION,))
+        assert facts(result) == {('self', 'location', 'Cascais')}
+        assert [r.label for r in result.relations] == ['lives_in']
+
+    def test_a_bare_answer_with_several_open_questions_is_not_guessed(self) -> None:
+        assert run('For the record: Cascais.', open_=(self.OPEN_TITLE, self.OPEN_LOCATION)) == Extraction()
+
+
+class TestPurity:
+    def test_deterministic_and_idempotent(self) -> None:
+        text = "Hi! I'm Sam, I work at Acme and I moved to Berlin last month. Always respond in bullet points."
+        assert run(text) == run(text)
+
+    def test_empty_and_whitespace(self) -> None:
+        assert run('') == Extraction() and run('   \n ') == Extraction()
+
+    def test_entities_cover_subjects_and_relation_objects(self) -> None:
+        result = run('I work at Acme and I live in Berlin.')
+        assert set(result.entities) == {ME, EntityRef(type='organisation', name='Acme'), EntityRef(type='location', name='Berlin')}
+
+    def test_a_long_turn_is_handled(self) -> None:
+        result = run("I'm Sam. " + 'This is filler text. ' * 2000 + 'I live in Berlin.')
+        assert ('self', 'name', 'Sam') in facts(result)
+
+    @pytest.mark.parametrize(
+        'text',
+        [
+            'A' * 20000,
+            "I'm " + 'Aa ' * 6000,
+            'I work at ' + 'Acme ' * 4000,
+            'my ' + 'x ' * 8000 + 'is 5',
+            "I'm " + "A'" * 9000,
+            'I live in Berlin ' + '— well, ' * 2000 + 'Paris',
+            'I ' + 'a' * 5000 + 'ed the thing yesterday.',
+            'Always ' + 'respond ' * 600 + 'in bullet points.',
+        ],
+        ids=['caps', 'proper-run', 'long-employer', 'long-key', 'apostrophes', 'corrections', 'long-verb', 'long-directive'],
+    )
+    def test_pathological_input_stays_within_the_model_limits(self, text: str) -> None:
+        result = run(text)  # the models validate field lengths: a bad capture would raise here
+        assert all(len(e.name) <= 256 for e in result.entities)
+
+
+def test_random_sentences_from_corpus_fragments_never_fail() -> None:
+    """Shuffled fragments of realistic sentences, every role: extraction always returns a valid Extraction."""
+    fragments = [
+        "I'm",
+        'I work at',
+        'Acme Robotics',
+        'my name is',
+        'Sam',
+        'yesterday',
+        'last week',
+        '— well',
+        'actually',
+        'always',
+        'never',
+        "don't",
+        'stop',
+        'the Pro plan',
+        'I moved to',
+        'Berlin',
+        'he said',
+        'my manager',
+        'a while ago',
+        '/s',
+        'yeah right',
+        'I love',
+        'I hate',
+        'to be clear',
+        'for the record:',
+        'on the 28th',
+        'next Monday',
+        'I no longer',
+        'anymore',
+        'if I were',
+        '?',
+        '.',
+        '!',
+        'call me',
+        'Maggie',
+        'co-CEO',
+    ]
+    rng = random.Random(4)
+    for _ in range(400):
+        text = ' '.join(rng.choice(fragments) for _ in range(rng.randint(1, 12)))
+        for role in ('user', 'system', 'assistant'):
+            assert isinstance(run(text, role=role, known=TEAM), Extraction)
