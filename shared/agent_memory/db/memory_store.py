@@ -23,7 +23,7 @@ CURRENT_EDGE = 'valid_from <= $now AND (valid_until IS NONE OR valid_until > $no
 VISIBLE = '($vis_all OR scope_sets.any(|$c| $c.all(|$s| $s IN $vis_exact OR $vis_prefixes.any(|$pre| string::starts_with($s, $pre)))))'
 TENTATIVE = (
     '(source_turn != NONE AND array::len((SELECT VALUE id FROM uncertainty '
-    'WHERE source_turn = $parent.source_turn AND resolved = false LIMIT 1)) > 0) AS tentative'
+    'WHERE source_turn_key = <string> record::id($parent.source_turn) AND resolved = false LIMIT 1)) > 0) AS tentative'
 )
 FACT_TABLES = ('entity', 'attribute', 'relates_to', 'action')
 TRACE_TABLES = ('decision_trace', 'retrieval_trace', 'response_trace')
@@ -41,6 +41,15 @@ ALL_TABLES = (
     *TRACE_TABLES,
     'idempotency',
 )
+
+
+def entity_ref_key(entity_key: Sequence[str]) -> str:
+    """The indexed string form of an entity id (migration 0004: record-valued fields are not indexable)."""
+    return f'{entity_key[0]}/{entity_key[1]}'
+
+
+def address_key(entity_key: Sequence[str], key: str) -> str:
+    return f'{entity_ref_key(entity_key)}#{key}'
 
 
 def visibility_params(patterns: Sequence[str]) -> dict[str, Any]:
@@ -98,8 +107,8 @@ class MemoryStore:
 
     def list_turns(self, session_id: str, limit: int, offset: int) -> list[dict[str, Any]]:
         return self.rows(
-            'SELECT * FROM turn WHERE session = $s ORDER BY seq ASC LIMIT $limit START $offset;',
-            s=rid('session', session_id),
+            'SELECT * FROM turn WHERE session_key = $s ORDER BY seq ASC LIMIT $limit START $offset;',
+            s=session_id,
             limit=limit,
             offset=offset,
         )
@@ -128,7 +137,7 @@ class MemoryStore:
         """Open rows at each (entity, key) address, across all scopes (the reconciler filters)."""
         return self._each(
             addresses,
-            lambda tx, a: f'SELECT * FROM attribute WHERE entity = {tx.p(entity_rid(*a[0]))} AND key = {tx.p(a[1])} AND {OPEN}',
+            lambda tx, a: f'SELECT * FROM attribute WHERE address = {tx.p(address_key(*a))} AND {OPEN}',
             now=now,
         )
 
@@ -136,8 +145,8 @@ class MemoryStore:
         return self._each(
             edges,
             lambda tx, e: (
-                f'SELECT * FROM relates_to WHERE in = {tx.p(entity_rid(*e[0]))} '
-                f'AND label = {tx.p(e[1])} AND out = {tx.p(entity_rid(*e[2]))} AND {CURRENT_EDGE}'
+                f'SELECT * FROM relates_to WHERE in_ref = {tx.p(entity_ref_key(e[0]))} '
+                f'AND label = {tx.p(e[1])} AND out_ref = {tx.p(entity_ref_key(e[2]))} AND {CURRENT_EDGE}'
             ),
             now=now,
         )
@@ -146,14 +155,16 @@ class MemoryStore:
         """Current edges leaving each entity with the given label (for invalidations)."""
         return self._each(
             sources,
-            lambda tx, s: f'SELECT * FROM relates_to WHERE in = {tx.p(entity_rid(*s[0]))} AND label = {tx.p(s[1])} AND {CURRENT_EDGE}',
+            lambda tx, s: (
+                f'SELECT * FROM relates_to WHERE in_ref = {tx.p(entity_ref_key(s[0]))} AND label = {tx.p(s[1])} AND {CURRENT_EDGE}'
+            ),
             now=now,
         )
 
     def open_uncertainties_at(self, addresses: list[tuple[list[str], str]]) -> list[dict[str, Any]]:
         return self._each(
             addresses,
-            lambda tx, a: f'SELECT * FROM uncertainty WHERE entity = {tx.p(entity_rid(*a[0]))} AND key = {tx.p(a[1])} AND resolved = false',
+            lambda tx, a: f'SELECT * FROM uncertainty WHERE address = {tx.p(address_key(*a))} AND resolved = false',
         )
 
     def apply(self, plan: WritePlan) -> None:
@@ -184,14 +195,15 @@ class MemoryStore:
         for guard in plan.guards:
             seen = tx.p([rid('attribute', i) for i in sorted(guard.seen_ids)])
             tx.add(
-                f'IF array::sort((SELECT VALUE id FROM attribute WHERE entity = {tx.p(entity_rid(*guard.entity_key))} '
-                f'AND key = {tx.p(guard.key)} AND {OPEN.replace("$now", now)})) != {seen} '
+                f'IF array::sort((SELECT VALUE id FROM attribute WHERE address = {tx.p(address_key(guard.entity_key, guard.key))} '
+                f'AND {OPEN.replace("$now", now)})) != {seen} '
                 f"{{ THROW '{CONFLICT_MARKER}: attribute address changed' }}"
             )
         for planned_turn in plan.turns:
             turn = dict(planned_turn)
             turn_id = turn.pop('id')
-            tx.add(f'LET $seq = ((SELECT VALUE seq FROM turn WHERE session = {session} ORDER BY seq DESC LIMIT 1)[0] ?? 0) + 1')
+            session_key = tx.p(plan.session_id)
+            tx.add(f'LET $seq = ((SELECT VALUE seq FROM turn WHERE session_key = {session_key} ORDER BY seq DESC LIMIT 1)[0] ?? 0) + 1')
             tx.add(f'CREATE {tx.p(rid("turn", turn_id))} CONTENT object::extend({tx.p(turn)}, {{ seq: $seq }})')
         for chunk in plan.chunks:
             chunk = dict(chunk)
@@ -341,26 +353,26 @@ class MemoryStore:
 
     def entity_attributes(self, entity_key: list[str], patterns: Sequence[str], now: dt.datetime) -> list[dict[str, Any]]:
         return self.rows(
-            f'SELECT *, {TENTATIVE} OMIT embedding FROM attribute WHERE entity = $e AND {CURRENT} AND {VISIBLE} ORDER BY key, created_at;',
-            e=entity_rid(*entity_key),
+            f'SELECT *, {TENTATIVE} OMIT embedding FROM attribute WHERE entity_ref = $e AND {CURRENT} AND {VISIBLE} ORDER BY key, created_at;',
+            e=entity_ref_key(entity_key),
             now=now,
             **visibility_params(patterns),
         )
 
     def entity_relations(self, entity_key: list[str], patterns: Sequence[str], now: dt.datetime) -> list[dict[str, Any]]:
-        return self.rows(
-            f'SELECT * FROM relates_to WHERE (in = $e OR out = $e) AND {CURRENT_EDGE} AND {VISIBLE} ORDER BY created_at;',
-            e=entity_rid(*entity_key),
-            now=now,
-            **visibility_params(patterns),
+        outgoing, incoming = self.db.query(
+            self.database,
+            f'SELECT * FROM relates_to WHERE in_ref = $e AND {CURRENT_EDGE} AND {VISIBLE};'
+            f'SELECT * FROM relates_to WHERE out_ref = $e AND {CURRENT_EDGE} AND {VISIBLE};',
+            {'e': entity_ref_key(entity_key), 'now': now, **visibility_params(patterns)},
         )
+        unique = {str(row['id']): row for row in [*outgoing, *incoming]}
+        return sorted(unique.values(), key=lambda row: row['created_at'])
 
     def attribute_history(self, entity_key: list[str], key: str, patterns: Sequence[str]) -> list[dict[str, Any]]:
         return self.rows(
-            f'SELECT *, {TENTATIVE} OMIT embedding FROM attribute WHERE entity = $e AND key = $k AND {VISIBLE} '
-            'ORDER BY created_at DESC, id DESC;',
-            e=entity_rid(*entity_key),
-            k=key,
+            f'SELECT *, {TENTATIVE} OMIT embedding FROM attribute WHERE address = $a AND {VISIBLE} ORDER BY created_at DESC, id DESC;',
+            a=address_key(entity_key, key),
             **visibility_params(patterns),
         )
 
@@ -368,13 +380,17 @@ class MemoryStore:
         """Soft delete: every current attribute, relation and action of the entity ends now (one transaction)."""
         result = self.q(
             'BEGIN TRANSACTION;'
-            f'LET $a = (UPDATE attribute SET valid_until = $now WHERE entity = $e AND {CURRENT} RETURN VALUE id);'
-            f'LET $r = (UPDATE relates_to SET valid_until = $now WHERE (in = $e OR out = $e) AND {CURRENT_EDGE} RETURN VALUE id);'
-            f'LET $x = (UPDATE action SET valid_until = $now WHERE (actor = $e OR object = $e) AND {CURRENT_EDGE} RETURN VALUE id);'
+            # select first, then update by id: the WHERE fields are indexed and must not be scanned while updated
+            f'LET $a = (UPDATE (SELECT VALUE id FROM attribute WHERE entity_ref = $ref AND {CURRENT}) SET valid_until = $now RETURN VALUE id);'
+            f'LET $ro = (UPDATE (SELECT VALUE id FROM relates_to WHERE in_ref = $ref AND {CURRENT_EDGE}) SET valid_until = $now RETURN VALUE id);'
+            f'LET $ri = (UPDATE (SELECT VALUE id FROM relates_to WHERE out_ref = $ref AND {CURRENT_EDGE}) SET valid_until = $now RETURN VALUE id);'
+            f'LET $xa = (UPDATE (SELECT VALUE id FROM action WHERE actor_ref = $ref AND {CURRENT_EDGE}) SET valid_until = $now RETURN VALUE id);'
+            f'LET $xo = (UPDATE (SELECT VALUE id FROM action WHERE object_ref = $ref AND {CURRENT_EDGE}) SET valid_until = $now RETURN VALUE id);'
             'UPDATE $e SET updated_at = $now;'
-            'RETURN array::len($a) + array::len($r) + array::len($x);'
+            'RETURN array::len($a) + array::len($ro) + array::len($ri) + array::len($xa) + array::len($xo);'
             'COMMIT TRANSACTION;',
             e=entity_rid(*entity_key),
+            ref=entity_ref_key(entity_key),
             now=now,
         )
         return int(result[-2] or 0)
@@ -393,11 +409,11 @@ class MemoryStore:
             **visibility_params(patterns),
         )
 
-    def self_attributes(self, principal: str, patterns: Sequence[str], now: dt.datetime, limit: int) -> list[dict[str, Any]]:
+    def self_attributes(self, self_key: list[str], patterns: Sequence[str], now: dt.datetime, limit: int) -> list[dict[str, Any]]:
         return self.rows(
-            f'SELECT *, {TENTATIVE} OMIT embedding FROM attribute WHERE entity IN (SELECT VALUE id FROM entity WHERE self_principal = $p) '
-            f'AND {CURRENT} AND {VISIBLE} ORDER BY created_at DESC LIMIT $limit;',
-            p=principal,
+            f'SELECT *, {TENTATIVE} OMIT embedding FROM attribute WHERE entity_ref = $e AND {CURRENT} AND {VISIBLE} '
+            'ORDER BY created_at DESC LIMIT $limit;',
+            e=entity_ref_key(self_key),
             now=now,
             limit=limit,
             **visibility_params(patterns),

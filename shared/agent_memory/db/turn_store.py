@@ -18,10 +18,10 @@ class TurnStore:
         row = self.store.q('SELECT * FROM ONLY $id;', id=rid('turn', turn_id))[0]
         return dict(row) if row else None
 
-    def recent_turns(self, session: Any, before_seq: int, limit: int) -> list[dict[str, Any]]:
+    def recent_turns(self, session_id: str, before_seq: int, limit: int) -> list[dict[str, Any]]:
         rows = self.store.rows(
-            'SELECT role, content, observed_at, seq FROM turn WHERE session = $s AND seq < $seq ORDER BY seq DESC LIMIT $limit;',
-            s=session,
+            'SELECT role, content, observed_at, seq FROM turn WHERE session_key = $s AND seq < $seq ORDER BY seq DESC LIMIT $limit;',
+            s=session_id,
             seq=before_seq,
             limit=limit,
         )
@@ -64,7 +64,7 @@ class TurnStore:
             f'SELECT type, name, updated_at FROM entity WHERE {VISIBLE} ORDER BY updated_at DESC LIMIT $limit;'
             'SELECT key, created_at FROM attribute ORDER BY created_at DESC LIMIT $sample;'
             'SELECT label, created_at FROM relates_to ORDER BY created_at DESC LIMIT $sample;',
-            {'limit': limit, 'sample': limit * 10, **visibility_params(patterns)},
+            {'limit': limit, 'sample': limit * 4, **visibility_params(patterns)},
         )
         unique_keys = list(dict.fromkeys(r['key'] for r in keys))[:limit]
         return list(entities), unique_keys, list(dict.fromkeys(r['label'] for r in labels))[:limit]

@@ -100,7 +100,7 @@ class TurnInput:
 def extraction_context(store: MemoryStore, turn: TurnInput, speaker: Speaker, read_patterns: list[str]) -> ExtractionContext:
     turns = TurnStore(store)
     entities, keys, labels = turns.vocabulary(read_patterns, VOCABULARY_LIMIT)
-    recent = turns.recent_turns(turn.session, turn.seq, CONTEXT_WINDOW_TURNS) if turn.session is not None else []
+    recent = turns.recent_turns(bare(turn.session) or '', turn.seq, CONTEXT_WINDOW_TURNS) if turn.session is not None else []
     open_rows = turns.open_uncertainties(read_patterns, OPEN_UNCERTAINTY_LIMIT)
     return ExtractionContext(
         role=turn.role,

@@ -14,7 +14,7 @@ from agent_memory.db.memory_store import MemoryStore
 from agent_memory.domain import views
 from agent_memory.domain.auth import Caller
 from agent_memory.domain.ids import utcnow
-from agent_memory.domain.reconcile import entity_key
+from agent_memory.domain.reconcile import Speaker, entity_key
 from agent_memory.domain.vocabulary import CATEGORIES
 from agent_memory.errors import BadRequest, NotFound, NotImplementedYet
 
@@ -122,7 +122,7 @@ def state(store: MemoryStore, caller: Caller, limit: int) -> dict[str, Any]:
 
 def profile(store: MemoryStore, caller: Caller, limit: int = MAX_LIMIT) -> dict[str, Any]:
     patterns, now = caller.patterns('memory:read'), utcnow()
-    self_rows = store.self_attributes(caller.principal_id, patterns, now, limit)
+    self_rows = store.self_attributes(Speaker(caller.principal_id, caller.display_name).key, patterns, now, limit)
     self_ids = {str(r['id']) for r in self_rows}
     by_category = {
         c: [r for r in store.current_by_category('attribute', c, patterns, now, limit) if str(r['id']) not in self_ids] for c in CATEGORIES
