@@ -59,6 +59,16 @@ def visibility_params(patterns: Sequence[str]) -> dict[str, Any]:
     return {'vis_all': '*' in patterns, 'vis_exact': exact, 'vis_prefixes': prefixes}
 
 
+# Where an entity's facts point at it: (LET name, table, indexed string field).
+_ENTITY_FACT_LINKS = (
+    ('a', 'attribute', 'entity_ref'),
+    ('ro', 'relates_to', 'in_ref'),
+    ('ri', 'relates_to', 'out_ref'),
+    ('xa', 'action', 'actor_ref'),
+    ('xo', 'action', 'object_ref'),
+)
+
+
 class MemoryStore:
     def __init__(self, db: Database, context_id: str) -> None:
         self.db = db
@@ -353,7 +363,8 @@ class MemoryStore:
 
     def entity_attributes(self, entity_key: list[str], patterns: Sequence[str], now: dt.datetime) -> list[dict[str, Any]]:
         return self.rows(
-            f'SELECT *, {TENTATIVE} OMIT embedding FROM attribute WHERE entity_ref = $e AND {CURRENT} AND {VISIBLE} ORDER BY key, created_at;',
+            f'SELECT *, {TENTATIVE} OMIT embedding FROM attribute WHERE entity_ref = $e AND {CURRENT} AND {VISIBLE} '
+            'ORDER BY key, created_at;',
             e=entity_ref_key(entity_key),
             now=now,
             **visibility_params(patterns),
@@ -378,21 +389,16 @@ class MemoryStore:
 
     def close_entity_facts(self, entity_key: list[str], now: dt.datetime) -> int:
         """Soft delete: every current attribute, relation and action of the entity ends now (one transaction)."""
-        result = self.q(
-            'BEGIN TRANSACTION;'
-            # select first, then update by id: the WHERE fields are indexed and must not be scanned while updated
-            f'LET $a = (UPDATE (SELECT VALUE id FROM attribute WHERE entity_ref = $ref AND {CURRENT}) SET valid_until = $now RETURN VALUE id);'
-            f'LET $ro = (UPDATE (SELECT VALUE id FROM relates_to WHERE in_ref = $ref AND {CURRENT_EDGE}) SET valid_until = $now RETURN VALUE id);'
-            f'LET $ri = (UPDATE (SELECT VALUE id FROM relates_to WHERE out_ref = $ref AND {CURRENT_EDGE}) SET valid_until = $now RETURN VALUE id);'
-            f'LET $xa = (UPDATE (SELECT VALUE id FROM action WHERE actor_ref = $ref AND {CURRENT_EDGE}) SET valid_until = $now RETURN VALUE id);'
-            f'LET $xo = (UPDATE (SELECT VALUE id FROM action WHERE object_ref = $ref AND {CURRENT_EDGE}) SET valid_until = $now RETURN VALUE id);'
-            'UPDATE $e SET updated_at = $now;'
-            'RETURN array::len($a) + array::len($ro) + array::len($ri) + array::len($xa) + array::len($xo);'
-            'COMMIT TRANSACTION;',
-            e=entity_rid(*entity_key),
-            ref=entity_ref_key(entity_key),
-            now=now,
-        )
+        # Select first, then update by id: the WHERE fields are indexed and must not be scanned while updated.
+        closes = [
+            f'LET ${name} = (UPDATE (SELECT VALUE id FROM {table} WHERE {field} = $ref AND {current}) '
+            'SET valid_until = $now RETURN VALUE id);'
+            for name, table, field in _ENTITY_FACT_LINKS
+            for current in [CURRENT if table == 'attribute' else CURRENT_EDGE]
+        ]
+        total = ' + '.join(f'array::len(${name})' for name, _, _ in _ENTITY_FACT_LINKS)
+        sql = f'BEGIN TRANSACTION;{"".join(closes)}UPDATE $e SET updated_at = $now;RETURN {total};COMMIT TRANSACTION;'
+        result = self.q(sql, e=entity_rid(*entity_key), ref=entity_ref_key(entity_key), now=now)
         return int(result[-2] or 0)
 
     def current_by_category(self, table: str, category: str, patterns: Sequence[str], now: dt.datetime, limit: int) -> list[dict[str, Any]]:
