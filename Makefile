@@ -9,7 +9,7 @@ SAM_STAMP := $(SAM_VENV)/.installed
 PY312_DIR := $(shell command -v pyenv >/dev/null 2>&1 && ls -d "$$(pyenv root)"/versions/3.12.*/bin 2>/dev/null | tail -n 1)
 export PYTHONPATH := shared:infra
 
-.PHONY: dev test install install-sam lint typecheck unit sam-validate sam-build bench clean
+.PHONY: dev test install install-sam lint typecheck unit sam-validate sam-build bench bench-lifecycle bench-auth bench-extraction bench-quality clean
 
 $(STAMP): requirements-dev.txt shared/requirements.txt
 	$(PYTHON) -m venv $(VENV)
@@ -48,8 +48,20 @@ sam-build: install-sam
 
 test: lint typecheck unit sam-validate sam-build
 
-bench: install
+# Benchmarks print side-by-side comparisons; they are not part of `make test`.
+bench: bench-quality bench-extraction bench-auth bench-lifecycle
+
+bench-lifecycle: install
 	$(BIN)/python bench/lifecycle.py
+
+bench-auth: install
+	$(BIN)/python bench/auth.py
+
+bench-extraction: install
+	PYTHONPATH=shared:infra:. $(BIN)/python bench/extraction.py
+
+bench-quality: install
+	PYTHONPATH=shared:infra:. $(BIN)/python bench/extraction_quality.py
 
 clean:
 	rm -rf .aws-sam .pytest_cache .mypy_cache .ruff_cache
