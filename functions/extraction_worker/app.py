@@ -22,4 +22,4 @@ def record_handler(record: SQSRecord) -> None:
 @logger.inject_lambda_context
 @metrics.log_metrics
 def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
-    return process_partial_response(event=event, record_handler=record_handler, processor=processor, context=context)
+    return dict(process_partial_response(event=event, record_handler=record_handler, processor=processor, context=context))
