@@ -35,7 +35,7 @@ lint: install
 
 typecheck: install
 	$(BIN)/mypy
-	$(BIN)/mypy functions --explicit-package-bases --ignore-missing-imports
+	$(BIN)/mypy functions --explicit-package-bases
 
 unit: install
 	$(BIN)/python -m pytest
