@@ -59,6 +59,12 @@ def visibility_params(patterns: Sequence[str]) -> dict[str, Any]:
     return {'vis_all': '*' in patterns, 'vis_exact': exact, 'vis_prefixes': prefixes}
 
 
+def _guard_unchanged(tx: Tx, table: str, condition: str, seen_ids: list[str]) -> None:
+    """Abort the transaction (a retryable conflict) if the rows matching ``condition`` are not the ones planned on."""
+    seen = tx.p([rid(table, i) for i in sorted(seen_ids)])
+    tx.add(f"IF array::sort((SELECT VALUE id FROM {table} WHERE {condition})) != {seen} {{ THROW '{CONFLICT_MARKER}: {table} changed' }}")
+
+
 # Where an entity's facts point at it: (LET name, table, indexed string field).
 _ENTITY_FACT_LINKS = (
     ('a', 'attribute', 'entity_ref'),
@@ -203,12 +209,8 @@ class MemoryStore:
         if plan.new_session:
             tx.add(f'CREATE {session} CONTENT {tx.p(plan.new_session)}')
         for guard in plan.guards:
-            seen = tx.p([rid('attribute', i) for i in sorted(guard.seen_ids)])
-            tx.add(
-                f'IF array::sort((SELECT VALUE id FROM attribute WHERE address = {tx.p(address_key(guard.entity_key, guard.key))} '
-                f'AND {OPEN.replace("$now", now)})) != {seen} '
-                f"{{ THROW '{CONFLICT_MARKER}: attribute address changed' }}"
-            )
+            condition = f'address = {tx.p(address_key(guard.entity_key, guard.key))} AND {OPEN.replace("$now", now)}'
+            _guard_unchanged(tx, 'attribute', condition, guard.seen_ids)
         for planned_turn in plan.turns:
             turn = dict(planned_turn)
             turn_id = turn.pop('id')
@@ -254,12 +256,11 @@ class MemoryStore:
             row['object'] = entity_rid(*object_key) if object_key else None
             tx.add(f'CREATE {tx.p(rid("action", row.pop("id")))} CONTENT {tx.p(row)}')
         for instruction_guard in plan.instruction_guards:
-            seen = tx.p([rid('instruction', i) for i in sorted(instruction_guard.seen_ids)])
-            tx.add(
-                f'IF array::sort((SELECT VALUE id FROM instruction WHERE label_key = {tx.p(instruction_guard.label_key)} '
-                f'AND description_key = {tx.p(instruction_guard.description_key)} AND active = true)) != {seen} '
-                f"{{ THROW '{CONFLICT_MARKER}: instruction changed' }}"
+            condition = (
+                f'label_key = {tx.p(instruction_guard.label_key)} AND description_key = {tx.p(instruction_guard.description_key)} '
+                'AND active = true'
             )
+            _guard_unchanged(tx, 'instruction', condition, instruction_guard.seen_ids)
         for instruction in plan.new_instructions:
             row = dict(instruction)
             tx.add(f'CREATE {tx.p(rid("instruction", row.pop("id")))} CONTENT {tx.p(row)}')
