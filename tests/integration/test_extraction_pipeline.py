@@ -272,3 +272,36 @@ def test_set_valued_keys_accumulate_instead_of_superseding(api: Api, worker: Wor
     say(api, 'I like jazz.', session_id=session)
     worker.drain()
     assert sorted(self_facts(api)['likes']) == ['hiking', 'jazz']
+
+
+def test_doubts_are_recorded_instead_of_guessed(api: Api, worker: Worker) -> None:
+    # Given two people in memory, so "he" is ambiguous
+    people = [{'entity': {'type': 'person', 'name': n}, 'key': 'team', 'value': 'core'} for n in ('Alice', 'Bob')]
+    api.call('facts', 'POST', '/facts', {'infer': 'triples', 'triples': people})
+    session = say(api, 'Yeah right, I *love* Mondays.')['sessionId']
+    for text in ('I went to Japan a while ago.', 'He said the deadline moved.'):
+        say(api, text, session_id=session)
+    worker.drain()
+    _, state, _ = api.call('views', 'GET', '/state')
+    kinds = sorted(u['kind'] for u in api.call('views', 'GET', '/uncertainty')[1]['uncertainties'])
+    assert kinds == ['ambiguous_reference', 'sarcasm', 'unresolved_time']
+    assert len(state['unknowns']) == 3
+    assert 'likes' not in self_facts(api)  # sarcasm is not a preference
+
+
+def test_relative_dates_resolve_against_the_spoken_time_and_context_facts_expire(api: Api, worker: Worker) -> None:
+    # Given turns spoken on 10 March (long ago), extracted now
+    spoken = '2026-03-10T15:00:00Z'
+    say(api, 'I booked a flight to Berlin yesterday.', observed_at=spoken)
+    say(api, "I'm working on the Q3 report today.", observed_at=spoken)
+    worker.drain()
+    # Then "yesterday" is 9 March, and both are context facts known since 10 March
+    _, state, _ = api.call('views', 'GET', '/state')
+    assert [(a['verb'], a['occurredAt'][:10]) for a in state['context']['actions']] == [('book', '2026-03-09')]
+    assert [(a['key'], a['value'], a['createdAt'][:10]) for a in state['context']['attributes']] == [
+        ('working_on', 'Q3 report', '2026-03-10')
+    ]
+    # And the next expiry sweep ends them (their known time is far past the 7-day TTL)
+    assert api.call('lifecycle', 'POST', '/lifecycle/expire')[1]['affected'] == 2
+    _, state, _ = api.call('views', 'GET', '/state')
+    assert state['context']['actions'] == [] and state['context']['attributes'] == []
