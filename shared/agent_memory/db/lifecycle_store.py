@@ -1,20 +1,18 @@
 """Set-based lifecycle statements: decay, expiry, trace purge, reinforcement (CONTRACT §5, §9).
 
-Each sweep is a handful of SurrealQL statements run in bounded batches: one statement updates up to
-``batch`` rows selected by the sweep's own predicate, so a batch never holds more than ``batch`` rows
-in memory and a repeated or concurrent run finds nothing left to do.
+Each sweep is a handful of SurrealQL statements run in bounded batches: one statement updates
+up to ``batch`` rows selected by the sweep's own predicate, so a batch never holds more than
+``batch`` rows in memory and a repeated or concurrent run finds nothing left to do.
 
-Batches walk the table in record-id order (a ``table:⟨last⟩>..`` range scan), so each batch starts
-where the previous one stopped: a sweep reads every row once and its cost is linear in the table size.
-Re-selecting from the start each time was quadratic (N^1.67 measured between 100k and 1M rows).
+Measured (bench/lifecycle.py): linear-ish to 100k rows, N^1.67 to 1M (374 s at 1M, 42% of a Lambda's
+limit) because each batch re-walks rows earlier batches finished. A record-id keyset was tried and was
+slower: SurrealDB 3.2 reads an open-ended id range to its end before applying LIMIT.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-import re
 from collections.abc import Iterable
-from typing import Any
 
 from agent_memory.db.connection import Database, run_with_retry
 from agent_memory.db.memory_store import FACT_TABLES
@@ -23,9 +21,6 @@ from agent_memory.domain.vocabulary import DAILY_DECAY, IMPORTANCE_MAX, IMPORTAN
 
 DEFAULT_BATCH = 5000
 REINFORCE_TABLES = ('attribute', 'relates_to', 'action', 'entity')
-# Tables whose record ids are plain alphanumeric strings (time-ordered ids), so a range can start after one.
-KEYSET_TABLES = frozenset({'attribute', 'relates_to', 'action'})
-_PLAIN_ID = re.compile(r'^[A-Za-z0-9_]+$')
 
 
 class LifecycleStore:
@@ -35,7 +30,7 @@ class LifecycleStore:
         self.batch = batch
 
     def _drain(self, statement: str, **params: object) -> int:
-        """Repeat one batched statement until it affects fewer rows than a batch; return the rows it touched."""
+        """Repeat one batched statement until it affects nothing; return the rows it touched."""
         total = 0
         while True:
             affected = run_with_retry(lambda: self.db.query(self.database, statement, {**params, 'batch': self.batch})[0])
@@ -43,59 +38,37 @@ class LifecycleStore:
             if not affected or affected < self.batch:
                 return total
 
-    def _sweep(self, table: str, where: str, assignment: str, **params: Any) -> int:
-        """``UPDATE <table> SET <assignment> WHERE <where>`` in batches that resume after the last id seen."""
-        if table not in KEYSET_TABLES:  # composite ids (entities) cannot be written as a range literal safely
-            return self._drain(
-                f'RETURN array::len((UPDATE (SELECT VALUE id FROM {table} WHERE {where} LIMIT $batch) SET {assignment} RETURN VALUE 1));',
-                **params,
-            )
-        total, after = 0, None
-        while True:
-            source = f'{table}:..' if after is None else f'{table}:⟨{after}⟩>..'
-            statement = (
-                f'LET $ids = (SELECT VALUE id FROM {source} WHERE {where} ORDER BY id LIMIT $batch);'
-                f'UPDATE $ids SET {assignment} RETURN NONE;'
-                'RETURN [array::len($ids), IF array::len($ids) > 0 THEN record::id(array::last($ids)) ELSE NONE END];'
-            )
-            count, last = run_with_retry(lambda s=statement: self.db.query(self.database, s, {**params, 'batch': self.batch})[-1])
-            total += int(count)
-            if count < self.batch:
-                return total
-            if not isinstance(last, str) or not _PLAIN_ID.match(last):
-                raise ValueError(f'{table} has a record id that cannot start a range: {last!r}')
-            after = last
-
     def decay(self, day: str) -> int:
-        """One day's decay step for every non-identity fact not yet decayed under ``day`` (one pass per table)."""
-        factor = 'IF memory_category = "context" THEN $context_factor ELSE $knowledge_factor END'
-        return sum(
-            self._sweep(
-                table,
-                'memory_category IN $categories AND decay_day != $day',
-                f'importance = math::max([$lo, math::min([$hi, importance * {factor}])]), decay_day = $day',
-                categories=list(DAILY_DECAY),
-                context_factor=DAILY_DECAY['context'],
-                knowledge_factor=DAILY_DECAY['knowledge'],
-                day=day,
-                lo=IMPORTANCE_MIN,
-                hi=IMPORTANCE_MAX,
-            )
-            for table in FACT_TABLES
-        )
+        """One day's decay step for every non-identity fact not yet decayed under ``day``."""
+        total = 0
+        for table in FACT_TABLES:
+            for category, factor in DAILY_DECAY.items():
+                total += self._drain(
+                    'RETURN array::len((UPDATE (SELECT VALUE id FROM type::table($table) WHERE memory_category = $cat '
+                    'AND decay_day != $day LIMIT $batch) '
+                    'SET importance = math::max([$lo, math::min([$hi, importance * $factor])]), decay_day = $day '
+                    'RETURN VALUE 1));',
+                    table=table,
+                    cat=category,
+                    day=day,
+                    factor=factor,
+                    lo=IMPORTANCE_MIN,
+                    hi=IMPORTANCE_MAX,
+                )
+        return total
 
     def expire(self, now: dt.datetime, cutoff: dt.datetime) -> int:
         """Context-category attributes and actions with no own ``valid_until``, known before ``cutoff``, end now."""
-        return sum(
-            self._sweep(
-                table,
-                'memory_category = "context" AND created_at < $cutoff AND valid_until IS NONE',
-                'valid_until = $now',
+        total = 0
+        for table in ('attribute', 'action'):
+            total += self._drain(
+                'RETURN array::len((UPDATE (SELECT VALUE id FROM type::table($table) WHERE memory_category = "context" '
+                'AND created_at < $cutoff AND valid_until IS NONE LIMIT $batch) SET valid_until = $now RETURN VALUE 1));',
+                table=table,
                 cutoff=cutoff,
                 now=now,
             )
-            for table in ('attribute', 'action')
-        )
+        return total
 
     def purge_traces(self, cutoffs: dict[str, dt.datetime]) -> int:
         total = 0
