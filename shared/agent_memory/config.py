@@ -8,6 +8,7 @@ from functools import lru_cache
 from pathlib import Path
 
 DEFAULT_DATA_DIR = '.data'
+EMBEDDING_PROVIDERS = ('local', 'openai')
 
 
 @dataclass(frozen=True)
@@ -25,6 +26,11 @@ class Settings:
     llm_api_key: str | None
     llm_extraction_model: str | None
     llm_timeout_seconds: float
+    llm_synthesis_model: str | None
+    embedding_provider: str
+    embedding_model: str | None
+    embedding_dimension: int
+    embedding_base_url: str | None
     max_receives: int
     max_body_bytes: int
     max_text_bytes: int
@@ -68,6 +74,9 @@ def get_settings() -> Settings:
     key_secret = secret.get('key_secret') or _env('KEY_SECRET')
     if not key_secret:
         raise RuntimeError('AGENT_MEMORY_KEY_SECRET (or key_secret in AGENT_MEMORY_SECRET_ID) must be set: key hashes depend on it')
+    provider = (_env('EMBEDDING_PROVIDER', 'local') or 'local').lower()
+    if provider not in EMBEDDING_PROVIDERS:
+        raise RuntimeError(f'AGENT_MEMORY_EMBEDDING_PROVIDER must be one of {EMBEDDING_PROVIDERS}, not {provider!r}')
     return Settings(
         db_url=_env('DB_URL') or default_db_url(),
         db_namespace=_env('DB_NAMESPACE', 'agent_memory') or 'agent_memory',
@@ -82,6 +91,11 @@ def get_settings() -> Settings:
         llm_api_key=secret.get('llm_api_key') or _env('LLM_API_KEY'),
         llm_extraction_model=_env('LLM_EXTRACTION_MODEL'),
         llm_timeout_seconds=float(_env('LLM_TIMEOUT_SECONDS', '20') or 20),
+        llm_synthesis_model=_env('LLM_SYNTHESIS_MODEL'),
+        embedding_provider=provider,
+        embedding_model=_env('EMBEDDING_MODEL'),
+        embedding_dimension=int(_env('EMBEDDING_DIMENSION', '384') or 384),
+        embedding_base_url=_env('EMBEDDING_BASE_URL') or _env('LLM_BASE_URL'),
         max_receives=int(_env('MAX_RECEIVES', '3') or 3),
         max_body_bytes=int(_env('MAX_BODY_BYTES', str(1024 * 1024)) or 0),
         max_text_bytes=int(_env('MAX_TEXT_BYTES', str(64 * 1024)) or 0),

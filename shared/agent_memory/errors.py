@@ -51,6 +51,15 @@ class NotImplementedYet(AgentMemoryError):
     status, title, slug = 501, 'Not implemented', 'not-implemented'
 
 
+class ProviderUnavailable(AgentMemoryError):
+    """A model provider (embeddings or synthesis) failed or timed out; the request changed nothing."""
+
+    status, title, slug = 503, 'Model provider unavailable', 'provider-unavailable'
+
+    def __init__(self, detail: str = '', *, retry_after: int | None = 5) -> None:
+        super().__init__(detail, retry_after=retry_after)
+
+
 class StoreUnavailable(AgentMemoryError):
     status, title, slug = 503, 'Database unavailable', 'unavailable'
 

@@ -6,6 +6,7 @@ from typing import Any
 
 import pytest
 
+from agent_memory.domain.chunks import split_text
 from agent_memory.db.memory_store import MemoryStore
 from tests.conftest import MANAGEMENT_KEY, Api, load_function
 
@@ -19,9 +20,11 @@ def test_infer_none_stores_turn_and_chunks(api: Api, store: MemoryStore) -> None
     text = ('word ' * 1000).strip()
     # When it is remembered literally
     code, body, _ = api.call('facts', 'POST', '/facts', {'infer': 'none', 'text': text, 'role': 'assistant'})
-    # Then one turn and several chunks exist, and the turn is listed in its session
+    # Then one turn and several chunks (≤ 1000 characters each, all embedded now) exist, and the turn is listed in its session
     assert code == 200 and body['mode'] == 'none' and body['chunkId']
-    assert store.table_counts()['memory_chunk'] == 3
+    assert store.table_counts()['memory_chunk'] == len(split_text(text)) > 1
+    chunks = store.rows('SELECT text, embedding FROM memory_chunk;')
+    assert all(len(c['text']) <= 1000 and len(c['embedding']) == 384 for c in chunks)
     code, turns, _ = api.call('sessions', 'GET', f'/sessions/{body["sessionId"]}/turns')
     assert code == 200
     assert [(t['id'], t['role'], t['seq'], t['content']) for t in turns['turns']] == [(body['turnId'], 'assistant', 1, text)]

@@ -15,6 +15,8 @@ from agent_memory.db.rate_limit_store import RateLimitStore
 from agent_memory.domain.contexts import register_management_key
 from agent_memory.domain.extraction_pipeline import Extractors
 from agent_memory.domain.facts import Pipeline
+from agent_memory.domain.ids import utcnow
+from agent_memory.embeddings import EmbeddingMismatch, LazyEmbedder
 from agent_memory.extraction.model import Extraction, ExtractionContext
 from agent_memory.jobs import JobQueue, SqsJobQueue
 
@@ -26,6 +28,7 @@ class Services:
     rate_limits: RateLimitStore
     queue: JobQueue | None
     extractors: Extractors
+    embedder: LazyEmbedder
     _stores: dict[str, MemoryStore] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -33,7 +36,7 @@ class Services:
         store = self._stores.get(context_id)
         if store is None:
             with self._lock:
-                store = self._stores.setdefault(context_id, MemoryStore(self.db, context_id))
+                store = self._stores.setdefault(context_id, MemoryStore(self.db, context_id, self.embedder))
         return store
 
     def lifecycle(self, context_id: str) -> LifecycleStore:
@@ -58,7 +61,21 @@ def get_services() -> Services:
     if settings.management_key:
         register_management_key(control, settings.management_key)
     queue = SqsJobQueue(settings.queue_url) if settings.queue_url else None
-    return Services(db=db, control=control, rate_limits=RateLimitStore(db), queue=queue, extractors=build_extractors(settings))
+    embedder = LazyEmbedder(settings)
+    check_embedding_model(control, embedder)
+    return Services(
+        db=db, control=control, rate_limits=RateLimitStore(db), queue=queue, extractors=build_extractors(settings), embedder=embedder
+    )
+
+
+def check_embedding_model(control: ControlStore, embedder: LazyEmbedder) -> None:
+    """Stored vectors are only comparable with the model that made them: refuse to start on a mismatch."""
+    model, dimension = control.claim_embedding_model(embedder.model_id, embedder.dimension, utcnow())
+    if (model, dimension) != (embedder.model_id, embedder.dimension):
+        raise EmbeddingMismatch(
+            f'this database holds {dimension}-d vectors from {model!r}, but the deployment is configured for '
+            f'{embedder.dimension}-d {embedder.model_id!r}; set AGENT_MEMORY_EMBEDDING_* back, or re-embed into a new database'
+        )
 
 
 def build_extractors(settings: Settings) -> Extractors:

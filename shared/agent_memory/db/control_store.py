@@ -112,6 +112,18 @@ class ControlStore:
     def _q(self, sql: str, **params: Any) -> list[Any]:
         return self.db.query(CONTROL_DB, sql, params)
 
+    # ---- deployment ---------------------------------------------------------------------------
+    def claim_embedding_model(self, model: str, dimension: int, now: dt.datetime) -> tuple[str, int]:
+        """Record the embedding model on first start; return what the database was built with."""
+        row = self._q(
+            'UPSERT deployment:embedding SET embedding_model = embedding_model ?? $model, '
+            'embedding_dimension = embedding_dimension ?? $dimension, created_at = created_at ?? $now RETURN AFTER;',
+            model=model,
+            dimension=dimension,
+            now=now,
+        )[0][0]
+        return str(row['embedding_model']), int(row['embedding_dimension'])
+
     # ---- contexts -----------------------------------------------------------------------------
     def create_context(self, context_id: str, config: dict[str, Any], now: dt.datetime) -> dict[str, Any]:
         try:

@@ -12,7 +12,9 @@ from surrealdb import RecordID
 from agent_memory.db.connection import ALREADY_APPLIED, CONFLICT_MARKER, Database, context_db_name
 from agent_memory.db.migrations import ensure_migrated
 from agent_memory.db.records import Tx, entity_rid, rid
+from agent_memory.domain.plan_embeddings import attach_embeddings
 from agent_memory.domain.write_plan import WritePlan
+from agent_memory.embeddings import Embedder
 
 CURRENT = 'superseded_by IS NONE AND valid_from <= $now AND (valid_until IS NONE OR valid_until > $now)'
 # What reconciliation compares against and re-checks at commit: rows not superseded and not ended.
@@ -76,9 +78,10 @@ _ENTITY_FACT_LINKS = (
 
 
 class MemoryStore:
-    def __init__(self, db: Database, context_id: str) -> None:
+    def __init__(self, db: Database, context_id: str, embedder: Embedder | None = None) -> None:
         self.db = db
         self.context_id = context_id
+        self.embedder = embedder
         self.database = context_db_name(context_id)
         ensure_migrated(db, self.database, 'context')
 
@@ -185,6 +188,7 @@ class MemoryStore:
 
     def apply(self, plan: WritePlan) -> None:
         """Apply a plan atomically; raises WriteConflict if an address changed since planning."""
+        chunk_vectors = attach_embeddings(plan, self.embedder) if self.embedder else []
         tx = Tx()
         now = tx.p(plan.now)
         session = tx.p(rid('session', plan.session_id) if plan.session_id else None)
@@ -220,13 +224,15 @@ class MemoryStore:
         for chunk in plan.chunks:
             chunk = dict(chunk)
             tx.add(f'CREATE {tx.p(rid("memory_chunk", chunk.pop("id")))} CONTENT {tx.p(chunk)}')
+        for chunk_id, vector in chunk_vectors:
+            tx.add(f'UPDATE {tx.p(rid("memory_chunk", chunk_id))} SET embedding = {tx.p(vector)} WHERE embedding IS NONE')
         for entity in plan.entities:
             row = dict(entity)
             tx.add(
                 f'UPSERT {tx.p(entity_rid(*row.pop("key")))} SET name = name ?? $e.name, type = $e.type, '
                 'memory_category = memory_category ?? $e.memory_category, importance = importance ?? $e.importance, '
                 'scope_sets = array::union(scope_sets ?? [], $e.scope_sets), created_at = created_at ?? $e.created_at, '
-                'self_principal = self_principal ?? $e.self_principal, updated_at = $e.updated_at'.replace('$e', tx.p(row))
+                'self_principal = self_principal ?? $e.self_principal, embedding = embedding ?? $e.embedding, updated_at = $e.updated_at'.replace('$e', tx.p(row))
             )
         for attribute in plan.new_attributes:
             row = dict(attribute)

