@@ -46,6 +46,11 @@ sam-validate: install-sam
 sam-build: install-sam
 	PATH="$(PY312_DIR):$$PATH" $(SAM_VENV)/bin/sam build --region us-east-1
 
+# Unzipped size of each built function + its layers against Lambda's 250 MB limit (run after sam-build).
+.PHONY: sam-sizes
+sam-sizes: install-sam
+	$(SAM_VENV)/bin/python infra/layers/sizes.py
+
 test: lint typecheck unit sam-validate sam-build
 
 # Benchmarks print side-by-side comparisons; they are not part of `make test`.

@@ -192,3 +192,87 @@ class SelfKeyCreate(KeyCreate):
     """Self-service mint body (``POST /{ctx}/keys``): a name (generated when absent) and optional grants."""
 
     name: str | None = Field(default=None, pattern=KEY_NAME_PATTERN)
+
+
+def _labels_ok(labels: list[str]) -> list[str]:
+    for label in labels:
+        if '=' not in label or label.startswith('_'):
+            raise ValueError('labels are "key=value" strings and keys must not start with "_"')
+    return labels
+
+
+QueryMode = Literal['hybrid', 'vector', 'bm25', 'graph']
+IncludeKind = Literal['facts', 'passages']
+INCLUDE_ALL: tuple[IncludeKind, ...] = ('facts', 'passages')
+MAX_K = 50
+MAX_QUERY_CHARS = 4096
+
+
+class ReadRequest(StrictModel):
+    """What every read route shares: the query, how many results, and the lens/labels narrowing."""
+
+    query: str = Field(min_length=1, max_length=MAX_QUERY_CHARS)
+    k: int = Field(default=10, ge=1, le=MAX_K, validation_alias=AliasChoices('k', 'limit'))
+    lens: str | list[str] | None = Field(default=None, validation_alias=AliasChoices('lens', 'scope'))
+    labels: list[str] = Field(default_factory=list, max_length=32)
+    scope_view: Literal['strict', 'merged', 'crossTeam'] = Field(default='strict', validation_alias=AliasChoices('scopeView', 'scope_view'))
+
+    _check_labels = field_validator('labels')(_labels_ok)
+
+    @field_validator('query')
+    @classmethod
+    def _not_blank(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError('must not be blank')
+        return value
+
+
+class QueryRequest(ReadRequest):
+    mode: QueryMode = 'hybrid'
+    include: list[IncludeKind] = Field(default_factory=lambda: list(INCLUDE_ALL))
+    as_of: dt.datetime | None = _alias('asOf', 'as_of')
+    valid_from: dt.datetime | None = _alias('validFrom', 'valid_from')
+    valid_until: dt.datetime | None = _alias('validUntil', 'valid_until')
+    session_id: str | None = Field(default=None, validation_alias=AliasChoices('sessionId', 'session_id'), pattern=SESSION_ID_PATTERN)
+    source: str | None = Field(default=None, max_length=128)
+
+    _parse_times = field_validator('as_of', 'valid_from', 'valid_until', mode='before')(_observed)
+
+    @model_validator(mode='after')
+    def _window(self) -> QueryRequest:
+        if self.valid_from and self.valid_until and self.valid_from >= self.valid_until:
+            raise ValueError('validFrom must be before validUntil')
+        return self
+
+
+class ContextRequest(ReadRequest):
+    pass
+
+
+class SessionContextRequest(StrictModel):
+    query: str | None = Field(default=None, max_length=MAX_QUERY_CHARS)
+    k: int = Field(default=10, ge=1, le=MAX_K, validation_alias=AliasChoices('k', 'limit'))
+
+
+class ReflectRequest(ReadRequest):
+    persist: bool = False
+
+
+class ChatRequest(StrictModel):
+    message: str = Field(min_length=1, max_length=MAX_QUERY_CHARS)
+    session_id: str | None = Field(default=None, validation_alias=AliasChoices('sessionId', 'session_id'), pattern=SESSION_ID_PATTERN)
+    scopes: Any = Field(default=None, validation_alias=AliasChoices('scopes', 'scope'))
+    model: str | None = Field(default=None, min_length=1, max_length=128)
+    bypass_cache: bool = Field(default=False, validation_alias=AliasChoices('bypassCache', 'bypass_cache'))
+    labels: list[str] = Field(default_factory=list, max_length=32)
+    stream: bool = False
+    suppress_markers: bool = Field(default=False, validation_alias=AliasChoices('suppressMarkers', 'suppress_markers'))
+
+    _check_labels = field_validator('labels')(_labels_ok)
+
+    @field_validator('message')
+    @classmethod
+    def _not_blank(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError('must not be blank')
+        return value

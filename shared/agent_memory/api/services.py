@@ -16,6 +16,7 @@ from agent_memory.domain.contexts import register_management_key
 from agent_memory.domain.extraction_pipeline import Extractors
 from agent_memory.domain.facts import Pipeline
 from agent_memory.domain.ids import utcnow
+from agent_memory.domain.synthesis import Composer, ExtractiveComposer
 from agent_memory.embeddings import EmbeddingMismatch, LazyEmbedder
 from agent_memory.extraction.model import Extraction, ExtractionContext
 from agent_memory.jobs import JobQueue, SqsJobQueue
@@ -31,6 +32,7 @@ class Services:
     embedder: LazyEmbedder
     _stores: dict[str, MemoryStore] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
+    _composer: Composer | None = None
 
     def store(self, context_id: str) -> MemoryStore:
         store = self._stores.get(context_id)
@@ -48,6 +50,19 @@ class Services:
 
     def pipeline(self) -> Pipeline:
         return Pipeline(self.queue, self.extractors)
+
+    def synthesizer(self) -> Composer:
+        """The LLM composer when an OpenAI-compatible endpoint is configured, else the extractive one."""
+        if self._composer is None:
+            settings = get_settings()
+            if settings.llm_base_url:
+                from agent_memory.domain.synthesis import LlmComposer
+
+                default_model = settings.llm_synthesis_model or settings.llm_extraction_model
+                self._composer = LlmComposer(settings.llm_base_url, default_model, settings.llm_api_key, settings.llm_timeout_seconds)
+            else:
+                self._composer = ExtractiveComposer()
+        return self._composer
 
     def forget_store(self, context_id: str) -> None:
         self._stores.pop(context_id, None)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Iterable
+from typing import Any
 
 from agent_memory.db.connection import Database, run_with_retry
 from agent_memory.db.memory_store import FACT_TABLES
@@ -81,7 +82,7 @@ class LifecycleStore:
             )
         return total
 
-    def reinforce(self, refs: Iterable[tuple[str, str]]) -> int:
+    def reinforce(self, refs: Iterable[tuple[str, Any]]) -> int:
         """Multiply importance by 1.1 (cap 2.0) for every (table, id) in one statement; retried on conflict."""
         ids = [rid(table, key) for table, key in refs if table in REINFORCE_TABLES]
         if not ids:

@@ -12,6 +12,7 @@ from surrealdb import RecordID
 from agent_memory.db.connection import ALREADY_APPLIED, CONFLICT_MARKER, Database, context_db_name
 from agent_memory.db.migrations import ensure_migrated
 from agent_memory.db.records import Tx, entity_rid, rid
+from agent_memory.db.trace_rows import add_traces
 from agent_memory.domain.plan_embeddings import attach_embeddings
 from agent_memory.domain.write_plan import WritePlan
 from agent_memory.embeddings import Embedder
@@ -232,7 +233,8 @@ class MemoryStore:
                 f'UPSERT {tx.p(entity_rid(*row.pop("key")))} SET name = name ?? $e.name, type = $e.type, '
                 'memory_category = memory_category ?? $e.memory_category, importance = importance ?? $e.importance, '
                 'scope_sets = array::union(scope_sets ?? [], $e.scope_sets), created_at = created_at ?? $e.created_at, '
-                'self_principal = self_principal ?? $e.self_principal, embedding = embedding ?? $e.embedding, updated_at = $e.updated_at'.replace('$e', tx.p(row))
+                'self_principal = self_principal ?? $e.self_principal, embedding = embedding ?? $e.embedding, '
+                'updated_at = $e.updated_at'.replace('$e', tx.p(row))
             )
         for attribute in plan.new_attributes:
             row = dict(attribute)
@@ -290,6 +292,8 @@ class MemoryStore:
         if plan.decision_trace:
             row = dict(plan.decision_trace)
             tx.add(f'CREATE {tx.p(rid("decision_trace", row.pop("id")))} CONTENT {tx.p(row)}')
+        if plan.retrieval_trace:
+            add_traces(tx, plan.retrieval_trace, plan.response_trace)
         self.db.query(self.database, tx.sql(), tx.params)
 
     # ---- idempotency ------------------------------------------------------------------------

@@ -15,9 +15,9 @@ from aws_lambda_powertools.metrics import MetricUnit
 
 from agent_memory.db.connection import AlreadyApplied, run_with_retry
 from agent_memory.db.memory_store import MemoryStore
-from agent_memory.domain.chunks import chunk_id, split_text
 from agent_memory.db.records import bare, rid
 from agent_memory.db.turn_store import TurnStore
+from agent_memory.domain.chunks import chunk_id, split_text
 from agent_memory.domain.context_config import ContextConfig
 from agent_memory.domain.ids import new_id, utcnow
 from agent_memory.domain.reconcile import Diff, Reconciler, Source, Speaker

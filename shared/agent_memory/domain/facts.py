@@ -41,7 +41,7 @@ def write_region(caller: Caller, requested: Any, session: dict[str, Any] | None)
     return scope_sets
 
 
-def _session_for_write(store: MemoryStore, caller: Caller, session_id: str | None) -> dict[str, Any] | None:
+def session_for_write(store: MemoryStore, caller: Caller, session_id: str | None) -> dict[str, Any] | None:
     if session_id is None:
         return None
     session = store.get_session(session_id)
@@ -84,14 +84,14 @@ def remember(
     )
     if request.infer != 'full' or status != 202:
         return status, body
-    _enqueue(store, caller.context_id, pipeline, [body['turnId']])
+    enqueue(store, caller.context_id, pipeline, [body['turnId']])
     done = _wait_for(store, [body['turnId']], wait_seconds)
     if done is None:
         return status, body
     return 200, {**body, 'status': 'done', 'extraction': done[0]}
 
 
-def _turn_row(
+def turn_row(
     caller: Caller,
     request_role: str,
     text: str,
@@ -117,7 +117,7 @@ def _turn_row(
     }
 
 
-def _chunks(turn: dict[str, Any], now: dt.datetime, labels: list[str]) -> list[dict[str, Any]]:
+def chunks_for(turn: dict[str, Any], now: dt.datetime, labels: list[str]) -> list[dict[str, Any]]:
     return [
         {
             'id': chunk_id(turn['id'], i),
@@ -141,7 +141,7 @@ def _remember_once(
 ) -> tuple[int, dict[str, Any]]:
     started = time.perf_counter()
     now = utcnow()
-    session = _session_for_write(store, caller, request.session_id)
+    session = session_for_write(store, caller, request.session_id)
     scope_sets = write_region(caller, request.scopes, session)
     known_at = request.observed_at or now
     session_id = request.session_id or f'sess_{new_id()}'
@@ -151,10 +151,10 @@ def _remember_once(
     turn_id = None
     if request.text is not None and request.text.strip():
         status = {'triples': 'done', 'full': 'queued'}.get(request.infer)
-        turn = _turn_row(caller, request.role, request.text, session_id, scope_sets, now, known_at, status, request.memory_category)
+        turn = turn_row(caller, request.role, request.text, session_id, scope_sets, now, known_at, status, request.memory_category)
         turn_id = turn['id']
         plan.turns.append(turn)
-        plan.chunks = _chunks(turn, now, request.labels)
+        plan.chunks = chunks_for(turn, now, request.labels)
     response: dict[str, Any] = {'mode': request.infer, 'sessionId': session_id, 'turnId': turn_id}
     code = 200
     if request.infer == 'none':
@@ -197,7 +197,7 @@ def _remember_once(
 
 
 def _preview(store: MemoryStore, caller: Caller, pipeline: Pipeline, request: FactsRequest) -> dict[str, Any]:
-    session = _session_for_write(store, caller, request.session_id)
+    session = session_for_write(store, caller, request.session_id)
     scope_sets = write_region(caller, request.scopes, session)
     seq = 1 << 62  # the preview turn would follow every stored one
     turn = TurnInput(
@@ -217,7 +217,7 @@ def _preview(store: MemoryStore, caller: Caller, pipeline: Pipeline, request: Fa
     return {'mode': 'preview', 'sessionId': request.session_id, 'turnId': None, 'preview': True, 'extraction': diff}
 
 
-def _enqueue(store: MemoryStore, context_id: str, pipeline: Pipeline, turn_ids: list[str], per_turn: bool = True) -> None:
+def enqueue(store: MemoryStore, context_id: str, pipeline: Pipeline, turn_ids: list[str], per_turn: bool = True) -> None:
     """Send the job(s). The turns are already durable: if sending fails they stay queued and the hourly sweep re-sends."""
     jobs = [ExtractionJob(context_id, (t,)) for t in turn_ids] if per_turn else [ExtractionJob(context_id, tuple(turn_ids))]
     try:
@@ -261,7 +261,7 @@ def remember_batch(
 
     def once() -> tuple[int, dict[str, Any]]:
         now = utcnow()
-        session = _session_for_write(store, caller, request.session_id)
+        session = session_for_write(store, caller, request.session_id)
         scope_sets = write_region(caller, request.scopes, session)
         session_id = request.session_id or f'sess_{new_id()}'
         plan = WritePlan(now=now, principal=caller.principal_id, session_id=session_id)
@@ -269,9 +269,9 @@ def remember_batch(
             plan.new_session = {'scope_sets': scope_sets, 'metadata': {}, 'principal': caller.principal_id, 'created_at': now}
         status = 'queued' if request.infer == 'full' else None
         for message in request.messages:
-            turn = _turn_row(caller, message.role, message.content, session_id, scope_sets, now, message.ts or now, status, None)
+            turn = turn_row(caller, message.role, message.content, session_id, scope_sets, now, message.ts or now, status, None)
             plan.turns.append(turn)
-            plan.chunks.extend(_chunks(turn, now, request.labels))
+            plan.chunks.extend(chunks_for(turn, now, request.labels))
         body = {'sessionId': session_id, 'turnIds': [t['id'] for t in plan.turns], 'status': 'queued' if status else 'stored'}
         code = 202 if status else 200
         if idempotency_key is not None:
@@ -282,7 +282,7 @@ def remember_batch(
     code, body = replay_or_run(store, caller.principal_id, idempotency_key, digest, lambda: run_with_retry(once))
     if request.infer != 'full' or code != 202:
         return code, body
-    _enqueue(store, caller.context_id, pipeline, body['turnIds'], per_turn=request.extract == 'per_message')
+    enqueue(store, caller.context_id, pipeline, body['turnIds'], per_turn=request.extract == 'per_message')
     done = _wait_for(store, body['turnIds'], wait_seconds)
     return (202, body) if done is None else (200, {**body, 'status': 'done', 'extractions': done})
 
@@ -313,7 +313,7 @@ def create_session(store: MemoryStore, caller: Caller, request: SessionCreate) -
     return {'id': session_id, 'scopes': row['scope_sets'], 'metadata': row.get('metadata') or {}, 'createdAt': when(row['created_at'])}
 
 
-def _readable_session(store: MemoryStore, caller: Caller, session_id: str) -> dict[str, Any]:
+def readable_session(store: MemoryStore, caller: Caller, session_id: str) -> dict[str, Any]:
     session = store.get_session(session_id)
     if session is None or not visible(session['scope_sets'], caller.patterns('memory:read')):
         raise NotFound('session not found')
@@ -321,7 +321,7 @@ def _readable_session(store: MemoryStore, caller: Caller, session_id: str) -> di
 
 
 def list_turns(store: MemoryStore, caller: Caller, session_id: str, limit: int, offset: int) -> dict[str, Any]:
-    _readable_session(store, caller, session_id)
+    readable_session(store, caller, session_id)
     rows = store.list_turns(session_id, limit + 1, offset)
     turns = [
         {

@@ -70,4 +70,6 @@ class WritePlan:
     resolved_uncertainties: list[str] = field(default_factory=list)
     turn_outcome: TurnOutcome | None = None
     decision_trace: dict[str, Any] | None = None
+    retrieval_trace: dict[str, Any] | None = None  # /chat: written with the turns it stored
+    response_trace: dict[str, Any] | None = None
     idempotency: IdempotencyRecord | None = None

@@ -15,6 +15,9 @@ from typing import Protocol
 
 from agent_memory.config import Settings
 
+LOCAL_MODEL_ID = 'all-MiniLM-L6-v2-int8'
+LOCAL_DIMENSION = 384
+
 
 class Embedder(Protocol):
     model_id: str
@@ -33,9 +36,7 @@ def embedding_identity(settings: Settings) -> tuple[str, int]:
     """(model id, dimension) the configuration asks for, known without loading the model."""
     if settings.embedding_provider == 'openai':
         return f'openai:{settings.embedding_model}', settings.embedding_dimension
-    from agent_memory.embeddings.local import DIMENSION, MODEL_ID
-
-    return MODEL_ID, DIMENSION
+    return LOCAL_MODEL_ID, LOCAL_DIMENSION
 
 
 class LazyEmbedder:
@@ -66,10 +67,17 @@ def build_embedder(settings: Settings) -> Embedder:
         if not settings.embedding_base_url or not settings.embedding_model:
             raise RuntimeError('the openai embedding provider needs AGENT_MEMORY_EMBEDDING_BASE_URL (or LLM_BASE_URL) and EMBEDDING_MODEL')
         return OpenAIEmbedder(
-            settings.embedding_base_url, settings.embedding_model, settings.embedding_dimension, settings.llm_api_key, settings.llm_timeout_seconds
+            settings.embedding_base_url,
+            settings.embedding_model,
+            settings.embedding_dimension,
+            settings.llm_api_key,
+            settings.llm_timeout_seconds,
         )
-    from agent_memory.embeddings.local import DIMENSION, LocalMiniLM
+    from agent_memory.embeddings.local import LocalMiniLM
 
-    if settings.embedding_dimension != DIMENSION:
-        raise RuntimeError(f'the local embedding model has {DIMENSION} dimensions; AGENT_MEMORY_EMBEDDING_DIMENSION is {settings.embedding_dimension}')
+    if settings.embedding_dimension != LOCAL_DIMENSION:
+        raise RuntimeError(
+            f'the local embedding model has {LOCAL_DIMENSION} dimensions; '
+            f'AGENT_MEMORY_EMBEDDING_DIMENSION is {settings.embedding_dimension}'
+        )
     return LocalMiniLM()

@@ -10,15 +10,15 @@ from typing import Any
 
 import numpy as np
 
-MODEL_ID = 'all-MiniLM-L6-v2-int8'
-DIMENSION = 384
+from agent_memory.embeddings import LOCAL_DIMENSION, LOCAL_MODEL_ID
+
 MAX_TOKENS = 256  # the model's trained sequence length; longer text is truncated (chunks are shorter)
 BATCH = 32
 
 
 class LocalMiniLM:
-    model_id = MODEL_ID
-    dimension = DIMENSION
+    model_id = LOCAL_MODEL_ID
+    dimension = LOCAL_DIMENSION
 
     def __init__(self, threads: int = 0) -> None:
         import onnxruntime
@@ -52,4 +52,5 @@ class LocalMiniLM:
         weights = mask[..., None].astype(np.float32)
         pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
         norms = np.linalg.norm(pooled, axis=1, keepdims=True)
-        return (pooled / np.clip(norms, 1e-12, None)).astype(np.float32)
+        normalised: np.ndarray[Any, np.dtype[np.float32]] = (pooled / np.clip(norms, 1e-12, None)).astype(np.float32)
+        return normalised

@@ -1,0 +1,83 @@
+"""`make sam-sizes`: unzipped sizes of the `sam build` output against Lambda's limit.
+
+A function's deployment package plus all its layers must stay within 250 MB unzipped (262,144,000 bytes). Reads
+.aws-sam/build/template.yaml (Globals layers + each function's own), sums file sizes, lists each layer's biggest
+top-level entries, and exits 1 if any function is over the limit. Run after `make sam-build`.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+LIMIT = 262_144_000
+BUILD = Path('.aws-sam/build')
+TOP = 12
+
+
+class _CfnLoader(yaml.SafeLoader):
+    """Keeps CloudFormation short-form tags as ``{'Ref': ...}`` / ``{'Fn::X': ...}``."""
+
+
+def _tag(loader: yaml.SafeLoader, suffix: str, node: yaml.Node) -> dict[str, Any]:
+    value: Any
+    if isinstance(node, yaml.ScalarNode):
+        value = loader.construct_scalar(node)
+    elif isinstance(node, yaml.SequenceNode):
+        value = loader.construct_sequence(node, deep=True)
+    else:
+        value = loader.construct_mapping(node, deep=True)  # type: ignore[arg-type]
+    return {suffix if suffix == 'Ref' else f'Fn::{suffix}': value}
+
+
+_CfnLoader.add_multi_constructor('!', _tag)
+
+
+def tree_bytes(path: Path) -> int:
+    if path.is_file():
+        return path.stat().st_size
+    return sum((Path(root) / name).lstat().st_size for root, _, files in os.walk(path) for name in files)
+
+
+def mb(n: int) -> str:
+    return f'{n / 1e6:9.3f} MB'
+
+
+def main() -> int:
+    if not (BUILD / 'template.yaml').is_file():
+        print('no .aws-sam/build/template.yaml: run `make sam-build` first', file=sys.stderr)
+        return 2
+    template = yaml.load((BUILD / 'template.yaml').read_text(encoding='utf-8'), Loader=_CfnLoader)
+    resources: dict[str, Any] = template['Resources']
+    layers = {name: tree_bytes(BUILD / name) for name, r in resources.items() if r['Type'] == 'AWS::Serverless::LayerVersion'}
+    global_layers = template.get('Globals', {}).get('Function', {}).get('Layers', [])
+
+    print('Layers (unzipped):')
+    for name, size in layers.items():
+        print(f'  {name:28} {mb(size)}')
+        root = BUILD / name / 'python'
+        entries = sorted(((tree_bytes(p), p.name) for p in root.iterdir()), reverse=True) if root.is_dir() else []
+        for entry_size, entry in entries[:TOP]:
+            print(f'      {entry:32} {mb(entry_size)}')
+
+    print(f'\nFunctions (own + layers, limit {LIMIT:,} bytes = 250 MB):')
+    over = False
+    for name, r in resources.items():
+        if r['Type'] != 'AWS::Serverless::Function':
+            continue
+        refs = [ref.get('Ref') if isinstance(ref, dict) else ref for ref in global_layers + r['Properties'].get('Layers', [])]
+        unknown = [str(ref) for ref in refs if ref not in layers]
+        own = tree_bytes(BUILD / name)
+        total = own + sum(layers[ref] for ref in refs if ref in layers)
+        over |= total > LIMIT
+        note = f'  + external layers {unknown} not counted' if unknown else ''
+        print(f'  {name:28} own {mb(own)}  total {mb(total)}  {100 * total / LIMIT:5.1f}% of limit  [{", ".join(map(str, refs))}]{note}')
+    return 1 if over else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

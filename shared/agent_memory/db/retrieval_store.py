@@ -1,0 +1,174 @@
+"""SurrealQL for the read path (CONTRACT §7): ranked candidate lists, graph expansion, seeds.
+
+Each candidate query applies the caller's visibility predicate and the time filter inside the
+database and returns at most ``limit`` rows, so the candidate pool stays bounded whatever the
+size of the context. Vector lists use the HNSW indexes (``<|k,ef|>``); text lists use BM25.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from agent_memory.db.memory_store import CURRENT, CURRENT_EDGE, VISIBLE, MemoryStore, visibility_params
+from agent_memory.db.records import rid
+
+EF_SEARCH = 80  # HNSW candidate list per query: recall ≥ 0.99 at 10k rows (bench/retrieval.py)
+
+PROJECTIONS = {
+    'attribute': 'id, key, value, importance, created_at, entity, entity.name AS entity_name, entity.type AS entity_type',
+    'entity': 'id, name, type, importance, created_at',
+    'memory_chunk': 'id, text, created_at, role, session, turn',
+    'relates_to': 'id, in, out, label, importance, created_at, in.name AS in_name, out.name AS out_name',
+    'action': 'id, summary, actor, object, object_text, verb, importance, created_at, occurred_at, actor.name AS actor_name',
+}
+TEXT_FIELDS = {'attribute': 'search_text', 'entity': 'name', 'memory_chunk': 'text'}
+VECTOR_TABLES = ('attribute', 'entity', 'memory_chunk')
+
+
+@dataclass(frozen=True)
+class ReadFilter:
+    """What a request may see: visibility, time, session and labels (CONTRACT §7.1)."""
+
+    patterns: Sequence[str]
+    now: dt.datetime
+    as_of: dt.datetime | None = None
+    valid_from: dt.datetime | None = None
+    valid_until: dt.datetime | None = None
+    session_id: str | None = None
+    labels: Sequence[str] = field(default_factory=tuple)
+
+    @property
+    def temporal(self) -> bool:
+        return bool(self.as_of or self.valid_from or self.valid_until)
+
+    def params(self) -> dict[str, Any]:
+        return {
+            **visibility_params(self.patterns),
+            'now': self.now,
+            'as_of': self.as_of,
+            'vf': self.valid_from,
+            'vu': self.valid_until,
+            'sid': self.session_id,
+            'in_session': rid('session', self.session_id) if self.session_id else None,
+            'labels': list(self.labels),
+        }
+
+    def predicate(self, table: str) -> str | None:
+        """The WHERE clause for ``table``; None when no row of it can match (e.g. labels on graph rows)."""
+        clauses = [VISIBLE]
+        if table == 'memory_chunk':
+            if self.as_of:
+                clauses.append('created_at <= $as_of')
+            if self.session_id:
+                clauses.append('session = $in_session')
+            if self.labels:
+                clauses.append('labels CONTAINSALL $labels')
+            return ' AND '.join(clauses)
+        if self.labels:
+            return None  # labels are stamped on passages only; graph rows never carry them
+        if table == 'entity':
+            if self.session_id:
+                return None
+            if self.as_of:
+                clauses.append('created_at <= $as_of')
+            return ' AND '.join(clauses)
+        if self.as_of:
+            clauses.append('created_at <= $as_of AND valid_from <= $as_of AND (valid_until IS NONE OR valid_until > $as_of)')
+        elif self.valid_from or self.valid_until:
+            if self.valid_from:
+                clauses.append('(valid_until IS NONE OR valid_until > $vf)')
+            if self.valid_until:
+                clauses.append('valid_from < $vu')
+        else:
+            clauses.append(CURRENT_EDGE if table == 'relates_to' else CURRENT)
+        if self.session_id:
+            clauses.append('source.session_id = $sid')
+        return ' AND '.join(clauses)
+
+
+class RetrievalStore:
+    def __init__(self, store: MemoryStore) -> None:
+        self.store = store
+
+    def _rows(self, sql: str, params: dict[str, Any]) -> list[dict[str, Any]]:
+        return list(self.store.q(sql, **params)[0] or [])
+
+    def vector(self, table: str, vector: list[float], limit: int, where: ReadFilter) -> list[dict[str, Any]]:
+        predicate = where.predicate(table)
+        if predicate is None:
+            return []
+        sql = (
+            f'SELECT {PROJECTIONS[table]}, vector::distance::knn() AS distance FROM {table} '
+            f'WHERE {predicate} AND embedding <|{int(limit)},{EF_SEARCH}|> $vector ORDER BY distance;'
+        )
+        rows = self._rows(sql, {**where.params(), 'vector': vector})
+        return [r for r in rows if r.get('distance') is not None]  # a missing index answers rows without distances
+
+    def text(self, table: str, words: str, limit: int, where: ReadFilter) -> list[dict[str, Any]]:
+        predicate = where.predicate(table)
+        if predicate is None or not words:
+            return []
+        sql = (
+            f'SELECT {PROJECTIONS[table]}, search::score(1) AS bm25 FROM {table} '
+            f'WHERE {TEXT_FIELDS[table]} @1,OR@ $words AND {predicate} ORDER BY bm25 DESC LIMIT {int(limit)};'
+        )
+        return self._rows(sql, {**where.params(), 'words': words})
+
+    def self_entities(self, principal_id: str, where: ReadFilter) -> list[dict[str, Any]]:
+        predicate = where.predicate('entity')
+        if predicate is None:
+            return []
+        sql = f'SELECT {PROJECTIONS["entity"]} FROM entity WHERE self_principal = $principal AND {predicate} LIMIT 4;'
+        return self._rows(sql, {**where.params(), 'principal': principal_id})
+
+    def neighbours(self, refs: list[str], where: ReadFilter) -> list[str]:
+        """Entities one hop from ``refs`` over visible relations (both directions), as ``type/name`` strings."""
+        predicate = where.predicate('relates_to')
+        if predicate is None or not refs:
+            return []
+        sql = (
+            f'RETURN array::distinct(array::concat((SELECT VALUE out_ref FROM relates_to WHERE in_ref IN $refs AND {predicate} LIMIT 128), '
+            f'(SELECT VALUE in_ref FROM relates_to WHERE out_ref IN $refs AND {predicate} LIMIT 128)));'
+        )
+        return [str(r) for r in (self.store.q(sql, **where.params(), refs=refs)[0] or [])]
+
+    def facts_about(self, refs: list[str], limit: int, where: ReadFilter) -> list[dict[str, Any]]:
+        """Attributes, relations and actions of the given entities, most important first."""
+        if not refs:
+            return []
+        statements, tables = [], []
+        for table, condition in (
+            ('attribute', 'entity_ref IN $refs'),
+            ('relates_to', '(in_ref IN $refs OR out_ref IN $refs)'),
+            ('action', '(actor_ref IN $refs OR object_ref IN $refs)'),
+        ):
+            predicate = where.predicate(table)
+            if predicate is not None:
+                statements.append(
+                    f'SELECT {PROJECTIONS[table]} FROM {table} WHERE {condition} AND {predicate} '
+                    f'ORDER BY importance DESC LIMIT {int(limit)};'
+                )
+                tables.append(table)
+        if not statements:
+            return []
+        results = self.store.q('\n'.join(statements), **where.params(), refs=refs)
+        return [dict(row, table=table) for table, rows in zip(tables, results, strict=True) for row in rows or []]
+
+    def attributes_at(self, refs: list[str], keys: list[str], where: ReadFilter) -> list[dict[str, Any]]:
+        """Tier-1 structured lookup: current attributes of these entities with these keys."""
+        predicate = where.predicate('attribute')
+        if predicate is None or not refs or not keys:
+            return []
+        addresses = [f'{r}#{k}' for r in refs for k in keys]
+        sql = f'SELECT {PROJECTIONS["attribute"]} FROM attribute WHERE address IN $addresses AND {predicate} LIMIT 32;'
+        return self._rows(sql, {**where.params(), 'addresses': addresses})
+
+    def attribute_keys(self, refs: list[str], where: ReadFilter) -> list[str]:
+        predicate = where.predicate('attribute')
+        if predicate is None or not refs:
+            return []
+        sql = f'SELECT VALUE key FROM attribute WHERE entity_ref IN $refs AND {predicate} LIMIT 500;'
+        return sorted({str(k) for k in self.store.q(sql, **where.params(), refs=refs)[0] or []})

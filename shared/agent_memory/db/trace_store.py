@@ -1,0 +1,97 @@
+"""Retrieval and response traces: written per read, listed, and searched as the response cache (CONTRACT §8, §10).
+
+The cache is the trace graph: a cacheable /chat answer is a ``response_trace`` linked both ways to
+the ``retrieval_trace`` it was built from, whose ``query_embedding`` is HNSW-indexed.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+from agent_memory.db.memory_store import MemoryStore
+from agent_memory.db.records import Tx, rid
+from agent_memory.db.trace_rows import add_traces
+
+CACHE_NEIGHBOURS = 8  # candidates examined best-first before giving up
+
+
+class TraceStore:
+    def __init__(self, store: MemoryStore) -> None:
+        self.store = store
+
+    def write(self, retrieval: dict[str, Any], response: dict[str, Any] | None = None) -> None:
+        """Write a retrieval trace and, when given, its response trace, in one transaction."""
+        tx = Tx()
+        add_traces(tx, retrieval, response)
+        self.store.db.query(self.store.database, tx.sql(), tx.params)
+
+    def cache_candidates(self, vector: list[float], fingerprint: str, since: dt.datetime, threshold: float) -> list[dict[str, Any]]:
+        """Earlier cacheable answers for the same visibility, fresh enough and similar enough, best first."""
+        sql = (
+            'SELECT id, query, created_at, response.* AS answer, vector::distance::knn() AS distance FROM retrieval_trace '
+            'WHERE cache_eligible = true AND visibility_fingerprint = $fp AND created_at > $since '
+            f'AND query_embedding <|{CACHE_NEIGHBOURS},80|> $vector ORDER BY distance;'
+        )
+        rows = self.store.q(sql, vector=vector, fp=fingerprint, since=since)[0] or []
+        found = []
+        for row in rows:
+            if row.get('distance') is None or not row.get('answer'):
+                continue
+            similarity = 1.0 - float(row['distance'])
+            if similarity >= threshold:
+                found.append({**row, 'similarity': similarity})
+        return found
+
+    def still_valid(self, cited: list[tuple[str, str]], entity_refs: list[str], made_at: dt.datetime, now: dt.datetime) -> bool:
+        """CONTRACT §8 validity: cited facts exist and are current; nothing new about the cited entities since."""
+        facts = [rid(table, key) for table, key in cited if table in ('attribute', 'relates_to', 'action')]
+        others = [rid(table, key) for table, key in cited if table in ('entity', 'memory_chunk')]
+        sql = """
+            RETURN {
+                current: array::len(SELECT VALUE id FROM $facts
+                    WHERE superseded_by IS NONE AND (valid_until IS NONE OR valid_until > $now)),
+                present: array::len(SELECT VALUE id FROM $others),
+                new_attributes: array::len(SELECT VALUE id FROM attribute
+                    WHERE entity_ref IN $refs AND created_at > $made LIMIT 1),
+                new_relations: array::len(SELECT VALUE id FROM relates_to
+                    WHERE (in_ref IN $refs OR out_ref IN $refs) AND created_at > $made LIMIT 1),
+                new_actions: array::len(SELECT VALUE id FROM action
+                    WHERE (actor_ref IN $refs OR object_ref IN $refs) AND created_at > $made LIMIT 1),
+                new_uncertainties: array::len(SELECT VALUE id FROM uncertainty
+                    WHERE entity_ref IN $refs AND created_at > $made LIMIT 1)
+            };
+        """
+        result = self.store.q(sql, facts=facts, others=others, refs=entity_refs, made=made_at, now=now)[0]
+        return bool(
+            result['current'] == len(facts)
+            and result['present'] == len(others)
+            and not (result['new_attributes'] or result['new_relations'] or result['new_actions'] or result['new_uncertainties'])
+        )
+
+    # ---- reads ------------------------------------------------------------------------------
+    def recent(self, principal: str | None, limit: int, before: dt.datetime | None) -> list[dict[str, Any]]:
+        conditions = ['($principal IS NONE OR principal = $principal)']
+        if before is not None:
+            conditions.append('created_at < $before')
+        sql = (
+            'SELECT * OMIT query_embedding, candidates, response.retrieval_trace FROM retrieval_trace '
+            f'WHERE {" AND ".join(conditions)} ORDER BY created_at DESC LIMIT {int(limit)} FETCH response;'
+        )
+        return list(self.store.q(sql, principal=principal, before=before)[0] or [])
+
+    def reused_by(self, response_id: str, limit: int = 20) -> list[dict[str, Any]]:
+        sql = f'SELECT id, created_at, latency_ms FROM response_trace WHERE reused_from = $id ORDER BY created_at DESC LIMIT {int(limit)};'
+        return list(self.store.q(sql, id=rid('response_trace', response_id))[0] or [])
+
+    def stats(self, principal: str | None, since: dt.datetime) -> dict[str, Any]:
+        sql = """
+            SELECT tier_entered, count() AS n, math::mean(latency_ms) AS avg_ms FROM retrieval_trace
+                WHERE created_at > $since AND ($principal IS NONE OR principal = $principal) GROUP BY tier_entered;
+            SELECT cached, count() AS n FROM response_trace
+                WHERE created_at > $since AND ($principal IS NONE OR principal = $principal) GROUP BY cached;
+            SELECT endpoint, count() AS n FROM retrieval_trace
+                WHERE created_at > $since AND ($principal IS NONE OR principal = $principal) GROUP BY endpoint;
+        """
+        tiers, responses, endpoints = self.store.q(sql, principal=principal, since=since)
+        return {'tiers': tiers or [], 'responses': responses or [], 'endpoints': endpoints or []}

@@ -1,0 +1,134 @@
+"""POST /chat (CONTRACT §7.2, §8): tier 2 cache first, then tier 1 seeding tier 3 retrieval and synthesis.
+
+After a reply (fresh or cached) one transaction stores the user turn (queued for extraction), the
+assistant turn (``infer: none``), the retrieval trace and the response trace. A failed synthesis
+raises before anything is written.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from agent_memory.db.connection import run_with_retry
+from agent_memory.db.memory_store import MemoryStore
+from agent_memory.db.records import rid
+from agent_memory.db.retrieval_store import ReadFilter
+from agent_memory.domain import recall, transcript
+from agent_memory.domain.auth import Caller
+from agent_memory.domain.facts import Pipeline, chunks_for, enqueue, session_for_write, turn_row, write_region
+from agent_memory.domain.ids import new_id, utcnow
+from agent_memory.domain.response_cache import consult_cache
+from agent_memory.domain.retrieval import RetrievalRequest, Retriever
+from agent_memory.domain.synthesis import MAX_SOURCES, Composer, citation_wire
+from agent_memory.domain.visibility import fingerprint
+from agent_memory.domain.write_plan import WritePlan
+from agent_memory.embeddings import Embedder
+from agent_memory.models import ChatRequest
+from agent_memory.observability import metrics
+
+CHAT_K = 10
+
+
+@dataclass
+class ChatResult:
+    body: dict[str, Any]
+    deltas: list[str]
+
+
+def chat(
+    store: MemoryStore, embedder: Embedder, composer: Composer, pipeline: Pipeline, caller: Caller, request: ChatRequest
+) -> ChatResult:
+    started = time.perf_counter()
+    now = utcnow()
+    session = session_for_write(store, caller, request.session_id)
+    scope_sets = write_region(caller, request.scopes, session)
+    session_id = request.session_id or f'sess_{new_id()}'
+    window = transcript.window(store, session_id) if session else []
+    visibility = fingerprint(caller, None, request.labels)
+    vector = embedder.embed([request.message])[0]
+    model = request.model or caller.config.models.synthesis
+    decision = consult_cache(store, caller.config.response_cache, request, bool(window), visibility, vector, now)
+
+    retrieval = None
+    if decision.hit is not None:
+        composition = decision.composition()
+        tier, reason = 2, decision.reason
+        metrics.add_metric(name='CacheHit', unit='Count', value=1)
+    else:
+        metrics.add_metric(name='CacheMiss', unit='Count', value=1)
+        where = ReadFilter(caller.patterns('memory:read'), now, labels=tuple(request.labels))
+        retrieval = Retriever(store, embedder).run(RetrievalRequest(request.message, CHAT_K, 'hybrid', where, caller.principal_id), vector)
+        in_window = {str(t['id'].id) for t in window}
+        sources = [h for h in retrieval.hits + retrieval.context_hits if h.resource.get('turnId') not in in_window][:MAX_SOURCES]
+        composition = composer.compose(request.message, sources, window, model)  # raises before anything is written
+        tier, reason = 3, f'{decision.reason}; {retrieval.tier_reason}'
+    metrics.add_metric(name=f'Tier{tier}', unit='Count', value=1)
+    latency_ms = (time.perf_counter() - started) * 1000
+    citations = [citation_wire(marker, hit) | {'table': hit.table, 'key': hit.key} for marker, hit in composition.cited]
+    response_id, retrieval_id = new_id(), new_id()
+    plan = WritePlan(now=now, principal=caller.principal_id, session_id=session_id)
+    if session is None:
+        plan.new_session = {'scope_sets': scope_sets, 'metadata': {}, 'principal': caller.principal_id, 'created_at': now}
+    queued = pipeline.queue is not None
+    user_turn = turn_row(caller, 'user', request.message, session_id, scope_sets, now, now, 'queued' if queued else None, None)
+    reply_turn = turn_row(caller, 'assistant', composition.reply, session_id, scope_sets, now, now, None, None)
+    plan.turns = [user_turn, reply_turn]
+    plan.chunks = chunks_for(user_turn, now, request.labels) + chunks_for(reply_turn, now, request.labels)
+    plan.retrieval_trace = recall.trace_row(
+        caller,
+        request.message,
+        retrieval,
+        mode='hybrid',
+        tier=tier,
+        reason=reason,
+        fingerprint_=visibility,
+        endpoint='chat',
+        now=now,
+        latency_ms=latency_ms,
+        vector=vector,
+        returned=[hit for _, hit in composition.cited] if retrieval is None else retrieval.hits,
+        session_id=session_id,
+        trace_id=retrieval_id,
+    )
+    plan.retrieval_trace['cache_eligible'] = decision.eligible and decision.hit is None
+    plan.response_trace = {
+        'id': response_id,
+        'message': request.message,
+        'reply': composition.reply,
+        'model': composition.model,
+        'tokens': composition.tokens,
+        'latency_ms': latency_ms,
+        'cached': decision.hit is not None,
+        'reused_from': rid('response_trace', decision.hit.response_id) if decision.hit else None,
+        'cache_eligible': decision.eligible and decision.hit is None,
+        'cited': citations,
+        'cited_entity_refs': sorted({ref for _, hit in composition.cited for ref in hit.entity_refs}),
+        'visibility_fingerprint': visibility,
+        'principal': caller.principal_id,
+        'session': rid('session', session_id),
+        'endpoint': 'chat',
+        'created_at': now,
+    }
+    run_with_retry(lambda: store.apply(plan))
+    if queued:
+        enqueue(store, caller.context_id, pipeline, [user_turn['id']])
+    recall.reinforce(store, [hit for _, hit in composition.cited])
+    body = {
+        'reply': composition.reply,
+        'sessionId': session_id,
+        'traceId': f'response_trace:{response_id}',
+        'retrievalTraceId': f'retrieval_trace:{retrieval_id}',
+        'cached': decision.hit is not None,
+        'tier': 'cache' if decision.hit is not None else 'hybrid',
+        'citations': [{k: v for k, v in c.items() if k not in ('table', 'key')} for c in citations],
+        'memoryUpdates': {'turnId': user_turn['id'], 'status': 'queued' if queued else 'stored'},
+    }
+    return ChatResult(body, composition.deltas or [composition.reply])
+
+
+def suppress_markers(body: dict[str, Any]) -> dict[str, Any]:
+    """``suppressMarkers``: strip ``[S1]`` markers from the reply text; citations are still returned."""
+    return {**body, 'reply': re.sub(r'\s*\[S\d{1,3}\]', '', body['reply'])}

@@ -1,0 +1,178 @@
+"""Fresh-retrieval reads: POST /query, /context, /sessions/{id}/context (CONTRACT §7.1). Never cached.
+
+Each request writes one retrieval trace and reinforces the facts it returned in one set-based write.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Sequence
+from typing import Any
+
+from agent_memory.db.lifecycle_store import LifecycleStore
+from agent_memory.db.memory_store import MemoryStore
+from agent_memory.db.records import rid
+from agent_memory.db.retrieval_store import ReadFilter
+from agent_memory.db.trace_store import TraceStore
+from agent_memory.domain.auth import Caller
+from agent_memory.domain.ids import new_id, utcnow
+from agent_memory.domain.retrieval import FACT_SOURCES, Hit, Retrieval, RetrievalRequest, Retriever, fact_refs
+from agent_memory.domain.scopes import normalise_pattern
+from agent_memory.domain.visibility import fingerprint, with_lens
+from agent_memory.embeddings import Embedder
+from agent_memory.models import ContextRequest, QueryRequest, ReadRequest
+from agent_memory.observability import metrics
+
+TIER_NAMES = {1: 'direct', 2: 'cache', 3: 'hybrid'}
+TRACE_CANDIDATES = 50  # candidates kept on the trace (the pool itself may hold 256)
+
+
+def lens_patterns(raw: str | list[str] | None) -> list[str] | None:
+    if raw is None:
+        return None
+    items = raw.split(',') if isinstance(raw, str) else raw
+    return [normalise_pattern(p) for p in items if p.strip()]
+
+
+def reader(caller: Caller, request: ReadRequest) -> tuple[Caller, list[str] | None]:
+    lens = lens_patterns(request.lens)
+    return with_lens(caller, lens), lens
+
+
+def read_filter(caller: Caller, now: dt.datetime, request: ReadRequest) -> ReadFilter:
+    if isinstance(request, QueryRequest):
+        return ReadFilter(
+            caller.patterns('memory:read'),
+            now,
+            as_of=request.as_of,
+            valid_from=request.valid_from,
+            valid_until=request.valid_until,
+            session_id=request.session_id,
+            labels=tuple(request.labels),
+        )
+    return ReadFilter(caller.patterns('memory:read'), now, labels=tuple(request.labels))
+
+
+def trace_row(
+    caller: Caller,
+    query: str,
+    retrieval: Retrieval | None,
+    *,
+    mode: str,
+    tier: int,
+    reason: str,
+    fingerprint_: str,
+    endpoint: str,
+    now: dt.datetime,
+    latency_ms: float,
+    vector: list[float] | None,
+    returned: Sequence[Hit] = (),
+    session_id: str | None = None,
+    source: str | None = None,
+    trace_id: str | None = None,
+) -> dict[str, Any]:
+    pool = retrieval.pool[:TRACE_CANDIDATES] if retrieval else []
+    return {
+        'id': trace_id or new_id(),
+        'query': query,
+        'query_embedding': vector,
+        'mode': mode,
+        'tier_entered': tier,
+        'tier_reason': reason,
+        'candidates': [{'id': h.id, 'table': h.table, 'score': h.score, 'lists': h.lists} for h in pool],
+        'returned': [{'id': h.id, 'table': h.table, 'rank': i, 'score': h.score} for i, h in enumerate(returned, start=1)],
+        'latency_ms': latency_ms,
+        'visibility_fingerprint': fingerprint_,
+        'session': rid('session', session_id) if session_id else None,
+        'principal': caller.principal_id,
+        'endpoint': endpoint,
+        'source': source,
+        'created_at': now,
+    }
+
+
+def reinforce(store: MemoryStore, hits: Sequence[Hit]) -> int:
+    """×1.1 (cap 2.0) on the facts returned to the caller, in one statement (CONTRACT §5)."""
+    return LifecycleStore(store.db, store.database).reinforce(fact_refs(hits))
+
+
+def _record_tier(tier: int) -> None:
+    metrics.add_metric(name=f'Tier{tier}', unit='Count', value=1)
+
+
+def query(store: MemoryStore, embedder: Embedder, caller: Caller, request: QueryRequest, endpoint: str = 'query') -> dict[str, Any]:
+    caller, lens = reader(caller, request)
+    now = utcnow()
+    retrieval = Retriever(store, embedder).run(
+        RetrievalRequest(request.query, request.k, request.mode, read_filter(caller, now, request), caller.principal_id)
+    )
+    wanted: set[str] = set()
+    if 'facts' in request.include:
+        wanted |= FACT_SOURCES
+    if 'passages' in request.include:
+        wanted.add('memory_chunk')
+    hits = [h for h in retrieval.hits if h.source in wanted]
+    context_hits = [h for h in retrieval.context_hits if h.source in wanted]
+    trace = trace_row(
+        caller,
+        request.query,
+        retrieval,
+        mode=request.mode,
+        tier=3,
+        reason=retrieval.tier_reason,
+        fingerprint_=fingerprint(caller, lens, request.labels),
+        endpoint=endpoint,
+        now=now,
+        latency_ms=retrieval.latency_ms,
+        vector=retrieval.vector,
+        returned=retrieval.hits,
+        session_id=request.session_id,
+        source=request.source,
+    )
+    TraceStore(store).write(trace)
+    reinforce(store, retrieval.hits + retrieval.context_hits)  # include narrows the response only
+    _record_tier(3)
+    return {
+        'tier': 'hybrid',
+        'hits': [h.wire() for h in hits],
+        'contextHits': [h.wire() for h in context_hits],
+        'seedEntities': retrieval.seeds,
+        'queryMs': round(retrieval.latency_ms, 2),
+        'trace': {
+            'traceId': f'retrieval_trace:{trace["id"]}',
+            'resolutionTier': 'hybrid',
+            'tierReason': retrieval.tier_reason,
+            'latencyMs': round(retrieval.latency_ms, 2),
+            'retrievedCount': len(retrieval.pool),
+            'topScores': [round(h.score, 6) for h in retrieval.hits[:5]],
+        },
+    }
+
+
+def context(store: MemoryStore, embedder: Embedder, caller: Caller, request: ContextRequest, endpoint: str = 'context') -> dict[str, Any]:
+    """A markdown block for a system prompt: instructions, profile, relevant facts and passages (no LLM)."""
+    from agent_memory.domain.context_block import render_context
+
+    caller, lens = reader(caller, request)
+    now = utcnow()
+    where = read_filter(caller, now, request)
+    retrieval = Retriever(store, embedder).run(RetrievalRequest(request.query, request.k, 'hybrid', where, caller.principal_id))
+    block = render_context(store, caller, retrieval.hits + retrieval.context_hits, now)
+    trace = trace_row(
+        caller,
+        request.query,
+        retrieval,
+        mode='hybrid',
+        tier=3,
+        reason=retrieval.tier_reason,
+        fingerprint_=fingerprint(caller, lens, request.labels),
+        endpoint=endpoint,
+        now=now,
+        latency_ms=retrieval.latency_ms,
+        vector=retrieval.vector,
+        returned=retrieval.hits,
+    )
+    TraceStore(store).write(trace)
+    reinforce(store, retrieval.hits + retrieval.context_hits)
+    _record_tier(3)
+    return {'context': block, 'queryMs': round(retrieval.latency_ms, 2), 'tier': 'hybrid', 'traceId': f'retrieval_trace:{trace["id"]}'}

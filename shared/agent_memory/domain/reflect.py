@@ -1,0 +1,86 @@
+"""POST /reflect: a synthesis over fresh retrieval (never the cache), optionally persisted (CONTRACT §7.1).
+
+``persist: true`` stores the reflection as a knowledge-category ``reflection`` attribute (confidence
+0.6, below curated facts) on the entity the query is most about, through the same reconciler as
+any other write, inside the caller's write region.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from agent_memory.db.memory_store import MemoryStore
+from agent_memory.db.trace_store import TraceStore
+from agent_memory.domain import recall
+from agent_memory.domain.auth import Caller
+from agent_memory.domain.facts import Pipeline, remember
+from agent_memory.domain.ids import new_id, utcnow
+from agent_memory.domain.retrieval import RetrievalRequest, Retriever
+from agent_memory.domain.synthesis import MAX_SOURCES, REFLECT_SYSTEM, Composer
+from agent_memory.domain.visibility import fingerprint
+from agent_memory.embeddings import Embedder
+from agent_memory.models import FactsRequest, ReflectRequest, Triple
+
+REFLECTION_CONFIDENCE = 0.6
+
+
+def reflect(
+    store: MemoryStore, embedder: Embedder, composer: Composer, pipeline: Pipeline, caller: Caller, request: ReflectRequest
+) -> dict[str, Any]:
+    started = time.perf_counter()
+    caller, lens = recall.reader(caller, request)
+    now = utcnow()
+    where = recall.read_filter(caller, now, request)
+    retrieval = Retriever(store, embedder).run(RetrievalRequest(request.query, request.k, 'hybrid', where, caller.principal_id))
+    sources = (retrieval.hits + retrieval.context_hits)[:MAX_SOURCES]
+    composition = composer.compose(request.query, sources, [], None, system=REFLECT_SYSTEM)
+    persisted: list[dict[str, Any]] = []
+    if request.persist and composition.cited:
+        subject = next((h for _, h in composition.cited if h.entity_refs), None)
+        if subject is not None:
+            etype, name = subject.entity_refs[0].split('/', 1)
+            triple = Triple.model_validate(
+                {'entity': {'type': etype, 'name': name}, 'key': 'reflection', 'value': composition.reply[:4096],
+                 'memory_category': 'knowledge', 'confidence': REFLECTION_CONFIDENCE}
+            )  # fmt: skip
+            _, written = remember(store, caller, pipeline, FactsRequest(infer='triples', triples=[triple]), None, None)
+            persisted = written['extraction']['attributes']
+    response_id = new_id()
+    trace = recall.trace_row(
+        caller,
+        request.query,
+        retrieval,
+        mode='hybrid',
+        tier=3,
+        reason=retrieval.tier_reason,
+        fingerprint_=fingerprint(caller, lens, request.labels),
+        endpoint='reflect',
+        now=now,
+        latency_ms=(time.perf_counter() - started) * 1000,
+        vector=retrieval.vector,
+        returned=retrieval.hits,
+    )
+    answer = {
+        'id': response_id,
+        'message': request.query,
+        'reply': composition.reply,
+        'model': composition.model,
+        'tokens': composition.tokens,
+        'latency_ms': trace['latency_ms'],
+        'cached': False,
+        'cache_eligible': False,
+        'cited': [{'marker': m, 'id': h.id, 'table': h.table, 'key': h.key} for m, h in composition.cited],
+        'visibility_fingerprint': trace['visibility_fingerprint'],
+        'principal': caller.principal_id,
+        'endpoint': 'reflect',
+        'created_at': now,
+    }
+    TraceStore(store).write(trace, answer)
+    recall.reinforce(store, retrieval.hits)
+    return {
+        'reflection': composition.reply,
+        'evidence': [h.text for _, h in composition.cited] or [h.text for h in sources[:5]],
+        'persistedAttributes': persisted,
+        'traceId': f'response_trace:{response_id}',
+    }

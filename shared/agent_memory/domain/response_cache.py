@@ -1,0 +1,84 @@
+"""Tier 2, the semantic response cache (CONTRACT §8), read from the trace graph.
+
+A /chat message is embedded once; earlier cacheable answers of the same context with the same
+visibility fingerprint, younger than the freshness window and at least ``similarity_threshold``
+similar (HNSW, cosine) are tried best-first; the first one whose citations are still valid is served.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+from typing import Any
+
+from agent_memory.db.memory_store import MemoryStore
+from agent_memory.db.trace_store import TraceStore
+from agent_memory.domain.context_config import ResponseCacheConfig
+from agent_memory.domain.retrieval import Hit
+from agent_memory.domain.synthesis import Composition
+from agent_memory.models import ChatRequest
+
+
+@dataclass(frozen=True)
+class CachedAnswer:
+    response_id: str
+    retrieval_id: str
+    similarity: float
+    reply: str
+    cited: list[dict[str, Any]]
+    model: str | None
+
+
+@dataclass(frozen=True)
+class CacheDecision:
+    eligible: bool  # a fresh answer to this call may seed the cache
+    hit: CachedAnswer | None
+    reason: str
+
+    def composition(self) -> Composition:
+        assert self.hit is not None
+        cited = [(c['marker'], _cited_hit(c)) for c in self.hit.cited]
+        return Composition(self.hit.reply, cited, self.hit.model, None, [self.hit.reply])
+
+
+def _cited_hit(citation: dict[str, Any]) -> Hit:
+    table = citation['table']
+    return Hit(
+        citation['id'], table, float(citation.get('score') or 0.0), citation.get('snippet') or '', None, {}, None, (), citation.get('role'),
+        key=citation['key'],
+    )  # fmt: skip
+
+
+def consult_cache(
+    store: MemoryStore,
+    config: ResponseCacheConfig,
+    request: ChatRequest,
+    has_prior_turns: bool,
+    visibility: str,
+    vector: list[float],
+    now: dt.datetime,
+) -> CacheDecision:
+    eligible = config.enabled and request.model is None and not has_prior_turns
+    if not config.enabled:
+        return CacheDecision(False, None, 'cache disabled for this context')
+    if request.bypass_cache:
+        return CacheDecision(eligible, None, 'bypassCache requested')
+    if request.model is not None:
+        return CacheDecision(False, None, 'per-call model: not served from or stored in the cache')
+    if has_prior_turns:
+        return CacheDecision(False, None, 'session has prior turns: fresh answer, not cached')
+    traces = TraceStore(store)
+    since = now - dt.timedelta(seconds=config.freshness_window_seconds)
+    candidates = traces.cache_candidates(vector, visibility, since, config.similarity_threshold)
+    for candidate in candidates:
+        answer = candidate['answer']
+        cited = list(answer.get('cited') or [])
+        refs = list(answer.get('cited_entity_refs') or [])
+        if traces.still_valid([(c['table'], c['key']) for c in cited], refs, answer['created_at'], now):
+            hit = CachedAnswer(
+                str(answer['id'].id), str(candidate['id'].id), candidate['similarity'], answer['reply'], cited, answer.get('model')
+            )
+            return CacheDecision(eligible, hit, f'cache hit: similarity {hit.similarity:.3f} to retrieval_trace:{hit.retrieval_id}')
+    if candidates:
+        return CacheDecision(eligible, None, f'cache miss: {len(candidates)} similar answers no longer valid')
+    return CacheDecision(eligible, None, f'cache miss: no answer at similarity ≥ {config.similarity_threshold}')

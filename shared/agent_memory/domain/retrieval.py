@@ -1,0 +1,344 @@
+"""Hybrid retrieval (CONTRACT §7.2): vector + BM25 + graph lists fused with reciprocal rank fusion.
+
+Every list is bounded in the database; the fused pool is capped at ``POOL`` and the final score
+is the RRF score weighted by importance. Tier-1 structured lookups (entity + key questions)
+seed the pool and come back as ``context_hits`` when they did not make the top k.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from surrealdb import RecordID
+
+from agent_memory.db.memory_store import MemoryStore
+from agent_memory.db.records import bare, ref, when
+from agent_memory.db.retrieval_store import ReadFilter, RetrievalStore
+from agent_memory.embeddings import Embedder
+
+RRF_K = 60
+POOL = 256
+LIST_LIMIT = {'attribute': 64, 'memory_chunk': 64, 'entity': 32}
+GRAPH_LIMITS = (32, 16, 16)  # facts taken from the seeds, then from 1-hop and 2-hop neighbours
+SEED_SIMILARITY = 0.55  # an entity this close to the query (cosine) seeds graph expansion
+SOURCES = {'entity': 'entity', 'attribute': 'attribute', 'relates_to': 'relation', 'action': 'action', 'memory_chunk': 'memory_chunk'}
+FACT_SOURCES = frozenset({'entity', 'attribute', 'relation', 'action'})
+MODES = ('hybrid', 'vector', 'bm25', 'graph')
+_WORD = re.compile(r"[a-z0-9][a-z0-9'_-]*")
+_FIRST_PERSON = frozenset({'i', 'me', 'my', 'mine', 'myself', "i'm", "i've", "i'd", 'we', 'our', 'us'})
+STOP_WORDS = frozenset(
+    [
+        'a',
+        'an',
+        'and',
+        'are',
+        'as',
+        'at',
+        'be',
+        'been',
+        'being',
+        'but',
+        'by',
+        'can',
+        'could',
+        'did',
+        'do',
+        'does',
+        'doing',
+        'for',
+        'from',
+        'had',
+        'has',
+        'have',
+        'how',
+        'i',
+        'if',
+        'in',
+        'into',
+        'is',
+        'it',
+        'its',
+        'me',
+        'my',
+        'of',
+        'on',
+        'or',
+        'our',
+        'so',
+        'that',
+        'the',
+        'their',
+        'them',
+        'then',
+        'there',
+        'these',
+        'they',
+        'this',
+        'to',
+        'was',
+        'we',
+        'were',
+        'what',
+        'when',
+        'where',
+        'which',
+        'who',
+        'whom',
+        'why',
+        'will',
+        'with',
+        'would',
+        'you',
+        'your',
+        "i'm",
+        "i've",
+        'am',
+        'any',
+        'all',
+        'about',
+        'tell',
+        'know',
+        'remember',
+    ]
+)
+
+
+@dataclass
+class Hit:
+    id: str
+    table: str
+    score: float
+    text: str
+    occurred_at: dt.datetime | None
+    resource: dict[str, Any]
+    importance: float | None
+    entity_refs: tuple[str, ...]
+    role: str | None = None
+    key: Any = None  # the record key (a [type, name] list for entities)
+    lists: dict[str, int] = field(default_factory=dict)  # list name -> rank (1-based)
+
+    @property
+    def source(self) -> str:
+        return SOURCES[self.table]
+
+    @property
+    def record(self) -> tuple[str, Any]:
+        return self.table, self.key
+
+    def wire(self) -> dict[str, Any]:
+        body: dict[str, Any] = {
+            'id': self.id,
+            'score': round(self.score, 6),
+            'source': self.source,
+            'text': self.text,
+            'occurredAt': when(self.occurred_at),
+            'resource': self.resource,
+        }
+        if self.role:
+            body['role'] = self.role
+        return body
+
+
+@dataclass
+class Retrieval:
+    hits: list[Hit]
+    context_hits: list[Hit]
+    seeds: list[str]
+    pool: list[Hit]
+    vector: list[float] | None
+    latency_ms: float
+    tier_reason: str
+
+
+@dataclass(frozen=True)
+class RetrievalRequest:
+    query: str
+    k: int = 10
+    mode: str = 'hybrid'
+    where: ReadFilter | None = None
+    principal_id: str = ''
+
+
+def words(text: str) -> list[str]:
+    return _WORD.findall(text.lower())
+
+
+def content_words(text: str) -> str:
+    kept = [w for w in words(text) if w not in STOP_WORDS]
+    return ' '.join(kept or words(text))
+
+
+def _stem(word: str) -> str:
+    return word[:-1] if len(word) > 3 and word.endswith('s') and not word.endswith('ss') else word
+
+
+def _entity_ref(value: Any) -> str | None:
+    key: Any = value.id if isinstance(value, RecordID) else None
+    return f'{key[0]}/{key[1]}' if isinstance(key, list) else None
+
+
+def to_hit(table: str, row: dict[str, Any]) -> Hit:
+    importance = row.get('importance')
+    occurred = row.get('created_at')
+    if table == 'attribute':
+        key = _entity_ref(row['entity']) or '/'
+        etype, name = key.split('/', 1)
+        text = f'{row.get("entity_name") or name} {row["key"].replace("_", " ")}: {row["value"]}'
+        resource = {'kind': 'attribute', 'entityType': etype, 'name': row.get('entity_name') or name, 'key': row['key']}
+        refs: tuple[str, ...] = (key,)
+    elif table == 'entity':
+        key = _entity_ref(row['id']) or '/'
+        text = f'{row["name"]} ({row["type"]})'
+        resource = {'kind': 'entity', 'entityType': row['type'], 'name': row['name']}
+        refs = (key,)
+    elif table == 'relates_to':
+        subject, obj = _entity_ref(row['in']) or '/', _entity_ref(row['out']) or '/'
+        text = f'{row.get("in_name") or subject} {row["label"].replace("_", " ")} {row.get("out_name") or obj}'
+        resource = {
+            'kind': 'relation',
+            'label': row['label'],
+            'subjectType': subject.split('/', 1)[0],
+            'subjectName': row.get('in_name'),
+            'objectType': obj.split('/', 1)[0],
+            'objectName': row.get('out_name'),
+        }
+        refs = (subject, obj)
+    elif table == 'action':
+        actor = _entity_ref(row['actor']) or '/'
+        obj_ref = _entity_ref(row.get('object'))
+        text = row['summary']
+        resource = {'kind': 'action', 'actorType': actor.split('/', 1)[0], 'actorName': row.get('actor_name')}
+        if obj_ref:
+            resource.update(objectType=obj_ref.split('/', 1)[0], objectName=obj_ref.split('/', 1)[1])
+        occurred = row.get('occurred_at') or occurred
+        refs = (actor, obj_ref) if obj_ref else (actor,)
+    else:
+        text = row['text']
+        resource = {'kind': 'session', 'sessionId': bare(row.get('session')), 'turnId': bare(row.get('turn'))}
+        refs = ()
+    return Hit(ref(row['id']) or '', table, 0.0, text, occurred, resource, importance, refs, role=row.get('role'), key=row['id'].id)
+
+
+def importance_weight(hit: Hit) -> float:
+    """Importance ∈ [0, 2] maps to a weight in [0.5, 1.5]; passages count as importance 0.5, assistant replies lower."""
+    if hit.table == 'memory_chunk':
+        return 0.6 if hit.role == 'assistant' else 0.75
+    return 0.5 + (hit.importance if hit.importance is not None else 1.0) / 2
+
+
+def fuse(lists: dict[str, list[Hit]], pool: int = POOL) -> list[Hit]:
+    """Reciprocal rank fusion (k = 60) over ranked lists, capped at ``pool``, weighted by importance."""
+    merged: dict[str, Hit] = {}
+    rrf: dict[str, float] = {}
+    for name, ranked in lists.items():
+        for rank, hit in enumerate(ranked, start=1):
+            kept = merged.setdefault(hit.id, hit)
+            kept.lists[name] = rank
+            rrf[hit.id] = rrf.get(hit.id, 0.0) + 1.0 / (RRF_K + rank)
+    ranked_ids = sorted(rrf, key=lambda i: rrf[i], reverse=True)[:pool]
+    fused = []
+    for hit_id in ranked_ids:
+        hit = merged[hit_id]
+        hit.score = rrf[hit_id] * importance_weight(hit)
+        fused.append(hit)
+    fused.sort(key=lambda h: (-h.score, h.id))
+    return fused
+
+
+class Retriever:
+    def __init__(self, store: MemoryStore, embedder: Embedder) -> None:
+        self.store = store
+        self.db = RetrievalStore(store)
+        self.embedder = embedder
+
+    def run(self, request: RetrievalRequest, vector: list[float] | None = None) -> Retrieval:
+        started = time.perf_counter()
+        where = request.where
+        assert where is not None
+        mode = request.mode
+        if vector is None and mode != 'bm25':
+            vector = self.embedder.embed([request.query])[0]
+        terms = content_words(request.query)
+        lists: dict[str, list[Hit]] = {}
+        if mode in ('hybrid', 'vector') and vector is not None:
+            for table in ('attribute', 'entity', 'memory_chunk'):
+                rows = self.db.vector(table, vector, LIST_LIMIT[table], where)
+                lists[f'vector:{table}'] = [self._scored(table, r, 1.0 - float(r['distance'])) for r in rows]
+        if mode in ('hybrid', 'bm25'):
+            for table in ('attribute', 'entity', 'memory_chunk'):
+                rows = self.db.text(table, terms, LIST_LIMIT[table], where)
+                lists[f'bm25:{table}'] = [self._scored(table, r, float(r.get('bm25') or 0.0)) for r in rows]
+        seeds, seed_names = self._seeds(request, vector, where, lists)
+        tier1: list[Hit] = []
+        if mode in ('hybrid', 'graph'):
+            lists['graph'] = self._graph(seeds, where)
+            tier1 = [to_hit('attribute', r) for r in self.db.attributes_at(seeds, self._keys_named(request.query, seeds, where), where)]
+            if tier1:
+                lists['tier1'] = tier1
+        pool = fuse(lists)
+        hits = pool[: request.k]
+        shown = {h.id for h in hits}
+        pooled = {h.id: h for h in pool}
+        context_hits = [pooled.get(h.id, h) for h in tier1 if h.id not in shown]
+        reason = f'{mode}: {len(pool)} candidates from {sum(1 for v in lists.values() if v)} lists'
+        if tier1:
+            reason += f'; tier 1 seeded {len(tier1)} structured rows'
+        return Retrieval(hits, context_hits, seed_names, pool, vector, (time.perf_counter() - started) * 1000, reason)
+
+    @staticmethod
+    def _scored(table: str, row: dict[str, Any], score: float) -> Hit:
+        hit = to_hit(table, row)
+        hit.score = score
+        return hit
+
+    def _seeds(
+        self, request: RetrievalRequest, vector: list[float] | None, where: ReadFilter, lists: dict[str, list[Hit]]
+    ) -> tuple[list[str], list[str]]:
+        """Entities the query is about: the caller's self entity for first-person questions, and named/near entities."""
+        refs: dict[str, str] = {}
+        if _FIRST_PERSON & set(words(request.query)):
+            for row in self.db.self_entities(request.principal_id, where):
+                key = row['id'].id
+                refs[f'{key[0]}/{key[1]}'] = str(row['name'])
+        near = [h for h in lists.get('vector:entity', []) if h.score >= SEED_SIMILARITY]
+        if 'bm25:entity' not in lists and request.mode == 'graph':
+            near += self._scored_entities(request.query, where)
+        for hit in near[:3] + lists.get('bm25:entity', [])[:3]:
+            refs.setdefault(hit.entity_refs[0], hit.resource['name'])
+        return list(refs), list(dict.fromkeys(refs.values()))
+
+    def _scored_entities(self, query: str, where: ReadFilter) -> list[Hit]:
+        return [self._scored('entity', r, float(r.get('bm25') or 0.0)) for r in self.db.text('entity', content_words(query), 8, where)]
+
+    def _graph(self, seeds: list[str], where: ReadFilter) -> list[Hit]:
+        """Facts of the seeds, then of their 1-hop and 2-hop neighbours (ranked by distance, then importance)."""
+        ranked: list[Hit] = []
+        seen: set[str] = set()
+        frontier, visited = list(seeds), set(seeds)
+        for depth, limit in enumerate(GRAPH_LIMITS):
+            if not frontier:
+                break
+            for row in self.db.facts_about(frontier, limit, where):
+                hit = to_hit(row.pop('table'), row)
+                if hit.id not in seen:
+                    seen.add(hit.id)
+                    ranked.append(hit)
+            if depth + 1 < len(GRAPH_LIMITS):
+                frontier = [r for r in self.db.neighbours(frontier, where) if r not in visited][:64]
+                visited.update(frontier)
+        return ranked
+
+    def _keys_named(self, query: str, seeds: list[str], where: ReadFilter) -> list[str]:
+        """Attribute keys of the seed entities whose words all occur in the query ("what is my plan?" → plan)."""
+        asked = {_stem(w) for w in words(query)}
+        return [k for k in self.db.attribute_keys(seeds, where) if all(_stem(p) in asked for p in k.split('_') if p)]
+
+
+def fact_refs(hits: Sequence[Hit]) -> list[tuple[str, Any]]:
+    """(table, id) of the facts among ``hits``: what reinforcement multiplies."""
+    return [h.record for h in hits if h.source in FACT_SOURCES]

@@ -1,0 +1,25 @@
+"""The transcript window /chat and session context read: the session's last turns, newest content first kept."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agent_memory.db.memory_store import MemoryStore
+from agent_memory.db.turn_store import TurnStore
+
+WINDOW_TURNS = 10
+WINDOW_CHARS = 8000
+
+
+def window(store: MemoryStore, session_id: str) -> list[dict[str, Any]]:
+    """Up to 10 user/assistant turns, at most 8,000 characters of the newest content, oldest first."""
+    turns = [t for t in TurnStore(store).recent_turns(session_id, 1 << 62, WINDOW_TURNS * 2) if t['role'] in ('user', 'assistant')]
+    kept: list[dict[str, Any]] = []
+    budget = WINDOW_CHARS
+    for turn in reversed(turns[-WINDOW_TURNS:]):
+        if budget <= 0:
+            break
+        content = turn['content'][-budget:] if len(turn['content']) > budget else turn['content']
+        budget -= len(content)
+        kept.append({**turn, 'content': content})
+    return list(reversed(kept))
