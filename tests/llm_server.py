@@ -7,6 +7,12 @@ end to end: serialisation, headers, status-code mapping and timeouts.
     server.reply_text('not json')   # 200, raw text as the content
     server.error(429)               # an OpenAI-style error body (+ Retry-After on 429)
     server.stall(3.0)               # answer nothing for 3 s (longer than the client timeout)
+    server.latency = 0.5            # every completion takes 0.5 s (a simulated model, for benchmarks)
+    server.echo_sources = True      # an unscripted chat request answers citing every [S#] it was given
+
+``stream: true`` requests get the same content as server-sent ``chat.completion.chunk`` frames (one per
+word, then a usage frame and ``[DONE]``). ``POST /v1/embeddings`` answers deterministic unit vectors of
+``embedding_dimension`` derived from each input's hash (a stand-in provider; not a semantic model).
 
 Each request consumes the next scripted behaviour (an unscripted request gets a 500 saying so) and is
 recorded in ``server.requests`` with its path, lower-cased headers and parsed JSON body.
@@ -14,8 +20,10 @@ recorded in ``server.requests`` with its path, lower-cased headers and parsed JS
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import json
+import re
 import threading
 import time
 from collections import deque
@@ -64,6 +72,9 @@ class RecordedRequest:
 @dataclass
 class LlmTestServer:
     host: str = '127.0.0.1'
+    latency: float = 0.0
+    echo_sources: bool = False
+    embedding_dimension: int = 8
     requests: list[RecordedRequest] = field(default_factory=list)
     _script: deque[Behaviour] = field(default_factory=deque)
     _lock: threading.Lock = field(default_factory=threading.Lock)
@@ -134,12 +145,31 @@ class LlmTestServer:
 
     # -- request handling -----------------------------------------------------------------------------------------
 
+    @property
+    def chat_calls(self) -> int:
+        with self._lock:
+            return sum(1 for r in self.requests if r.path.rstrip('/') == '/v1/chat/completions')
+
     def _next(self, request: RecordedRequest) -> Behaviour:
         with self._lock:
             self.requests.append(request)
-            return (
-                self._script.popleft() if self._script else Behaviour('error', status=500, message='no behaviour scripted for this request')
-            )
+            if self._script:
+                return self._script.popleft()
+        if self.echo_sources:
+            markers = sorted(set(re.findall(r'\[S\d+\]', json.dumps(request.body.get('messages', [])))), key=lambda m: int(m[2:-1]))
+            return Behaviour('content', content=f'Answer from memory {" ".join(markers)}.'.replace('  ', ' '))
+        return Behaviour('error', status=500, message='no behaviour scripted for this request')
+
+    def _embeddings(self, body: dict[str, Any]) -> dict[str, Any]:
+        inputs = body.get('input')
+        texts = [inputs] if isinstance(inputs, str) else list(inputs or [])
+        data = []
+        for index, text in enumerate(texts):
+            digest = hashlib.sha256(str(text).encode()).digest()
+            vector = [(b - 127.5) / 127.5 for b in digest[: self.embedding_dimension]]
+            data.append({'object': 'embedding', 'index': index, 'embedding': vector})
+        usage = {'prompt_tokens': len(texts), 'total_tokens': len(texts)}
+        return {'object': 'list', 'data': data, 'model': body.get('model'), 'usage': usage}
 
     def _completion(self, model: str, content: str) -> dict[str, Any]:
         return {
@@ -178,6 +208,11 @@ class _Handler(BaseHTTPRequestHandler):
         except json.JSONDecodeError:
             body = {'_unparsed': raw.decode('utf-8', 'replace')}
         request = RecordedRequest('POST', self.path, {k.lower(): v for k, v in self.headers.items()}, body)
+        if self.path.rstrip('/') == '/v1/embeddings':
+            with self.owner._lock:
+                self.owner.requests.append(request)
+            self._send(200, self.owner._embeddings(body))
+            return
         if self.path.rstrip('/') != '/v1/chat/completions':
             self._send(404, _error_body(404, f'Unknown path {self.path}'))
             return
@@ -191,7 +226,25 @@ class _Handler(BaseHTTPRequestHandler):
             headers = {'retry-after': '1', 'x-ratelimit-remaining-requests': '0'} if behaviour.status == 429 else {}
             self._send(behaviour.status, _error_body(behaviour.status, behaviour.message), headers)
         else:
-            self._send(200, self.owner._completion(str(body.get('model')), behaviour.content))
+            if self.owner.latency:
+                self.owner._stopping.wait(self.owner.latency)
+            completion = self.owner._completion(str(body.get('model')), behaviour.content)
+            if body.get('stream'):
+                self._stream(completion)
+            else:
+                self._send(200, completion)
+
+    def _stream(self, completion: dict[str, Any]) -> None:
+        content = completion['choices'][0]['message']['content']
+        base = {'id': completion['id'], 'object': 'chat.completion.chunk', 'created': completion['created'], 'model': completion['model']}
+        frames = [
+            {**base, 'choices': [{'index': 0, 'delta': {'content': piece}, 'finish_reason': None}]}
+            for piece in re.findall(r'\S+\s*', content)
+        ]
+        frames.append({**base, 'choices': [{'index': 0, 'delta': {}, 'finish_reason': 'stop'}]})
+        frames.append({**base, 'choices': [], 'usage': completion['usage']})
+        data = ''.join(f'data: {json.dumps(f)}\n\n' for f in frames) + 'data: [DONE]\n\n'
+        self._send_bytes(200, data.encode(), 'text/event-stream')
 
     def _send(self, status: int, payload: dict[str, Any], headers: dict[str, str] | None = None) -> None:
         self._send_bytes(status, json.dumps(payload).encode(), 'application/json', headers)

@@ -1,0 +1,275 @@
+"""The semantic response cache, one test per rule of CONTRACT §8, through the /chat handler.
+
+Synthesis goes through the real ``openai`` client to the local OpenAI-compatible test server, so
+every test can assert exactly how many times the model was called: a cache hit never calls it.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from agent_memory.api.services import Services
+from agent_memory.db.memory_store import MemoryStore
+from agent_memory.domain.ids import utcnow
+from agent_memory.domain.synthesis import LlmComposer
+from tests.conftest import MANAGEMENT_KEY, Api
+from tests.integration.test_visibility_matrix import make_principal
+from tests.llm_server import LlmTestServer
+
+QUESTION = "What is Alice's role at Acme?"
+PARAPHRASE_HIT = "What is Alice's job at Acme?"  # cosine 0.938 to QUESTION with the local model
+PARAPHRASE_MISS = "Alice's job at Acme?"  # cosine 0.904
+ALICE = {'type': 'person', 'name': 'Alice'}
+pytestmark = pytest.mark.usefixtures('llm')
+
+
+@pytest.fixture
+def llm(services: Services) -> Iterator[LlmTestServer]:
+    """Route /chat synthesis to the test server for this test (the real LlmComposer and openai client)."""
+    server = LlmTestServer(echo_sources=True).start()
+    previous = services._composer
+    services._composer = LlmComposer(server.base_url, 'test-model', None, 5.0)
+    yield server
+    services._composer = previous
+    server.stop()
+
+
+def remember(api: Api, *triples: dict[str, Any]) -> None:
+    code, body, _ = api.call('facts', 'POST', '/facts', {'infer': 'triples', 'triples': list(triples)})
+    assert code == 200, body
+
+
+def role(value: str) -> dict[str, Any]:
+    return {'entity': ALICE, 'key': 'role', 'value': value}
+
+
+def chat(api: Api, message: str = QUESTION, **extra: Any) -> dict[str, Any]:
+    code, body, _ = api.call('chat', 'POST', '/chat', {'message': message, **extra})
+    assert code == 200, body
+    return body
+
+
+def configure(api: Api, **response_cache: Any) -> None:
+    mgmt = Api('unused', MANAGEMENT_KEY)
+    code, body, _ = mgmt.call('contexts', 'PATCH', f'/api/v1/contexts/{api.context_id}', {'config': {'response_cache': response_cache}})
+    assert code == 200, body
+
+
+def similarity(services: Services, a: str, b: str) -> float:
+    va, vb = services.embedder.embed([a, b])
+    return sum(x * y for x, y in zip(va, vb, strict=True))
+
+
+@pytest.fixture
+def seeded(api: Api) -> Api:
+    remember(api, role('CTO'), {'entity': ALICE, 'key': 'employer', 'value': 'Acme'})
+    return api
+
+
+def test_repeat_question_is_served_without_the_llm_and_traced_as_tier_2(seeded: Api, llm: LlmTestServer, store: MemoryStore) -> None:
+    first = chat(seeded)
+    assert llm.chat_calls == 1 and first['cached'] is False and first['tier'] == 'hybrid'
+    assert any(c['snippet'] == 'Alice role: CTO' for c in first['citations'])
+    second = chat(seeded)
+    assert llm.chat_calls == 1
+    assert second['cached'] is True and second['tier'] == 'cache' and second['reply'] == first['reply']
+    assert second['citations'] == first['citations']
+    response = store.get_trace('response_trace', second['traceId'].split(':', 1)[1])
+    retrieval = store.get_trace('retrieval_trace', second['retrievalTraceId'].split(':', 1)[1])
+    assert response is not None and retrieval is not None
+    assert response['cached'] is True and str(response['reused_from'].id) == first['traceId'].split(':', 1)[1]
+    assert retrieval['tier_entered'] == 2 and retrieval['tier_reason'].startswith('cache hit')
+    # the hit still stores the user turn (queued for extraction) and the reply
+    turns = store.rows('SELECT seq, role, content, extraction_status FROM turn WHERE session_key = $s ORDER BY seq;', s=second['sessionId'])
+    assert [(t['role'], t['extraction_status']) for t in turns] == [('user', 'queued'), ('assistant', None)]
+
+
+def test_paraphrase_above_the_default_threshold_hits(seeded: Api, llm: LlmTestServer, services: Services) -> None:
+    assert 0.92 <= similarity(services, QUESTION, PARAPHRASE_HIT) < 0.95
+    chat(seeded)
+    assert chat(seeded, PARAPHRASE_HIT)['cached'] is True
+    assert llm.chat_calls == 1
+
+
+def test_paraphrase_below_the_default_threshold_misses(seeded: Api, llm: LlmTestServer, services: Services) -> None:
+    assert 0.88 <= similarity(services, QUESTION, PARAPHRASE_MISS) < 0.92
+    chat(seeded)
+    assert chat(seeded, PARAPHRASE_MISS)['cached'] is False
+    assert llm.chat_calls == 2
+
+
+def test_threshold_changed_per_context_is_honoured(seeded: Api, llm: LlmTestServer) -> None:
+    chat(seeded)
+    configure(seeded, similarity_threshold=0.89)
+    assert chat(seeded, PARAPHRASE_MISS)['cached'] is True  # 0.904 ≥ 0.89
+    configure(seeded, similarity_threshold=0.99)
+    assert chat(seeded, PARAPHRASE_HIT)['cached'] is False  # 0.938 < 0.99
+    assert llm.chat_calls == 2
+
+
+def _age_traces(store: MemoryStore, seconds: int) -> None:
+    past = utcnow() - dt.timedelta(seconds=seconds)
+    store.q('UPDATE retrieval_trace SET created_at = $t; UPDATE response_trace SET created_at = $t;', t=past)
+
+
+def test_answer_older_than_the_freshness_window_misses(seeded: Api, llm: LlmTestServer, store: MemoryStore) -> None:
+    chat(seeded)
+    _age_traces(store, 3601)
+    assert chat(seeded)['cached'] is False
+    assert llm.chat_calls == 2
+
+
+def test_freshness_window_changed_per_context_is_honoured(seeded: Api, llm: LlmTestServer, store: MemoryStore) -> None:
+    chat(seeded)
+    _age_traces(store, 120)
+    configure(seeded, freshness_window_seconds=60)
+    assert chat(seeded)['cached'] is False
+    configure(seeded, freshness_window_seconds=600)
+    assert chat(seeded)['cached'] is True  # the fresh answer just made is served
+    assert llm.chat_calls == 2
+
+
+def test_superseded_citation_skips_to_the_next_valid_candidate(api: Api, llm: LlmTestServer) -> None:
+    # an older answer built only from a passage (cites no entity), to a close paraphrase
+    code, body, _ = api.call('facts', 'POST', '/facts', {'infer': 'none', 'text': 'Alice told us she leads engineering at Acme.'})
+    assert code == 200, body
+    configure(api, similarity_threshold=0.85)
+    older = chat(api, "What's Alice's position at Acme?")
+    assert {c['kind'] for c in older['citations']} == {'memory_chunk'}
+    # a newer answer to the exact question that cites Alice's role
+    remember(api, role('CTO'))
+    newer = chat(api, bypassCache=True)
+    assert any(c['kind'] == 'attribute' for c in newer['citations'])
+    assert llm.chat_calls == 2
+    # when the role is superseded, the best candidate fails validation and the next one is served
+    remember(api, role('CEO'))
+    served = chat(api)
+    assert llm.chat_calls == 2
+    assert served['cached'] is True and served['reply'] == older['reply']
+
+
+def test_new_uncertainty_about_a_cited_entity_invalidates(seeded: Api, llm: LlmTestServer, store: MemoryStore) -> None:
+    chat(seeded)
+    from surrealdb import RecordID
+
+    store.create_uncertainty('u1', {'about': "Alice's role", 'reason': 'conflicting reports', 'kind': 'conflict',
+                                    'entity': RecordID('entity', ['person', 'alice']), 'key': 'role',
+                                    'scope_sets': [['/']], 'created_at': utcnow()})  # fmt: skip
+    assert chat(seeded)['cached'] is False
+    assert llm.chat_calls == 2
+
+
+def test_new_fact_about_a_cited_entity_invalidates(seeded: Api, llm: LlmTestServer) -> None:
+    chat(seeded)
+    remember(seeded, {'entity': ALICE, 'key': 'city', 'value': 'Berlin'})
+    assert chat(seeded)['cached'] is False
+    assert llm.chat_calls == 2
+
+
+def test_expired_citation_invalidates(seeded: Api, llm: LlmTestServer, store: MemoryStore) -> None:
+    chat(seeded)
+    store.q("UPDATE attribute SET valid_until = $t WHERE key = 'role';", t=utcnow() - dt.timedelta(seconds=1))
+    assert chat(seeded)['cached'] is False
+    assert llm.chat_calls == 2
+
+
+def test_other_visibility_is_never_served(seeded: Api, llm: LlmTestServer, services: Services) -> None:
+    chat(seeded)
+    reader = make_principal(services, seeded.context_id, 'reader', {'memory:read': ['*'], 'memory:write': ['org/reader/*']}, 'org/reader')
+    narrow = make_principal(services, seeded.context_id, 'narrow', {'memory:read': ['org/*'], 'memory:write': ['org/*']}, 'org')
+    assert chat(reader)['cached'] is True  # same readable region ('*') → same fingerprint
+    assert chat(narrow)['cached'] is False
+    assert llm.chat_calls == 2
+
+
+def test_labels_change_visibility(seeded: Api, llm: LlmTestServer) -> None:
+    chat(seeded)
+    assert chat(seeded, labels=['topic=work'])['cached'] is False
+    assert llm.chat_calls == 2
+
+
+def test_bypass_cache_answers_fresh_and_may_seed(seeded: Api, llm: LlmTestServer) -> None:
+    chat(seeded)
+    llm.reply_text('A fresh answer [S1].')
+    fresh = chat(seeded, bypassCache=True)
+    assert fresh['cached'] is False and llm.chat_calls == 2
+    assert chat(seeded)['cached'] is True and llm.chat_calls == 2
+
+
+def test_second_turn_in_a_session_is_fresh_and_never_seeds(seeded: Api, llm: LlmTestServer, store: MemoryStore) -> None:
+    chat(seeded)
+    code, session, _ = seeded.call('sessions', 'POST', '/sessions', {})
+    assert code == 201
+    chat(seeded, 'Hello there', sessionId=session['id'])
+    llm.reply_text('Windowed answer [S1].')
+    windowed = chat(seeded, sessionId=session['id'])
+    assert windowed['cached'] is False and llm.chat_calls == 3
+    trace = store.get_trace('response_trace', windowed['traceId'].split(':', 1)[1])
+    assert trace is not None and trace['cache_eligible'] is False
+    served = chat(seeded)  # a first-turn call is still cache-eligible, and is served the first answer
+    assert served['cached'] is True and served['reply'] != 'Windowed answer [S1].'
+    assert llm.chat_calls == 3
+
+
+def test_per_call_model_is_fresh_and_not_stored(seeded: Api, llm: LlmTestServer) -> None:
+    chat(seeded)
+    llm.reply_text('Model-specific answer [S1].')
+    special = chat(seeded, model='special-model')
+    assert special['cached'] is False and llm.chat_calls == 2
+    assert llm.requests[-1].body['model'] == 'special-model'
+    configure(seeded, freshness_window_seconds=3600)
+    served = chat(seeded)
+    assert served['cached'] is True and served['reply'] != 'Model-specific answer [S1].'
+    assert llm.chat_calls == 2
+
+
+def test_disabled_cache_is_never_consulted(seeded: Api, llm: LlmTestServer, store: MemoryStore) -> None:
+    chat(seeded)
+    configure(seeded, enabled=False)
+    second = chat(seeded)
+    assert second['cached'] is False and llm.chat_calls == 2
+    trace = store.get_trace('retrieval_trace', second['retrievalTraceId'].split(':', 1)[1])
+    assert trace is not None and trace['tier_reason'].startswith('cache disabled')
+
+
+def test_unrelated_question_misses(seeded: Api, llm: LlmTestServer) -> None:
+    chat(seeded)
+    assert chat(seeded, 'What is the capital of France?')['cached'] is False
+    assert llm.chat_calls == 2
+
+
+def test_query_context_and_reflect_never_use_the_cache(seeded: Api, llm: LlmTestServer, store: MemoryStore) -> None:
+    chat(seeded)
+    before = store.table_counts()['response_trace']
+    for route in ('/query', '/context'):
+        code, body, _ = seeded.call('retrieval', 'POST', route, {'query': QUESTION})
+        assert code == 200 and body['tier'] == 'hybrid'
+    for _ in range(2):
+        code, body, _ = seeded.call('retrieval', 'POST', '/reflect', {'query': QUESTION})
+        assert code == 200 and body['reflection']
+    assert llm.chat_calls == 3  # one chat + two reflections, each a fresh synthesis
+    assert store.table_counts()['response_trace'] == before + 2
+    assert not store.rows('SELECT id FROM response_trace WHERE cached = true;')
+
+
+def test_failed_synthesis_stores_nothing(seeded: Api, llm: LlmTestServer, store: MemoryStore) -> None:
+    before = store.table_counts()
+    llm.error(500).error(500)  # the composer's client retries once
+    code, body, _ = seeded.call('chat', 'POST', '/chat', {'message': QUESTION})
+    assert code == 503 and body['status'] == 503
+    after = store.table_counts()
+    assert {t: after[t] for t in ('turn', 'memory_chunk', 'response_trace', 'session')} == {
+        t: before[t] for t in ('turn', 'memory_chunk', 'response_trace', 'session')
+    }
+
+
+def test_hit_reinforces_the_cited_facts(seeded: Api, llm: LlmTestServer, store: MemoryStore) -> None:
+    chat(seeded)
+    before = store.rows("SELECT VALUE importance FROM attribute WHERE key = 'role';")[0]
+    chat(seeded)
+    after = store.rows("SELECT VALUE importance FROM attribute WHERE key = 'role';")[0]
+    assert after == pytest.approx(min(2.0, before * 1.1))
