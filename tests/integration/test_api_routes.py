@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from agent_memory.domain.chunks import split_text
 from agent_memory.db.memory_store import MemoryStore
+from agent_memory.domain.chunks import split_text
 from tests.conftest import MANAGEMENT_KEY, Api, load_function
 
 
