@@ -72,13 +72,18 @@ class Api:
         self.context_id = context_id
         self.key = key
 
-    def call(self, function: str, method: str, path: str, body: Any = None, *, key: str | None = None,
-             query: dict[str, str] | None = None, headers: dict[str, str] | None = None) -> tuple[int, Any, dict[str, str]]:  # fmt: skip
+    def call_raw(self, function: str, method: str, path: str, body: Any = None, *, key: str | None = None,
+                 query: dict[str, str] | None = None, headers: dict[str, str] | None = None) -> dict[str, Any]:  # fmt: skip
+        """The handler's raw result (status, headers, body text), e.g. for server-sent events."""
         all_headers = {'authorization': f'Bearer {key or self.key}', **(headers or {})}
         full_path = path if path.startswith('/api/') else f'/api/v1/{self.context_id}{path}'
-        result = load_function(function).lambda_handler(
-            http_event(method, full_path, body=body, headers=all_headers, query=query), LocalContext()
-        )
+        event = http_event(method, full_path, body=body, headers=all_headers, query=query)
+        result: dict[str, Any] = load_function(function).lambda_handler(event, LocalContext())
+        return result
+
+    def call(self, function: str, method: str, path: str, body: Any = None, *, key: str | None = None,
+             query: dict[str, str] | None = None, headers: dict[str, str] | None = None) -> tuple[int, Any, dict[str, str]]:  # fmt: skip
+        result = self.call_raw(function, method, path, body, key=key, query=query, headers=headers)
         raw = result.get('body') or ''
         return result['statusCode'], (json.loads(raw) if raw else None), result.get('headers', {})
 
