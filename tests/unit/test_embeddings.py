@@ -1,0 +1,108 @@
+"""Embedding providers: the local MiniLM model, the OpenAI-compatible client, plan embedding and the start-up check."""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import math
+from collections.abc import Iterator
+
+import pytest
+
+from agent_memory.api.services import Services, check_embedding_model
+from agent_memory.config import get_settings
+from agent_memory.domain.plan_embeddings import attach_embeddings
+from agent_memory.domain.write_plan import WritePlan
+from agent_memory.embeddings import EmbeddingMismatch, LazyEmbedder, build_embedder, embedding_identity
+from agent_memory.embeddings.remote import OpenAIEmbedder
+from agent_memory.errors import ProviderUnavailable
+from tests.llm_server import LlmTestServer
+
+
+def cosine(a: list[float], b: list[float]) -> float:
+    return sum(x * y for x, y in zip(a, b, strict=True))
+
+
+@pytest.fixture
+def server() -> Iterator[LlmTestServer]:
+    running = LlmTestServer().start()
+    yield running
+    running.stop()
+
+
+def test_local_model_gives_normalised_384_d_vectors_that_rank_paraphrases_first(services: Services) -> None:
+    plan, tier, cat = services.embedder.embed(['what is my current plan?', 'which plan am I on?', 'the cat sat on the warm windowsill'])
+    assert len(plan) == 384 and math.isclose(math.sqrt(cosine(plan, plan)), 1.0, rel_tol=1e-4)
+    assert cosine(plan, tier) > 0.7 > 0.1 > cosine(plan, cat)
+    assert services.embedder.embed([]) == []
+
+
+def test_local_model_batches_match_single_calls(services: Services) -> None:
+    texts = [f'sentence number {i} about topic {i % 7}' for i in range(40)]  # more than one batch of 32
+    batched = services.embedder.embed(texts)
+    for i in (0, 31, 32, 39):
+        assert cosine(batched[i], services.embedder.embed([texts[i]])[0]) > 0.9999
+
+
+def test_openai_compatible_provider_uses_the_real_client(server: LlmTestServer) -> None:
+    server.embedding_dimension = 8
+    embedder = OpenAIEmbedder(server.base_url, 'text-embed-test', 8, 'sk-test', 5.0)
+    vectors = embedder.embed(['alpha', 'beta', 'alpha'])
+    assert len(vectors) == 3 and all(len(v) == 8 for v in vectors)
+    assert all(math.isclose(cosine(v, v), 1.0, rel_tol=1e-9) for v in vectors)
+    assert vectors[0] == vectors[2] != vectors[1]
+    request = server.requests[-1]
+    assert (
+        request.path == '/v1/embeddings'
+        and request.body['model'] == 'text-embed-test'
+        and request.body['input'] == ['alpha', 'beta', 'alpha']
+    )
+    assert request.headers['authorization'] == 'Bearer sk-test'
+    assert embedder.model_id == 'openai:text-embed-test'
+
+
+def test_openai_provider_rejects_a_wrong_dimension_and_maps_failures(server: LlmTestServer) -> None:
+    server.embedding_dimension = 8
+    with pytest.raises(ProviderUnavailable, match='returned 8 dimensions'):
+        OpenAIEmbedder(server.base_url, 'm', 16, None, 5.0).embed(['x'])
+    with pytest.raises(ProviderUnavailable, match='embedding request failed'):
+        OpenAIEmbedder('http://127.0.0.1:9/v1', 'm', 8, None, 0.5).embed(['x'])
+
+
+def test_openai_provider_is_selected_by_configuration(server: LlmTestServer) -> None:
+    settings = dataclasses.replace(
+        get_settings(), embedding_provider='openai', embedding_model='e', embedding_dimension=8, embedding_base_url=server.base_url
+    )
+    assert embedding_identity(settings) == ('openai:e', 8)
+    assert isinstance(build_embedder(settings), OpenAIEmbedder)
+    with pytest.raises(RuntimeError, match='EMBEDDING_MODEL'):
+        build_embedder(dataclasses.replace(settings, embedding_model=None))
+    with pytest.raises(RuntimeError, match='384 dimensions'):
+        build_embedder(dataclasses.replace(get_settings(), embedding_dimension=768))
+
+
+def test_a_different_model_than_the_database_holds_refuses_to_start(services: Services) -> None:
+    recorded = services.control.claim_embedding_model('ignored', 1, dt.datetime.now(dt.UTC))
+    assert recorded == ('all-MiniLM-L6-v2-int8', 384)  # claimed by the first start; never overwritten
+    other = dataclasses.replace(get_settings(), embedding_provider='openai', embedding_model='big', embedding_dimension=1536)
+    with pytest.raises(EmbeddingMismatch, match="1536-d 'openai:big'"):
+        check_embedding_model(services.control, LazyEmbedder(other))
+    check_embedding_model(services.control, LazyEmbedder(get_settings()))  # the recorded model starts fine
+
+
+def test_plan_embedding_covers_new_rows_and_defers_queued_chunks(services: Services) -> None:
+    now = dt.datetime.now(dt.UTC)
+    plan = WritePlan(now=now, principal='p', session_id='s')
+    plan.chunks = [
+        {'id': 'c1', 'text': 'stored literally', 'embedding': None},
+        {'id': 'c2', 'text': 'queued', 'embedding': None, 'deferred': True},
+    ]
+    plan.entities = [{'key': ['person', 'alice'], 'name': 'Alice'}]
+    plan.new_attributes = [{'entity_key': ['person', 'alice'], 'key': 'home_city', 'value': 'Berlin'}]
+    plan.chunk_embeddings = [('t1_0', 'a queued turn, embedded by the worker')]
+    updates = attach_embeddings(plan, services.embedder)
+    assert len(plan.chunks[0]['embedding']) == 384 and plan.chunks[1]['embedding'] is None and 'deferred' not in plan.chunks[1]
+    assert len(plan.entities[0]['embedding']) == 384
+    expected = services.embedder.embed(['Alice home city: Berlin'])[0]
+    assert cosine(plan.new_attributes[0]['embedding'], expected) > 0.9999
+    assert [chunk_id for chunk_id, _ in updates] == ['t1_0'] and len(updates[0][1]) == 384
