@@ -391,7 +391,7 @@ def test_hourly_and_daily_sweeps_cover_every_context(
     expired = {r['context']: r['affected'] for r in hourly['results'] if r['sweep'] == 'expire'}
     assert expired[context_id] == 1
     assert expired[other_id] == 1
-    assert {r['sweep'] for r in hourly['results']} == {'expire', 'purge-traces'}
+    assert {r['sweep'] for r in hourly['results']} == {'expire', 'purge-traces', 'reindex'}
     # When the daily schedule fires
     daily = load_function('sweep_daily').lambda_handler(schedule_event('daily'), LocalContext())
     # Then both contexts decayed by exactly one day

@@ -24,6 +24,15 @@ DEFAULT_BATCH = 5000
 REINFORCE_TABLES = ('attribute', 'relates_to', 'action', 'entity')
 
 
+# (table, HNSW index) pairs of migration context/0005.
+VECTOR_INDEXES = (
+    ('attribute', 'attribute_embedding'),
+    ('entity', 'entity_embedding'),
+    ('memory_chunk', 'memory_chunk_embedding'),
+    ('retrieval_trace', 'retrieval_trace_embedding'),
+)
+
+
 class LifecycleStore:
     def __init__(self, db: Database, database: str, batch: int = DEFAULT_BATCH) -> None:
         self.db = db
@@ -95,3 +104,20 @@ class LifecycleStore:
             )
         )
         return int(result[0] or 0)
+
+    def vector_index_growth(self) -> dict[str, tuple[int, int]]:
+        """Per vector table: (rows now, rows at the last rebuild of its HNSW index)."""
+        statements = [f'(SELECT count() FROM {table} GROUP ALL)[0].count ?? 0' for table, _ in VECTOR_INDEXES]
+        sql = f'RETURN [{", ".join(statements)}]; SELECT record::id(id) AS table, rows_at_rebuild FROM vector_index;'
+        counts, state = self.db.query(self.database, sql)
+        rebuilt = {row['table']: int(row['rows_at_rebuild']) for row in state or []}
+        return {table: (int(n), rebuilt.get(table, 0)) for (table, _), n in zip(VECTOR_INDEXES, counts, strict=True)}
+
+    def rebuild_vector_index(self, table: str, rows: int, now: dt.datetime) -> None:
+        """Rebuild one HNSW index (3.2 answers rows inserted after its last build at brute-force cost)."""
+        index = dict(VECTOR_INDEXES)[table]
+        self.db.query(
+            self.database,
+            f'REBUILD INDEX {index} ON {table}; UPSERT type::record("vector_index", $table) SET rows_at_rebuild = $rows, rebuilt_at = $now;',
+            {'table': table, 'rows': rows, 'now': now},
+        )

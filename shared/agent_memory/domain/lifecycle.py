@@ -40,7 +40,23 @@ def purge_traces(store: LifecycleStore, config: ContextConfig, now: dt.datetime)
     return store.purge_traces({table: now - dt.timedelta(days=days) for table, days in windows.items() if days is not None})
 
 
-SWEEPS: dict[str, Sweep] = {'decay': decay, 'expire': expire, 'purge-traces': purge_traces}
+# An HNSW index is rebuilt once the rows added since its last build pass both bounds (bench/retrieval.py).
+REINDEX_MIN_NEW_ROWS = 1000
+REINDEX_MIN_GROWTH = 0.2
+
+
+def reindex(store: LifecycleStore, _config: ContextConfig, now: dt.datetime) -> int:
+    """Rebuild each vector index whose table grew enough since its last build; returns how many were rebuilt."""
+    rebuilt = 0
+    for table, (rows, at_rebuild) in store.vector_index_growth().items():
+        added = rows - at_rebuild
+        if added >= REINDEX_MIN_NEW_ROWS and added >= REINDEX_MIN_GROWTH * at_rebuild:
+            store.rebuild_vector_index(table, rows, now)
+            rebuilt += 1
+    return rebuilt
+
+
+SWEEPS: dict[str, Sweep] = {'decay': decay, 'expire': expire, 'purge-traces': purge_traces, 'reindex': reindex}
 
 
 def run_sweep(name: str, sweep: Sweep, store: LifecycleStore, context_id: str, config: ContextConfig) -> dict[str, Any]:

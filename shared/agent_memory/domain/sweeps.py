@@ -12,7 +12,7 @@ from agent_memory.domain.ids import utcnow
 from agent_memory.errors import AgentMemoryError
 from agent_memory.observability import logger
 
-HOURLY = (('expire', lifecycle.expire), ('purge-traces', lifecycle.purge_traces))
+HOURLY = (('expire', lifecycle.expire), ('purge-traces', lifecycle.purge_traces), ('reindex', lifecycle.reindex))
 DAILY = (('decay', lifecycle.scheduled_decay),)
 
 

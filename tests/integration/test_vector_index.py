@@ -1,0 +1,41 @@
+"""HNSW maintenance: the hourly sweep rebuilds a vector index once its table grew past both thresholds."""
+
+from __future__ import annotations
+
+import pytest
+
+from agent_memory.api.services import Services
+from agent_memory.domain import lifecycle
+from tests.conftest import Api
+
+
+def add_facts(api: Api, start: int, count: int) -> None:
+    triples = [
+        {'entity': {'type': 'project', 'name': f'p{i}'}, 'key': 'status', 'value': f'phase {i}'} for i in range(start, start + count)
+    ]
+    code, body, _ = api.call('facts', 'POST', '/facts', {'infer': 'triples', 'triples': triples})
+    assert code == 200, body
+
+
+def reindex(api: Api) -> int:
+    code, body, _ = api.call('lifecycle', 'POST', '/lifecycle/reindex')
+    assert code == 200, body
+    return int(body['affected'])
+
+
+def test_reindex_rebuilds_grown_indexes_once_and_search_still_answers(
+    api: Api, services: Services, context_id: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(lifecycle, 'REINDEX_MIN_NEW_ROWS', 20)
+    monkeypatch.setattr(lifecycle, 'REINDEX_MIN_GROWTH', 0.5)
+    store = services.lifecycle(context_id)
+    add_facts(api, 0, 10)
+    assert reindex(api) == 0  # 10 new rows: below the minimum
+    add_facts(api, 10, 20)
+    assert reindex(api) == 2  # attribute and entity grew by 30 ≥ 20 each; chunks and traces did not
+    assert store.vector_index_growth()['attribute'] == (30, 30)
+    assert reindex(api) == 0  # idempotent: nothing grew since
+    add_facts(api, 30, 10)
+    assert reindex(api) == 0  # 10 more: under both the minimum and 50 % of 30
+    code, body, _ = api.call('retrieval', 'POST', '/query', {'query': 'p7 status', 'mode': 'vector', 'k': 3})
+    assert code == 200 and body['hits'][0]['text'] in ('p7 status: phase 7', 'p7 (project)')
