@@ -118,6 +118,7 @@ class LifecycleStore:
         index = dict(VECTOR_INDEXES)[table]
         self.db.query(
             self.database,
-            f'REBUILD INDEX {index} ON {table}; UPSERT type::record("vector_index", $table) SET rows_at_rebuild = $rows, rebuilt_at = $now;',
+            f'REBUILD INDEX {index} ON {table}; '
+            'UPSERT type::record("vector_index", $table) SET rows_at_rebuild = $rows, rebuilt_at = $now;',
             {'table': table, 'rows': rows, 'now': now},
         )
