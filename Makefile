@@ -9,7 +9,7 @@ SAM_STAMP := $(SAM_VENV)/.installed
 PY312_DIR := $(shell command -v pyenv >/dev/null 2>&1 && ls -d "$$(pyenv root)"/versions/3.12.*/bin 2>/dev/null | tail -n 1)
 export PYTHONPATH := shared:infra
 
-.PHONY: dev test install install-sam lint typecheck unit sam-validate sam-build bench bench-lifecycle bench-auth bench-extraction bench-quality clean
+.PHONY: dev test install install-sam lint typecheck unit sam-validate sam-build bench bench-lifecycle bench-auth bench-extraction bench-quality bench-retrieval bench-cache clean
 
 $(STAMP): requirements-dev.txt shared/requirements.txt infra/layers/embeddings/requirements.txt
 	$(PYTHON) -m venv $(VENV)
@@ -54,7 +54,10 @@ sam-sizes: install-sam
 test: lint typecheck unit sam-validate sam-build
 
 # Benchmarks print side-by-side comparisons; they are not part of `make test`.
-bench: bench-quality bench-extraction bench-auth bench-lifecycle
+bench: bench-quality bench-extraction bench-auth bench-retrieval bench-cache bench-lifecycle
+
+bench-retrieval: install
+	PYTHONPATH=shared:infra:. $(BIN)/python bench/retrieval.py
 
 bench-lifecycle: install
 	$(BIN)/python bench/lifecycle.py
@@ -67,6 +70,9 @@ bench-extraction: install
 
 bench-quality: install
 	PYTHONPATH=shared:infra:. $(BIN)/python bench/extraction_quality.py
+
+bench-cache: install
+	PYTHONPATH=shared:infra:. $(BIN)/python bench/cache.py
 
 clean:
 	rm -rf .aws-sam .pytest_cache .mypy_cache .ruff_cache

@@ -8,6 +8,7 @@ size of the context. Vector lists use the HNSW indexes (``<|k,ef|>``); text list
 from __future__ import annotations
 
 import datetime as dt
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -15,7 +16,8 @@ from typing import Any
 from agent_memory.db.memory_store import CURRENT, CURRENT_EDGE, VISIBLE, MemoryStore, visibility_params
 from agent_memory.db.records import rid
 
-EF_SEARCH = 80  # HNSW candidate list per query: recall ≥ 0.99 at 10k rows (bench/retrieval.py)
+EF_SEARCH = 64  # HNSW candidate list per query (bench/retrieval.py: recall@10 against exact search)
+OVERFETCH = 1.5  # KNN neighbours fetched per row kept after filtering; k × OVERFETCH must stay ≤ EF_SEARCH
 
 PROJECTIONS = {
     'attribute': 'id, key, value, importance, created_at, entity, entity.name AS entity_name, entity.type AS entity_type',
@@ -24,6 +26,7 @@ PROJECTIONS = {
     'relates_to': 'id, in, out, label, importance, created_at, in.name AS in_name, out.name AS out_name',
     'action': 'id, summary, actor, object, object_text, verb, importance, created_at, occurred_at, actor.name AS actor_name',
 }
+RELAX_BELOW = 3  # an all-words BM25 match with fewer rows than this also runs the relaxed phrasings
 TEXT_FIELDS = {'attribute': 'search_text', 'entity': 'name', 'memory_chunk': 'text'}
 VECTOR_TABLES = ('attribute', 'entity', 'memory_chunk')
 
@@ -97,25 +100,50 @@ class RetrievalStore:
         return list(self.store.q(sql, **params)[0] or [])
 
     def vector(self, table: str, vector: list[float], limit: int, where: ReadFilter) -> list[dict[str, Any]]:
+        """Nearest rows by cosine. The KNN runs unfiltered and the filter applies to its result: on 3.2 a
+        predicate inside the KNN is evaluated per scanned row and costs ~10x (bench/README.md), so
+        ``OVERFETCH`` × ``limit`` neighbours are taken and filtered down to ``limit``."""
         predicate = where.predicate(table)
         if predicate is None:
             return []
         sql = (
-            f'SELECT {PROJECTIONS[table]}, vector::distance::knn() AS distance FROM {table} '
-            f'WHERE {predicate} AND embedding <|{int(limit)},{EF_SEARCH}|> $vector ORDER BY distance;'
+            f'SELECT {PROJECTIONS[table]}, distance FROM (SELECT *, vector::distance::knn() AS distance FROM {table} '
+            f'WHERE embedding <|{min(EF_SEARCH, math.ceil(limit * OVERFETCH))},{EF_SEARCH}|> $vector) '
+            f'WHERE distance IS NOT NONE AND {predicate} ORDER BY distance LIMIT {int(limit)};'
         )
-        rows = self._rows(sql, {**where.params(), 'vector': vector})
-        return [r for r in rows if r.get('distance') is not None]  # a missing index answers rows without distances
+        return self._rows(sql, {**where.params(), 'vector': vector})
 
-    def text(self, table: str, words: str, limit: int, where: ReadFilter) -> list[dict[str, Any]]:
+    def text(self, table: str, phrasings: Sequence[str], limit: int, where: ReadFilter) -> list[dict[str, Any]]:
+        """BM25 with AND semantics over the first phrasing; only when that finds fewer than ``RELAX_BELOW``
+        rows are the relaxed phrasings tried too (one round trip; best score per row kept).
+
+        On 3.2 a full-text match costs ~50 µs per matching row, so an OR over common words (``editor``,
+        a frequent first name) scans a large part of the table; AND queries touch only the intersection.
+        """
         predicate = where.predicate(table)
-        if predicate is None or not words:
+        phrasings = [p for p in dict.fromkeys(phrasings) if p]
+        if predicate is None or not phrasings:
             return []
-        sql = (
-            f'SELECT {PROJECTIONS[table]}, search::score(1) AS bm25 FROM {table} '
-            f'WHERE {TEXT_FIELDS[table]} @1,OR@ $words AND {predicate} ORDER BY bm25 DESC LIMIT {int(limit)};'
+
+        def select(i: int) -> str:
+            return (
+                f'(SELECT {PROJECTIONS[table]}, search::score(1) AS bm25 FROM {table} '
+                f'WHERE {TEXT_FIELDS[table]} @1@ $w{i} AND {predicate} ORDER BY bm25 DESC LIMIT {int(limit)})'
+            )
+
+        relaxed = ', '.join(select(i) for i in range(1, len(phrasings)))
+        sql = f'LET $first = {select(0)};\n' + (
+            f'RETURN IF array::len($first) >= {RELAX_BELOW} THEN $first ELSE array::concat($first, {relaxed}) END;'
+            if relaxed
+            else 'RETURN $first;'
         )
-        return self._rows(sql, {**where.params(), 'words': words})
+        params = {**where.params(), **{f'w{i}': p for i, p in enumerate(phrasings)}}
+        best: dict[str, dict[str, Any]] = {}
+        for row in self.store.q(sql, **params)[-1] or []:
+            key = str(row['id'])
+            if key not in best or (row.get('bm25') or 0) > (best[key].get('bm25') or 0):
+                best[key] = row
+        return sorted(best.values(), key=lambda r: -(r.get('bm25') or 0.0))[:limit]
 
     def self_entities(self, principal_id: str, where: ReadFilter) -> list[dict[str, Any]]:
         predicate = where.predicate('entity')
@@ -135,26 +163,27 @@ class RetrievalStore:
         )
         return [str(r) for r in (self.store.q(sql, **where.params(), refs=refs)[0] or [])]
 
-    def facts_about(self, refs: list[str], limit: int, where: ReadFilter) -> list[dict[str, Any]]:
-        """Attributes, relations and actions of the given entities, most important first."""
+    def facts_about(self, refs: list[str], limit: int, where: ReadFilter, vector: list[float] | None) -> list[dict[str, Any]]:
+        """Attributes (closest to the query first), relations and actions (most important first) of these entities."""
         if not refs:
             return []
+        closeness = 'IF embedding AND $vector THEN vector::similarity::cosine(embedding, $vector) ELSE 0 END AS closeness'
         statements, tables = [], []
-        for table, condition in (
-            ('attribute', 'entity_ref IN $refs'),
-            ('relates_to', '(in_ref IN $refs OR out_ref IN $refs)'),
-            ('action', '(actor_ref IN $refs OR object_ref IN $refs)'),
+        for table, condition, extra, order in (
+            ('attribute', 'entity_ref IN $refs', f', {closeness}', 'closeness DESC, importance DESC'),
+            ('relates_to', '(in_ref IN $refs OR out_ref IN $refs)', '', 'importance DESC'),
+            ('action', '(actor_ref IN $refs OR object_ref IN $refs)', '', 'importance DESC'),
         ):
             predicate = where.predicate(table)
             if predicate is not None:
                 statements.append(
-                    f'SELECT {PROJECTIONS[table]} FROM {table} WHERE {condition} AND {predicate} '
-                    f'ORDER BY importance DESC LIMIT {int(limit)};'
+                    f'SELECT {PROJECTIONS[table]}{extra} FROM {table} WHERE {condition} AND {predicate} '
+                    f'ORDER BY {order} LIMIT {int(limit)};'
                 )
                 tables.append(table)
         if not statements:
             return []
-        results = self.store.q('\n'.join(statements), **where.params(), refs=refs)
+        results = self.store.q('\n'.join(statements), **where.params(), refs=refs, vector=vector)
         return [dict(row, table=table) for table, rows in zip(tables, results, strict=True) for row in rows or []]
 
     def attributes_at(self, refs: list[str], keys: list[str], where: ReadFilter) -> list[dict[str, Any]]:

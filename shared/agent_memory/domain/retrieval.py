@@ -23,8 +23,20 @@ from agent_memory.embeddings import Embedder
 
 RRF_K = 60
 POOL = 256
-LIST_LIMIT = {'attribute': 64, 'memory_chunk': 64, 'entity': 32}
+LIST_LIMIT = {'attribute': 32, 'memory_chunk': 32, 'entity': 16}
 GRAPH_LIMITS = (32, 16, 16)  # facts taken from the seeds, then from 1-hop and 2-hop neighbours
+# An entity row ("Alice (person)") answers little by itself: its lists count less than the facts' lists,
+# and a structured tier-1 match counts most (bench/retrieval.py measures hit@1 / hit@10 per mode).
+LIST_WEIGHTS = {
+    'vector:attribute': 1.0,
+    'vector:memory_chunk': 1.0,
+    'bm25:attribute': 0.7,
+    'bm25:memory_chunk': 0.7,
+    'vector:entity': 0.3,
+    'bm25:entity': 0.3,
+    'graph': 0.7,
+    'tier1': 1.5,
+}
 SEED_SIMILARITY = 0.55  # an entity this close to the query (cosine) seeds graph expansion
 SOURCES = {'entity': 'entity', 'attribute': 'attribute', 'relates_to': 'relation', 'action': 'action', 'memory_chunk': 'memory_chunk'}
 FACT_SOURCES = frozenset({'entity', 'attribute', 'relation', 'action'})
@@ -156,6 +168,13 @@ class Retrieval:
 
 
 @dataclass(frozen=True)
+class Seeds:
+    refs: list[str]  # every seed (graph expansion starts here)
+    named: list[str]  # the self entity and entities named in the query (tier 1 looks these up)
+    names: list[str]
+
+
+@dataclass(frozen=True)
 class RetrievalRequest:
     query: str
     k: int = 10
@@ -166,6 +185,19 @@ class RetrievalRequest:
 
 def words(text: str) -> list[str]:
     return _WORD.findall(text.lower())
+
+
+def phrasings(text: str, max_terms: int = 6) -> list[str]:
+    """Relaxed AND queries for BM25: all content words, then each with one word left out, and the
+    capitalised words on their own (names: "Which editor does Dana Ray Gray use?" → "Dana Ray Gray")."""
+    terms = list(dict.fromkeys(content_words(text).split()))[:max_terms]
+    out = [' '.join(terms)]
+    if len(terms) > 1:
+        out += [' '.join(terms[:i] + terms[i + 1 :]) for i in range(len(terms))]
+    proper = [w for w in re.findall(r"[A-Z][\w'-]*", text)[1:] if w.lower() not in STOP_WORDS]  # skip the sentence's first word
+    if proper:
+        out.append(' '.join(w.lower() for w in proper))
+    return list(dict.fromkeys(out))
 
 
 def content_words(text: str) -> str:
@@ -232,14 +264,14 @@ def importance_weight(hit: Hit) -> float:
 
 
 def fuse(lists: dict[str, list[Hit]], pool: int = POOL) -> list[Hit]:
-    """Reciprocal rank fusion (k = 60) over ranked lists, capped at ``pool``, weighted by importance."""
+    """Weighted reciprocal rank fusion (k = 60) over ranked lists, capped at ``pool``, weighted by importance."""
     merged: dict[str, Hit] = {}
     rrf: dict[str, float] = {}
     for name, ranked in lists.items():
         for rank, hit in enumerate(ranked, start=1):
             kept = merged.setdefault(hit.id, hit)
             kept.lists[name] = rank
-            rrf[hit.id] = rrf.get(hit.id, 0.0) + 1.0 / (RRF_K + rank)
+            rrf[hit.id] = rrf.get(hit.id, 0.0) + LIST_WEIGHTS.get(name, 1.0) / (RRF_K + rank)
     ranked_ids = sorted(rrf, key=lambda i: rrf[i], reverse=True)[:pool]
     fused = []
     for hit_id in ranked_ids:
@@ -263,7 +295,7 @@ class Retriever:
         mode = request.mode
         if vector is None and mode != 'bm25':
             vector = self.embedder.embed([request.query])[0]
-        terms = content_words(request.query)
+        terms = phrasings(request.query)
         lists: dict[str, list[Hit]] = {}
         if mode in ('hybrid', 'vector') and vector is not None:
             for table in ('attribute', 'entity', 'memory_chunk'):
@@ -273,11 +305,12 @@ class Retriever:
             for table in ('attribute', 'entity', 'memory_chunk'):
                 rows = self.db.text(table, terms, LIST_LIMIT[table], where)
                 lists[f'bm25:{table}'] = [self._scored(table, r, float(r.get('bm25') or 0.0)) for r in rows]
-        seeds, seed_names = self._seeds(request, vector, where, lists)
+        seeds = self._seeds(request, where, lists)
         tier1: list[Hit] = []
         if mode in ('hybrid', 'graph'):
-            lists['graph'] = self._graph(seeds, where)
-            tier1 = [to_hit('attribute', r) for r in self.db.attributes_at(seeds, self._keys_named(request.query, seeds, where), where)]
+            lists['graph'] = self._graph(seeds.refs, where, vector)
+            keys = self._keys_named(request.query, seeds.named, where)
+            tier1 = [to_hit('attribute', r) for r in self.db.attributes_at(seeds.named, keys, where)]
             if tier1:
                 lists['tier1'] = tier1
         pool = fuse(lists)
@@ -288,7 +321,7 @@ class Retriever:
         reason = f'{mode}: {len(pool)} candidates from {sum(1 for v in lists.values() if v)} lists'
         if tier1:
             reason += f'; tier 1 seeded {len(tier1)} structured rows'
-        return Retrieval(hits, context_hits, seed_names, pool, vector, (time.perf_counter() - started) * 1000, reason)
+        return Retrieval(hits, context_hits, seeds.names, pool, vector, (time.perf_counter() - started) * 1000, reason)
 
     @staticmethod
     def _scored(table: str, row: dict[str, Any], score: float) -> Hit:
@@ -296,26 +329,32 @@ class Retriever:
         hit.score = score
         return hit
 
-    def _seeds(
-        self, request: RetrievalRequest, vector: list[float] | None, where: ReadFilter, lists: dict[str, list[Hit]]
-    ) -> tuple[list[str], list[str]]:
-        """Entities the query is about: the caller's self entity for first-person questions, and named/near entities."""
-        refs: dict[str, str] = {}
+    def _seeds(self, request: RetrievalRequest, where: ReadFilter, lists: dict[str, list[Hit]]) -> Seeds:
+        """Entities the query is about: the caller's self entity for first-person questions, entities named in
+        the query, and otherwise the nearest ones. Only the self and named entities feed tier 1."""
+        named: dict[str, str] = {}
         if _FIRST_PERSON & set(words(request.query)):
             for row in self.db.self_entities(request.principal_id, where):
                 key = row['id'].id
-                refs[f'{key[0]}/{key[1]}'] = str(row['name'])
-        near = [h for h in lists.get('vector:entity', []) if h.score >= SEED_SIMILARITY]
+                named[f'{key[0]}/{key[1]}'] = str(row['name'])
+        candidates = lists.get('vector:entity', []) + lists.get('bm25:entity', [])
         if 'bm25:entity' not in lists and request.mode == 'graph':
-            near += self._scored_entities(request.query, where)
-        for hit in near[:3] + lists.get('bm25:entity', [])[:3]:
-            refs.setdefault(hit.entity_refs[0], hit.resource['name'])
-        return list(refs), list(dict.fromkeys(refs.values()))
+            candidates += self._scored_entities(request.query, where)
+        spoken = f' {" ".join(words(request.query))} '
+        in_query = [h for h in candidates if f' {" ".join(words(h.resource["name"]))} ' in spoken]
+        for hit in in_query:
+            named.setdefault(hit.entity_refs[0], hit.resource['name'])
+        refs = dict(named)
+        if not in_query:  # nobody named: the nearest entities seed graph expansion (not tier 1)
+            near = [h for h in lists.get('vector:entity', []) if h.score >= SEED_SIMILARITY][:2] + lists.get('bm25:entity', [])[:2]
+            for hit in near:
+                refs.setdefault(hit.entity_refs[0], hit.resource['name'])
+        return Seeds(list(refs), list(named), list(dict.fromkeys(refs.values())))
 
     def _scored_entities(self, query: str, where: ReadFilter) -> list[Hit]:
-        return [self._scored('entity', r, float(r.get('bm25') or 0.0)) for r in self.db.text('entity', content_words(query), 8, where)]
+        return [self._scored('entity', r, float(r.get('bm25') or 0.0)) for r in self.db.text('entity', phrasings(query), 8, where)]
 
-    def _graph(self, seeds: list[str], where: ReadFilter) -> list[Hit]:
+    def _graph(self, seeds: list[str], where: ReadFilter, vector: list[float] | None) -> list[Hit]:
         """Facts of the seeds, then of their 1-hop and 2-hop neighbours (ranked by distance, then importance)."""
         ranked: list[Hit] = []
         seen: set[str] = set()
@@ -323,7 +362,7 @@ class Retriever:
         for depth, limit in enumerate(GRAPH_LIMITS):
             if not frontier:
                 break
-            for row in self.db.facts_about(frontier, limit, where):
+            for row in self.db.facts_about(frontier, limit, where, vector):
                 hit = to_hit(row.pop('table'), row)
                 if hit.id not in seen:
                     seen.add(hit.id)
@@ -334,9 +373,10 @@ class Retriever:
         return ranked
 
     def _keys_named(self, query: str, seeds: list[str], where: ReadFilter) -> list[str]:
-        """Attribute keys of the seed entities whose words all occur in the query ("what is my plan?" → plan)."""
-        asked = {_stem(w) for w in words(query)}
-        return [k for k in self.db.attribute_keys(seeds, where) if all(_stem(p) in asked for p in k.split('_') if p)]
+        """Attribute keys of the seed entities that share a content word with the query ("my plan?" → plan,
+        "which editor does Ana use?" → preferred_editor)."""
+        asked = {_stem(w) for w in words(query) if w not in STOP_WORDS}
+        return [k for k in self.db.attribute_keys(seeds, where) if asked & {_stem(p) for p in k.split('_') if p}]
 
 
 def fact_refs(hits: Sequence[Hit]) -> list[tuple[str, Any]]:

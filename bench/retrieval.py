@@ -1,0 +1,352 @@
+"""Retrieval: /query latency at 1k / 10k / 100k facts, HNSW recall@10 against exact search, and the rebuild fix.
+
+For each size, N attributes (over N/5 person entities) with real MiniLM embeddings are inserted into a
+fresh context the way the service stores them (index defined at migration time, rows after). Then,
+measured side by side in one run:
+
+* HNSW KNN on ``attribute.embedding`` (k = 10, ef = 80): latency p50/p95 and recall@10 against an exact
+  cosine top 10 over the same vectors — before and after the hourly sweep's ``REBUILD INDEX``;
+* the same exact search in numpy (the brute-force baseline);
+* ``POST /query`` through the retrieval handler (auth, embedding the query, the lists, fusion, trace write,
+  reinforcement) in hybrid / vector / bm25 mode: latency p50/p95 and whether the fact the question asks
+  about is ranked 1st (hit@1) or in the top 10 (hit@10).
+
+Embeddings are cached under ``bench/.cache`` (computing 100k takes a few minutes on 2 vCPUs).
+Run: ``make bench-retrieval`` (``--sizes 1000,10000`` for a quicker run).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import datetime as dt
+import importlib.util
+import io
+import json
+import os
+import random
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(ROOT / 'shared'), str(ROOT / 'infra'), str(ROOT)]
+os.environ.setdefault('AGENT_MEMORY_DB_URL', 'mem://')
+os.environ.setdefault('AGENT_MEMORY_KEY_SECRET', 'bench-secret')
+os.environ.setdefault('POWERTOOLS_LOG_LEVEL', 'ERROR')
+os.environ.setdefault('POWERTOOLS_METRICS_DISABLED', 'true')
+os.environ.pop('AGENT_MEMORY_QUEUE_URL', None)
+
+import numpy as np  # noqa: E402
+from surrealdb import RecordID  # noqa: E402
+
+from agent_memory.api.services import Services, get_services  # noqa: E402
+from agent_memory.db.retrieval_store import EF_SEARCH  # noqa: E402
+from agent_memory.domain.contexts import create_context, mint_context_key  # noqa: E402
+from agent_memory.domain.plan_embeddings import attribute_text, entity_text  # noqa: E402
+from local_runtime.events import LocalContext, http_event  # noqa: E402
+
+CACHE = ROOT / 'bench' / '.cache'
+QUERIES = 100
+nan = float('nan')
+FIRST = (
+    'Ada',
+    'Bo',
+    'Cai',
+    'Dana',
+    'Eli',
+    'Fay',
+    'Gus',
+    'Hana',
+    'Ivo',
+    'Jun',
+    'Kai',
+    'Lena',
+    'Milo',
+    'Nia',
+    'Omar',
+    'Pia',
+    'Quin',
+    'Rosa',
+    'Sami',
+    'Tara',
+    'Uma',
+    'Vik',
+    'Wen',
+    'Xia',
+    'Yara',
+    'Zed',
+)
+MIDDLE = (
+    'Ray',
+    'Lou',
+    'Max',
+    'Joy',
+    'Ann',
+    'Lee',
+    'Sol',
+    'Kim',
+    'Ivy',
+    'Rex',
+    'Mae',
+    'Jay',
+    'Zoe',
+    'Ben',
+    'Eve',
+    'Tom',
+    'Amy',
+    'Roy',
+    'Uma',
+    'Ned',
+    'Liv',
+    'Gil',
+    'Ora',
+    'Cy',
+    'Bea',
+    'Hal',
+    'Ida',
+    'Len',
+    'Mia',
+    'Ozzy',
+)
+LAST = (
+    'Abbott',
+    'Berg',
+    'Costa',
+    'Diaz',
+    'Engel',
+    'Fox',
+    'Gray',
+    'Horn',
+    'Ito',
+    'Jansen',
+    'Kowal',
+    'Lund',
+    'Moreau',
+    'Novak',
+    'Ortiz',
+    'Park',
+    'Quist',
+    'Reyes',
+    'Sato',
+    'Tanaka',
+    'Umar',
+    'Vance',
+    'Wolff',
+    'Xu',
+    'Young',
+    'Zamora',
+    'Adler',
+    'Brandt',
+    'Chen',
+    'Dubois',
+    'Ekström',
+    'Fischer',
+    'Garcia',
+    'Haddad',
+    'Ibarra',
+    'Jovanovic',
+    'Kim',
+    'Lopez',
+    'Mbeki',
+    'Nakamura',
+)
+KEYS = {
+    'employer': ['Acme Robotics', 'Blue Harbor Bank', 'Cobalt Labs', 'Delta Foods', 'Evergreen Health', 'Fjord Games'],
+    'home_city': ['Berlin', 'Lisbon', 'Osaka', 'Toronto', 'Nairobi', 'Lima', 'Oslo', 'Austin'],
+    'job_title': ['data engineer', 'product manager', 'nurse', 'chef', 'architect', 'teacher', 'pilot'],
+    'favourite_food': ['ramen', 'tacos', 'paella', 'dumplings', 'falafel', 'risotto'],
+    'hobby': ['rock climbing', 'chess', 'sailing', 'pottery', 'birdwatching', 'salsa dancing'],
+    'current_project': ['the billing migration', 'a mobile app rewrite', 'the warehouse robots', 'the Q3 audit'],
+    'pet': ['a grey cat', 'a beagle', 'two goldfish', 'a parrot', 'no pets'],
+    'preferred_editor': ['VS Code', 'Vim', 'Emacs', 'IntelliJ', 'Zed'],
+    'car': ['a red Fiat', 'a Tesla', 'no car', 'a Volvo estate', 'a cargo bike'],
+    'next_trip': ['Iceland in March', 'Japan in May', 'a week in Crete', 'Patagonia in November'],
+}
+QUESTIONS = {
+    'employer': 'Where does {n} work?',
+    'home_city': 'Which city does {n} live in?',
+    'job_title': "What is {n}'s job?",
+    'favourite_food': "What is {n}'s favourite food?",
+    'hobby': 'What does {n} do for fun?',
+    'current_project': 'What is {n} working on right now?',
+    'pet': 'Does {n} have a pet?',
+    'preferred_editor': 'Which editor does {n} use?',
+    'car': 'What car does {n} drive?',
+    'next_trip': 'Where is {n} travelling next?',
+}
+
+
+def person(i: int) -> str:
+    """Distinct names with no token shared by everyone (26 × 30 × 40 = 31,200 people)."""
+    return f'{FIRST[i % len(FIRST)]} {MIDDLE[(i // len(FIRST)) % len(MIDDLE)]} {LAST[(i // (len(FIRST) * len(MIDDLE))) % len(LAST)]}'
+
+
+def facts(n: int) -> list[tuple[str, str, str]]:
+    keys = list(KEYS)
+    rng = random.Random(7)
+    return [(person(i // 5), keys[(i * 3 + i // 5) % len(keys)], rng.choice(KEYS[keys[(i * 3 + i // 5) % len(keys)]])) for i in range(n)]
+
+
+def embed_cached(services: Services, name: str, texts: list[str]) -> np.ndarray[Any, np.dtype[np.float32]]:
+    CACHE.mkdir(parents=True, exist_ok=True)
+    path = CACHE / f'{name}.npy'
+    if path.exists():
+        cached: np.ndarray[Any, np.dtype[np.float32]] = np.load(path)
+        if len(cached) == len(texts):
+            return cached
+    started, out = time.perf_counter(), []
+    for start in range(0, len(texts), 512):
+        out.extend(services.embedder.embed(texts[start : start + 512]))
+        print(f'  embedded {min(len(texts), start + 512)}/{len(texts)} ({name})', file=sys.stderr)
+    vectors = np.asarray(out, dtype=np.float32)
+    np.save(path, vectors)
+    print(f'  embedding {len(texts)} texts took {time.perf_counter() - started:.1f} s', file=sys.stderr)
+    return vectors
+
+
+def load_rows(services: Services, ctx: str, rows: list[tuple[str, str, str]], vectors: np.ndarray[Any, Any],
+              names: list[str], name_vectors: np.ndarray[Any, Any]) -> float:  # fmt: skip
+    store = services.store(ctx)
+    now = dt.datetime.now(dt.UTC)
+    started = time.perf_counter()
+    entities = [
+        {'id': RecordID('entity', ['person', name.lower()]), 'name': name, 'type': 'person', 'memory_category': 'identity',
+         'importance': 1.0, 'scope_sets': [['/']], 'created_at': now, 'updated_at': now, 'embedding': name_vectors[i].tolist()}
+        for i, name in enumerate(names)
+    ]  # fmt: skip
+    for start in range(0, len(entities), 500):
+        store.q('INSERT INTO entity $rows RETURN NONE;', rows=entities[start : start + 500])
+    for start in range(0, len(rows), 500):
+        batch = [
+            {'entity': RecordID('entity', ['person', name.lower()]), 'key': key, 'value': value, 'memory_category': 'knowledge',
+             'importance': 0.8, 'confidence': 1.0, 'source': {'kind': 'upsert'}, 'valid_from': now, 'created_at': now,
+             'confirmed_at': now, 'scope_sets': [['/']], 'embedding': vectors[start + j].tolist()}
+            for j, (name, key, value) in enumerate(rows[start : start + 500])
+        ]  # fmt: skip
+        store.q('INSERT INTO attribute $rows RETURN NONE;', rows=batch)
+        if (start // 500) % 20 == 0:
+            print(f'  inserted {start + len(batch)}/{len(rows)} attributes', file=sys.stderr)
+    return time.perf_counter() - started
+
+
+def pct(values: list[float], q: float) -> float:
+    return float(np.percentile(values, q)) if values else float('nan')
+
+
+def knn(services: Services, ctx: str, qv: np.ndarray[Any, Any], ids: list[str],
+        exact: list[set[str]]) -> tuple[list[float], float]:  # fmt: skip
+    store = services.store(ctx)
+    times, recalls = [], []
+    for i, vector in enumerate(qv):
+        started = time.perf_counter()
+        sql = f'SELECT id, vector::distance::knn() AS d FROM attribute WHERE embedding <|10,{EF_SEARCH}|> $v ORDER BY d;'
+        rows = store.q(sql, v=vector.tolist())[0]
+        times.append((time.perf_counter() - started) * 1000)
+        recalls.append(len({str(r['id'].id) for r in rows} & exact[i]) / 10)
+    return times, statistics.mean(recalls)
+
+
+def query_api(fn: Any, ctx: str, key: str, questions: list[tuple[str, str]], mode: str) -> tuple[list[float], float, float]:
+    times, top1, top10 = [], 0, 0
+    for question, expected in questions:
+        event = http_event('POST', f'/api/v1/{ctx}/query', headers={'authorization': f'Bearer {key}'},
+                           body={'query': question, 'k': 10, 'mode': mode})  # fmt: skip
+        started = time.perf_counter()
+        with contextlib.redirect_stdout(io.StringIO()):  # the handler's EMF metrics line
+            response = fn.lambda_handler(event, LocalContext())
+        times.append((time.perf_counter() - started) * 1000)
+        assert response['statusCode'] == 200, response
+        hits = [h['text'] for h in json.loads(response['body'])['hits']]
+        top1 += bool(hits) and hits[0] == expected
+        top10 += expected in hits
+    return times, top1 / len(questions), top10 / len(questions)
+
+
+def load_handler(name: str) -> Any:
+    spec = importlib.util.spec_from_file_location(f'bench_{name}', ROOT / 'functions' / name / 'app.py')
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def run(size: int, services: Services, fn: Any) -> list[dict[str, Any]]:
+    rows = facts(size)
+    names = sorted({name for name, _, _ in rows})
+    vectors = embed_cached(services, f'attributes_{size}', [attribute_text(n, k, v) for n, k, v in rows])
+    name_vectors = embed_cached(services, f'entities_{size}', [entity_text(n, 'person') for n in names])
+    rng = random.Random(size)
+    picks = rng.sample(range(size), QUERIES)
+    questions = [(QUESTIONS[rows[i][1]].format(n=rows[i][0]), attribute_text(*rows[i])) for i in picks]
+    qv = np.asarray(services.embedder.embed([q for q, _ in questions]), dtype=np.float32)
+    ctx = f'benchr{size}t{int(time.time())}'
+    create_context(services.control, services.store, ctx, {})
+    key = mint_context_key(services.control, ctx, 'admin', 'bench')
+    load_s = load_rows(services, ctx, rows, vectors, names, name_vectors)
+    store = services.store(ctx)
+    ids = [str(r) for r in store.q('SELECT VALUE record::id(id) FROM attribute;')[0]]
+    stored = np.asarray(list(store.q('SELECT VALUE embedding FROM attribute;')[0]), dtype=np.float32)
+    # exact baseline over the same vectors, in the same order as ids
+    started = time.perf_counter()
+    exact = []
+    for v in qv:
+        scores = stored @ v
+        top = np.argpartition(-scores, 10)[:10]
+        exact.append({ids[j] for j in top})
+    numpy_ms = (time.perf_counter() - started) * 1000 / len(qv)
+    results: list[dict[str, Any]] = []
+    before_t, before_r = knn(services, ctx, qv[:50], ids, exact[:50])
+    api_before, _, _ = query_api(fn, ctx, key, questions[:30], 'hybrid')
+    results.append({'size': size, 'state': 'no rebuild', 'knn_p50': pct(before_t, 50), 'knn_p95': pct(before_t, 95), 'recall': before_r,
+                    'hybrid_p50': pct(api_before, 50), 'hybrid_p95': pct(api_before, 95)})  # fmt: skip
+    lifecycle = services.lifecycle(ctx)
+    started = time.perf_counter()
+    for table, (count, _) in lifecycle.vector_index_growth().items():
+        if count:
+            lifecycle.rebuild_vector_index(table, count, dt.datetime.now(dt.UTC))
+    rebuild_s = time.perf_counter() - started
+    after_t, after_r = knn(services, ctx, qv, ids, exact)
+    row: dict[str, Any] = {'size': size, 'state': 'after rebuild', 'knn_p50': pct(after_t, 50), 'knn_p95': pct(after_t, 95),
+                           'recall': after_r, 'numpy_ms': numpy_ms, 'load_s': load_s, 'rebuild_s': rebuild_s}  # fmt: skip
+    for mode in ('hybrid', 'vector', 'bm25'):
+        times, hit1, hit10 = query_api(fn, ctx, key, questions, mode)
+        row.update({f'{mode}_p50': pct(times, 50), f'{mode}_p95': pct(times, 95), f'{mode}_hit1': hit1, f'{mode}_hit10': hit10})
+    results.append(row)
+    services.control.delete_context(ctx)
+    services.forget_store(ctx)
+    return results
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument('--sizes', default='1000,10000,100000')
+    args = parser.parse_args()
+    services = get_services()
+    services.embedder.warm()
+    fn = load_handler('retrieval')
+    results = []
+    for size in (int(s) for s in args.sizes.split(',')):
+        print(f'size {size}', file=sys.stderr)
+        results.extend(run(size, services, fn))
+    print(f'\nHNSW (k=10, ef={EF_SEARCH}) vs exact, and the hourly rebuild')
+    columns = ('KNN p50 ms', 'KNN p95 ms', 'recall@10', 'numpy ms/q', 'load s', 'rebuild s')
+    print(f'{"facts":>7} {"state":<14} ' + ' '.join(f'{c:>10}' for c in columns))
+    for r in results:
+        values = (r['knn_p50'], r['knn_p95'], r['recall'], r.get('numpy_ms', nan), r.get('load_s', nan), r.get('rebuild_s', nan))
+        print(f'{r["size"]:>7} {r["state"]:<14} ' + ' '.join(f'{v:>10.3f}' for v in values))
+    print('\nPOST /query through the handler (after the rebuild unless noted)')
+    print(f'{"facts":>7} {"mode":<22} {"p50 ms":>8} {"p95 ms":>8} {"hit@1":>6} {"hit@10":>7}')
+    for r in results:
+        if r['state'] == 'no rebuild':
+            print(f'{r["size"]:>7} {"hybrid, no rebuild":<22} {r["hybrid_p50"]:>8.1f} {r["hybrid_p95"]:>8.1f} {"":>6} {"":>7}')
+            continue
+        for mode in ('hybrid', 'vector', 'bm25'):
+            print(f'{r["size"]:>7} {mode:<22} {r[f"{mode}_p50"]:>8.1f} {r[f"{mode}_p95"]:>8.1f} '
+                  f'{r[f"{mode}_hit1"]:>6.2f} {r[f"{mode}_hit10"]:>7.2f}')  # fmt: skip
+
+
+if __name__ == '__main__':
+    main()
