@@ -194,3 +194,24 @@ def test_conversations_are_extracted_in_process_under_make_dev(data_dir: Path) -
     finally:
         code, output = gateway.stop()
     assert code == 0, output
+
+
+def test_recall_chat_and_the_cache_over_http(data_dir: Path) -> None:
+    gateway = Gateway(data_dir, _free_port())
+    try:
+        alice = {'type': 'person', 'name': 'Alice'}
+        triples = [{'entity': alice, 'key': 'plan', 'value': 'Pro'},
+                   {'entity': alice, 'key': 'works_at', 'target': {'type': 'company', 'name': 'Acme'}}]  # fmt: skip
+        assert gateway.request('POST', '/api/v1/dev/facts', {'infer': 'triples', 'triples': triples})[0] == 200
+        status, recalled = gateway.request('POST', '/api/v1/dev/query', {'query': 'What plan is Alice on?', 'k': 3})
+        assert status == 200 and recalled['hits'][0]['text'] == 'Alice plan: Pro'
+        status, first = gateway.request('POST', '/api/v1/dev/chat', {'message': 'What plan is Alice on?'})
+        assert status == 200 and first['cached'] is False and 'Alice plan: Pro [S1]' in first['reply']
+        status, second = gateway.request('POST', '/api/v1/dev/chat', {'message': 'What plan is Alice on?'})
+        assert status == 200 and second['cached'] is True and second['reply'] == first['reply']
+        status, stats = gateway.request('GET', '/api/v1/dev/traces/stats')
+        assert status == 200 and stats['cacheHits'] == 1 and stats['tierCounts']['cache'] == 1
+        assert gateway.request('POST', '/api/v1/dev/query', {'query': 'x', 'k': 99})[0] == 400
+    finally:
+        code, output = gateway.stop()
+    assert code == 0, output
