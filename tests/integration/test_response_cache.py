@@ -273,3 +273,11 @@ def test_hit_reinforces_the_cited_facts(seeded: Api, llm: LlmTestServer, store: 
     chat(seeded)
     after = store.rows("SELECT VALUE importance FROM attribute WHERE key = 'role';")[0]
     assert after == pytest.approx(min(2.0, before * 1.1))
+
+
+def test_a_session_with_only_a_system_turn_already_has_prior_turns(seeded: Api, llm: LlmTestServer) -> None:
+    chat(seeded)
+    code, body, _ = seeded.call('facts', 'POST', '/facts', {'infer': 'none', 'role': 'system', 'text': 'You are a helpful assistant.'})
+    assert code == 200
+    assert chat(seeded, sessionId=body['sessionId'])['cached'] is False
+    assert llm.chat_calls == 2

@@ -47,10 +47,11 @@ def chat(
     scope_sets = write_region(caller, request.scopes, session)
     session_id = request.session_id or f'sess_{new_id()}'
     window = transcript.window(store, session_id) if session else []
+    has_prior_turns = bool(window) or (session is not None and transcript.has_turns(store, session_id))
     visibility = fingerprint(caller, None, request.labels)
     vector = embedder.embed([request.message])[0]
     model = request.model or caller.config.models.synthesis
-    decision = consult_cache(store, caller.config.response_cache, request, bool(window), visibility, vector, now)
+    decision = consult_cache(store, caller.config.response_cache, request, has_prior_turns, visibility, vector, now)
 
     retrieval = None
     if decision.hit is not None:

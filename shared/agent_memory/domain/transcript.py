@@ -23,3 +23,8 @@ def window(store: MemoryStore, session_id: str) -> list[dict[str, Any]]:
         budget -= len(content)
         kept.append({**turn, 'content': content})
     return list(reversed(kept))
+
+
+def has_turns(store: MemoryStore, session_id: str) -> bool:
+    """Any turn at all (system and tool turns count: the conversation is under way)."""
+    return bool(TurnStore(store).recent_turns(session_id, 1 << 62, 1))
