@@ -39,3 +39,18 @@ def test_reindex_rebuilds_grown_indexes_once_and_search_still_answers(
     assert reindex(api) == 0  # 10 more: under both the minimum and 50 % of 30
     code, body, _ = api.call('retrieval', 'POST', '/query', {'query': 'p7 status', 'mode': 'vector', 'k': 3})
     assert code == 200 and body['hits'][0]['text'] in ('p7 status: phase 7', 'p7 (project)')
+
+
+def test_a_large_backlog_triggers_a_rebuild_below_the_growth_ratio(
+    api: Api, services: Services, context_id: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(lifecycle, 'REINDEX_MIN_NEW_ROWS', 5)
+    monkeypatch.setattr(lifecycle, 'REINDEX_MIN_GROWTH', 0.5)
+    monkeypatch.setattr(lifecycle, 'REINDEX_MAX_BACKLOG', 8)
+    add_facts(api, 0, 30)
+    assert reindex(api) == 2
+    add_facts(api, 30, 6)
+    assert reindex(api) == 0  # 6 new: ≥ the minimum, but < 50 % of 30 and < the backlog cap of 8
+    add_facts(api, 36, 4)
+    assert reindex(api) == 2  # 10 new: still < 50 %, but ≥ the backlog cap
+    assert services.lifecycle(context_id).vector_index_growth()['attribute'] == (40, 40)

@@ -22,7 +22,7 @@ from agent_memory.domain.facts import Pipeline, chunks_for, enqueue, session_for
 from agent_memory.domain.ids import new_id, utcnow
 from agent_memory.domain.response_cache import consult_cache
 from agent_memory.domain.retrieval import RetrievalRequest, Retriever
-from agent_memory.domain.synthesis import MAX_SOURCES, Composer, citation_wire
+from agent_memory.domain.synthesis import MAX_SOURCES, Composer, citation_wire, public_citation
 from agent_memory.domain.visibility import fingerprint
 from agent_memory.domain.write_plan import WritePlan
 from agent_memory.embeddings import Embedder
@@ -68,7 +68,10 @@ def chat(
         tier, reason = 3, f'{decision.reason}; {retrieval.tier_reason}'
     metrics.add_metric(name=f'Tier{tier}', unit='Count', value=1)
     latency_ms = (time.perf_counter() - started) * 1000
-    citations = [citation_wire(marker, hit) | {'table': hit.table, 'key': hit.key} for marker, hit in composition.cited]
+    citations = [
+        citation_wire(marker, hit) | {'table': hit.table, 'key': hit.key, 'entity_refs': list(hit.entity_refs)}
+        for marker, hit in composition.cited
+    ]
     response_id, retrieval_id = new_id(), new_id()
     plan = WritePlan(now=now, principal=caller.principal_id, session_id=session_id)
     if session is None:
@@ -124,7 +127,7 @@ def chat(
         'retrievalTraceId': f'retrieval_trace:{retrieval_id}',
         'cached': decision.hit is not None,
         'tier': 'cache' if decision.hit is not None else 'hybrid',
-        'citations': [{k: v for k, v in c.items() if k not in ('table', 'key')} for c in citations],
+        'citations': [public_citation(c) for c in citations],
         'memoryUpdates': {'turnId': user_turn['id'], 'status': 'queued' if queued else 'stored'},
     }
     return ChatResult(body, composition.deltas or [composition.reply])

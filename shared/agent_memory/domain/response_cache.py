@@ -44,7 +44,8 @@ class CacheDecision:
 def _cited_hit(citation: dict[str, Any]) -> Hit:
     table = citation['table']
     return Hit(
-        citation['id'], table, float(citation.get('score') or 0.0), citation.get('snippet') or '', None, {}, None, (), citation.get('role'),
+        citation['id'], table, float(citation.get('score') or 0.0), citation.get('snippet') or '', None, {}, None,
+        tuple(citation.get('entity_refs') or ()), citation.get('role'),
         key=citation['key'],
     )  # fmt: skip
 

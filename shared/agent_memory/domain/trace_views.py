@@ -17,6 +17,7 @@ from agent_memory.domain.auth import Caller
 from agent_memory.domain.ids import parse_rfc3339, utcnow
 from agent_memory.domain.recall import TIER_NAMES
 from agent_memory.domain.scopes import covered
+from agent_memory.domain.synthesis import public_citation
 from agent_memory.errors import BadRequest, NotFound
 
 MAX_WINDOW_HOURS = 24 * 365
@@ -36,7 +37,7 @@ def _response(row: dict[str, Any] | None) -> dict[str, Any] | None:
         'cached': bool(row.get('cached')),
         'reusedFrom': ref(row.get('reused_from')),
         'cacheEligible': bool(row.get('cache_eligible')),
-        'citations': [{k: v for k, v in c.items() if k not in ('table', 'key')} for c in row.get('cited') or []],
+        'citations': [public_citation(c) for c in row.get('cited') or []],
         'model': row.get('model'),
         'tokens': row.get('tokens'),
         'sessionId': bare(row.get('session')),
