@@ -74,11 +74,11 @@ from agent_memory.config import get_settings  # noqa: E402
 from agent_memory.db.memory_store import MemoryStore  # noqa: E402
 from agent_memory.db.records import Tx  # noqa: E402
 from agent_memory.db.trace_rows import add_traces  # noqa: E402
-from agent_memory.db.trace_store import CACHE_NEIGHBOURS, TraceStore  # noqa: E402
+from agent_memory.db.trace_store import CACHE_EF, CACHE_NEIGHBOURS, TraceStore  # noqa: E402
 from agent_memory.domain.context_config import ResponseCacheConfig  # noqa: E402
 from agent_memory.domain.contexts import create_context, mint_context_key  # noqa: E402
 from agent_memory.domain.ids import new_id, utcnow  # noqa: E402
-from agent_memory.domain.lifecycle import REINDEX_MIN_GROWTH, REINDEX_MIN_NEW_ROWS  # noqa: E402
+from agent_memory.domain.lifecycle import REINDEX_MAX_BACKLOG, REINDEX_MIN_GROWTH, REINDEX_MIN_NEW_ROWS  # noqa: E402
 from agent_memory.domain.synthesis import LlmComposer  # noqa: E402
 from local_runtime.events import LocalContext, http_event  # noqa: E402
 from tests.llm_server import LlmTestServer  # noqa: E402
@@ -596,7 +596,7 @@ def postfilter_recall(queries: list[np.ndarray], data: TraceSet, threshold: floa
 
 BARE_KNN = (
     f'SELECT id, vector::distance::knn() AS distance FROM retrieval_trace '
-    f'WHERE query_embedding <|{CACHE_NEIGHBOURS},80|> $vector ORDER BY distance;'
+    f'WHERE query_embedding <|{CACHE_NEIGHBOURS},{CACHE_EF}|> $vector ORDER BY distance;'
 )
 
 
@@ -751,11 +751,13 @@ def part_lookup(args: argparse.Namespace, services: Services, data: dict[str, An
         'it fails when the nearest rows mostly belong to other fingerprints or are stale.'
     )
     last = results[-1]
-    worst_pending = max(REINDEX_MIN_NEW_ROWS, int(REINDEX_MIN_GROWTH * last.size))
+    worst_pending = max(REINDEX_MIN_NEW_ROWS, min(int(REINDEX_MIN_GROWTH * last.size), REINDEX_MAX_BACKLOG))
+    cost = max(per_row_bare[-1], per_row[-1])  # the +rows estimate is noisy (it can come out negative)
     out.append(
-        f'The hourly sweep rebuilds only after ≥ {REINDEX_MIN_NEW_ROWS:,} new rows and ≥ {REINDEX_MIN_GROWTH:.0%} growth, so a '
-        f'{last.size:,}-row context can carry up to {worst_pending:,} un-indexed rows: at the measured cost per row that is about '
-        f'{last.after.p50 + per_row[-1] * worst_pending:,.0f} ms per /chat cache lookup just before a rebuild (extrapolated).'
+        f'The hourly sweep rebuilds after ≥ {REINDEX_MIN_NEW_ROWS:,} new rows and either ≥ {REINDEX_MIN_GROWTH:.0%} growth or '
+        f'≥ {REINDEX_MAX_BACKLOG:,} rows, so a {last.size:,}-row context carries at most {worst_pending:,} un-indexed rows: at '
+        f'{1000 * cost:.1f} µs per row that is about {cost * worst_pending:,.0f} ms added to a /chat cache lookup just before a '
+        'rebuild (extrapolated).'
     )
     out.append(
         f'\nData: {args.anchors:,} template questions embedded with the local model; each row is a random anchor + Gaussian '
@@ -764,7 +766,7 @@ def part_lookup(args: argparse.Namespace, services: Services, data: dict[str, An
         + ', '.join(f'{int(w * 100)}% {k}' for k, w in MIX)
         + f' (older than the {WINDOW_SECONDS} s window). Queries: {args.queries}, interleaved: half a stored cacheable row + '
         f'σ 0.005 noise (should hit), half real workload questions (most miss). Threshold {threshold}, k={CACHE_NEIGHBOURS}, '
-        f'ef=80. Columns with a query count in parentheses ran the queries in order until a time budget '
+        f'ef={CACHE_EF}. Columns with a query count in parentheses ran the queries in order until a time budget '
         f'(before {args.before_budget:.0f} s, +rows {args.pending_budget:.0f} s, bare KNN a third of those; at least '
         f'{args.min_before} queries) was spent. numpy = float32 matrix-vector product over all N + mask + top-{CACHE_NEIGHBOURS}, '
         f'same vectors. "found" = queries where cache_candidates returned a candidate; "exact had one" = queries where a '
