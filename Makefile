@@ -9,7 +9,7 @@ SAM_STAMP := $(SAM_VENV)/.installed
 PY312_DIR := $(shell command -v pyenv >/dev/null 2>&1 && ls -d "$$(pyenv root)"/versions/3.12.*/bin 2>/dev/null | tail -n 1)
 export PYTHONPATH := shared:infra
 
-.PHONY: dev test install install-sam lint typecheck unit sam-validate sam-build bench bench-lifecycle bench-auth bench-extraction bench-quality bench-retrieval bench-cache clean
+.PHONY: openapi dev test install install-sam lint typecheck unit sam-validate sam-build bench bench-lifecycle bench-auth bench-extraction bench-quality bench-retrieval bench-cache clean
 
 $(STAMP): requirements-dev.txt shared/requirements.txt infra/layers/embeddings/requirements.txt
 	$(PYTHON) -m venv $(VENV)
@@ -50,6 +50,10 @@ sam-build: install-sam
 .PHONY: sam-sizes
 sam-sizes: install-sam
 	$(SAM_VENV)/bin/python infra/layers/sizes.py
+
+# Regenerate infra/openapi/openapi.json from template.yaml, the handlers and the models (a test checks it).
+openapi: install
+	$(BIN)/python -m openapi.generate
 
 test: lint typecheck unit sam-validate sam-build
 

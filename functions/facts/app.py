@@ -47,7 +47,7 @@ def post_facts(context_id: str) -> Any:
     wait = prefer_wait()
     status, body = facts.remember(store, caller, get_services().pipeline(), request, raw, header(app, 'Idempotency-Key'), wait)
     metrics.add_metric(name='FactsWritten', unit=MetricUnit.Count, value=1)
-    return json_response(body, status)
+    return json_response(body, status)  # also answers 200; also answers 202 (queued for extraction)
 
 
 @app.post('/api/v1/<context_id>/facts/batch')
@@ -58,7 +58,7 @@ def post_facts_batch(context_id: str) -> Any:
     wait = prefer_wait()
     status, body = facts.remember_batch(store, caller, get_services().pipeline(), request, raw, header(app, 'Idempotency-Key'), wait)
     metrics.add_metric(name='FactsWritten', unit=MetricUnit.Count, value=len(request.messages))
-    return json_response(body, status)
+    return json_response(body, status)  # also answers 200; also answers 202 (queued for extraction)
 
 
 @app.get('/api/v1/<context_id>/extractions/<turn_id>')

@@ -1,7 +1,9 @@
-"""GET /api/v1/health — liveness and database reachability (no auth)."""
+"""GET /api/v1/health — liveness and database reachability; GET /api/v1/openapi.json — the API description (no auth)."""
 
+from importlib import resources
 from typing import Any
 
+from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
@@ -23,6 +25,22 @@ def health() -> Any:
         response.headers['Retry-After'] = '5'
         return response
     return json_response({'status': 'ok', 'db': 'ok'})
+
+
+@app.get('/api/v1/openapi.json')
+def openapi() -> Any:
+    return Response(status_code=200, content_type='application/json', body=openapi_document())
+
+
+def openapi_document() -> str:
+    """The committed infra/openapi/openapi.json (shipped in the layer), read once per container."""
+    global _OPENAPI
+    if _OPENAPI is None:
+        _OPENAPI = resources.files('agent_memory.api').joinpath('openapi.json').read_text(encoding='utf-8')
+    return _OPENAPI
+
+
+_OPENAPI: str | None = None
 
 
 @logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_HTTP)

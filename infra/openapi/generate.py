@@ -1,0 +1,187 @@
+"""Generate the OpenAPI 3.1 document from the code: template.yaml routes, the handlers and the pydantic models.
+
+Each HttpApi route of ``template.yaml`` becomes an operation. Its handler in ``functions/<name>/app.py``
+says which request model it validates with (``parse_body(app, Model)``), which query parameters it
+reads (``query_param(app, 'x')``) and which success statuses it returns; the request schemas are the
+models' own JSON schemas. ``make openapi`` rewrites ``infra/openapi/openapi.json``; a test fails when the
+committed document and the code disagree. The health function serves it at ``GET /api/v1/openapi.json``.
+
+Run: ``PYTHONPATH=shared:infra .venv/bin/python -m openapi.generate [--check]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import AliasChoices, BaseModel
+
+from agent_memory import models
+
+ROOT = Path(__file__).resolve().parents[2]
+OUTPUT = ROOT / 'infra' / 'openapi' / 'openapi.json'
+_DECORATOR = re.compile(r"""@app\.(get|post|put|patch|delete)\(\s*['"]([^'"]+)['"]\)""")
+_BODY = re.compile(r'parse_body\(app, (\w+)\)')
+_QUERY = re.compile(r"""query_param\(app, ['"](\w+)['"]\)""")
+_STATUS = re.compile(r'json_response\([^\n]*?, (\d{3})\)|return (\d{3}),|also answers (\d{3})')
+PUBLIC = {('GET', '/api/v1/health'), ('GET', '/api/v1/openapi.json')}
+ERRORS = {
+    '400': 'Malformed JSON, an invalid field, enum or limit',
+    '401': 'Missing, unknown, expired or rotated key',
+    '403': 'Outside the caller’s grants',
+    '404': 'No such resource (or not visible to the caller)',
+    '409': 'Duplicate or idempotency conflict',
+    '413': 'Body over the size limit',
+    '422': 'Invalid context id or semantic error',
+    '429': 'Rate limited (see Retry-After)',
+    '503': 'Database or model provider unavailable (see Retry-After)',
+}
+
+
+class _CfnLoader(yaml.SafeLoader):
+    """Reads template.yaml without resolving CloudFormation tags."""
+
+
+_CfnLoader.add_multi_constructor('!', lambda loader, suffix, node: None)
+
+
+def template_routes() -> list[tuple[str, str, str]]:
+    """(method, path, function folder) of every HttpApi event."""
+    template = yaml.load((ROOT / 'template.yaml').read_text(encoding='utf-8'), Loader=_CfnLoader)  # noqa: S506 - SafeLoader subclass
+    routes = []
+    for resource in template['Resources'].values():
+        if resource['Type'] != 'AWS::Serverless::Function':
+            continue
+        folder = resource['Properties']['CodeUri'].strip('/').split('/')[-1]
+        for event in (resource['Properties'].get('Events') or {}).values():
+            if event['Type'] == 'HttpApi':
+                routes.append((event['Properties']['Method'].upper(), event['Properties']['Path'], folder))
+    return sorted(routes, key=lambda r: (r[1], r[0]))
+
+
+def _handler_facts(folder: str) -> dict[tuple[str, str], dict[str, Any]]:
+    """Per decorated route of one handler module: request model, query parameters, statuses, docstring line."""
+    source = (ROOT / 'functions' / folder / 'app.py').read_text(encoding='utf-8')
+    found: dict[tuple[str, str], dict[str, Any]] = {}
+    matches = list(_DECORATOR.finditer(source))
+    for i, match in enumerate(matches):
+        body = source[match.end() : matches[i + 1].start() if i + 1 < len(matches) else len(source)]
+        path = re.sub(r'<(\w+)>', r'{\1}', match.group(2))
+        statuses = {int(a or b or c) for a, b, c in _STATUS.findall(body)}
+        if 'no_content()' in body:
+            statuses.add(204)
+        model = _BODY.search(body)
+        name = re.search(r'def (\w+)\(', body)
+        found[(match.group(1).upper(), path)] = {
+            'model': model.group(1) if model else None,
+            'query': sorted(set(_QUERY.findall(body))),
+            'statuses': sorted(statuses) or [200],
+            'operation': name.group(1) if name else None,
+        }
+    return found
+
+
+def _with_aliases(model: type[BaseModel], schema: dict[str, Any]) -> dict[str, Any]:
+    """The handlers accept every spelling of a field (``sessionId`` and ``session_id``): document them all."""
+    properties = schema.get('properties', {})
+    for field in model.model_fields.values():
+        alias = field.validation_alias
+        if isinstance(alias, AliasChoices):
+            names = [str(choice) for choice in alias.choices]
+            documented = next((properties[n] for n in names if n in properties), None)
+            if documented is not None:
+                for name in names:
+                    properties.setdefault(name, documented)
+    return schema
+
+
+def _schema_for(model_name: str, components: dict[str, Any]) -> dict[str, Any]:
+    model = getattr(models, model_name)
+    assert isinstance(model, type) and issubclass(model, BaseModel), model_name
+    schema = model.model_json_schema(ref_template='#/components/schemas/{model}')
+    for name, definition in schema.pop('$defs', {}).items():
+        nested = getattr(models, name, None)
+        components[name] = _with_aliases(nested, definition) if isinstance(nested, type) and issubclass(nested, BaseModel) else definition
+    components[model_name] = _with_aliases(model, schema)
+    return {'$ref': f'#/components/schemas/{model_name}'}
+
+
+def build() -> dict[str, Any]:
+    components: dict[str, Any] = {
+        'Problem': {
+            'type': 'object',
+            'description': 'RFC 7807 problem details (application/problem+json); `message` repeats `detail`.',
+            'properties': {k: {'type': t} for k, t in (('type', 'string'), ('title', 'string'), ('status', 'integer'),
+                                                        ('detail', 'string'), ('instance', 'string'), ('message', 'string'))},
+            'required': ['type', 'title', 'status', 'detail', 'message'],
+        }
+    }  # fmt: skip
+    paths: dict[str, dict[str, Any]] = {}
+    facts_by_folder: dict[str, dict[tuple[str, str], dict[str, Any]]] = {}
+    for method, path, folder in template_routes():
+        handler = facts_by_folder.setdefault(folder, _handler_facts(folder)).get((method, path))
+        if handler is None:
+            raise SystemExit(f'{method} {path} is declared in template.yaml but functions/{folder}/app.py does not route it')
+        operation: dict[str, Any] = {
+            'operationId': f'{folder}_{handler["operation"]}',
+            'tags': [folder],
+            'parameters': [
+                {'name': name, 'in': 'path', 'required': True, 'schema': {'type': 'string'}} for name in re.findall(r'{(\w+)}', path)
+            ]
+            + [{'name': name, 'in': 'query', 'required': False, 'schema': {'type': 'string'}} for name in handler['query']],
+            'responses': {
+                str(status): {'description': 'No content' if status == 204 else 'Success',
+                              **({} if status == 204 else {'content': {'application/json': {'schema': {'type': 'object'}}}})}
+                for status in handler['statuses']
+            },
+        }  # fmt: skip
+        if handler['model']:
+            schema = _schema_for(handler['model'], components)
+            operation['requestBody'] = {'required': False, 'content': {'application/json': {'schema': schema}}}
+        for status, description in ERRORS.items():
+            operation['responses'].setdefault(
+                status,
+                {'description': description, 'content': {'application/problem+json': {'schema': {'$ref': '#/components/schemas/Problem'}}}},
+            )
+        if (method, path) in PUBLIC:
+            operation['security'] = []
+        paths.setdefault(path, {})[method.lower()] = operation
+    return {
+        'openapi': '3.1.0',
+        'info': {
+            'title': 'Agent Memory',
+            'version': '1.0.0',
+            'description': 'Memory layer for AI agents: facts, retrieval, chat with a semantic response cache, lifecycle.',
+        },
+        'servers': [{'url': '/'}],
+        'security': [{'bearerAuth': []}],
+        'components': {'securitySchemes': {'bearerAuth': {'type': 'http', 'scheme': 'bearer'}}, 'schemas': components},
+        'paths': paths,
+    }
+
+
+def render() -> str:
+    return json.dumps(build(), indent=2, sort_keys=True, ensure_ascii=False) + '\n'
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument('--check', action='store_true', help='exit 1 when the committed document is out of date')
+    args = parser.parse_args()
+    text = render()
+    if args.check:
+        if OUTPUT.read_text(encoding='utf-8') != text:
+            print(f'{OUTPUT} is out of date: run make openapi', file=sys.stderr)
+            sys.exit(1)
+        return
+    OUTPUT.write_text(text, encoding='utf-8')
+    print(f'wrote {OUTPUT} ({len(json.loads(text)["paths"])} paths)')
+
+
+if __name__ == '__main__':
+    main()

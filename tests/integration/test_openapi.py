@@ -1,0 +1,87 @@
+"""The OpenAPI document: generated from the code, committed, valid, complete, served, and faithful to the models."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+from openapi_spec_validator import validate
+
+from openapi.generate import OUTPUT, render, template_routes
+from tests.conftest import ROOT, Api
+
+DOCUMENT: dict[str, Any] = json.loads(OUTPUT.read_text(encoding='utf-8'))
+
+
+def test_committed_document_matches_the_code() -> None:
+    assert OUTPUT.read_text(encoding='utf-8') == render(), 'infra/openapi/openapi.json is stale: run make openapi'
+
+
+def test_document_is_valid_openapi_3_1() -> None:
+    assert DOCUMENT['openapi'] == '3.1.0'
+    validate(DOCUMENT)
+
+
+def test_every_template_route_is_documented_and_nothing_else() -> None:
+    declared = {(method.lower(), path) for method, path, _ in template_routes()}
+    documented = {(method, path) for path, operations in DOCUMENT['paths'].items() for method in operations}
+    assert documented == declared
+
+
+def test_request_schemas_are_the_models_the_handlers_validate_with() -> None:
+    chat = DOCUMENT['paths']['/api/v1/{context_id}/chat']['post']
+    assert chat['requestBody']['content']['application/json']['schema'] == {'$ref': '#/components/schemas/ChatRequest'}
+    query = DOCUMENT['components']['schemas']['QueryRequest']
+    assert query['properties']['k']['maximum'] == 50 and query['additionalProperties'] is False
+    assert set(query['properties']['mode']['enum']) == {'hybrid', 'vector', 'bm25', 'graph'}
+    assert DOCUMENT['paths']['/api/v1/{context_id}/traces']['get']['parameters'][-2:] == [
+        {'name': 'cursor', 'in': 'query', 'required': False, 'schema': {'type': 'string'}},
+        {'name': 'limit', 'in': 'query', 'required': False, 'schema': {'type': 'string'}},
+    ]
+    assert set(DOCUMENT['paths']['/api/v1/{context_id}/facts']['post']['responses']) >= {'200', '202', '400', '401', '413'}
+    assert DOCUMENT['paths']['/api/v1/health']['get']['security'] == []
+
+
+def _schema(ref: dict[str, Any]) -> dict[str, Any]:
+    return {**DOCUMENT['components']['schemas'][ref['$ref'].rsplit('/', 1)[1]], 'components': DOCUMENT['components']}
+
+
+def _resolvable(schema: dict[str, Any]) -> dict[str, Any]:
+    """JSON Schema whose #/components refs resolve inside itself."""
+    return json.loads(json.dumps(schema))
+
+
+def _events_with_bodies() -> list[str]:
+    events = sorted((ROOT / 'tests' / 'events').glob('*.json'))
+    return [p.name for p in events if (e := json.loads(p.read_text(encoding='utf-8'))).get('routeKey') and e.get('body')]
+
+
+@pytest.mark.parametrize('event_file', _events_with_bodies())
+def test_sample_request_bodies_conform_to_the_documented_schema(event_file: str) -> None:
+    event = json.loads((ROOT / 'tests' / 'events' / event_file).read_text(encoding='utf-8'))
+    method, path = event['routeKey'].split(' ', 1)
+    operation = DOCUMENT['paths'][path][method.lower()]
+    assert 'requestBody' in operation, f'{event_file}: a body is sent but none is documented'
+    schema = _resolvable(_schema(operation['requestBody']['content']['application/json']['schema']))
+    jsonschema.validate(json.loads(event['body']), schema)
+
+
+def test_documented_schema_rejects_what_the_api_rejects(api: Api) -> None:
+    schema = _resolvable(_schema({'$ref': '#/components/schemas/QueryRequest'}))
+    bad = {'query': 'x', 'k': 51}
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(bad, schema)
+    assert api.call('retrieval', 'POST', '/query', bad)[0] == 400
+
+
+def test_document_is_served_without_auth(api: Api) -> None:
+    code, body, headers = api.call('health', 'GET', '/api/v1/openapi.json', key='not-a-key')
+    assert code == 200 and body == DOCUMENT and headers['Content-Type'] == 'application/json'
+
+
+def test_the_layer_ships_the_committed_document() -> None:
+    shipped = ROOT / 'shared' / 'agent_memory' / 'api' / 'openapi.json'
+    assert shipped.resolve() == Path(OUTPUT).resolve()
