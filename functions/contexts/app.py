@@ -30,7 +30,7 @@ def _ttl() -> int | None:
 @app.get('/api/v1/contexts')
 def list_contexts() -> Any:
     management(app)
-    return json_response(contexts.list_contexts(get_services().control))
+    return json_response(contexts.list_contexts(get_services().control))  # responds with an array
 
 
 @app.post('/api/v1/contexts/<context_id>')
@@ -75,7 +75,7 @@ def create_principal(context_id: str) -> Any:
 @app.get('/api/v1/contexts/<context_id>/principals')
 def list_principals(context_id: str) -> Any:
     management(app)
-    return json_response([tenancy.principal_view(row) for row in _principals(context_id).list()])
+    return json_response([tenancy.principal_view(row) for row in _principals(context_id).list()])  # responds with an array
 
 
 @app.get('/api/v1/contexts/<context_id>/principals/<principal_id>')
@@ -102,7 +102,7 @@ def delete_principal(context_id: str, principal_id: str) -> Any:
 @app.get('/api/v1/contexts/<context_id>/principals/<principal_id>/keys')
 def list_keys(context_id: str, principal_id: str) -> Any:
     management(app)
-    return json_response(tenancy.list_keys(get_services().control, _principals(context_id), principal_id))
+    return json_response(tenancy.list_keys(get_services().control, _principals(context_id), principal_id))  # responds with an array
 
 
 @app.post('/api/v1/contexts/<context_id>/principals/<principal_id>/keys/<name>')

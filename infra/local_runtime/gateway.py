@@ -117,6 +117,13 @@ def make_server(host: str, port: int, routes: list[Route], registry: HandlerRegi
 
         do_GET = do_POST = do_DELETE = do_PATCH = do_PUT = _serve
 
+        def __getattr__(self, name: str) -> Any:
+            # Any other method (TRACE, QUERY, …) gets the same 404 problem as an undeclared path, as API Gateway
+            # HTTP APIs answer, instead of http.server's 501 HTML page.
+            if name.startswith('do_'):
+                return self._serve
+            raise AttributeError(name)
+
         def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
             return
 

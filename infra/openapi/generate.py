@@ -28,7 +28,7 @@ OUTPUT = ROOT / 'infra' / 'openapi' / 'openapi.json'
 _DECORATOR = re.compile(r"""@app\.(get|post|put|patch|delete)\(\s*['"]([^'"]+)['"]\)""")
 _BODY = re.compile(r'parse_body\(app, (\w+)\)')
 _QUERY = re.compile(r"""query_param\(app, ['"](\w+)['"]\)""")
-_STATUS = re.compile(r'json_response\([^\n]*?, (\d{3})\)|return (\d{3}),|also answers (\d{3})')
+_STATUS = re.compile(r'json_response\(.*?, ([^#\n]+)\)|return (\d{3}),|also answers (\d{3})')
 PUBLIC = {('GET', '/api/v1/health'), ('GET', '/api/v1/openapi.json')}
 ERRORS = {
     '400': 'Malformed JSON, an invalid field, enum or limit',
@@ -72,9 +72,11 @@ def _handler_facts(folder: str) -> dict[tuple[str, str], dict[str, Any]]:
     for i, match in enumerate(matches):
         body = source[match.end() : matches[i + 1].start() if i + 1 < len(matches) else len(source)]
         path = re.sub(r'<(\w+)>', r'{\1}', match.group(2))
-        statuses = {int(a or b or c) for a, b, c in _STATUS.findall(body)}
+        statuses = {int(n) for groups in _STATUS.findall(body) for n in re.findall(r'\b[1-5]\d\d\b', ' '.join(groups))}
         if 'no_content()' in body:
             statuses.add(204)
+        if any(_single_argument(call) for call in re.findall(r'json_response\((.*)\)', body)):
+            statuses.add(200)  # json_response(body) answers 200
         model = _BODY.search(body)
         name = re.search(r'def (\w+)\(', body)
         found[(match.group(1).upper(), path)] = {
@@ -82,6 +84,7 @@ def _handler_facts(folder: str) -> dict[tuple[str, str], dict[str, Any]]:
             'query': sorted(set(_QUERY.findall(body))),
             'statuses': sorted(statuses) or [200],
             'operation': name.group(1) if name else None,
+            'array': 'responds with an array' in body,
         }
     return found
 
@@ -98,6 +101,17 @@ def _with_aliases(model: type[BaseModel], schema: dict[str, Any]) -> dict[str, A
                 for name in names:
                     properties.setdefault(name, documented)
     return schema
+
+
+def _single_argument(arguments: str) -> bool:
+    """True when a call's argument text has no comma outside brackets (only the body, default status)."""
+    depth = 0
+    for char in arguments:
+        depth += char in '([{'
+        depth -= char in ')]}'
+        if char == ',' and depth == 0:
+            return False
+    return True
 
 
 def _schema_for(model_name: str, components: dict[str, Any]) -> dict[str, Any]:
@@ -127,6 +141,7 @@ def build() -> dict[str, Any]:
         handler = facts_by_folder.setdefault(folder, _handler_facts(folder)).get((method, path))
         if handler is None:
             raise SystemExit(f'{method} {path} is declared in template.yaml but functions/{folder}/app.py does not route it')
+        kind = 'array' if handler['array'] else 'object'
         operation: dict[str, Any] = {
             'operationId': f'{folder}_{handler["operation"]}',
             'tags': [folder],
@@ -136,7 +151,7 @@ def build() -> dict[str, Any]:
             + [{'name': name, 'in': 'query', 'required': False, 'schema': {'type': 'string'}} for name in handler['query']],
             'responses': {
                 str(status): {'description': 'No content' if status == 204 else 'Success',
-                              **({} if status == 204 else {'content': {'application/json': {'schema': {'type': 'object'}}}})}
+                              **({} if status == 204 else {'content': {'application/json': {'schema': {'type': kind}}}})}
                 for status in handler['statuses']
             },
         }  # fmt: skip

@@ -129,3 +129,15 @@ def test_full_without_a_queue_is_503_and_stores_nothing(
     code, body, _ = api.call('facts', 'POST', '/facts', {'text': 'I moved to Berlin'})
     assert code == 503 and 'queue' in body['detail']
     assert store.table_counts() == before
+
+
+def test_a_body_that_is_not_utf8_is_400_not_500(api: Api) -> None:
+    import base64
+
+    from local_runtime.events import LocalContext, http_event
+    from tests.conftest import load_function
+
+    event = http_event('POST', f'/api/v1/{api.context_id}/context', body=b')\xff\xfeY%', headers={'authorization': f'Bearer {api.key}'})
+    assert event['isBase64Encoded'] is True and base64.b64decode(event['body']) == b')\xff\xfeY%'
+    result = load_function('retrieval').lambda_handler(event, LocalContext())
+    assert result['statusCode'] == 400 and 'UTF-8' in result['body']

@@ -229,6 +229,7 @@ def test_traces_list_get_stats_and_privacy(world: Api, services: Services) -> No
     assert stats['cacheHits'] == 1 and stats['responseTracesTotal'] == 2 and stats['cacheHitRate'] == 0.5
     assert stats['tierCounts'] == {'direct': 0, 'cache': 1, 'hybrid': 2} and stats['totalQueries'] == 3
     assert world.call('traces', 'GET', '/traces/stats', query={'windowHours': '0'})[0] == 400
+    assert world.call('traces', 'GET', '/traces', query={'cursor': 'not-a-time'})[0] == 400
     outsider = make_principal(services, world.context_id, 'outsider', {'memory:read': ['*']}, 'other')
     assert outsider.call('traces', 'GET', f'/traces/{chat_body["traceId"]}')[0] == 404
     code, theirs, _ = outsider.call('traces', 'GET', '/traces')

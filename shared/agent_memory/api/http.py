@@ -79,7 +79,10 @@ def no_content() -> Response[str]:
 
 def raw_json_body(app: APIGatewayHttpResolver) -> Any:
     event = app.current_event
-    body = (event.decoded_body or '') if event.body is not None else ''
+    try:
+        body = (event.decoded_body or '') if event.body is not None else ''
+    except (UnicodeDecodeError, ValueError) as exc:  # base64 bytes that are not UTF-8 text
+        raise BadRequest('request body must be UTF-8 JSON') from exc
     if len(body.encode()) > get_settings().max_body_bytes:
         raise PayloadTooLarge(f'request body exceeds {get_settings().max_body_bytes} bytes')
     if not body.strip():

@@ -79,7 +79,10 @@ def _record(row: dict[str, Any]) -> dict[str, Any]:
 
 
 def list_traces(store: MemoryStore, caller: Caller, limit: int, before: str | None) -> dict[str, Any]:
-    cursor = parse_rfc3339(before) if before else None
+    try:
+        cursor = parse_rfc3339(before) if before else None
+    except (ValueError, TypeError) as exc:
+        raise BadRequest('invalid cursor') from exc
     rows = TraceStore(store).recent(_principal_filter(caller), limit + 1, cursor)
     page = rows[:limit]
     next_cursor = when(page[-1]['created_at']) if len(rows) > limit and page else None
