@@ -12,29 +12,13 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import yaml
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # infra/, for local_runtime
+
+from local_runtime.template_routes import load_template_long_form  # noqa: E402
 
 LIMIT = 262_144_000
 BUILD = Path('.aws-sam/build')
 TOP = 12
-
-
-class _CfnLoader(yaml.SafeLoader):
-    """Keeps CloudFormation short-form tags as ``{'Ref': ...}`` / ``{'Fn::X': ...}``."""
-
-
-def _tag(loader: yaml.SafeLoader, suffix: str, node: yaml.Node) -> dict[str, Any]:
-    value: Any
-    if isinstance(node, yaml.ScalarNode):
-        value = loader.construct_scalar(node)
-    elif isinstance(node, yaml.SequenceNode):
-        value = loader.construct_sequence(node, deep=True)
-    else:
-        value = loader.construct_mapping(node, deep=True)  # type: ignore[arg-type]
-    return {suffix if suffix == 'Ref' else f'Fn::{suffix}': value}
-
-
-_CfnLoader.add_multi_constructor('!', _tag)
 
 
 def tree_bytes(path: Path) -> int:
@@ -51,7 +35,7 @@ def main() -> int:
     if not (BUILD / 'template.yaml').is_file():
         print('no .aws-sam/build/template.yaml: run `make sam-build` first', file=sys.stderr)
         return 2
-    template = yaml.load((BUILD / 'template.yaml').read_text(encoding='utf-8'), Loader=_CfnLoader)
+    template = load_template_long_form(BUILD / 'template.yaml')
     resources: dict[str, Any] = template['Resources']
     layers = {name: tree_bytes(BUILD / name) for name, r in resources.items() if r['Type'] == 'AWS::Serverless::LayerVersion'}
     global_layers = template.get('Globals', {}).get('Function', {}).get('Layers', [])

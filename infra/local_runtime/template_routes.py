@@ -53,6 +53,32 @@ def load_template(path: Path) -> dict[str, Any]:
     return loaded
 
 
+class CfnLongFormLoader(yaml.SafeLoader):
+    """SafeLoader that turns CloudFormation short-form tags into their long form (``!Ref X`` -> ``{'Ref': 'X'}``)."""
+
+
+def _long_form(loader: yaml.SafeLoader, suffix: str, node: yaml.Node) -> dict[str, Any]:
+    value: Any
+    if isinstance(node, yaml.ScalarNode):
+        value = loader.construct_scalar(node)
+    elif isinstance(node, yaml.SequenceNode):
+        value = loader.construct_sequence(node, deep=True)
+    else:
+        value = loader.construct_mapping(node, deep=True)  # type: ignore[arg-type]
+    if suffix == 'GetAtt' and isinstance(value, str):
+        value = value.split('.', 1)
+    return {suffix if suffix in ('Ref', 'Condition') else f'Fn::{suffix}': value}
+
+
+CfnLongFormLoader.add_multi_constructor('!', _long_form)
+
+
+def load_template_long_form(path: Path) -> dict[str, Any]:
+    """The template with intrinsic functions kept as CloudFormation's long form (for checks on Ref/GetAtt)."""
+    loaded: dict[str, Any] = yaml.load(path.read_text(encoding='utf-8'), Loader=CfnLongFormLoader)  # noqa: S506 - SafeLoader subclass
+    return loaded
+
+
 def _functions(template: dict[str, Any], root: Path) -> list[tuple[str, Path, dict[str, Any]]]:
     found = []
     for logical_id, resource in (template.get('Resources') or {}).items():

@@ -18,10 +18,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import yaml
 from pydantic import AliasChoices, BaseModel
 
 from agent_memory import models
+from local_runtime.template_routes import load_template
 
 ROOT = Path(__file__).resolve().parents[2]
 OUTPUT = ROOT / 'infra' / 'openapi' / 'openapi.json'
@@ -43,16 +43,9 @@ ERRORS = {
 }
 
 
-class _CfnLoader(yaml.SafeLoader):
-    """Reads template.yaml without resolving CloudFormation tags."""
-
-
-_CfnLoader.add_multi_constructor('!', lambda loader, suffix, node: None)
-
-
 def template_routes() -> list[tuple[str, str, str]]:
     """(method, path, function folder) of every HttpApi event."""
-    template = yaml.load((ROOT / 'template.yaml').read_text(encoding='utf-8'), Loader=_CfnLoader)  # noqa: S506 - SafeLoader subclass
+    template = load_template(ROOT / 'template.yaml')
     routes = []
     for resource in template['Resources'].values():
         if resource['Type'] != 'AWS::Serverless::Function':

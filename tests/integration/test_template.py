@@ -12,9 +12,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 
 from local_runtime.events import LocalContext, http_event
+from local_runtime.template_routes import load_template_long_form
 from tests.conftest import MANAGEMENT_KEY, ROOT, Api, load_function
 
 TEMPLATE = ROOT / 'template.yaml'
@@ -29,30 +29,9 @@ SCHEDULE_KEYS = {'version', 'id', 'detail-type', 'source', 'account', 'time', 'r
 # ---------------------------------------------------------------- template loading
 
 
-class CfnLoader(yaml.SafeLoader):
-    """SafeLoader that turns CloudFormation short-form tags into their long form (``!Ref X`` -> ``{'Ref': 'X'}``)."""
-
-
-def _cfn_tag(loader: yaml.SafeLoader, suffix: str, node: yaml.Node) -> dict[str, Any]:
-    value: Any
-    if isinstance(node, yaml.ScalarNode):
-        value = loader.construct_scalar(node)
-    elif isinstance(node, yaml.SequenceNode):
-        value = loader.construct_sequence(node, deep=True)
-    else:
-        value = loader.construct_mapping(node, deep=True)  # type: ignore[arg-type]
-    if suffix == 'GetAtt' and isinstance(value, str):
-        value = value.split('.', 1)
-    return {suffix if suffix in ('Ref', 'Condition') else f'Fn::{suffix}': value}
-
-
-CfnLoader.add_multi_constructor('!', _cfn_tag)
-
-
 @cache
 def template() -> dict[str, Any]:
-    loaded: dict[str, Any] = yaml.load(TEMPLATE.read_text(encoding='utf-8'), Loader=CfnLoader)  # noqa: S506 - SafeLoader subclass
-    return loaded
+    return load_template_long_form(TEMPLATE)
 
 
 def resources(kind: str) -> dict[str, dict[str, Any]]:

@@ -91,6 +91,39 @@ def trace_row(
     }
 
 
+def fresh_trace(
+    caller: Caller,
+    query: str,
+    retrieval: Retrieval,
+    fingerprint_: str,
+    endpoint: str,
+    now: dt.datetime,
+    *,
+    mode: str = 'hybrid',
+    returned: Sequence[Hit] | None = None,
+    latency_ms: float | None = None,
+    session_id: str | None = None,
+    source: str | None = None,
+) -> dict[str, Any]:
+    """The trace of a tier-3 read (fresh retrieval, no cache)."""
+    return trace_row(
+        caller,
+        query,
+        retrieval,
+        mode=mode,
+        tier=3,
+        reason=retrieval.tier_reason,
+        fingerprint_=fingerprint_,
+        endpoint=endpoint,
+        now=now,
+        latency_ms=retrieval.latency_ms if latency_ms is None else latency_ms,
+        vector=retrieval.vector,
+        returned=retrieval.hits if returned is None else returned,
+        session_id=session_id,
+        source=source,
+    )
+
+
 def reinforce(store: MemoryStore, hits: Sequence[Hit]) -> int:
     """×1.1 (cap 2.0) on the facts returned to the caller, in one statement (CONTRACT §5)."""
     return LifecycleStore(store.db, store.database).reinforce(fact_refs(hits))
@@ -113,19 +146,14 @@ def query(store: MemoryStore, embedder: Embedder, caller: Caller, request: Query
         wanted.add('memory_chunk')
     hits = [h for h in retrieval.hits if h.source in wanted]
     context_hits = [h for h in retrieval.context_hits if h.source in wanted]
-    trace = trace_row(
+    trace = fresh_trace(
         caller,
         request.query,
         retrieval,
+        fingerprint(caller, lens, request.labels),
+        endpoint,
+        now,
         mode=request.mode,
-        tier=3,
-        reason=retrieval.tier_reason,
-        fingerprint_=fingerprint(caller, lens, request.labels),
-        endpoint=endpoint,
-        now=now,
-        latency_ms=retrieval.latency_ms,
-        vector=retrieval.vector,
-        returned=retrieval.hits,
         session_id=request.session_id,
         source=request.source,
     )
@@ -158,20 +186,7 @@ def context(store: MemoryStore, embedder: Embedder, caller: Caller, request: Con
     where = read_filter(caller, now, request)
     retrieval = Retriever(store, embedder).run(RetrievalRequest(request.query, request.k, 'hybrid', where, caller.principal_id))
     block = render_context(store, caller, retrieval.hits + retrieval.context_hits, now)
-    trace = trace_row(
-        caller,
-        request.query,
-        retrieval,
-        mode='hybrid',
-        tier=3,
-        reason=retrieval.tier_reason,
-        fingerprint_=fingerprint(caller, lens, request.labels),
-        endpoint=endpoint,
-        now=now,
-        latency_ms=retrieval.latency_ms,
-        vector=retrieval.vector,
-        returned=retrieval.hits,
-    )
+    trace = fresh_trace(caller, request.query, retrieval, fingerprint(caller, lens, request.labels), endpoint, now)
     TraceStore(store).write(trace)
     reinforce(store, retrieval.hits + retrieval.context_hits)
     _record_tier(3)

@@ -47,19 +47,14 @@ def reflect(
             _, written = remember(store, caller, pipeline, FactsRequest(infer='triples', triples=[triple]), None, None)
             persisted = written['extraction']['attributes']
     response_id = new_id()
-    trace = recall.trace_row(
+    trace = recall.fresh_trace(
         caller,
         request.query,
         retrieval,
-        mode='hybrid',
-        tier=3,
-        reason=retrieval.tier_reason,
-        fingerprint_=fingerprint(caller, lens, request.labels),
-        endpoint='reflect',
-        now=now,
+        fingerprint(caller, lens, request.labels),
+        'reflect',
+        now,
         latency_ms=(time.perf_counter() - started) * 1000,
-        vector=retrieval.vector,
-        returned=retrieval.hits,
     )
     answer = {
         'id': response_id,

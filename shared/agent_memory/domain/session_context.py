@@ -28,21 +28,7 @@ def render(store: MemoryStore, embedder: Embedder, caller: Caller, session_id: s
     retrieval = Retriever(store, embedder).run(RetrievalRequest(query, request.k, 'hybrid', where, caller.principal_id))
     in_window = {str(t['id'].id) for t in turns}
     hits = [h for h in retrieval.hits + retrieval.context_hits if h.resource.get('turnId') not in in_window]
-    trace = recall.trace_row(
-        caller,
-        query,
-        retrieval,
-        mode='hybrid',
-        tier=3,
-        reason=retrieval.tier_reason,
-        fingerprint_=fingerprint(caller),
-        endpoint='session_context',
-        now=now,
-        latency_ms=retrieval.latency_ms,
-        vector=retrieval.vector,
-        returned=hits,
-        session_id=session_id,
-    )
+    trace = recall.fresh_trace(caller, query, retrieval, fingerprint(caller), 'session_context', now, returned=hits, session_id=session_id)
     TraceStore(store).write(trace)
     recall.reinforce(store, hits)
     return {
