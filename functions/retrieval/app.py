@@ -1,4 +1,4 @@
-"""POST /query, /context, /sessions/{id}/context and /reflect — fresh retrieval, never the response cache."""
+"""POST /query, /context, /sessions/{id}/context, /reflect (fresh retrieval, never the response cache) and /forget."""
 
 from typing import Any
 
@@ -7,8 +7,8 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from agent_memory.api.http import build_resolver, data_plane, json_response, parse_body
 from agent_memory.api.services import get_services
-from agent_memory.domain import recall, reflect, session_context
-from agent_memory.models import ContextRequest, QueryRequest, ReflectRequest, SessionContextRequest
+from agent_memory.domain import forget, recall, reflect, session_context
+from agent_memory.models import ContextRequest, ForgetRequest, QueryRequest, ReflectRequest, SessionContextRequest
 from agent_memory.observability import logger, metrics
 
 app = build_resolver()
@@ -42,6 +42,13 @@ def reflect_(context_id: str) -> Any:
     request, _ = parse_body(app, ReflectRequest)
     services = get_services()
     return json_response(reflect.reflect(store, services.embedder, services.synthesizer(), services.pipeline(), caller, request))
+
+
+@app.post('/api/v1/<context_id>/forget')
+def forget_(context_id: str) -> Any:
+    caller, store = data_plane(app, context_id)
+    request, _ = parse_body(app, ForgetRequest)
+    return json_response(forget.forget(store, get_services().embedder, caller, request))
 
 
 @logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_HTTP)

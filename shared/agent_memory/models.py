@@ -276,3 +276,17 @@ class ChatRequest(StrictModel):
         if not value.strip():
             raise ValueError('must not be blank')
         return value
+
+
+class ForgetRequest(StrictModel):
+    query: str = Field(min_length=1, max_length=MAX_QUERY_CHARS)
+    purge: bool = False
+    dry_run: bool = Field(default=False, validation_alias=AliasChoices('dryRun', 'dry_run'))
+    limit: int = Field(default=10, ge=1, le=MAX_K, validation_alias=AliasChoices('limit', 'k'))
+
+    @field_validator('query')
+    @classmethod
+    def _not_blank(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError('must not be blank')
+        return value

@@ -1,0 +1,56 @@
+"""POST /forget (CONTRACT §10): forget the facts and entities closest in meaning to a query.
+
+Only rows inside the caller's ``memory:forget`` region are candidates (a forget never reaches what the
+caller may not forget), only current ones, at most ``limit`` of them, and only those at cosine ≥
+``FORGET_SIMILARITY`` to the query — a vague query forgets nothing rather than the nearest thing.
+Soft (default): matched attributes end now; a matched entity has all its current facts, relations and
+actions ended (history stays readable). ``purge``: the matched attributes' whole address history, and
+matched entities with every fact about them, are erased. ``dryRun``: the same match, nothing written.
+Passages (memory chunks) are not matched: they have no validity to end.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agent_memory.db.forget_store import ForgetStore
+from agent_memory.db.memory_store import MemoryStore
+from agent_memory.db.retrieval_store import ReadFilter, RetrievalStore
+from agent_memory.domain.auth import Caller
+from agent_memory.domain.ids import utcnow
+from agent_memory.domain.retrieval import to_hit
+from agent_memory.embeddings import Embedder
+from agent_memory.errors import Forbidden
+from agent_memory.models import ForgetRequest
+
+FORGET_SIMILARITY = 0.6
+
+
+def forget(store: MemoryStore, embedder: Embedder, caller: Caller, request: ForgetRequest) -> dict[str, Any]:
+    region = caller.patterns('memory:forget')
+    if not region:
+        raise Forbidden('forgetting needs a memory:forget grant')
+    now = utcnow()
+    vector = embedder.embed([request.query])[0]
+    where = ReadFilter(region, now)
+    lookup = RetrievalStore(store)
+    matched = []
+    for table in ('attribute', 'entity'):
+        for row in lookup.vector(table, vector, request.limit, where):
+            similarity = 1.0 - float(row['distance'])
+            if similarity >= FORGET_SIMILARITY:
+                matched.append((similarity, table, row))
+    matched.sort(key=lambda m: -m[0])
+    matched = matched[: request.limit]
+    attributes = [row for _, table, row in matched if table == 'attribute']
+    entity_refs = [to_hit('entity', row).entity_refs[0] for _, table, row in matched if table == 'entity']
+    listed = [{'id': to_hit(table, row).id, 'text': to_hit(table, row).text, 'similarity': round(s, 4)} for s, table, row in matched]
+    if request.dry_run:
+        return {'deleted': 0, 'dryRun': True, 'matched': listed}
+    forgetting = ForgetStore(store)
+    if request.purge:
+        addresses = [f'{to_hit("attribute", row).entity_refs[0]}#{row["key"]}' for row in attributes]
+        deleted = forgetting.purge(addresses, entity_refs)
+    else:
+        deleted = forgetting.expire([str(row['id'].id) for row in attributes], entity_refs, now)
+    return {'deleted': deleted, 'purged': request.purge, 'matched': listed}
