@@ -78,6 +78,7 @@ def _handler_facts(folder: str) -> dict[tuple[str, str], dict[str, Any]]:
             'statuses': sorted(statuses) or [200],
             'operation': name.group(1) if name else None,
             'array': 'responds with an array' in body,
+            'sse': 'sse_response(' in body,
         }
     return found
 
@@ -148,6 +149,9 @@ def build() -> dict[str, Any]:
                 for status in handler['statuses']
             },
         }  # fmt: skip
+        if handler['sse']:  # `stream: true` or `Accept: text/event-stream`: the same answer as server-sent events
+            events = {'schema': {'type': 'string', 'description': 'data: {delta, traceId, sessionId} frames, then data: {done: true, …}'}}
+            operation['responses']['200']['content']['text/event-stream'] = events
         if handler['model']:
             schema = _schema_for(handler['model'], components)
             operation['requestBody'] = {'required': False, 'content': {'application/json': {'schema': schema}}}
