@@ -219,12 +219,7 @@ class ReadRequest(StrictModel):
 
     _check_labels = field_validator('labels')(_labels_ok)
 
-    @field_validator('query')
-    @classmethod
-    def _not_blank(cls, value: str) -> str:
-        if not value.strip():
-            raise ValueError('must not be blank')
-        return value
+    _query_not_blank = field_validator('query')(_not_blank)
 
 
 class QueryRequest(ReadRequest):
@@ -270,12 +265,7 @@ class ChatRequest(StrictModel):
 
     _check_labels = field_validator('labels')(_labels_ok)
 
-    @field_validator('message')
-    @classmethod
-    def _not_blank(cls, value: str) -> str:
-        if not value.strip():
-            raise ValueError('must not be blank')
-        return value
+    _message_not_blank = field_validator('message')(_not_blank)
 
 
 class ForgetRequest(StrictModel):
@@ -284,9 +274,4 @@ class ForgetRequest(StrictModel):
     dry_run: bool = Field(default=False, validation_alias=AliasChoices('dryRun', 'dry_run'))
     limit: int = Field(default=10, ge=1, le=MAX_K, validation_alias=AliasChoices('limit', 'k'))
 
-    @field_validator('query')
-    @classmethod
-    def _not_blank(cls, value: str) -> str:
-        if not value.strip():
-            raise ValueError('must not be blank')
-        return value
+    _query_not_blank = field_validator('query')(_not_blank)
