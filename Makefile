@@ -11,7 +11,7 @@ export PYTHONPATH := shared:infra
 
 .PHONY: openapi dev test install install-sam lint typecheck unit sam-validate sam-build bench bench-lifecycle bench-auth bench-extraction bench-quality bench-retrieval bench-cache clean
 
-$(STAMP): requirements-dev.txt shared/requirements.txt infra/layers/embeddings/requirements.txt pyproject.toml
+$(STAMP): requirements-dev.txt shared/requirements.txt infra/layers/embeddings/requirements.txt infra/layers/mcp/requirements.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -r requirements-dev.txt

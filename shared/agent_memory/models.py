@@ -140,7 +140,7 @@ Grants = dict[str, list[str]]
 MAX_TTL_SECONDS = 10 * 365 * 24 * 3600
 
 
-def _not_blank(value: str | None) -> str | None:
+def not_blank(value: str | None) -> str | None:
     if value is not None and not value.strip():
         raise ValueError('must not be blank')
     return value
@@ -158,7 +158,7 @@ class PrincipalCreate(StrictModel):
     default_scopes: Any = _alias('defaultScopes', 'default_scopes')
     external_id: str | None = Field(default=None, validation_alias=AliasChoices('externalId', 'external_id'), min_length=1, max_length=256)
 
-    _display_name_not_blank = field_validator('display_name')(_not_blank)
+    _display_name_not_blank = field_validator('display_name')(not_blank)
 
 
 class PrincipalPatch(StrictModel):
@@ -169,7 +169,7 @@ class PrincipalPatch(StrictModel):
     grants: Grants | None = None
     default_scopes: Any = _alias('defaultScopes', 'default_scopes')
 
-    _display_name_not_blank = field_validator('display_name')(_not_blank)
+    _display_name_not_blank = field_validator('display_name')(not_blank)
 
 
 class KeyCreate(StrictModel):
@@ -219,7 +219,7 @@ class ReadRequest(StrictModel):
 
     _check_labels = field_validator('labels')(_labels_ok)
 
-    _query_not_blank = field_validator('query')(_not_blank)
+    _query_not_blank = field_validator('query')(not_blank)
 
 
 class QueryRequest(ReadRequest):
@@ -265,7 +265,7 @@ class ChatRequest(StrictModel):
 
     _check_labels = field_validator('labels')(_labels_ok)
 
-    _message_not_blank = field_validator('message')(_not_blank)
+    _message_not_blank = field_validator('message')(not_blank)
 
 
 class ForgetRequest(StrictModel):
@@ -274,4 +274,4 @@ class ForgetRequest(StrictModel):
     dry_run: bool = Field(default=False, validation_alias=AliasChoices('dryRun', 'dry_run'))
     limit: int = Field(default=10, ge=1, le=MAX_K, validation_alias=AliasChoices('limit', 'k'))
 
-    _query_not_blank = field_validator('query')(_not_blank)
+    _query_not_blank = field_validator('query')(not_blank)

@@ -121,14 +121,19 @@ def data_plane(app: APIGatewayHttpResolver, context_id: str) -> tuple[Caller, Me
     services = get_services()
     caller = authenticate(services.control, services.store, app.current_event.headers or {}, context_id)
     logger.append_keys(context=context_id, principal=caller.principal_id, acting_principal=caller.acting_principal_id)
-    limit = caller.config.rate_limit
-    if limit.enabled:
-        wait = services.rate_limits.take(caller.key_id, limit.requests_per_minute, limit.burst, utcnow())
-        if wait > 0:
-            raise TooManyRequests(f'rate limit of {limit.requests_per_minute} requests/minute exceeded', retry_after=math.ceil(wait))
+    enforce_rate_limit(caller)
     if app.current_event.http_method == 'GET':
         caller = with_lens(caller, parse_lens(query_param(app, 'lens')))
     return caller, services.store(context_id)
+
+
+def enforce_rate_limit(caller: Caller) -> None:
+    """Take one token from the key's bucket (the context's ``rate_limit`` config) or raise 429 with Retry-After."""
+    limit = caller.config.rate_limit
+    if limit.enabled:
+        wait = get_services().rate_limits.take(caller.key_id, limit.requests_per_minute, limit.burst, utcnow())
+        if wait > 0:
+            raise TooManyRequests(f'rate limit of {limit.requests_per_minute} requests/minute exceeded', retry_after=math.ceil(wait))
 
 
 def management(app: APIGatewayHttpResolver) -> None:

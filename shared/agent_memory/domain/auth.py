@@ -120,6 +120,23 @@ def authenticate(control: ControlStore, store_for: Any, headers: Mapping[str, st
     return caller if target is None or target == caller.principal_id else delegate(store, caller, target)
 
 
+CONTEXT_HEADERS = ('x-agent-memory-context', 'x-memory-context', 'x-spectron-context')
+
+
+def authenticate_key(control: ControlStore, store_for: Any, headers: Mapping[str, str], requested: str | None = None) -> Caller:
+    """Resolve a caller whose context is the one its key belongs to (MCP has no context in the path).
+
+    A context named by ``requested`` or a context header must be the key's own; any mismatch is the same 401.
+    """
+    key = control.get_key(hash_key(bearer(headers)))
+    if key is None:
+        raise Unauthorized(UNAUTHORIZED)
+    for named in (requested, _header(headers, CONTEXT_HEADERS)):
+        if named is not None and named != key.context:
+            raise Unauthorized(UNAUTHORIZED)
+    return authenticate(control, store_for, headers, key.context)
+
+
 def delegate(store: MemoryStore, caller: Caller, target_id: str) -> Caller:
     """Act for another principal: needs ``grant:manage``; the result never exceeds the manager's region."""
     managed = caller.patterns('grant:manage')

@@ -1,0 +1,48 @@
+"""POST /mcp: the Streamable-HTTP MCP endpoint (stateless, JSON responses); GET and DELETE answer 405."""
+
+from typing import Any
+
+from aws_lambda_powertools.event_handler import Response
+from aws_lambda_powertools.logging import correlation_paths
+from aws_lambda_powertools.utilities.typing import LambdaContext
+
+from agent_memory.api.http import build_resolver
+from agent_memory.api.services import get_services
+from agent_memory.config import get_settings
+from agent_memory.domain.auth import authenticate_key
+from agent_memory.mcp_server.http_bridge import serve_event
+from agent_memory.mcp_server.server import CURRENT_CALLER, RequestAuth, build_server
+from agent_memory.observability import logger, metrics
+
+app = build_resolver()
+server = build_server()
+get_services().embedder.warm()  # recall, context and forget embed the query: load the model in the init phase
+
+
+@app.post('/mcp')
+def mcp() -> Any:
+    event = app.current_event
+    headers = dict(event.headers or {})
+    services = get_services()
+    caller = authenticate_key(services.control, services.store, headers)  # 401 problem+json before any MCP parsing
+    logger.append_keys(context=caller.context_id, principal=caller.principal_id)
+    token = CURRENT_CALLER.set(RequestAuth(caller, headers, event.request_context.request_id))
+    try:
+        answer = serve_event(server, event.raw_event, get_settings().max_body_bytes)
+    finally:
+        CURRENT_CALLER.reset(token)
+    content_type = answer.headers.pop('content-type', 'application/json')
+    return Response(status_code=answer.status, content_type=content_type, body=answer.body.decode(), headers=answer.headers)
+
+
+@app.get('/mcp')
+@app.delete('/mcp')
+def mcp_other() -> Any:
+    # Stateless: no server-initiated stream to GET and no session to DELETE (MCP Streamable HTTP allows 405 for both).
+    return Response(status_code=405, content_type='application/json', body='{"message": "use POST"}', headers={'Allow': 'POST'})
+
+
+@logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_HTTP)
+@metrics.log_metrics
+def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
+    return app.resolve(event, context)

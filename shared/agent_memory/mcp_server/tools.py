@@ -1,0 +1,199 @@
+"""The MCP tools (CONTRACT §11): their argument models and what each one runs in the domain.
+
+Nothing here imports the MCP SDK, so the tool logic is testable on its own; ``server.py`` binds it to the protocol.
+Arguments are snake_case, as the reference's tool schemas are; each tool also takes an optional ``context_id``
+that must name the key's own context.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from agent_memory.api.services import Services
+from agent_memory.db.memory_store import MemoryStore
+from agent_memory.domain import facts, forget, reads, recall, reflect
+from agent_memory.domain.auth import Caller
+from agent_memory.models import (
+    MAX_K,
+    MAX_QUERY_CHARS,
+    SESSION_ID_PATTERN,
+    ContextRequest,
+    FactsRequest,
+    ForgetRequest,
+    QueryMode,
+    QueryRequest,
+    ReflectRequest,
+    not_blank,
+)
+
+REMEMBER_WAIT_SECONDS = 5.0  # MCP tools are synchronous: give queued extraction this long to report what it learned
+
+
+class ToolArgs(BaseModel):
+    model_config = ConfigDict(extra='forbid')
+
+    context_id: str | None = Field(default=None, description="Optional; must be the API key's own context.")
+
+
+class QueryArgs(ToolArgs):
+    query: str = Field(min_length=1, max_length=MAX_QUERY_CHARS, description='What to look for, in natural language.')
+
+    _query_not_blank = field_validator('query')(not_blank)
+
+
+class ReadArgs(QueryArgs):
+    k: int = Field(default=10, ge=1, le=MAX_K, description=f'How many results (1-{MAX_K}).')
+    lens: str | list[str] | None = Field(default=None, description='Scope pattern(s) narrowing what is read.')
+    labels: list[str] = Field(default_factory=list, max_length=32, description='key=value labels every passage must carry.')
+    scope_view: Literal['strict', 'merged', 'crossTeam'] = 'strict'
+
+
+class RememberArgs(ToolArgs):
+    text: str = Field(min_length=1, description='What to remember: a message, a note or a statement of fact.')
+    session_id: str | None = Field(default=None, pattern=SESSION_ID_PATTERN, description='Conversation to append to.')
+    scope: Any = Field(default=None, description='Write scope: a path list ["/team/x"] or nested DNF; default the principal\'s.')
+    labels: list[str] = Field(default_factory=list, max_length=32, description='key=value labels for the stored passage.')
+    infer: Literal['full', 'preview', 'none'] = Field(
+        default='full', description='full: extract facts (queued); preview: extract without storing; none: store text only.'
+    )
+
+    _text_not_blank = field_validator('text')(not_blank)
+
+
+class RecallArgs(ReadArgs):
+    mode: QueryMode = 'hybrid'
+
+
+class ContextArgs(ReadArgs):
+    pass
+
+
+class ReflectArgs(QueryArgs):
+    persist: bool = Field(default=False, description='Store the reflection as a knowledge fact.')
+
+
+class ForgetArgs(QueryArgs):
+    purge: bool = Field(default=False, description='Erase history too, instead of ending validity (soft).')
+    dry_run: bool = Field(default=False, description='Report what would be forgotten, change nothing.')
+    k: int = Field(default=10, ge=1, le=MAX_K, description='At most this many facts.')
+
+
+class InspectArgs(ToolArgs):
+    ref: str = Field(min_length=1, max_length=1024, description='entity:<Type>/<Name>, attribute:<Type>/<Name>/<key> or trace:<id>.')
+
+
+@dataclass(frozen=True)
+class ToolOutput:
+    structured: dict[str, Any]
+    text: str  # what a client that ignores structured content shows the model
+
+
+def _json(structured: dict[str, Any]) -> ToolOutput:
+    return ToolOutput(structured, json.dumps(structured, separators=(',', ':'), default=str))
+
+
+def _read_fields(args: ReadArgs) -> dict[str, Any]:
+    return {'query': args.query, 'k': args.k, 'lens': args.lens, 'labels': args.labels, 'scope_view': args.scope_view}
+
+
+def _remember(services: Services, store: MemoryStore, caller: Caller, args: RememberArgs) -> ToolOutput:
+    body = {'text': args.text, 'session_id': args.session_id, 'scopes': args.scope, 'labels': args.labels, 'infer': args.infer}
+    request = FactsRequest.model_validate(body)
+    wait = REMEMBER_WAIT_SECONDS if args.infer == 'full' else 0.0
+    _, result = facts.remember(store, caller, services.pipeline(), request, body, None, wait)
+    if result.get('turnId'):
+        result = {**result, 'traceId': result['turnId']}  # the reference's stand-in trace id for a write
+    return _json(result)
+
+
+def _recall(services: Services, store: MemoryStore, caller: Caller, args: RecallArgs) -> ToolOutput:
+    request = QueryRequest.model_validate({**_read_fields(args), 'mode': args.mode})
+    return _json(recall.query(store, services.embedder, caller, request, endpoint='mcp.recall'))
+
+
+def _context(services: Services, store: MemoryStore, caller: Caller, args: ContextArgs) -> ToolOutput:
+    result = recall.context(store, services.embedder, caller, ContextRequest.model_validate(_read_fields(args)), endpoint='mcp.context')
+    return ToolOutput(result, result['context'])
+
+
+def _reflect(services: Services, store: MemoryStore, caller: Caller, args: ReflectArgs) -> ToolOutput:
+    request = ReflectRequest.model_validate({'query': args.query, 'persist': args.persist})
+    return _json(reflect.reflect(store, services.embedder, services.synthesizer(), services.pipeline(), caller, request))
+
+
+def _forget(services: Services, store: MemoryStore, caller: Caller, args: ForgetArgs) -> ToolOutput:
+    request = ForgetRequest.model_validate({'query': args.query, 'purge': args.purge, 'dry_run': args.dry_run, 'limit': args.k})
+    return _json(forget.forget(store, services.embedder, caller, request))
+
+
+def _inspect(services: Services, store: MemoryStore, caller: Caller, args: InspectArgs) -> ToolOutput:
+    return _json(reads.inspect(store, caller, args.ref))
+
+
+@dataclass(frozen=True)
+class Tool:
+    name: str
+    description: str
+    args: type[ToolArgs]
+    run: Callable[[Services, MemoryStore, Caller, Any], ToolOutput]
+    read_only: bool
+    destructive: bool = False
+
+    def input_schema(self) -> dict[str, Any]:
+        return self.args.model_json_schema()
+
+
+TOOLS: dict[str, Tool] = {
+    tool.name: tool
+    for tool in (
+        Tool(
+            'remember',
+            'Store text in memory; with infer "full" the facts, instructions and uncertainties in it are '
+            'extracted and reconciled (waits up to 5 s for the result, else answers "queued").',
+            RememberArgs,
+            _remember,
+            read_only=False,
+        ),  # fmt: skip
+        Tool(
+            'recall',
+            'Ranked facts and passages relevant to a query (fresh retrieval, never the response cache; reinforces what it returns).',
+            RecallArgs,
+            _recall,
+            read_only=True,
+        ),  # fmt: skip
+        Tool(
+            'context',
+            'A markdown block for a system prompt: standing instructions, the profile, and the facts and passages relevant to the query.',
+            ContextArgs,
+            _context,
+            read_only=True,
+        ),  # fmt: skip
+        Tool(
+            'reflect',
+            'Synthesise an answer to a question from memory, citing its evidence; persist stores it as a fact.',
+            ReflectArgs,
+            _reflect,
+            read_only=False,
+        ),  # fmt: skip
+        Tool(
+            'forget',
+            'Forget the facts that match a query (soft by default; purge erases their history).',
+            ForgetArgs,
+            _forget,
+            read_only=False,
+            destructive=True,
+        ),  # fmt: skip
+        Tool(
+            'inspect',
+            "One entity with its attributes and supersession history, one attribute's history, or one trace.",
+            InspectArgs,
+            _inspect,
+            read_only=True,
+        ),  # fmt: skip
+    )
+}
