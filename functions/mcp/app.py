@@ -9,7 +9,7 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 from agent_memory.api.http import build_resolver
 from agent_memory.api.services import get_services
 from agent_memory.config import get_settings
-from agent_memory.domain.auth import authenticate_key
+from agent_memory.domain.auth import Caller, authenticate_key
 from agent_memory.mcp_server.http_bridge import serve_event
 from agent_memory.mcp_server.server import CURRENT_CALLER, RequestAuth, build_server
 from agent_memory.observability import logger, metrics
@@ -19,25 +19,32 @@ server = build_server()
 get_services().embedder.warm()  # recall, context and forget embed the query: load the model in the init phase
 
 
+def _caller() -> Caller:
+    """The key's caller, or the same 401 problem+json as REST before any MCP parsing."""
+    services = get_services()
+    caller = authenticate_key(services.control, services.store, app.current_event.headers or {})
+    logger.append_keys(context=caller.context_id, principal=caller.principal_id)
+    return caller
+
+
 @app.post('/mcp')
 def mcp() -> Any:
     event = app.current_event
     headers = dict(event.headers or {})
-    services = get_services()
-    caller = authenticate_key(services.control, services.store, headers)  # 401 problem+json before any MCP parsing
-    logger.append_keys(context=caller.context_id, principal=caller.principal_id)
+    caller = _caller()
     token = CURRENT_CALLER.set(RequestAuth(caller, headers, event.request_context.request_id))
     try:
         answer = serve_event(server, event.raw_event, get_settings().max_body_bytes)
     finally:
         CURRENT_CALLER.reset(token)
-    content_type = answer.headers.pop('content-type', 'application/json')
+    content_type = answer.headers.pop('content-type', 'text/plain; charset=utf-8')  # the SDK's bare-text 400s
     return Response(status_code=answer.status, content_type=content_type, body=answer.body.decode(), headers=answer.headers)
 
 
 @app.get('/mcp')
 @app.delete('/mcp')
 def mcp_other() -> Any:
+    _caller()
     # Stateless: no server-initiated stream to GET and no session to DELETE (MCP Streamable HTTP allows 405 for both).
     return Response(status_code=405, content_type='application/json', body='{"message": "use POST"}', headers={'Allow': 'POST'})
 

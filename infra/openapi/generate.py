@@ -29,6 +29,7 @@ _DECORATOR = re.compile(r"""@app\.(get|post|put|patch|delete)\(\s*['"]([^'"]+)['
 _BODY = re.compile(r'parse_body\(app, (\w+)\)')
 _QUERY = re.compile(r"""query_param\(app, ['"](\w+)['"]\)""")
 _STATUS = re.compile(r'json_response\(.*?, ([^#\n]+)\)|return (\d{3}),|also answers (\d{3})')
+PROBLEM = 'application/problem+json'
 PUBLIC = {('GET', '/api/v1/health'), ('GET', '/api/v1/openapi.json')}
 ERRORS = {
     '400': 'Malformed JSON, an invalid field, enum or limit',
@@ -41,6 +42,46 @@ ERRORS = {
     '429': 'Rate limited (see Retry-After)',
     '503': 'Database or model provider unavailable (see Retry-After)',
 }
+
+
+MCP_FOLDER = 'mcp'  # /mcp speaks JSON-RPC through the MCP SDK: described here, not inferred from the handler
+_JSON = 'application/json'
+
+
+def _mcp_operation(method: str) -> dict[str, Any]:
+    def answer(description: str, *media: str) -> dict[str, Any]:
+        return {'description': description, **({'content': {m: {'schema': {}} for m in media}} if media else {})}
+
+    problem = {'$ref': '#/components/schemas/Problem'}
+    if method != 'POST':
+        return {
+            'operationId': f'mcp_{method.lower()}',
+            'tags': ['mcp'],
+            'description': 'Stateless server: no server-initiated stream and no session to end.',
+            'responses': {'405': answer('Use POST', _JSON), '401': {'description': ERRORS['401'],
+                                                                    'content': {PROBLEM: {'schema': problem}}}},
+        }  # fmt: skip
+    message = {
+        'type': 'object',
+        'description': 'A JSON-RPC 2.0 request or notification of the MCP Streamable HTTP transport (stateless, JSON '
+        'answers): tools/list, tools/call (remember, recall, context, reflect, forget, inspect), initialize, ping.',
+        'required': ['jsonrpc', 'method'],
+        'properties': {'jsonrpc': {'const': '2.0'}, 'id': {'type': ['string', 'integer']}, 'method': {'type': 'string'},
+                       'params': {'type': 'object'}},
+    }  # fmt: skip
+    return {
+        'operationId': 'mcp_post',
+        'tags': ['mcp'],
+        'requestBody': {'required': True, 'content': {_JSON: {'schema': message}}},
+        'responses': {
+            '200': answer('A JSON-RPC response: a result, or an error (-32602 invalid params, -32601 unknown method/tool)', _JSON),
+            '202': answer('Notification accepted', _JSON),
+            '400': answer('Not a JSON-RPC message, or not JSON (JSON-RPC error, or text from the transport)', _JSON, 'text/plain'),
+            '401': {'description': ERRORS['401'], 'content': {PROBLEM: {'schema': problem}}},
+            '406': answer('The Accept header excludes application/json', _JSON),
+            '413': answer(ERRORS['413'], _JSON, PROBLEM),
+        },
+    }
 
 
 def template_routes() -> list[tuple[str, str, str]]:
@@ -132,6 +173,9 @@ def build() -> dict[str, Any]:
     paths: dict[str, dict[str, Any]] = {}
     facts_by_folder: dict[str, dict[tuple[str, str], dict[str, Any]]] = {}
     for method, path, folder in template_routes():
+        if folder == MCP_FOLDER:
+            paths.setdefault(path, {})[method.lower()] = _mcp_operation(method)
+            continue
         handler = facts_by_folder.setdefault(folder, _handler_facts(folder)).get((method, path))
         if handler is None:
             raise SystemExit(f'{method} {path} is declared in template.yaml but functions/{folder}/app.py does not route it')
@@ -158,7 +202,7 @@ def build() -> dict[str, Any]:
         for status, description in ERRORS.items():
             operation['responses'].setdefault(
                 status,
-                {'description': description, 'content': {'application/problem+json': {'schema': {'$ref': '#/components/schemas/Problem'}}}},
+                {'description': description, 'content': {PROBLEM: {'schema': {'$ref': '#/components/schemas/Problem'}}}},
             )
         if (method, path) in PUBLIC:
             operation['security'] = []

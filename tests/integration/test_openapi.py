@@ -46,7 +46,9 @@ def test_request_schemas_are_the_models_the_handlers_validate_with() -> None:
 
 
 def _schema(ref: dict[str, Any]) -> dict[str, Any]:
-    return {**DOCUMENT['components']['schemas'][ref['$ref'].rsplit('/', 1)[1]], 'components': DOCUMENT['components']}
+    """A documented schema (a components reference, or inline as /mcp's is) with the components it refers to."""
+    schema = DOCUMENT['components']['schemas'][ref['$ref'].rsplit('/', 1)[1]] if '$ref' in ref else ref
+    return {**schema, 'components': DOCUMENT['components']}
 
 
 def _resolvable(schema: dict[str, Any]) -> dict[str, Any]:

@@ -287,7 +287,7 @@ def test_secrets_are_read_at_run_time_with_least_privilege() -> None:
         assert variables[var] == {'Ref': param}, var
     secret = {'AWSSecretsManagerGetSecretValuePolicy': {'SecretArn': {'Ref': 'SecretArn'}}}
     send = {'SQSSendMessagePolicy': {'QueueName': {'Fn::GetAtt': ['ExtractionQueue', 'QueueName']}}}
-    senders = {'FactsFunction', 'ChatFunction', 'SweepHourlyFunction'}  # they enqueue (and re-send) extraction jobs
+    senders = {'FactsFunction', 'ChatFunction', 'McpFunction', 'SweepHourlyFunction'}  # they enqueue (and re-send) extraction jobs
     for name, props in functions().items():
         assert props['Policies'] == ([secret, send] if name in senders else [secret]), name
         if name in senders:

@@ -11,7 +11,7 @@ from typing import Any
 from urllib.parse import unquote
 
 from agent_memory.db.memory_store import MemoryStore
-from agent_memory.domain import views
+from agent_memory.domain import trace_views, views
 from agent_memory.domain.auth import Caller
 from agent_memory.domain.ids import utcnow
 from agent_memory.domain.reconcile import Speaker, entity_key
@@ -187,6 +187,9 @@ def inspect(store: MemoryStore, caller: Caller, ref: str | None) -> dict[str, An
         rows = history_rows(store, caller, _key(parts[0], parts[1]), unquote(parts[2]))
         current = next((r for r in rows if r['supersededBy'] is None and r['validUntil'] is None), None)
         return {'kind': 'attribute', 'current': current, 'history': rows}
-    if kind in ('relation', 'trace', 'passage', 'document') and rest:
+    if kind == 'trace' and rest:
+        record = trace_views.get_trace(store, caller, rest)
+        return {**record, 'kind': 'trace', 'traceKind': record['kind']}
+    if kind in ('relation', 'passage', 'document') and rest:
         raise NotImplementedYet(f'inspecting {kind} refs is not supported yet')
-    raise BadRequest('ref must look like entity:<type>/<name> or attribute:<type>/<name>/<key>')
+    raise BadRequest('ref must look like entity:<type>/<name>, attribute:<type>/<name>/<key> or trace:<id>')

@@ -108,7 +108,7 @@ def run_tool(tool: Tool, args: Any, auth: RequestAuth) -> types.CallToolResult:
         logger.exception('tool crashed', extra={'tool': tool.name})
         return _error_result(500, f'internal error; request id req_{auth.request_id}', 'Internal error')
     finally:
-        metrics.add_metric(name=f'McpTool_{outcome}', unit=MetricUnit.Count, value=1)
+        metrics.add_metric(name='McpToolCalls' if outcome == 'ok' else 'McpToolErrors', unit=MetricUnit.Count, value=1)
         logger.info('mcp tool call', extra={'tool': tool.name, 'outcome': outcome, 'ms': round((time.perf_counter() - started) * 1000, 1)})
 
 
