@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from typing import Any, TypeVar
+from urllib.parse import unquote
 
 from aws_lambda_powertools.event_handler import APIGatewayHttpResolver, Response
 from pydantic import BaseModel, ValidationError
@@ -37,8 +39,16 @@ def problem(app: APIGatewayHttpResolver, status: int, title: str, detail: str, s
     return Response(status_code=status, content_type=PROBLEM_JSON, body=json.dumps(body), headers=headers)
 
 
+class _DecodingResolver(APIGatewayHttpResolver):
+    """Route parameters arrive percent-encoded: API Gateway's ``rawPath`` keeps the client's encoding (a client
+    sends ``/traces/retrieval_trace%3A01…`` or ``/entities/person/Ada%20Lovelace``) and Powertools matches on it."""
+
+    def _convert_matches_into_route_keys(self, match: re.Match[str]) -> dict[str, str]:
+        return {name: unquote(value) for name, value in match.groupdict().items()}
+
+
 def build_resolver() -> APIGatewayHttpResolver:
-    app = APIGatewayHttpResolver(strip_prefixes=None)
+    app = _DecodingResolver(strip_prefixes=None)
 
     @app.exception_handler(AgentMemoryError)  # type: ignore[untyped-decorator]  # Powertools leaves it untyped
     def _domain_error(exc: AgentMemoryError) -> Response[str]:

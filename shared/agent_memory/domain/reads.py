@@ -42,15 +42,11 @@ def decode_cursor(raw: str | None) -> Any:
         raise BadRequest('invalid cursor') from exc
 
 
-def _key(entity_type: str, name: str) -> list[str]:
-    return entity_key(unquote(entity_type), unquote(name))
-
-
 def list_entities(store: MemoryStore, caller: Caller, entity_type: str | None, limit: int, cursor: str | None) -> dict[str, Any]:
     after = decode_cursor(cursor)
     if after is not None and not (isinstance(after, list) and len(after) == 2 and all(isinstance(a, str) for a in after)):
         raise BadRequest('invalid cursor')
-    wanted_type = _key(entity_type, 'x')[0] if entity_type else None
+    wanted_type = entity_key(entity_type, 'x')[0] if entity_type else None
     rows = store.list_entities(caller.patterns('memory:read'), wanted_type, limit + 1, after)
     page = rows[:limit]
     has_more = len(rows) > limit
@@ -72,7 +68,7 @@ def entity_view(store: MemoryStore, caller: Caller, key: list[str]) -> dict[str,
 
 
 def get_entity(store: MemoryStore, caller: Caller, entity_type: str, name: str) -> dict[str, Any]:
-    return entity_view(store, caller, _key(entity_type, name))
+    return entity_view(store, caller, entity_key(entity_type, name))
 
 
 def history_rows(store: MemoryStore, caller: Caller, key: list[str], attribute: str) -> list[dict[str, Any]]:
@@ -83,11 +79,11 @@ def history_rows(store: MemoryStore, caller: Caller, key: list[str], attribute: 
 
 
 def history(store: MemoryStore, caller: Caller, entity_type: str, name: str, attribute: str) -> dict[str, Any]:
-    return {'history': history_rows(store, caller, _key(entity_type, name), unquote(attribute))}
+    return {'history': history_rows(store, caller, entity_key(entity_type, name), attribute)}
 
 
 def delete_entity(store: MemoryStore, caller: Caller, entity_type: str, name: str) -> int:
-    key = _key(entity_type, name)
+    key = entity_key(entity_type, name)
     if store.get_entity(key, caller.patterns('memory:forget')) is None:
         raise NotFound('entity not found')
     return store.close_entity_facts(key, utcnow())
@@ -180,11 +176,11 @@ def me(caller: Caller) -> dict[str, Any]:
 
 def inspect(store: MemoryStore, caller: Caller, ref: str | None) -> dict[str, Any]:
     kind, _, rest = (ref or '').partition(':')
-    parts = rest.split('/')
+    parts = [unquote(part) for part in rest.split('/')]  # a ref percent-encodes the '/' inside its names
     if kind == 'entity' and len(parts) == 2 and all(parts):
-        return {'kind': 'entity', **entity_view(store, caller, _key(parts[0], parts[1]))}
+        return {'kind': 'entity', **entity_view(store, caller, entity_key(parts[0], parts[1]))}
     if kind == 'attribute' and len(parts) == 3 and all(parts):
-        rows = history_rows(store, caller, _key(parts[0], parts[1]), unquote(parts[2]))
+        rows = history_rows(store, caller, entity_key(parts[0], parts[1]), parts[2])
         current = next((r for r in rows if r['supersededBy'] is None and r['validUntil'] is None), None)
         return {'kind': 'attribute', 'current': current, 'history': rows}
     if kind == 'trace' and rest:
