@@ -38,6 +38,8 @@ def mcp() -> Any:
     finally:
         CURRENT_CALLER.reset(token)
     content_type = answer.headers.pop('content-type', 'text/plain; charset=utf-8')  # the SDK's bare-text 400s
+    if not answer.body:  # a notification's 202: the SDK labels its empty body JSON, which no JSON parser accepts
+        return Response(status_code=answer.status, body='', headers=answer.headers)
     return Response(status_code=answer.status, content_type=content_type, body=answer.body.decode(), headers=answer.headers)
 
 

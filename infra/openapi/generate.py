@@ -75,7 +75,7 @@ def _mcp_operation(method: str) -> dict[str, Any]:
         'requestBody': {'required': True, 'content': {_JSON: {'schema': message}}},
         'responses': {
             '200': answer('A JSON-RPC response: a result, or an error (-32602 invalid params, -32601 unknown method/tool)', _JSON),
-            '202': answer('Notification accepted', _JSON),
+            '202': answer('Notification accepted (no body)'),
             '400': answer('Not a JSON-RPC message, or not JSON (JSON-RPC error, or text from the transport)', _JSON, 'text/plain'),
             '401': {'description': ERRORS['401'], 'content': {PROBLEM: {'schema': problem}}},
             '406': answer('The Accept header excludes application/json', _JSON),

@@ -252,7 +252,7 @@ def test_transport_faults_get_the_sdk_statuses(api: Api) -> None:
     wrong_accept = rpc_raw(api.key, {'jsonrpc': '2.0', 'id': 1, 'method': 'ping'}, {'accept': 'text/plain'})
     assert wrong_accept['statusCode'] == 406
     notification = rpc_raw(api.key, {'jsonrpc': '2.0', 'method': 'notifications/initialized'})
-    assert notification['statusCode'] == 202
+    assert notification['statusCode'] == 202 and notification['body'] == '' and 'Content-Type' not in notification['headers']
 
 
 @pytest.mark.parametrize('method', ['GET', 'DELETE'])
