@@ -208,18 +208,37 @@ MAX_K = 50
 MAX_QUERY_CHARS = 4096
 
 
+LENS_SCHEMA: dict[str, Any] = {  # documents every accepted shape: "a,b", ["a", "b"] and scope sets [["a"], ["b"]]
+    'anyOf': [{'type': 'string'}, {'type': 'array', 'items': {'anyOf': [{'type': 'string'}, {'type': 'array', 'items': {'type': 'string'},
+                                                                       'minItems': 1, 'maxItems': 1}]}}, {'type': 'null'}]
+}  # fmt: skip
+
+
 class ReadRequest(StrictModel):
     """What every read route shares: the query, how many results, and the lens/labels narrowing."""
 
     query: str = Field(min_length=1, max_length=MAX_QUERY_CHARS)
     k: int = Field(default=10, ge=1, le=MAX_K, validation_alias=AliasChoices('k', 'limit'))
-    lens: str | list[str] | None = Field(default=None, validation_alias=AliasChoices('lens', 'scope'))
+    lens: str | list[str] | None = Field(default=None, validation_alias=AliasChoices('lens', 'scope'), json_schema_extra=LENS_SCHEMA)
     labels: list[str] = Field(default_factory=list, max_length=32)
     scope_view: Literal['strict', 'merged', 'crossTeam'] = Field(default='strict', validation_alias=AliasChoices('scopeView', 'scope_view'))
 
     _check_labels = field_validator('labels')(_labels_ok)
 
     _query_not_blank = field_validator('query')(not_blank)
+
+    @field_validator('lens', mode='before')
+    @classmethod
+    def _lens_from_scope_sets(cls, value: Any) -> Any:
+        """Accept the scope-set shape clients send (``[["team/a"], ["team/b"]]``: an OR of one-path clauses)."""
+        if not isinstance(value, list) or not any(isinstance(v, list) for v in value):
+            return value
+        paths: list[Any] = []
+        for clause in value:
+            if isinstance(clause, list) and len(clause) != 1:
+                raise ValueError('a lens is an OR of scope paths: each clause must hold exactly one path')
+            paths.append(clause[0] if isinstance(clause, list) else clause)
+        return paths
 
 
 class QueryRequest(ReadRequest):
