@@ -50,7 +50,8 @@ def me(context_id: str) -> Any:
 @app.get('/api/v1/<context_id>/inspect')
 def inspect(context_id: str) -> Any:
     caller, store = data_plane(app, context_id)
-    return json_response(reads.inspect(store, caller, query_param(app, 'ref')))
+    times = {name: query_param(app, name) for name in reads.INSPECT_TIME_PARAMS}
+    return json_response(reads.inspect(store, caller, query_param(app, 'ref'), times))
 
 
 @logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_HTTP)

@@ -167,11 +167,26 @@ def test_error_mapping(gateway: Gateway, memory: Memory) -> None:
     assert refused.value.status_code == 403
 
 
+def test_on_behalf_of_sends_the_record_form_and_acts_as_that_principal(memory: Memory, gateway: Gateway) -> None:
+    _reader_key(gateway)  # makes sure principal compat-reader exists
+    me = memory.whoami(on_behalf_of='principal:compat-reader')  # X-Memory-On-Behalf-Of: principal:<id>
+    assert me.principal_id == 'admin' and me.delegated_principal_id == 'compat-reader'  # the key's own, and whom it acts for
+    assert me.effective_grants['memory:read'] == ['*'] and not me.effective_grants.get('memory:write')
+    assert memory.whoami(on_behalf_of='compat-reader').delegated_principal_id == 'compat-reader'
+
+
+def test_inspect_with_a_time_is_refused_not_ignored(memory: Memory) -> None:
+    with pytest.raises(MemoryAPIError) as refused:
+        memory.inspect('entity:person/alice', as_of='2026-01-01T00:00:00Z')
+    assert refused.value.status_code == 400 and 'asOf is not supported' in refused.value.message
+
+
 def _reader_key(gateway: Gateway) -> str:
     code, _ = gateway.request('POST', '/api/v1/contexts/dev/principals', {'id': 'compat-reader', 'displayName': 'Reader',
                               'kind': 'agent', 'grants': {'memory:read': ['*']}}, key=MGMT)  # fmt: skip
     assert code in (201, 409)
-    code, body = gateway.request('POST', '/api/v1/contexts/dev/principals/compat-reader/keys/compat', {}, key=MGMT)
+    name = f'compat-{time.monotonic_ns()}'
+    code, body = gateway.request('POST', f'/api/v1/contexts/dev/principals/compat-reader/keys/{name}', {}, key=MGMT)
     assert code == 201, body
     return str(body['secret'])
 

@@ -130,6 +130,14 @@ def test_inspect_entity_and_attribute(api: Api) -> None:
     assert [h['value'] for h in attribute['history']] == ['Pro', 'Free']
 
 
+def test_inspect_refuses_point_in_time_parameters_instead_of_ignoring_them(api: Api) -> None:
+    api.call('facts', 'POST', '/facts', {'infer': 'triples', 'triples': [triple('Alice', 'plan', 'Free')]})
+    for name in ('asOf', 'atInstant', 'validFrom', 'validUntil'):
+        code, body, _ = api.call('views', 'GET', '/inspect', query={'ref': 'entity:person/alice', name: '2026-01-01T00:00:00Z'})
+        assert code == 400 and body['detail'].startswith(f'{name} is not supported on inspect')
+    assert api.call('views', 'GET', '/inspect', query={'ref': 'entity:person/alice'})[0] == 200
+
+
 def test_me_shows_the_bootstrap_admin(api: Api) -> None:
     code, me, _ = api.call('views', 'GET', '/me')
     assert code == 200 and me['principalId'] == 'admin' and me['effectiveGrants']['memory:read'] == ['*']

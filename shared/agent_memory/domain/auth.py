@@ -117,6 +117,8 @@ def authenticate(control: ControlStore, store_for: Any, headers: Mapping[str, st
         principal_grants=own,
     )
     target = _header(headers, DELEGATION_HEADERS)
+    if target is not None:
+        target = target.removeprefix('principal:')  # clients send the bare id or the record form
     return caller if target is None or target == caller.principal_id else delegate(store, caller, target)
 
 

@@ -174,7 +174,15 @@ def me(caller: Caller) -> dict[str, Any]:
     }
 
 
-def inspect(store: MemoryStore, caller: Caller, ref: str | None) -> dict[str, Any]:
+INSPECT_TIME_PARAMS = ('asOf', 'atInstant', 'validFrom', 'validUntil')
+
+
+def inspect(store: MemoryStore, caller: Caller, ref: str | None, times: dict[str, str | None] | None = None) -> dict[str, Any]:
+    """One object by ref. Point-in-time inspection is not offered: a time parameter is refused rather than ignored,
+    so a caller never mistakes the current value for a past one (``/query`` takes ``asOf``; history has every value)."""
+    asked = [name for name, value in (times or {}).items() if value is not None]
+    if asked:
+        raise BadRequest(f'{", ".join(asked)} is not supported on inspect; use POST /query with asOf, or the attribute history')
     kind, _, rest = (ref or '').partition(':')
     parts = [unquote(part) for part in rest.split('/')]  # a ref percent-encodes the '/' inside its names
     if kind == 'entity' and len(parts) == 2 and all(parts):
