@@ -7,6 +7,7 @@ and prints its keys. Ctrl-C stops cleanly.
 
 from __future__ import annotations
 
+import faulthandler
 import json
 import os
 import secrets
@@ -73,6 +74,7 @@ def _start_timers(registry: HandlerRegistry, stop: threading.Event) -> list[thre
 
 
 def main() -> int:
+    faulthandler.register(signal.SIGUSR1)  # `kill -USR1 <pid>` prints every thread's stack: for a request that hangs
     data_dir = Path(os.environ.get('AGENT_MEMORY_DATA_DIR') or ROOT / '.data').resolve()
     data_dir.mkdir(parents=True, exist_ok=True)
     local = _local_secrets(data_dir)

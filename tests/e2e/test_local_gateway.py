@@ -9,6 +9,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -48,10 +49,15 @@ class Gateway:
         self.process = subprocess.Popen(
             [sys.executable, '-m', 'local_runtime'], cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
         )
+        # Drain the output as it comes: an unread pipe fills (64 KiB of EMF lines and sweep logs) and blocks the gateway.
+        self._output: list[str] = []
+        self._reader = threading.Thread(target=self._drain, daemon=True)
+        self._reader.start()
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
-                raise AssertionError(f'gateway exited early: {self.process.stdout.read() if self.process.stdout else ""}')
+                self._reader.join(timeout=5)
+                raise AssertionError(f'gateway exited early: {"".join(self._output)}')
             try:
                 if self.request('GET', '/api/v1/health')[0] == 200:
                     return
@@ -74,10 +80,16 @@ class Gateway:
             raw = error.read()
             return error.code, (json.loads(raw) if raw else None)
 
+    def _drain(self) -> None:
+        assert self.process.stdout is not None
+        for line in self.process.stdout:
+            self._output.append(line)
+
     def stop(self) -> tuple[int, str]:
         self.process.send_signal(signal.SIGINT)
         code = self.process.wait(timeout=30)
-        return code, self.process.stdout.read() if self.process.stdout else ''
+        self._reader.join(timeout=5)
+        return code, ''.join(self._output)
 
 
 @pytest.fixture
