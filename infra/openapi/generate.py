@@ -125,8 +125,10 @@ def _handler_facts(folder: str) -> dict[tuple[str, str], dict[str, Any]]:
 
 
 def _with_aliases(model: type[BaseModel], schema: dict[str, Any]) -> dict[str, Any]:
-    """The handlers accept every spelling of a field (``sessionId`` and ``session_id``): document them all."""
+    """The handlers accept every spelling of a field (``sessionId`` or ``session_id``, ``k`` or ``limit``): document
+    them all, and that a body may use only one spelling of each field."""
     properties = schema.get('properties', {})
+    exclusive: list[dict[str, Any]] = []
     for field in model.model_fields.values():
         alias = field.validation_alias
         if isinstance(alias, AliasChoices):
@@ -135,6 +137,9 @@ def _with_aliases(model: type[BaseModel], schema: dict[str, Any]) -> dict[str, A
             if documented is not None:
                 for name in names:
                     properties.setdefault(name, documented)
+                exclusive += [{'not': {'required': [a, b]}} for i, a in enumerate(names) for b in names[i + 1 :]]
+    if exclusive:
+        schema['allOf'] = schema.get('allOf', []) + exclusive
     return schema
 
 

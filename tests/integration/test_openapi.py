@@ -71,12 +71,21 @@ def test_sample_request_bodies_conform_to_the_documented_schema(event_file: str)
     jsonschema.validate(json.loads(event['body']), schema)
 
 
-def test_documented_schema_rejects_what_the_api_rejects(api: Api) -> None:
+@pytest.mark.parametrize('bad', [{'query': 'x', 'k': 51}, {'query': 'x', 'k': 5, 'limit': 5}, {'query': 'x', 'lens': [['a', 'b']]}],
+                         ids=['k-over-50', 'two-spellings', 'and-clause-lens'])  # fmt: skip
+def test_documented_schema_rejects_what_the_api_rejects(api: Api, bad: dict[str, Any]) -> None:
     schema = _resolvable(_schema({'$ref': '#/components/schemas/QueryRequest'}))
-    bad = {'query': 'x', 'k': 51}
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate(bad, schema)
     assert api.call('retrieval', 'POST', '/query', bad)[0] == 400
+
+
+def test_documented_schema_accepts_every_spelling_the_api_accepts(api: Api) -> None:
+    schema = _resolvable(_schema({'$ref': '#/components/schemas/QueryRequest'}))
+    for good in ({'query': 'x', 'limit': 5, 'scopeView': 'strict'}, {'query': 'x', 'k': 5, 'scope_view': 'strict'},
+                 {'query': 'x', 'lens': 'a,b'}, {'query': 'x', 'lens': ['a', 'b']}, {'query': 'x', 'lens': [['a'], ['b']]}):  # fmt: skip
+        jsonschema.validate(good, schema)
+        assert api.call('retrieval', 'POST', '/query', good)[0] == 200, good
 
 
 def test_document_is_served_without_auth(api: Api) -> None:
