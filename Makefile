@@ -9,7 +9,7 @@ SAM_STAMP := $(SAM_VENV)/.installed
 PY312_DIR := $(shell command -v pyenv >/dev/null 2>&1 && ls -d "$$(pyenv root)"/versions/3.12.*/bin 2>/dev/null | tail -n 1)
 export PYTHONPATH := shared:infra
 
-.PHONY: openapi dev test install install-sam lint typecheck unit sam-validate sam-build bench bench-lifecycle bench-auth bench-extraction bench-quality bench-retrieval bench-cache clean
+.PHONY: openapi dev test install install-sam lint typecheck unit sam-validate sam-build bench bench-lifecycle bench-auth bench-extraction bench-quality bench-retrieval bench-cache bench-mcp clean
 
 $(STAMP): requirements-dev.txt shared/requirements.txt infra/layers/embeddings/requirements.txt infra/layers/mcp/requirements.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -59,7 +59,7 @@ openapi: install
 test: lint typecheck unit sam-validate sam-build
 
 # Benchmarks print side-by-side comparisons; they are not part of `make test`.
-bench: bench-quality bench-extraction bench-auth bench-retrieval bench-cache bench-lifecycle
+bench: bench-quality bench-extraction bench-auth bench-retrieval bench-cache bench-lifecycle bench-mcp
 
 bench-retrieval: install
 	PYTHONPATH=shared:infra:. $(BIN)/python bench/retrieval.py
@@ -75,6 +75,9 @@ bench-extraction: install
 
 bench-quality: install
 	PYTHONPATH=shared:infra:. $(BIN)/python bench/extraction_quality.py
+
+bench-mcp: install
+	PYTHONPATH=shared:infra:. $(BIN)/python bench/mcp_endpoint.py
 
 bench-cache: install
 	PYTHONPATH=shared:infra:. $(BIN)/python bench/cache.py
