@@ -22,10 +22,9 @@ import sys
 import time
 from typing import Any
 
-from bench.retrieval import ROOT, load_handler, pct  # also sets up the in-memory database and environment
-
 from agent_memory.api.services import get_services  # noqa: E402
 from agent_memory.domain.contexts import create_context, mint_context_key  # noqa: E402
+from bench.retrieval import ROOT, load_handler, pct  # also sets up the in-memory database and environment
 from local_runtime.events import LocalContext, http_event  # noqa: E402
 
 QUESTION = 'What is the plan of person 17?'
@@ -59,7 +58,9 @@ def rest(ctx: str, key: str, route: str) -> Any:
 
 def mcp(key: str, method: str, params: dict[str, Any] | None = None) -> Any:
     body = json.dumps({'jsonrpc': '2.0', 'id': 1, 'method': method, **({'params': params} if params else {})})
-    return lambda: http_event('POST', '/mcp', route_key='POST /mcp', body=body, headers={'authorization': f'Bearer {key}', 'accept': ACCEPT})
+    return lambda: http_event(
+        'POST', '/mcp', route_key='POST /mcp', body=body, headers={'authorization': f'Bearer {key}', 'accept': ACCEPT}
+    )
 
 
 def cold_import(module_path: str) -> float:

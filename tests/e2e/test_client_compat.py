@@ -13,25 +13,16 @@ import threading
 import time
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
 from surrealdb_memory import AsyncMemory, Memory, MemoryAPIError, MemoryAuthError, MemoryNotFoundError, MemoryScopeError
 
-from tests.e2e.test_local_gateway import KEY, MGMT, Gateway, _free_port
+from tests.e2e.test_local_gateway import KEY, MGMT, Gateway
 
 pytestmark = pytest.mark.e2e
 ALICE = {'type': 'person', 'name': 'Alice'}
-
-
-@pytest.fixture(scope='module')
-def gateway(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Gateway]:
-    running = Gateway(Path(tmp_path_factory.mktemp('client')) / 'data', _free_port())
-    yield running
-    code, output = running.stop()
-    assert code == 0, output
 
 
 @pytest.fixture(scope='module')

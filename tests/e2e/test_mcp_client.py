@@ -8,9 +8,8 @@ in-process, so ``remember`` with ``infer: full`` comes back with what was extrac
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from pathlib import Path
 from typing import Any
 
 import anyio
@@ -20,19 +19,11 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 
-from tests.e2e.test_local_gateway import KEY, Gateway, _free_port
+from tests.e2e.test_local_gateway import KEY, Gateway
 
 pytestmark = pytest.mark.e2e
 MODES = {'auto': '2026-07-28', 'legacy': '2025-11-25'}
 EMPLOYER = {'auto': 'Initech', 'legacy': 'Globex'}  # one gateway serves both modes: each writes something new
-
-
-@pytest.fixture(scope='module')
-def gateway(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Gateway]:
-    running = Gateway(Path(tmp_path_factory.mktemp('mcp')) / 'data', _free_port())
-    yield running
-    code, output = running.stop()
-    assert code == 0, output
 
 
 @asynccontextmanager

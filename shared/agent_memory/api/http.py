@@ -52,20 +52,12 @@ def build_resolver() -> APIGatewayHttpResolver:
 
     @app.exception_handler(AgentMemoryError)  # type: ignore[untyped-decorator]  # Powertools leaves it untyped
     def _domain_error(exc: AgentMemoryError) -> Response[str]:
-        if exc.status < 500 or exc.public:
-            detail = exc.detail
-        elif isinstance(exc, StoreUnavailable):
-            logger.warning('database unavailable', extra={'error': exc.detail})
-            detail = 'database unavailable'
-        else:
-            logger.exception('request failed', extra={'status': exc.status})
-            detail = _request_ref(app)
-        return problem(app, exc.status, exc.title, detail, exc.slug, exc.retry_after)
+        return problem(app, exc.status, exc.title, public_detail(exc, _request_id(app)), exc.slug, exc.retry_after)
 
     @app.exception_handler(Exception)  # type: ignore[untyped-decorator]  # Powertools leaves it untyped
     def _unexpected(exc: Exception) -> Response[str]:
         logger.exception('unhandled error')
-        return problem(app, 500, 'Internal error', _request_ref(app), 'internal')
+        return problem(app, 500, 'Internal error', request_ref(_request_id(app)), 'internal')
 
     @app.not_found
     def _no_route(exc: Exception) -> Response[str]:
@@ -74,9 +66,23 @@ def build_resolver() -> APIGatewayHttpResolver:
     return app
 
 
-def _request_ref(app: APIGatewayHttpResolver) -> str:
-    request_id = app.current_event.request_context.request_id if app.current_event else 'unknown'
+def _request_id(app: APIGatewayHttpResolver) -> str:
+    return app.current_event.request_context.request_id if app.current_event else 'unknown'
+
+
+def request_ref(request_id: str) -> str:
     return f'internal error; request id req_{request_id}'
+
+
+def public_detail(exc: AgentMemoryError, request_id: str) -> str:
+    """What a caller may read of a failure: 4xx details as they are, a 5xx redacted to a request id (and logged)."""
+    if exc.status < 500 or exc.public:
+        return exc.detail
+    if isinstance(exc, StoreUnavailable):
+        logger.warning('database unavailable', extra={'error': exc.detail})
+        return 'database unavailable'
+    logger.exception('request failed', extra={'status': exc.status})
+    return request_ref(request_id)
 
 
 def json_response(body: Any, status: int = 200) -> Response[str]:

@@ -23,10 +23,10 @@ from mcp.shared.exceptions import MCPError
 from pydantic import ValidationError
 
 from agent_memory import __version__
-from agent_memory.api.http import enforce_rate_limit
+from agent_memory.api.http import enforce_rate_limit, public_detail, request_ref
 from agent_memory.api.services import get_services
 from agent_memory.domain.auth import Caller, authenticate_key
-from agent_memory.errors import AgentMemoryError, StoreUnavailable
+from agent_memory.errors import AgentMemoryError
 from agent_memory.mcp_server.tools import TOOLS, Tool
 from agent_memory.observability import logger, metrics
 
@@ -68,18 +68,6 @@ def _error_result(status: int, message: str, title: str) -> types.CallToolResult
     )
 
 
-def _failure(exc: AgentMemoryError, request_id: str) -> types.CallToolResult:
-    if exc.status < 500 or exc.public:
-        message = exc.detail
-    elif isinstance(exc, StoreUnavailable):
-        logger.warning('database unavailable', extra={'error': exc.detail})
-        message = 'database unavailable'
-    else:
-        logger.exception('tool failed', extra={'status': exc.status})
-        message = f'internal error; request id req_{request_id}'
-    return _error_result(exc.status, message, exc.title)
-
-
 def _parse_arguments(tool: Tool, arguments: dict[str, Any] | None) -> Any:
     try:
         return tool.args.model_validate(arguments or {})
@@ -102,11 +90,11 @@ def run_tool(tool: Tool, args: Any, auth: RequestAuth) -> types.CallToolResult:
         return types.CallToolResult(content=[types.TextContent(text=output.text)], structured_content=output.structured)
     except AgentMemoryError as exc:
         outcome = 'error'
-        return _failure(exc, auth.request_id)
+        return _error_result(exc.status, public_detail(exc, auth.request_id), exc.title)
     except Exception:
         outcome = 'error'
         logger.exception('tool crashed', extra={'tool': tool.name})
-        return _error_result(500, f'internal error; request id req_{auth.request_id}', 'Internal error')
+        return _error_result(500, request_ref(auth.request_id), 'Internal error')
     finally:
         metrics.add_metric(name='McpToolCalls' if outcome == 'ok' else 'McpToolErrors', unit=MetricUnit.Count, value=1)
         logger.info('mcp tool call', extra={'tool': tool.name, 'outcome': outcome, 'ms': round((time.perf_counter() - started) * 1000, 1)})
