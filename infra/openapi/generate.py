@@ -201,7 +201,8 @@ def build() -> dict[str, Any]:
             },
         }  # fmt: skip
         if handler['sse']:  # `stream: true` or `Accept: text/event-stream`: the same answer as server-sent events
-            events = {'schema': {'type': 'object', 'description': 'each event\'s data: {delta, traceId, sessionId}, the last {done: true, …}'}}
+            frames = "each event's data: {delta, traceId, sessionId}, the last {done: true, …}"
+            events = {'schema': {'type': 'object', 'description': frames}}
             operation['responses']['200']['content']['text/event-stream'] = events
         if handler['model']:
             schema = _schema_for(handler['model'], components)
