@@ -4,6 +4,7 @@ from typing import Any
 
 from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.logging import correlation_paths
+from aws_lambda_powertools.metrics import MetricUnit
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from agent_memory.api.http import build_resolver
@@ -24,6 +25,7 @@ def _caller() -> Caller:
     services = get_services()
     caller = authenticate_key(services.control, services.store, app.current_event.headers or {})
     logger.append_keys(context=caller.context_id, principal=caller.principal_id)
+    metrics.add_metric(name='McpRequests', unit=MetricUnit.Count, value=1)
     return caller
 
 

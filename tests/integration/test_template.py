@@ -233,6 +233,28 @@ def test_runtime_and_layer_build_for_python312() -> None:
     assert (ROOT / 'shared' / 'agent_memory' / 'migrations' / 'context' / '0001_init.surql').is_file()
 
 
+def test_makefile_layers_reach_exactly_the_functions_that_import_them() -> None:
+    for name, folder in (('EmbeddingsLayer', 'embeddings'), ('McpLayer', 'mcp')):
+        layer = template()['Resources'][name]
+        assert layer['Metadata']['BuildMethod'] == 'makefile' and layer['Properties']['ContentUri'] == 'infra/layers/'
+        assert f'build-{name}:' in (ROOT / 'infra' / 'layers' / 'Makefile').read_text(encoding='utf-8')
+        assert (ROOT / 'infra' / 'layers' / folder / 'requirements.txt').is_file()
+    for props in functions().values():
+        source = (ROOT / 'functions' / folder_of(props) / 'app.py').read_text(encoding='utf-8')
+        layers = [ref['Ref'] for ref in props.get('Layers', [])]
+        if 'embedder.warm()' in source:  # loads the local model at init: it must be there
+            assert 'EmbeddingsLayer' in layers, props['CodeUri']
+        assert ('McpLayer' in layers) == ('agent_memory.mcp_server' in source), props['CodeUri']
+    # McpLayer leaves out what SharedLayer ships, so the two never hold two copies of one package
+    shared = _pins(ROOT / 'shared' / 'requirements.txt')
+    assert not shared & _pins(ROOT / 'infra' / 'layers' / 'mcp' / 'requirements.txt')
+
+
+def _pins(path: Path) -> set[str]:
+    lines = (line.split('#')[0].strip() for line in path.read_text(encoding='utf-8').splitlines())
+    return {line.split('==')[0].lower() for line in lines if '==' in line}
+
+
 def test_timeouts_fit_their_triggers() -> None:
     assert template()['Globals']['Function']['Timeout'] <= 29  # under the HTTP API's 30 s integration limit
     for name, props in functions().items():
