@@ -11,6 +11,7 @@ its own event loop, so the value never leaks between requests.
 from __future__ import annotations
 
 import contextvars
+import logging
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -39,6 +40,9 @@ class RequestAuth:
 
 
 CURRENT_CALLER: contextvars.ContextVar[RequestAuth] = contextvars.ContextVar('agent_memory_mcp_caller')
+
+# The SDK logs its per-request session-manager start/stop at INFO: in Lambda that is two lines per call, paid for.
+logging.getLogger('mcp').setLevel(logging.WARNING)
 
 INSTRUCTIONS = (
     'Long-term memory for this agent. Call `context` (or `recall`) before answering to bring back what is known about '
