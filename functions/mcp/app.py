@@ -20,6 +20,11 @@ server = build_server()
 get_services().embedder.warm()  # recall, context and forget embed the query: load the model in the init phase
 
 
+def _time_left(context: LambdaContext) -> float:
+    """Seconds this request may take: the invocation's remaining time less a margin to answer in, at most 28 s."""
+    return max(1.0, min(28.0, context.get_remaining_time_in_millis() / 1000 - 1.0))
+
+
 def _caller() -> Caller:
     """The key's caller, or the same 401 problem+json as REST before any MCP parsing."""
     services = get_services()
@@ -36,7 +41,7 @@ def mcp() -> Any:
     caller = _caller()
     token = CURRENT_CALLER.set(RequestAuth(caller, headers, event.request_context.request_id))
     try:
-        answer = serve_event(server, event.raw_event, get_settings().max_body_bytes)
+        answer = serve_event(server, event.raw_event, get_settings().max_body_bytes, _time_left(app.lambda_context))
     finally:
         CURRENT_CALLER.reset(token)
     content_type = answer.headers.pop('content-type', 'text/plain; charset=utf-8')  # the SDK's bare-text 400s

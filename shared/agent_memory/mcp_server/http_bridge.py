@@ -9,6 +9,7 @@ answer a single JSON body, which is what a buffered Lambda response can carry.
 from __future__ import annotations
 
 import base64
+import json
 from collections.abc import MutableMapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -76,5 +77,15 @@ async def _serve(server: Server[Any], event: dict[str, Any], max_body_bytes: int
     return answer
 
 
-def serve_event(server: Server[Any], event: dict[str, Any], max_body_bytes: int) -> HttpAnswer:
-    return anyio.run(_serve, server, event, max_body_bytes)
+def serve_event(server: Server[Any], event: dict[str, Any], max_body_bytes: int, timeout_seconds: float) -> HttpAnswer:
+    """The answer, or a JSON-RPC internal error with 504 if the SDK has not answered in time (never a hang)."""
+
+    async def bounded() -> HttpAnswer:
+        with anyio.fail_after(timeout_seconds):
+            return await _serve(server, event, max_body_bytes)
+
+    try:
+        return anyio.run(bounded)
+    except TimeoutError:
+        error = {'jsonrpc': '2.0', 'id': None, 'error': {'code': -32603, 'message': f'no answer within {timeout_seconds:g} s'}}
+        return HttpAnswer(504, {'content-type': 'application/json'}, bytearray(json.dumps(error).encode()))
