@@ -42,7 +42,7 @@ def sse_response(body: dict[str, Any], deltas: list[str]) -> Response[str]:
     return Response(status_code=200, content_type='text/event-stream', body=''.join(frames), headers=headers)
 
 
-@logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_HTTP)
+@logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_HTTP, clear_state=True)
 @metrics.log_metrics
 def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     return app.resolve(event, context)

@@ -9,9 +9,8 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from agent_memory.api.http import build_resolver, data_plane, header, json_response, parse_body
 from agent_memory.api.services import get_services
-from agent_memory.config import get_settings
 from agent_memory.domain import facts
-from agent_memory.errors import BadRequest, PayloadTooLarge
+from agent_memory.errors import BadRequest
 from agent_memory.models import FactsBatchRequest, FactsRequest
 from agent_memory.observability import logger, metrics
 
@@ -33,17 +32,11 @@ def prefer_wait() -> float:
     return seconds
 
 
-def _check_text(*texts: str | None) -> None:
-    limit = get_settings().max_text_bytes
-    if any(t is not None and len(t.encode()) > limit for t in texts):
-        raise PayloadTooLarge(f'text exceeds {limit} bytes')
-
-
 @app.post('/api/v1/<context_id>/facts')
 def post_facts(context_id: str) -> Any:
     caller, store = data_plane(app, context_id)
     request, raw = parse_body(app, FactsRequest)
-    _check_text(request.text)
+    facts.check_text_size(request.text)
     wait = prefer_wait()
     status, body = facts.remember(store, caller, get_services().pipeline(), request, raw, header(app, 'Idempotency-Key'), wait)
     metrics.add_metric(name='FactsWritten', unit=MetricUnit.Count, value=1)
@@ -54,7 +47,7 @@ def post_facts(context_id: str) -> Any:
 def post_facts_batch(context_id: str) -> Any:
     caller, store = data_plane(app, context_id)
     request, raw = parse_body(app, FactsBatchRequest)
-    _check_text(*(m.content for m in request.messages))
+    facts.check_text_size(*(m.content for m in request.messages))
     wait = prefer_wait()
     status, body = facts.remember_batch(store, caller, get_services().pipeline(), request, raw, header(app, 'Idempotency-Key'), wait)
     metrics.add_metric(name='FactsWritten', unit=MetricUnit.Count, value=len(request.messages))
@@ -67,7 +60,7 @@ def get_extraction(context_id: str, turn_id: str) -> Any:
     return json_response(facts.extraction_status(store, caller, turn_id))
 
 
-@logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_HTTP)
+@logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_HTTP, clear_state=True)
 @metrics.log_metrics
 def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     return app.resolve(event, context)

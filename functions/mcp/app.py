@@ -58,7 +58,7 @@ def mcp_other() -> Any:
     return Response(status_code=405, content_type='application/json', body='{"message": "use POST"}', headers={'Allow': 'POST'})
 
 
-@logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_HTTP)
+@logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_HTTP, clear_state=True)
 @metrics.log_metrics
 def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     return app.resolve(event, context)

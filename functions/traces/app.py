@@ -31,6 +31,6 @@ def get_trace(context_id: str, trace_id: str) -> Any:
     return json_response(trace_views.get_trace(store, caller, trace_id))
 
 
-@logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_HTTP)
+@logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_HTTP, clear_state=True)
 def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     return app.resolve(event, context)

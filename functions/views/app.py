@@ -54,6 +54,6 @@ def inspect(context_id: str) -> Any:
     return json_response(reads.inspect(store, caller, query_param(app, 'ref'), times))
 
 
-@logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_HTTP)
+@logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_HTTP, clear_state=True)
 def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     return app.resolve(event, context)

@@ -77,7 +77,7 @@ def dispatch(routes: list[Route], registry: HandlerRegistry, method: str, target
                 payload = body
         event = http_event(
             method,
-            url.path,
+            unquote(url.path),  # as API Gateway HTTP APIs deliver rawPath: decoded (the parameters come decoded too)
             route_key=f'{route.method} {route.path}',
             path_parameters=decoded,
             body=payload,

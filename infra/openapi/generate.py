@@ -76,10 +76,11 @@ def _mcp_operation(method: str) -> dict[str, Any]:
         'responses': {
             '200': answer('A JSON-RPC response: a result, or an error (-32602 invalid params, -32601 unknown method/tool)', _JSON),
             '202': answer('Notification accepted (no body)'),
-            '400': answer('Not a JSON-RPC message, or not JSON (JSON-RPC error, or text from the transport)', _JSON, 'text/plain'),
+            '400': answer('Not JSON, not a JSON-RPC message, or (2026-07-28 protocol) a malformed envelope', _JSON, 'text/plain'),
             '401': {'description': ERRORS['401'], 'content': {PROBLEM: {'schema': problem}}},
+            '404': answer('2026-07-28 protocol (Mcp-Protocol-Version header): an unknown method or tool, as a JSON-RPC error', _JSON),
             '406': answer('The Accept header excludes application/json', _JSON),
-            '413': answer(ERRORS['413'], _JSON, PROBLEM),
+            '413': answer(ERRORS['413'], 'text/plain'),
         },
     }
 

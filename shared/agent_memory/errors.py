@@ -49,6 +49,7 @@ class TooManyRequests(AgentMemoryError):
 
 class NotImplementedYet(AgentMemoryError):
     status, title, slug = 501, 'Not implemented', 'not-implemented'
+    public = True  # says what is missing, not what failed
 
 
 class ProviderUnavailable(AgentMemoryError):

@@ -208,6 +208,18 @@ MAX_K = 50
 MAX_QUERY_CHARS = 4096
 
 
+def lens_from_scope_sets(value: Any) -> Any:
+    """Accept the scope-set shape clients send (``[["team/a"], ["team/b"]]``: an OR of one-path clauses)."""
+    if not isinstance(value, list) or not any(isinstance(v, list) for v in value):
+        return value
+    paths: list[Any] = []
+    for clause in value:
+        if isinstance(clause, list) and len(clause) != 1:
+            raise ValueError('a lens is an OR of scope paths: each clause must hold exactly one path')
+        paths.append(clause[0] if isinstance(clause, list) else clause)
+    return paths
+
+
 LENS_SCHEMA: dict[str, Any] = {  # documents every accepted shape: "a,b", ["a", "b"] and scope sets [["a"], ["b"]]
     'anyOf': [{'type': 'string'}, {'type': 'array', 'items': {'anyOf': [{'type': 'string'}, {'type': 'array', 'items': {'type': 'string'},
                                                                        'minItems': 1, 'maxItems': 1}]}}, {'type': 'null'}]
@@ -227,18 +239,7 @@ class ReadRequest(StrictModel):
 
     _query_not_blank = field_validator('query')(not_blank)
 
-    @field_validator('lens', mode='before')
-    @classmethod
-    def _lens_from_scope_sets(cls, value: Any) -> Any:
-        """Accept the scope-set shape clients send (``[["team/a"], ["team/b"]]``: an OR of one-path clauses)."""
-        if not isinstance(value, list) or not any(isinstance(v, list) for v in value):
-            return value
-        paths: list[Any] = []
-        for clause in value:
-            if isinstance(clause, list) and len(clause) != 1:
-                raise ValueError('a lens is an OR of scope paths: each clause must hold exactly one path')
-            paths.append(clause[0] if isinstance(clause, list) else clause)
-        return paths
+    _lens = field_validator('lens', mode='before')(lens_from_scope_sets)
 
 
 class QueryRequest(ReadRequest):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -136,6 +137,21 @@ def test_inspect_refuses_point_in_time_parameters_instead_of_ignoring_them(api: 
         code, body, _ = api.call('views', 'GET', '/inspect', query={'ref': 'entity:person/alice', name: '2026-01-01T00:00:00Z'})
         assert code == 400 and body['detail'].startswith(f'{name} is not supported on inspect')
     assert api.call('views', 'GET', '/inspect', query={'ref': 'entity:person/alice'})[0] == 200
+
+
+def test_route_parameters_are_taken_from_path_parameters_and_never_decoded_twice(api: Api) -> None:
+    from local_runtime.events import LocalContext, http_event
+
+    name = 'Ada 100%25 Lovelace'  # a literal "%25" in a name must survive
+    api.call('facts', 'POST', '/facts', {'infer': 'triples', 'triples': [triple(name, 'plan', 'Pro')]})
+    path = f'/api/v1/{api.context_id}/entities/person/{name}'
+    for raw_path in (path, path.replace(' ', '%20').replace('%25', '%2525')):  # decoded (HTTP API) or still encoded
+        event = http_event('GET', raw_path, route_key='GET /api/v1/{context_id}/entities/{entity_type}/{name}',
+                           path_parameters={'context_id': api.context_id, 'entity_type': 'person', 'name': name},
+                           headers={'authorization': f'Bearer {api.key}'})  # fmt: skip
+        result = load_function('entities').lambda_handler(event, LocalContext())
+        assert result['statusCode'] == 200, result
+        assert json.loads(result['body'])['entity']['name'] == name
 
 
 def test_me_shows_the_bootstrap_admin(api: Api) -> None:

@@ -199,6 +199,44 @@ def test_malformed_arguments_are_json_rpc_invalid_params(api: Api, arguments: di
     assert store.table_counts() == before
 
 
+@pytest.mark.parametrize(
+    ('tool', 'arguments', 'problem'),
+    [('recall', {'query': 'x', 'labels': ['nolabel']}, 'labels'), ('context', {'query': 'x', 'lens': [['a', 'b']]}, 'lens'),
+     ('remember', {'text': 'x', 'labels': ['_x=1']}, 'labels'), ('remember', {'text': 'x', 'scope': 7}, 'scope')],
+    ids=['label-without-equals', 'and-clause-lens', 'reserved-label', 'scope-not-a-list'],
+)  # fmt: skip
+def test_arguments_the_rest_route_would_refuse_are_invalid_params(api: Api, store: MemoryStore, tool: str, arguments: dict[str, Any],
+                                                                  problem: str) -> None:  # fmt: skip
+    before = store.table_counts()
+    answer = rpc(api.key, 'tools/call', {'name': tool, 'arguments': arguments})
+    assert answer['error']['code'] == -32602 and problem in answer['error']['message'], answer
+    assert store.table_counts() == before
+
+
+def test_scope_sets_lens_and_the_scopes_alias_are_accepted(api: Api, store: MemoryStore) -> None:
+    stored = ok(api, 'remember', text='Team note: the retro is on Thursday.', infer='none', scopes=[['/']])
+    assert stored['mode'] == 'none'
+    assert ok(api, 'recall', query='When is the retro?', lens=[['/']])['hits'][0]['text'] == 'Team note: the retro is on Thursday.'
+
+
+def test_text_over_the_limit_is_a_413_result_and_stores_nothing(api: Api, store: MemoryStore) -> None:
+    before = store.table_counts()
+    result = call(api, 'remember', text='x' * (64 * 1024 + 1), infer='none')
+    assert result['isError'] is True and result['structuredContent']['error']['status'] == 413
+    assert store.table_counts() == before
+
+
+def test_unsupported_refs_say_what_is_missing(api: Api) -> None:
+    result = call(api, 'inspect', ref='document:doc_1')
+    assert result['isError'] is True
+    assert result['structuredContent']['error'] == {'status': 501, 'title': 'Not implemented',
+                                                    'message': 'inspecting document refs is not supported yet'}  # fmt: skip
+
+
+def test_headers_beyond_latin_1_are_carried(api: Api) -> None:
+    assert rpc(api.key, 'tools/list', **{'x-client-name': 'café € 日本'})['result']['tools']
+
+
 def test_unknown_tool_is_method_not_found(api: Api) -> None:
     answer = rpc(api.key, 'tools/call', {'name': 'upload', 'arguments': {}})
     assert answer['error']['code'] == -32601 and 'remember' in answer['error']['message']

@@ -138,7 +138,7 @@ def test_relation_triple_is_visible_from_both_entities(api: Api, store: MemorySt
     ]
     # And both ends list it
     (from_alice,) = api.call('entities', 'GET', '/entities/person/alice')[1]['relations']
-    status, acme, _ = api.call('entities', 'GET', '/entities/organisation/acme%20corp')
+    status, acme, _ = api.call('entities', 'GET', '/entities/organisation/acme corp')  # rawPath as API Gateway delivers it: decoded
     assert status == 200, acme
     (from_acme,) = acme['relations']
     assert from_alice == from_acme

@@ -6,7 +6,6 @@ import json
 import math
 import re
 from typing import Any, TypeVar
-from urllib.parse import unquote
 
 from aws_lambda_powertools.event_handler import APIGatewayHttpResolver, Response
 from pydantic import BaseModel, ValidationError
@@ -39,16 +38,18 @@ def problem(app: APIGatewayHttpResolver, status: int, title: str, detail: str, s
     return Response(status_code=status, content_type=PROBLEM_JSON, body=json.dumps(body), headers=headers)
 
 
-class _DecodingResolver(APIGatewayHttpResolver):
-    """Route parameters arrive percent-encoded: API Gateway's ``rawPath`` keeps the client's encoding (a client
-    sends ``/traces/retrieval_trace%3A01…`` or ``/entities/person/Ada%20Lovelace``) and Powertools matches on it."""
+class _Resolver(APIGatewayHttpResolver):
+    """Route parameters come from the event's ``pathParameters`` (decoded by API Gateway, and by the local
+    gateway), not from matching the route on ``rawPath``: how ``rawPath`` is encoded differs between API Gateway
+    flavours, and ``/traces/retrieval_trace%3A01…`` or ``/entities/person/Ada%20Lovelace`` must mean one thing."""
 
     def _convert_matches_into_route_keys(self, match: re.Match[str]) -> dict[str, str]:
-        return {name: unquote(value) for name, value in match.groupdict().items()}
+        given = self.current_event.path_parameters or {}
+        return {name: given.get(name, value) for name, value in match.groupdict().items()}
 
 
 def build_resolver() -> APIGatewayHttpResolver:
-    app = _DecodingResolver(strip_prefixes=None)
+    app = _Resolver(strip_prefixes=None)
 
     @app.exception_handler(AgentMemoryError)  # type: ignore[untyped-decorator]  # Powertools leaves it untyped
     def _domain_error(exc: AgentMemoryError) -> Response[str]:

@@ -10,6 +10,7 @@ from typing import Any
 
 from aws_lambda_powertools.metrics import MetricUnit
 
+from agent_memory.config import get_settings
 from agent_memory.db.connection import run_with_retry
 from agent_memory.db.memory_store import MemoryStore
 from agent_memory.db.records import bare, rid, when
@@ -22,7 +23,7 @@ from agent_memory.domain.ids import new_id, utcnow
 from agent_memory.domain.reconcile import Diff, Reconciler, Source, Speaker, triples_to_extraction
 from agent_memory.domain.scopes import ScopeSets, normalise_scope_sets, visible, within_region
 from agent_memory.domain.write_plan import IdempotencyRecord, WritePlan
-from agent_memory.errors import Conflict, Forbidden, NotFound, QueueUnavailable
+from agent_memory.errors import Conflict, Forbidden, NotFound, PayloadTooLarge, QueueUnavailable
 from agent_memory.jobs import ExtractionJob, JobQueue
 from agent_memory.models import FactsBatchRequest, FactsRequest, SessionCreate
 from agent_memory.observability import logger, metrics
@@ -59,6 +60,13 @@ class Pipeline:
 
     queue: JobQueue | None
     extractors: Extractors
+
+
+def check_text_size(*texts: str | None) -> None:
+    """A turn's text is capped (CONTRACT §12, 64 KiB by default): 413 before anything is written."""
+    limit = get_settings().max_text_bytes
+    if any(t is not None and len(t.encode()) > limit for t in texts):
+        raise PayloadTooLarge(f'text exceeds {limit} bytes')
 
 
 def remember(

@@ -33,7 +33,8 @@ def event_body(event: dict[str, Any]) -> bytes:
 
 def asgi_scope(event: dict[str, Any]) -> dict[str, Any]:
     http = event['requestContext']['http']
-    headers = [(k.lower().encode('latin-1'), str(v).encode('latin-1')) for k, v in (event.get('headers') or {}).items()]
+    # API Gateway hands header values over as text; UTF-8 keeps any byte a client sent (latin-1 would refuse most)
+    headers = [(k.lower().encode(), str(v).encode()) for k, v in (event.get('headers') or {}).items()]
     return {
         'type': 'http',
         'asgi': {'version': '3.0', 'spec_version': '2.3'},

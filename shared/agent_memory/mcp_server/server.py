@@ -28,7 +28,7 @@ from agent_memory.api.http import enforce_rate_limit, public_detail, request_ref
 from agent_memory.api.services import get_services
 from agent_memory.domain.auth import Caller, authenticate_key
 from agent_memory.errors import AgentMemoryError
-from agent_memory.mcp_server.tools import TOOLS, Tool
+from agent_memory.mcp_server.tools import TOOLS, Tool, ToolArgs
 from agent_memory.observability import logger, metrics
 
 
@@ -72,15 +72,17 @@ def _error_result(status: int, message: str, title: str) -> types.CallToolResult
     )
 
 
-def _parse_arguments(tool: Tool, arguments: dict[str, Any] | None) -> Any:
+def _parse_arguments(tool: Tool, arguments: dict[str, Any] | None) -> tuple[ToolArgs, Any]:
+    """The validated arguments and the REST request they amount to; anything either refuses is -32602."""
     try:
-        return tool.args.model_validate(arguments or {})
+        args = tool.args.model_validate(arguments or {})
+        return args, args.request()
     except ValidationError as exc:
         problems = '; '.join(f'{".".join(str(p) for p in e["loc"]) or "arguments"}: {e["msg"]}' for e in exc.errors())
         raise MCPError(types.INVALID_PARAMS, f'invalid arguments for {tool.name}: {problems}') from exc
 
 
-def run_tool(tool: Tool, args: Any, auth: RequestAuth) -> types.CallToolResult:
+def run_tool(tool: Tool, args: ToolArgs, request: Any, auth: RequestAuth) -> types.CallToolResult:
     """Run one validated call as the request's caller; domain failures become ``isError`` results."""
     services = get_services()
     started = time.perf_counter()
@@ -90,7 +92,7 @@ def run_tool(tool: Tool, args: Any, auth: RequestAuth) -> types.CallToolResult:
         if args.context_id is not None and args.context_id != caller.context_id:
             caller = authenticate_key(services.control, services.store, auth.headers, args.context_id)  # raises the 401
         enforce_rate_limit(caller)
-        output = tool.run(services, services.store(caller.context_id), caller, args)
+        output = tool.run(services, services.store(caller.context_id), caller, args, request)
         return types.CallToolResult(content=[types.TextContent(text=output.text)], structured_content=output.structured)
     except AgentMemoryError as exc:
         outcome = 'error'
@@ -108,9 +110,9 @@ async def _call_tool(ctx: ServerRequestContext[Any], params: types.CallToolReque
     tool = TOOLS.get(params.name)
     if tool is None:
         raise MCPError(types.METHOD_NOT_FOUND, f'unknown tool {params.name!r}; tools: {", ".join(TOOLS)}')
-    args = _parse_arguments(tool, params.arguments)
+    args, request = _parse_arguments(tool, params.arguments)
     # The domain is synchronous and this event loop serves exactly one HTTP request, so it runs inline.
-    return run_tool(tool, args, CURRENT_CALLER.get())
+    return run_tool(tool, args, request, CURRENT_CALLER.get())
 
 
 def build_server() -> Server[Any]:

@@ -12,13 +12,17 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field, field_validator
 
 from agent_memory.api.services import Services
 from agent_memory.db.memory_store import MemoryStore
 from agent_memory.domain import facts, forget, reads, recall, reflect
 from agent_memory.domain.auth import Caller
+from agent_memory.domain.facts import check_text_size
+from agent_memory.domain.scopes import normalise_scope_sets
+from agent_memory.errors import BadRequest
 from agent_memory.models import (
+    LENS_SCHEMA,
     MAX_K,
     MAX_QUERY_CHARS,
     SESSION_ID_PATTERN,
@@ -28,6 +32,7 @@ from agent_memory.models import (
     QueryMode,
     QueryRequest,
     ReflectRequest,
+    lens_from_scope_sets,
     not_blank,
 )
 
@@ -35,9 +40,14 @@ REMEMBER_WAIT_SECONDS = 5.0  # MCP tools are synchronous: give queued extraction
 
 
 class ToolArgs(BaseModel):
-    model_config = ConfigDict(extra='forbid')
+    model_config = ConfigDict(extra='forbid', populate_by_name=True)
 
     context_id: str | None = Field(default=None, description="Optional; must be the API key's own context.")
+
+    def request(self) -> BaseModel | None:
+        """The REST request model this call amounts to, validated by the same rules as the route (labels, lens,
+        text size…); ``None`` for a tool with no body model. A ``ValidationError`` here is a -32602."""
+        return None
 
 
 class QueryArgs(ToolArgs):
@@ -48,15 +58,21 @@ class QueryArgs(ToolArgs):
 
 class ReadArgs(QueryArgs):
     k: int = Field(default=10, ge=1, le=MAX_K, description=f'How many results (1-{MAX_K}).')
-    lens: str | list[str] | None = Field(default=None, description='Scope pattern(s) narrowing what is read.')
+    lens: str | list[str] | None = Field(default=None, description='Scope pattern(s) narrowing the read.', json_schema_extra=LENS_SCHEMA)
     labels: list[str] = Field(default_factory=list, max_length=32, description='key=value labels every passage must carry.')
     scope_view: Literal['strict', 'merged', 'crossTeam'] = 'strict'
+
+    _lens = field_validator('lens', mode='before')(lens_from_scope_sets)
+
+    def read_fields(self) -> dict[str, Any]:
+        return {'query': self.query, 'k': self.k, 'lens': self.lens, 'labels': self.labels, 'scope_view': self.scope_view}
 
 
 class RememberArgs(ToolArgs):
     text: str = Field(min_length=1, description='What to remember: a message, a note or a statement of fact.')
     session_id: str | None = Field(default=None, pattern=SESSION_ID_PATTERN, description='Conversation to append to.')
-    scope: Any = Field(default=None, description='Write scope: a path list ["/team/x"] or nested DNF; default the principal\'s.')
+    scope: Any = Field(default=None, validation_alias=AliasChoices('scope', 'scopes'),
+                       description='Where to write: ["/team/x"] or nested DNF (alias scopes); default the principal\'s.')  # fmt: skip
     labels: list[str] = Field(default_factory=list, max_length=32, description='key=value labels for the stored passage.')
     infer: Literal['full', 'preview', 'none'] = Field(
         default='full', description='full: extract facts (queued); preview: extract without storing; none: store text only.'
@@ -64,23 +80,48 @@ class RememberArgs(ToolArgs):
 
     _text_not_blank = field_validator('text')(not_blank)
 
+    @field_validator('scope')
+    @classmethod
+    def _scope_shape(cls, value: Any) -> Any:
+        try:
+            normalise_scope_sets(value)  # the write path checks the region; the shape is an argument error here
+        except BadRequest as exc:
+            raise ValueError(exc.detail) from exc
+        return value
+
+    def body(self) -> dict[str, Any]:
+        return {'text': self.text, 'session_id': self.session_id, 'scopes': self.scope, 'labels': self.labels, 'infer': self.infer}
+
+    def request(self) -> FactsRequest:
+        return FactsRequest.model_validate(self.body())
+
 
 class RecallArgs(ReadArgs):
     mode: QueryMode = 'hybrid'
 
+    def request(self) -> QueryRequest:
+        return QueryRequest.model_validate({**self.read_fields(), 'mode': self.mode})
+
 
 class ContextArgs(ReadArgs):
-    pass
+    def request(self) -> ContextRequest:
+        return ContextRequest.model_validate(self.read_fields())
 
 
 class ReflectArgs(QueryArgs):
     persist: bool = Field(default=False, description='Store the reflection as a knowledge fact.')
+
+    def request(self) -> ReflectRequest:
+        return ReflectRequest.model_validate({'query': self.query, 'persist': self.persist})
 
 
 class ForgetArgs(QueryArgs):
     purge: bool = Field(default=False, description='Erase history too, instead of ending validity (soft).')
     dry_run: bool = Field(default=False, description='Report what would be forgotten, change nothing.')
     k: int = Field(default=10, ge=1, le=MAX_K, description='At most this many facts.')
+
+    def request(self) -> ForgetRequest:
+        return ForgetRequest.model_validate({'query': self.query, 'purge': self.purge, 'dry_run': self.dry_run, 'limit': self.k})
 
 
 class InspectArgs(ToolArgs):
@@ -97,41 +138,33 @@ def _json(structured: dict[str, Any]) -> ToolOutput:
     return ToolOutput(structured, json.dumps(structured, separators=(',', ':'), default=str))
 
 
-def _read_fields(args: ReadArgs) -> dict[str, Any]:
-    return {'query': args.query, 'k': args.k, 'lens': args.lens, 'labels': args.labels, 'scope_view': args.scope_view}
-
-
-def _remember(services: Services, store: MemoryStore, caller: Caller, args: RememberArgs) -> ToolOutput:
-    body = {'text': args.text, 'session_id': args.session_id, 'scopes': args.scope, 'labels': args.labels, 'infer': args.infer}
-    request = FactsRequest.model_validate(body)
-    wait = REMEMBER_WAIT_SECONDS if args.infer == 'full' else 0.0
-    _, result = facts.remember(store, caller, services.pipeline(), request, body, None, wait)
+def _remember(services: Services, store: MemoryStore, caller: Caller, args: RememberArgs, request: FactsRequest) -> ToolOutput:
+    check_text_size(request.text)
+    wait = REMEMBER_WAIT_SECONDS if request.infer == 'full' else 0.0
+    _, result = facts.remember(store, caller, services.pipeline(), request, args.body(), None, wait)
     if result.get('turnId'):
         result = {**result, 'traceId': result['turnId']}  # the reference's stand-in trace id for a write
     return _json(result)
 
 
-def _recall(services: Services, store: MemoryStore, caller: Caller, args: RecallArgs) -> ToolOutput:
-    request = QueryRequest.model_validate({**_read_fields(args), 'mode': args.mode})
+def _recall(services: Services, store: MemoryStore, caller: Caller, args: RecallArgs, request: QueryRequest) -> ToolOutput:
     return _json(recall.query(store, services.embedder, caller, request, endpoint='mcp.recall'))
 
 
-def _context(services: Services, store: MemoryStore, caller: Caller, args: ContextArgs) -> ToolOutput:
-    result = recall.context(store, services.embedder, caller, ContextRequest.model_validate(_read_fields(args)), endpoint='mcp.context')
+def _context(services: Services, store: MemoryStore, caller: Caller, args: ContextArgs, request: ContextRequest) -> ToolOutput:
+    result = recall.context(store, services.embedder, caller, request, endpoint='mcp.context')
     return ToolOutput(result, result['context'])
 
 
-def _reflect(services: Services, store: MemoryStore, caller: Caller, args: ReflectArgs) -> ToolOutput:
-    request = ReflectRequest.model_validate({'query': args.query, 'persist': args.persist})
+def _reflect(services: Services, store: MemoryStore, caller: Caller, args: ReflectArgs, request: ReflectRequest) -> ToolOutput:
     return _json(reflect.reflect(store, services.embedder, services.synthesizer(), services.pipeline(), caller, request))
 
 
-def _forget(services: Services, store: MemoryStore, caller: Caller, args: ForgetArgs) -> ToolOutput:
-    request = ForgetRequest.model_validate({'query': args.query, 'purge': args.purge, 'dry_run': args.dry_run, 'limit': args.k})
+def _forget(services: Services, store: MemoryStore, caller: Caller, args: ForgetArgs, request: ForgetRequest) -> ToolOutput:
     return _json(forget.forget(store, services.embedder, caller, request))
 
 
-def _inspect(services: Services, store: MemoryStore, caller: Caller, args: InspectArgs) -> ToolOutput:
+def _inspect(services: Services, store: MemoryStore, caller: Caller, args: InspectArgs, request: None) -> ToolOutput:
     return _json(reads.inspect(store, caller, args.ref))
 
 
@@ -140,7 +173,7 @@ class Tool:
     name: str
     description: str
     args: type[ToolArgs]
-    run: Callable[[Services, MemoryStore, Caller, Any], ToolOutput]
+    run: Callable[[Services, MemoryStore, Caller, Any, Any], ToolOutput]  # (…, arguments, their REST request)
     read_only: bool
     destructive: bool = False
 
