@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from agent_memory.config import get_settings
-from agent_memory.db.control_store import ControlStore
+from agent_memory.db.control_store import ControlStore, KeyRecord
 from agent_memory.db.memory_store import MemoryStore
 from agent_memory.domain.context_config import ContextConfig, effective_config
 from agent_memory.domain.ids import utcnow
@@ -91,9 +91,13 @@ def _principal_grants(principal: dict[str, Any]) -> dict[str, list[str]]:
 
 def authenticate(control: ControlStore, store_for: Any, headers: Mapping[str, str], context_id: str) -> Caller:
     """Resolve the caller of a data-plane request or raise 401 (same body for every failure)."""
-    token = bearer(headers)
-    digest = hash_key(token)
+    digest = hash_key(bearer(headers))
     key, context = control.find_key(digest, context_id)
+    return _caller_for(store_for, headers, context_id, digest, key, context)
+
+
+def _caller_for(store_for: Any, headers: Mapping[str, str], context_id: str, digest: str, key: KeyRecord | None,
+                context: dict[str, Any] | None) -> Caller:  # fmt: skip
     if key is None or context is None or key.context != context_id or not hmac.compare_digest(key.hash, digest):
         raise Unauthorized(UNAUTHORIZED)
     if key.expires_at is not None and key.expires_at <= utcnow():
@@ -130,13 +134,14 @@ def authenticate_key(control: ControlStore, store_for: Any, headers: Mapping[str
 
     A context named by ``requested`` or a context header must be the key's own; any mismatch is the same 401.
     """
-    key = control.get_key(hash_key(bearer(headers)))
+    digest = hash_key(bearer(headers))
+    key, context = control.find_key_and_its_context(digest)
     if key is None:
         raise Unauthorized(UNAUTHORIZED)
     for named in (requested, _header(headers, CONTEXT_HEADERS)):
         if named is not None and named != key.context:
             raise Unauthorized(UNAUTHORIZED)
-    return authenticate(control, store_for, headers, key.context)
+    return _caller_for(store_for, headers, key.context, digest, key, context)
 
 
 def delegate(store: MemoryStore, caller: Caller, target_id: str) -> Caller:
