@@ -52,17 +52,11 @@ import sys
 import time
 import uuid
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT / 'shared'), str(ROOT / 'infra'), str(ROOT)]
-os.environ.setdefault('AGENT_MEMORY_DB_URL', 'mem://')
-os.environ.setdefault('AGENT_MEMORY_KEY_SECRET', 'bench-secret')
+from bench_env import ROOT  # noqa: E402,I001  # first: paths and environment before the service imports
+
 os.environ.setdefault('AGENT_MEMORY_MANAGEMENT_KEY', 'bench-management-key')
-os.environ.setdefault('POWERTOOLS_LOG_LEVEL', 'ERROR')
-os.environ.setdefault('POWERTOOLS_METRICS_DISABLED', 'true')
-os.environ.pop('AGENT_MEMORY_QUEUE_URL', None)  # user turns are stored, not queued: no extraction writes facts mid-run
 # Multi-threaded OpenBLAS gemv has an ~8 ms wake-up floor on this 2-vCPU VM (1k rows: 0.03 ms, 3k rows: 8 ms);
 # single-threaded numpy is the honest brute-force baseline.
 os.environ.setdefault('OPENBLAS_NUM_THREADS', '1')

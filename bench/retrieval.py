@@ -23,23 +23,14 @@ import datetime as dt
 import importlib.util
 import io
 import json
-import os
 import random
 import statistics
 import sys
 import time
-from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT / 'shared'), str(ROOT / 'infra'), str(ROOT)]
-os.environ.setdefault('AGENT_MEMORY_DB_URL', 'mem://')
-os.environ.setdefault('AGENT_MEMORY_KEY_SECRET', 'bench-secret')
-os.environ.setdefault('POWERTOOLS_LOG_LEVEL', 'ERROR')
-os.environ.setdefault('POWERTOOLS_METRICS_DISABLED', 'true')
-os.environ.pop('AGENT_MEMORY_QUEUE_URL', None)
-
 import numpy as np  # noqa: E402
+from bench_env import ROOT  # noqa: E402,I001  # first: paths and environment before the service imports
 from surrealdb import RecordID  # noqa: E402
 
 from agent_memory.api.services import Services, get_services  # noqa: E402
