@@ -39,7 +39,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import datetime as dt
-import importlib.util
 import io
 import itertools
 import json
@@ -54,7 +53,7 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
-from bench_env import ROOT  # noqa: E402,I001  # first: paths and environment before the service imports
+from bench_env import ROOT, load_handler  # noqa: E402,I001  # first: paths and environment before the service imports
 
 os.environ.setdefault('AGENT_MEMORY_MANAGEMENT_KEY', 'bench-management-key')
 # Multi-threaded OpenBLAS gemv has an ~8 ms wake-up floor on this 2-vCPU VM (1k rows: 0.03 ms, 3k rows: 8 ms);
@@ -84,14 +83,6 @@ WINDOW_SECONDS = ResponseCacheConfig().freshness_window_seconds
 
 def log(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
-
-
-def load(name: str) -> Any:
-    spec = importlib.util.spec_from_file_location(f'bench_cache_{name}', ROOT / 'functions' / name / 'app.py')
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def pct(values: list[float], q: float) -> float:
@@ -215,7 +206,7 @@ class ChatBench:
         self.services = services
         self.server = server
         self.data = data
-        self.chat_fn, self.facts_fn, self.contexts_fn = load('chat'), load('facts'), load('contexts')
+        self.chat_fn, self.facts_fn, self.contexts_fn = load_handler('chat'), load_handler('facts'), load_handler('contexts')
         self.management_key = get_settings().management_key
         self._vectors: dict[str, np.ndarray] = {}
         self.timer = LookupTimer()

@@ -11,13 +11,12 @@ Run: ``make bench-extraction`` (or ``PYTHONPATH=shared:infra:. .venv/bin/python 
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import statistics
 import sys
 import time
 from typing import Any
 
-from bench_env import ROOT  # noqa: E402,I001  # first: paths and environment before the service imports
+from bench_env import load_handler  # noqa: E402,I001  # first: paths and environment before the service imports
 
 from agent_memory.api.services import get_services  # noqa: E402
 from agent_memory.domain.contexts import create_context, mint_context_key  # noqa: E402
@@ -34,14 +33,6 @@ class CollectingQueue:
 
     def send(self, jobs: list[ExtractionJob]) -> None:
         self.jobs.extend(jobs)
-
-
-def load(name: str) -> Any:
-    spec = importlib.util.spec_from_file_location(f'bench_{name}', ROOT / 'functions' / name / 'app.py')
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def preload(facts_fn: Any, ctx: str, key: str, count: int) -> None:
@@ -90,7 +81,7 @@ def main() -> None:
     services = get_services()
     queue = CollectingQueue()
     services.queue = queue
-    facts_fn, worker_fn = load('facts'), load('extraction_worker')
+    facts_fn, worker_fn = load_handler('facts'), load_handler('extraction_worker')
     rows = []
     for size in [int(s) for s in args.sizes.split(',')]:
         print(f'memory size {size}: {len(texts)} turns …', file=sys.stderr)

@@ -20,7 +20,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import datetime as dt
-import importlib.util
 import io
 import json
 import random
@@ -30,7 +29,7 @@ import time
 from typing import Any
 
 import numpy as np  # noqa: E402
-from bench_env import ROOT  # noqa: E402,I001  # first: paths and environment before the service imports
+from bench_env import ROOT, load_handler  # noqa: E402,I001  # first: paths and environment before the service imports
 from surrealdb import RecordID  # noqa: E402
 
 from agent_memory.api.services import Services, get_services  # noqa: E402
@@ -254,14 +253,6 @@ def query_api(fn: Any, ctx: str, key: str, questions: list[tuple[str, str]], mod
         top1 += bool(hits) and hits[0] == expected
         top10 += expected in hits
     return times, top1 / len(questions), top10 / len(questions)
-
-
-def load_handler(name: str) -> Any:
-    spec = importlib.util.spec_from_file_location(f'bench_{name}', ROOT / 'functions' / name / 'app.py')
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def run(size: int, services: Services, fn: Any) -> list[dict[str, Any]]:
