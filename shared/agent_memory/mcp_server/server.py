@@ -60,8 +60,12 @@ def _tool_listing(tool: Tool) -> types.Tool:
     )
 
 
+LISTING = [_tool_listing(tool) for tool in TOOLS.values()]  # the schemas are fixed: built once per cold start
+INPUT_SCHEMAS = {tool.name: tool.input_schema for tool in LISTING}
+
+
 async def _list_tools(ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
-    return types.ListToolsResult(tools=[_tool_listing(tool) for tool in TOOLS.values()])
+    return types.ListToolsResult(tools=LISTING)
 
 
 def _error_result(status: int, message: str, title: str) -> types.CallToolResult:
@@ -123,7 +127,7 @@ def build_server() -> Server[Any]:
         instructions=INSTRUCTIONS,
         on_list_tools=_list_tools,
         on_call_tool=_call_tool,
-        get_tool_input_schema=lambda name: TOOLS[name].input_schema() if name in TOOLS else None,
+        get_tool_input_schema=INPUT_SCHEMAS.get,
     )
     server.middleware.clear()  # drop the SDK's default OpenTelemetry span middleware: Powertools logs and metrics cover it
     return server
