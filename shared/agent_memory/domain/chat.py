@@ -20,10 +20,11 @@ from agent_memory.domain import recall, transcript
 from agent_memory.domain.auth import Caller
 from agent_memory.domain.facts import Pipeline, chunks_for, enqueue, session_for_write, turn_row, write_region
 from agent_memory.domain.ids import new_id, utcnow
+from agent_memory.domain.question_key import question_key
 from agent_memory.domain.response_cache import consult_cache
-from agent_memory.domain.retrieval import RetrievalRequest, Retriever
+from agent_memory.domain.retrieval import RetrievalRequest, Retriever, is_first_person
 from agent_memory.domain.synthesis import MAX_SOURCES, Composer, citation_wire, public_citation
-from agent_memory.domain.visibility import fingerprint
+from agent_memory.domain.visibility import fingerprint, personal_fingerprint
 from agent_memory.domain.write_plan import WritePlan
 from agent_memory.embeddings import Embedder
 from agent_memory.models import ChatRequest
@@ -48,10 +49,14 @@ def chat(
     session_id = request.session_id or f'sess_{new_id()}'
     window = transcript.window(store, session_id) if session else []
     has_prior_turns = bool(window) or (session is not None and transcript.has_turns(store, session_id))
-    visibility = fingerprint(caller, None, request.labels)
+    shared = fingerprint(caller, None, request.labels)
+    personal = personal_fingerprint(shared, caller.principal_id)
+    # A first-person question is answered from the caller's self entity: only this principal may reuse the answer.
+    visibility = personal if is_first_person(request.message) else shared
     vector = embedder.embed([request.message])[0]
+    question = question_key(request.message)
     model = request.model or caller.config.models.synthesis
-    decision = consult_cache(store, caller.config.response_cache, request, has_prior_turns, visibility, vector, now)
+    decision = consult_cache(store, caller.config.response_cache, request, has_prior_turns, [shared, personal], vector, question, now)
 
     retrieval = None
     if decision.hit is not None:
@@ -98,6 +103,7 @@ def chat(
         trace_id=retrieval_id,
     )
     plan.retrieval_trace['cache_eligible'] = decision.eligible and decision.hit is None
+    plan.retrieval_trace['question_key'] = str(question) if question else None
     plan.response_trace = {
         'id': response_id,
         'message': request.message,

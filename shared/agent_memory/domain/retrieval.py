@@ -200,6 +200,11 @@ def phrasings(text: str, max_terms: int = 6) -> list[str]:
     return list(dict.fromkeys(out))
 
 
+def is_first_person(query: str) -> bool:
+    """The query is about the caller ("what is my plan?"): retrieval looks up the caller's self entity."""
+    return bool(_FIRST_PERSON & set(words(query)))
+
+
 def content_words(text: str) -> str:
     kept = [w for w in words(text) if w not in STOP_WORDS]
     return ' '.join(kept or words(text))
@@ -333,7 +338,7 @@ class Retriever:
         """Entities the query is about: the caller's self entity for first-person questions, entities named in
         the query, and otherwise the nearest ones. Only the self and named entities feed tier 1."""
         named: dict[str, str] = {}
-        if _FIRST_PERSON & set(words(request.query)):
+        if is_first_person(request.query):
             for row in self.db.self_entities(request.principal_id, where):
                 key = row['id'].id
                 named[f'{key[0]}/{key[1]}'] = str(row['name'])
