@@ -17,10 +17,12 @@ from agent_memory.db.memory_store import MemoryStore
 from agent_memory.db.records import rid
 from agent_memory.db.retrieval_store import ReadFilter
 from agent_memory.domain import recall, transcript
+from agent_memory.domain.answer_phrasing import is_asked_question
 from agent_memory.domain.auth import Caller
 from agent_memory.domain.facts import Pipeline, chunks_for, enqueue, session_for_write, turn_row, write_region
 from agent_memory.domain.ids import new_id, utcnow
 from agent_memory.domain.question_key import question_key
+from agent_memory.domain.reconcile import self_entity_ref
 from agent_memory.domain.response_cache import consult_cache
 from agent_memory.domain.retrieval import RetrievalRequest, Retriever, is_first_person
 from agent_memory.domain.synthesis import MAX_SOURCES, Composer, citation_wire, public_citation
@@ -68,8 +70,11 @@ def chat(
         where = ReadFilter(caller.patterns('memory:read'), now, labels=tuple(request.labels))
         retrieval = Retriever(store, embedder).run(RetrievalRequest(request.message, CHAT_K, 'hybrid', where, caller.principal_id), vector)
         in_window = {str(t['id'].id) for t in window}
-        sources = [h for h in retrieval.hits + retrieval.context_hits if h.resource.get('turnId') not in in_window][:MAX_SOURCES]
-        composition = composer.compose(request.message, sources, window, model)  # raises before anything is written
+        sources = [
+            h for h in retrieval.hits + retrieval.context_hits if h.resource.get('turnId') not in in_window and not is_asked_question(h)
+        ][:MAX_SOURCES]
+        mine = frozenset({self_entity_ref(caller.principal_id)})
+        composition = composer.compose(request.message, sources, window, model, caller_refs=mine)  # raises before anything is written
         tier, reason = 3, f'{decision.reason}; {retrieval.tier_reason}'
     metrics.add_metric(name=f'Tier{tier}', unit='Count', value=1)
     latency_ms = (time.perf_counter() - started) * 1000

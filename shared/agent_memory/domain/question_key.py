@@ -37,7 +37,9 @@ _FILLER_PHRASES = (
     'let me know', 'tell me', 'remind me', 'can you', 'could you', 'would you', 'for me', 'right now',
     'at the moment', 'these days',
 )  # fmt: skip
-_FILLER_WORDS = frozenset('please again currently current now exactly actually just still kindly'.split())
+_FILLER_WORDS = frozenset({
+    'please', 'again', 'currently', 'current', 'now', 'exactly', 'actually', 'just', 'still', 'kindly',
+})  # fmt: skip
 _ASK = {'who': 'who', 'whom': 'who', 'whose': 'who', 'when': 'when', 'where': 'where', 'why': 'why', 'how': 'how'}
 _HOW_MUCH = frozenset({'many', 'much'})
 _PEOPLE = {
@@ -50,10 +52,11 @@ _PEOPLE = {
 }  # fmt: skip
 _PAST = frozenset({'was', 'were', 'did', 'had', 'used'})
 _FUTURE = frozenset({'will', 'shall'})
-_FUNCTION_WORDS = frozenset(
-    'a an the is are am be been being do does have has of on in at for with by about as and or it its what which '
-    'some any there that kind type sort'.split()
-)
+_FUNCTION_WORDS = frozenset({
+    'a', 'an', 'the', 'is', 'are', 'am', 'be', 'been', 'being', 'do', 'does', 'have', 'has', 'of', 'on', 'in', 'at',
+    'for', 'with', 'by', 'about', 'as', 'and', 'or', 'it', 'its', 'what', 'which', 'some', 'any', 'there', 'that',
+    'kind', 'type', 'sort',
+})  # fmt: skip
 # Folded synonyms: only pairs that name the same memory key in everyday speech.
 _SYNONYMS = {
     'tier': 'plan', 'subscription': 'plan', 'favorite': 'favourite', 'boss': 'manager', 'e-mail': 'email',
@@ -89,10 +92,11 @@ class QuestionKey:
         )
 
 
-DISCRIMINATING = frozenset(
-    'this next last previous upcoming first today tonight tomorrow yesterday week month year weekend morning '
-    'evening not never no before after from to old new'.split()
-)
+DISCRIMINATING = frozenset({
+    'this', 'next', 'last', 'previous', 'upcoming', 'first', 'today', 'tonight', 'tomorrow', 'yesterday', 'week',
+    'month', 'year', 'weekend', 'morning', 'evening', 'not', 'never', 'no', 'before', 'after', 'from', 'to', 'old',
+    'new',
+})  # fmt: skip
 
 
 def _singular(word: str) -> str:

@@ -96,6 +96,11 @@ class Speaker:
         return ['person', normalise_name(f'self:{self.principal_id}')]
 
 
+def self_entity_ref(principal_id: str) -> str:
+    """The ``type/name`` reference of a principal's self entity (as retrieval hits carry it)."""
+    return '/'.join(Speaker(principal_id, '').key)
+
+
 def can_supersede(existing: dict[str, Any], new_kind: str, new_confidence: float, floor: float) -> bool:
     """Same provenance class (or authoritative replacing experiential), confident enough, and not less sure."""
     old_kind = (existing.get('source') or {}).get('kind', 'turn')
