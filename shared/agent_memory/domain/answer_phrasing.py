@@ -4,6 +4,7 @@
   not a memory of a fact: it is never evidence for an answer.
 * A source matches a question by its address: an attribute whose key words (or a relation whose label
   words) the question names outranks one that merely shares a word, and the text overlap breaks ties.
+* For a first-person question, the caller's own facts come before anyone else's.
 * The caller's own facts are phrased in the second person ("Your plan is Pro."), not under the display
   name of the key's principal.
 """
@@ -12,7 +13,7 @@ from __future__ import annotations
 
 import re
 
-from agent_memory.domain.retrieval import Hit, content_words, words
+from agent_memory.domain.retrieval import Hit, content_words, is_first_person, words
 
 _SENTENCE = re.compile(r'[^.!?]+[.!?]*')
 _QUESTION_OPENERS = frozenset({
@@ -44,12 +45,14 @@ def _stems(text: str) -> set[str]:
     return {w[:-1] if len(w) > 3 and w.endswith('s') and not w.endswith('ss') else w for w in content_words(text).split()}
 
 
-def relevance(question: str, hit: Hit) -> tuple[float, int]:
-    """(share of the fact's key or label words the question names, content words shared with the question)."""
+def relevance(question: str, hit: Hit, caller_refs: frozenset[str]) -> tuple[bool, float, int]:
+    """(a first-person question and a fact about the caller, share of the fact's key or label words the question
+    names, content words shared with the question): "what is my name?" is answered by the caller's name first."""
     asked = _stems(question)
     named = hit.resource.get('key') or hit.resource.get('label') or ''
     address = _stems(named.replace('_', ' ')) if named else set()
-    return (len(asked & address) / len(address) if address else 0.0), len(asked & _stems(hit.text))
+    mine = is_first_person(question) and bool(caller_refs & set(hit.entity_refs))
+    return mine, (len(asked & address) / len(address) if address else 0.0), len(asked & _stems(hit.text))
 
 
 def _verb_for_you(verb: str) -> str:

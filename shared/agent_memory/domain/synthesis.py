@@ -149,13 +149,13 @@ class ExtractiveComposer:
         caller_refs: frozenset[str] = frozenset(),
     ) -> Composition:
         usable = [
-            (n, hit, relevance(question, hit))
+            (n, hit, relevance(question, hit, caller_refs))
             for n, hit in enumerate(sources, start=1)
             if hit.source != 'entity' and hit.role != 'assistant' and not is_asked_question(hit)  # "Alice (person)" answers nothing
         ]
-        ranked = sorted(usable, key=lambda item: (-item[2][0], -item[2][1], item[1].source not in FACT_SOURCES, item[0]))
-        best = ranked[0][2] if ranked else (0.0, 0)
-        chosen = [(n, hit) for n, hit, score in ranked if score == best and best[1] > 0][: self.MAX_SENTENCES]
+        ranked = sorted(usable, key=lambda item: (item[2], item[1].source in FACT_SOURCES, -item[0]), reverse=True)
+        best = ranked[0][2] if ranked else (False, 0.0, 0)
+        chosen = [(n, hit) for n, hit, score in ranked if score == best and best[2] > 0][: self.MAX_SENTENCES]
         if not chosen:
             chosen = [(n, hit) for n, hit, _ in usable if hit.source in FACT_SOURCES][:1]
         if not chosen:
