@@ -16,12 +16,12 @@ from agent_memory.db.connection import run_with_retry
 from agent_memory.db.memory_store import MemoryStore
 from agent_memory.db.records import rid
 from agent_memory.db.retrieval_store import ReadFilter
+from agent_memory.domain import question_key as question_keys
 from agent_memory.domain import recall, transcript
 from agent_memory.domain.answer_phrasing import is_asked_question
 from agent_memory.domain.auth import Caller
 from agent_memory.domain.facts import Pipeline, chunks_for, enqueue, session_for_write, turn_row, write_region
 from agent_memory.domain.ids import new_id, utcnow
-from agent_memory.domain.question_key import question_key
 from agent_memory.domain.reconcile import self_entity_ref
 from agent_memory.domain.response_cache import consult_cache
 from agent_memory.domain.retrieval import RetrievalRequest, Retriever, is_first_person
@@ -56,7 +56,7 @@ def chat(
     # A first-person question is answered from the caller's self entity: only this principal may reuse the answer.
     visibility = personal if is_first_person(request.message) else shared
     vector = embedder.embed([request.message])[0]
-    question = question_key(request.message)
+    question = question_keys.question_key(request.message)
     model = request.model or caller.config.models.synthesis
     decision = consult_cache(store, caller.config.response_cache, request, has_prior_turns, [shared, personal], vector, question, now)
 
