@@ -82,6 +82,18 @@ def test_a_first_person_answer_is_reused_only_by_its_principal(api: Api, service
     assert again['cached'] is True and again['reply'] == first['reply']
 
 
+def test_an_answer_citing_the_callers_self_entity_by_name_is_reused_only_by_its_principal(
+    api: Api, services: Services, worker: Worker
+) -> None:
+    xavier = make_principal(services, api.context_id, 'xavier', SHARED, 'shared')  # display name "Xavier"
+    yann = make_principal(services, api.context_id, 'yann', SHARED, 'shared')
+    say(xavier, worker, 'I am on the Pro plan.')
+    first = chat(xavier, "What is Xavier's plan?")
+    assert first['cached'] is False and first['reply'].startswith('From memory: Your plan is Pro')
+    answer = chat(yann, "What is Xavier's plan?")
+    assert answer['cached'] is False and 'Your plan' not in answer['reply'] and 'Xavier plan: Pro' in answer['reply']
+
+
 def test_an_answer_about_someone_else_is_still_shared_by_equal_visibility(api: Api, services: Services) -> None:
     xavier = make_principal(services, api.context_id, 'xavier', SHARED, 'shared')
     yann = make_principal(services, api.context_id, 'yann', SHARED, 'shared')

@@ -53,8 +53,7 @@ def chat(
     has_prior_turns = bool(window) or (session is not None and transcript.has_turns(store, session_id))
     shared = fingerprint(caller, None, request.labels)
     personal = personal_fingerprint(shared, caller.principal_id)
-    # A first-person question is answered from the caller's self entity: only this principal may reuse the answer.
-    visibility = personal if is_first_person(request.message) else shared
+    mine = frozenset({self_entity_ref(caller.principal_id)})
     vector = embedder.embed([request.message])[0]
     question = question_keys.question_key(request.message)
     model = request.model or caller.config.models.synthesis
@@ -73,10 +72,13 @@ def chat(
         sources = [
             h for h in retrieval.hits + retrieval.context_hits if h.resource.get('turnId') not in in_window and not is_asked_question(h)
         ][:MAX_SOURCES]
-        mine = frozenset({self_entity_ref(caller.principal_id)})
         composition = composer.compose(request.message, sources, window, model, caller_refs=mine)  # raises before anything is written
         tier, reason = 3, f'{decision.reason}; {retrieval.tier_reason}'
     metrics.add_metric(name=f'Tier{tier}', unit='Count', value=1)
+    # An answer built on the caller's self entity (a first-person question, or a cited fact about the caller, which
+    # the reply may phrase as "your …") is reusable only by this principal.
+    about_caller = is_first_person(request.message) or any(mine & set(hit.entity_refs) for _, hit in composition.cited)
+    visibility = personal if about_caller else shared
     latency_ms = (time.perf_counter() - started) * 1000
     citations = [
         citation_wire(marker, hit) | {'table': hit.table, 'key': hit.key, 'entity_refs': list(hit.entity_refs)}
