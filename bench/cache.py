@@ -4,14 +4,19 @@ Part 1, cache economics. The chat handler runs in-process on API Gateway v2 even
 SurrealDB, with the local MiniLM embeddings. Synthesis goes through the real ``LlmComposer`` and
 ``openai`` client to the local OpenAI-compatible test server (``tests/llm_server.py``, echo mode),
 which simulates a model that takes 500 ms. The facts from ``bench/data/paraphrase_workload.json`` are
-seeded with POST /facts (``infer: triples``). Two workloads are replayed as first-turn /chat calls
-(no sessionId), each in a fresh context whose ``response_cache.similarity_threshold`` is set with PATCH:
+seeded with POST /facts (``infer: triples``). Three workloads are replayed as first-turn /chat calls
+(no sessionId), each in a fresh context whose ``response_cache.similarity_threshold`` is set with PATCH,
+under the old rule (embedding only: the question key is patched to None) and the new one (question key too):
 
-* **paraphrase**: every paraphrase of every intent (26 × 10) shuffled together with the 75 unrelated
-  questions (fixed seed). Run at every threshold.
+* **paraphrase**: every paraphrase of every intent (26 × 10), both sides of the tuning near-miss pairs and
+  the 75 unrelated questions, shuffled (fixed seed). The split the question-key rule was built on.
+* **held-out**: the same for the 8 held-out intents and the held-out near-miss pairs, never tuned on.
 * **repeat-heavy**: each intent is asked 10 times. Seven of those are exact or near-exact repeats of
   its first paraphrase (verbatim twice, lower-cased, with or without "?", capitalised, with "please"),
-  and three are other paraphrases. The 75 unrelated questions are mixed in. Run at 0.85, 0.92 and 0.97.
+  and three are other paraphrases. The 75 unrelated questions are mixed in. Run at 0.92 by default.
+
+A curve of hit and wrong-hit rate against the threshold (0.70–0.98) comes from the exact replay of each
+paraphrase workload, old rule vs new, plus the workload issue 13 measured (paraphrase without the pairs).
 
 For each run the script reports the hit rate, the wrong-hit rate, LLM calls against the no-cache
 baseline, tokens avoided, and latency of hits and misses. A wrong hit is a hit whose reused answer was
