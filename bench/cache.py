@@ -33,9 +33,9 @@ after the HNSW rebuild that the hourly sweep runs, and again once 1,000 more row
 that rebuild. The same queries are also timed with an exact numpy brute force over the same vectors and
 filters.
 
-Run: ``make bench-cache`` (or ``PYTHONPATH=shared:infra:. .venv/bin/python bench/cache.py``). The full
-default run took 15.4 minutes on 2 vCPUs (part 1 about 11, part 2 about 4.5) and peaked at 5.3 GB of RSS: the
-100k-trace context holds 2.7 GB after loading and REBUILD INDEX roughly doubles that. Progress goes to
+Run: ``make bench-cache`` (or ``PYTHONPATH=shared:infra:. .venv/bin/python bench/cache.py``). Part 1
+(3,100 /chat calls) took 37 minutes on 2 vCPUs shared with other test runs (2026-12-01); part 2 took about 4.5
+minutes and peaked at 5.3 GB of RSS (2026-11-30): the 100k-trace context holds 2.7 GB after loading and REBUILD INDEX roughly doubles that. Progress goes to
 stderr and the tables to stdout. Nothing in this script asserts on timings.
 """
 
