@@ -34,9 +34,10 @@ that rebuild. The same queries are also timed with an exact numpy brute force ov
 filters.
 
 Run: ``make bench-cache`` (or ``PYTHONPATH=shared:infra:. .venv/bin/python bench/cache.py``). Part 1
-(2,440 /chat calls, ``--latency 0``) took 37 minutes on 2 vCPUs shared with other test runs (2026-12-01); part 2 took about 4.5
-minutes and peaked at 5.3 GB of RSS (2026-11-30): the 100k-trace context holds 2.7 GB after loading and REBUILD INDEX roughly doubles that. Progress goes to
-stderr and the tables to stdout. Nothing in this script asserts on timings.
+(2,440 /chat calls, ``--latency 0``) took 37 minutes on 2 vCPUs shared with other test runs (2026-12-01);
+part 2 took about 4.5 minutes and peaked at 5.3 GB of RSS (2026-11-30): the 100k-trace context holds
+2.7 GB after loading and REBUILD INDEX roughly doubles that. Progress goes to stderr and the tables to
+stdout. Nothing in this script asserts on timings.
 """
 
 from __future__ import annotations
