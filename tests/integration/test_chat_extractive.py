@@ -1,13 +1,15 @@
-"""/chat without an LLM (the extractive composer) answers the question, through the handler on the real engine.
-
-The facts come from first-person turns extracted by the worker (stage 0), as a new user's would.
+"""/chat answers the question, through the handler on the real engine: without an LLM (the extractive composer),
+and what an LLM is given. The facts come from first-person turns extracted by the worker (stage 0).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from agent_memory.api.services import Services
+from agent_memory.domain.synthesis import LlmComposer
 from tests.conftest import Api, Worker
+from tests.llm_server import LlmTestServer
 
 
 def say(api: Api, worker: Worker, *texts: str) -> None:
@@ -56,3 +58,23 @@ def test_someone_elses_facts_keep_their_name(api: Api) -> None:
     assert api.call('facts', 'POST', '/facts', {'infer': 'triples', 'triples': [triple]})[0] == 200
     answer = ask(api, 'which plan is Alice on?')
     assert answer['reply'] == 'From memory: Alice plan: Basic [S1].'
+
+
+def test_the_llm_is_given_no_earlier_question_and_knows_which_facts_are_the_users(
+    api: Api, worker: Worker, services: Services
+) -> None:
+    say(api, worker, 'I am on the Pro plan.')
+    ask(api, 'what is my current plan?')
+    worker.drain()
+    server = LlmTestServer(echo_sources=True).start()
+    previous = services._composer
+    services._composer = LlmComposer(server.base_url, 'test-model', None, 5.0)
+    try:
+        ask(api, 'which plan am I on?')
+    finally:
+        services._composer = previous
+        server.stop()
+    prompt = server.requests[-1].messages[-1]['content']
+    memory = prompt.split('<memory>', 1)[1].split('</memory>', 1)[0]
+    assert 'what is my current plan?' not in memory
+    assert any(line.endswith('about the user) Admin plan: Pro') for line in memory.splitlines())
