@@ -60,9 +60,7 @@ def test_someone_elses_facts_keep_their_name(api: Api) -> None:
     assert answer['reply'] == 'From memory: Alice plan: Basic [S1].'
 
 
-def test_the_llm_is_given_no_earlier_question_and_knows_which_facts_are_the_users(
-    api: Api, worker: Worker, services: Services
-) -> None:
+def test_the_llm_is_given_no_earlier_question_and_knows_which_facts_are_the_users(api: Api, worker: Worker, services: Services) -> None:
     say(api, worker, 'I am on the Pro plan.')
     ask(api, 'what is my current plan?')
     worker.drain()
