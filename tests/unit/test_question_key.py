@@ -37,6 +37,11 @@ def test_near_misses_conflict(a: str, b: str) -> None:
     assert key(a) != key(b) and key(a).conflicts_with(key(b))
 
 
+def test_who_does_what_to_whom_is_kept() -> None:
+    assert key('who does Alice manage?') != key('who manages Alice?')
+    assert key('does Alice report to Bob?') != key('does Bob report to Alice?')
+
+
 def test_different_terms_alone_are_not_a_conflict() -> None:
     assert key("what is my sister's name?") != key("what is my brother's name?")
     assert not key("What is Alice's role at Acme?").conflicts_with(key("What is Alice's job at Acme?"))

@@ -9,7 +9,7 @@ cannot separate them (bench/cache.py). A question's key is what it asks, in a fi
 * ``people``: whose thing is asked about (I/we/he/she/they/you; "do you know…" and other filler is
   removed first, so the assistant's "you" does not count);
 * ``tense``: past (was/did/had), future (will) or present;
-* ``terms``: the remaining content words, lower-cased, singular, with a small set of synonyms folded
+* ``terms``: the remaining content words in the order spoken, lower-cased, singular, with a small set of synonyms folded
   (tier → plan, boss → manager, favorite → favourite) and filler removed (please, again, current, …).
   Time deixis (this, next, last, today, …) and negation stay terms.
 
@@ -72,15 +72,15 @@ class QuestionKey:
     ask: str
     people: frozenset[str]
     tense: str
-    terms: frozenset[str]
+    terms: tuple[str, ...]  # in the order spoken: "who does Alice manage?" is not "who manages Alice?"
 
     def __str__(self) -> str:
-        return f'{self.ask}|{",".join(sorted(self.people))}|{self.tense}|{" ".join(sorted(self.terms))}'
+        return f'{self.ask}|{",".join(sorted(self.people))}|{self.tense}|{" ".join(self.terms)}'
 
     @classmethod
     def parse(cls, stored: str) -> QuestionKey:
         ask, people, tense, terms = stored.split('|')
-        return cls(ask, frozenset(filter(None, people.split(','))), tense, frozenset(terms.split()))
+        return cls(ask, frozenset(filter(None, people.split(','))), tense, tuple(terms.split()))
 
     def conflicts_with(self, other: QuestionKey) -> bool:
         """A near miss: the same wording asking something else (when/where, my/his, this/next, is/was, not)."""
@@ -88,7 +88,7 @@ class QuestionKey:
             self.ask != other.ask
             or self.people != other.people
             or self.tense != other.tense
-            or (self.terms & DISCRIMINATING) != (other.terms & DISCRIMINATING)
+            or (set(self.terms) & DISCRIMINATING) != (set(other.terms) & DISCRIMINATING)
         )
 
 
@@ -115,7 +115,9 @@ def question_key(text: str) -> QuestionKey | None:
     for phrase, word in _PHRASE_SYNONYMS:
         spoken = spoken.replace(f' {phrase} ', f' {word} ')
     tokens = [t[:-2] if t.endswith("'s") else t for t in spoken.split()]
-    ask, people, tense, terms = 'what', set(), 'present', set()
+    ask, tense = 'what', 'present'
+    people: set[str] = set()
+    terms: dict[str, None] = {}  # an ordered set
     for i, token in enumerate(tokens):
         if token in _ASK and ask == 'what':
             ask = 'how many' if token == 'how' and i + 1 < len(tokens) and tokens[i + 1] in _HOW_MUCH else _ASK[token]
@@ -128,7 +130,7 @@ def question_key(text: str) -> QuestionKey | None:
         elif token in _HOW_MUCH and ask == 'how many':
             continue
         elif token not in _FUNCTION_WORDS and token not in _FILLER_WORDS:
-            terms.add(_SYNONYMS.get(token, _singular(token)))
+            terms.setdefault(_SYNONYMS.get(token, _singular(token)))
     if not terms:
         return None
-    return QuestionKey(ask, frozenset(people), tense, frozenset(terms))
+    return QuestionKey(ask, frozenset(people), tense, tuple(terms))
