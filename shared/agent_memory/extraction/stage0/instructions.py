@@ -22,10 +22,13 @@ _FILLERS = re.compile(
     r'\b[\s,:;!-]*)+',
     re.IGNORECASE,
 )
+# One trailing courtesy or persistence phrase, matched at the end only; ``_strip_trailing`` peels them one by one.
+# (A single pattern with a leading ``[\s,]+`` backtracks from every comma of a run: quadratic on ", , , …".)
 _TRAILING = re.compile(
-    r'(?:[\s,]+(?:please|pls|thanks|thank you|from now on|going forward|moving forward|in (?:the )?future|from here on(?: out)?))+$',
+    r'(?<=[\s,])(?:please|pls|thanks|thank you|from now on|going forward|moving forward|in (?:the )?future|from here on(?: out)?)$',
     re.IGNORECASE,
 )
+_LONGEST_TRAILING = len('from here on out')
 _PERSISTENCE = re.compile(
     r'\b(?:always|never|from now on|going forward|moving forward|in (?:the )?future|from here on|every time|each time|whenever|'
     r'with me|to me|your (?:responses|replies|answers|messages))\b',
@@ -91,12 +94,22 @@ def find_instruction(sentence: str, after_artefact_request: bool = False) -> Ext
     """The directive in a sentence, if any. After a request for an artefact ("write me an announcement"), "keep it short"
     is about that artefact, not a standing instruction."""
     raw = body(sentence)
-    core = _TRAILING.sub('', _FILLERS.sub('', raw)).strip(' ,;:')
+    core = _strip_trailing(_FILLERS.sub('', raw)).strip(' ,;:')
     if not core or not (_is_directive(core, raw) or _is_directive(_main_clause(core), raw)):
         return None
     if after_artefact_request and _ABOUT_IT.match(_main_clause(core)):
         return None
     return ExtractedInstruction(label=instruction_label(_main_clause(core))[:64], description=clip(capitalise(core), 1024))
+
+
+def _strip_trailing(text: str) -> str:
+    """ "Use metric units, please, going forward" → "Use metric units": trailing courtesies and persistence phrases."""
+    end = len(text)
+    while m := _TRAILING.search(text, max(0, end - _LONGEST_TRAILING), end):
+        end = m.start()
+        while end and text[end - 1] in ' \t,':
+            end -= 1
+    return text[:end]
 
 
 def _main_clause(core: str) -> str:
