@@ -8,6 +8,7 @@ from typing import Any, Literal
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from agent_memory.domain.ids import parse_rfc3339
+from agent_memory.domain.speakers import check_speaker_name
 from agent_memory.domain.vocabulary import MemoryCategory
 
 InferMode = Literal['full', 'triples', 'preview', 'none']
@@ -82,8 +83,10 @@ class FactsRequest(StrictModel):
     triples: list[Triple] = Field(default_factory=list, max_length=MAX_TRIPLES)
     observed_at: dt.datetime | None = _alias('observed_at', 'observedAt')
     addressees: list[str] | None = Field(default=None, max_length=8)
+    name: str | None = None  # the speaker, as in the chat-completions message format
 
     _parse_observed = field_validator('observed_at', mode='before')(_observed)
+    _check_name = field_validator('name')(check_speaker_name)
 
     @model_validator(mode='after')
     def _mode_needs(self) -> FactsRequest:
@@ -102,8 +105,10 @@ class BatchMessage(StrictModel):
     content: str = Field(min_length=1)
     ts: dt.datetime | None = None
     addressees: list[str] | None = Field(default=None, max_length=8)
+    name: str | None = None  # the speaker, as in the chat-completions message format
 
     _parse_ts = field_validator('ts', mode='before')(_observed)
+    _check_name = field_validator('name')(check_speaker_name)
 
     @field_validator('content')
     @classmethod

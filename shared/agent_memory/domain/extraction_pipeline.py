@@ -24,6 +24,7 @@ from agent_memory.domain.reconcile import Diff, Reconciler, Source, Speaker
 from agent_memory.domain.vocabulary import MemoryCategory
 from agent_memory.domain.write_plan import TurnOutcome, WritePlan
 from agent_memory.extraction.errors import ProviderOutputInvalid
+from agent_memory.extraction.speaker import bind_first_person
 from agent_memory.extraction.model import (
     EntityRef,
     ExtractedUncertainty,
@@ -57,8 +58,13 @@ class Extractors:
         """Stage 0 always; the LLM stage when configured. Its invalid output keeps stage 0 and reports why.
 
         A valid LLM result (which saw stage 0 as a hint) replaces stage 0, except that stage 0's instructions and
-        uncertainties are kept: a directive or a doubt the rules caught is never silently dropped.
+        uncertainties are kept: a directive or a doubt the rules caught is never silently dropped. First person is
+        bound to the message's named speaker, if any, after every stage.
         """
+        extraction, error = self._run(text, ctx, model)
+        return bind_first_person(extraction, ctx.speaker), error
+
+    def _run(self, text: str, ctx: ExtractionContext, model: str | None) -> tuple[Extraction, str | None]:
         base = self.stage0(text, ctx)
         if self.llm is None:
             return base, None
@@ -82,6 +88,7 @@ class TurnInput:
     scope_sets: list[list[str]]
     principal: str
     category_override: MemoryCategory | None = None
+    speaker: str | None = None  # the message's ``name``
 
     @classmethod
     def from_row(cls, row: dict[str, Any]) -> TurnInput:
@@ -95,6 +102,7 @@ class TurnInput:
             row['scope_sets'],
             row['principal'],
             row.get('memory_category'),
+            row.get('speaker'),
         )
 
 
@@ -107,6 +115,7 @@ def extraction_context(store: MemoryStore, turn: TurnInput, speaker: Speaker, re
         role=turn.role,
         observed_at=turn.observed_at,
         speaker_name=speaker.display_name,
+        speaker=turn.speaker,
         known_entities=tuple(KnownEntity(type=e['type'], name=e['name']) for e in entities),
         attribute_keys=tuple(keys),
         relation_labels=tuple(labels),
