@@ -24,7 +24,6 @@ from agent_memory.domain.reconcile import Diff, Reconciler, Source, Speaker
 from agent_memory.domain.vocabulary import MemoryCategory
 from agent_memory.domain.write_plan import TurnOutcome, WritePlan
 from agent_memory.extraction.errors import ProviderOutputInvalid
-from agent_memory.extraction.speaker import bind_first_person
 from agent_memory.extraction.model import (
     EntityRef,
     ExtractedUncertainty,
@@ -34,6 +33,7 @@ from agent_memory.extraction.model import (
     PriorTurn,
     UncertaintyKind,
 )
+from agent_memory.extraction.speaker import bind_first_person
 from agent_memory.observability import logger, metrics
 
 CONTEXT_WINDOW_TURNS = 6

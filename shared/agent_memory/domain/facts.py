@@ -282,7 +282,8 @@ def remember_batch(
             plan.new_session = {'scope_sets': scope_sets, 'metadata': {}, 'principal': caller.principal_id, 'created_at': now}
         status = 'queued' if request.infer == 'full' else None
         for message in request.messages:
-            turn = turn_row(caller, message.role, message.content, session_id, scope_sets, now, message.ts or now, status, None, message.name)
+            observed = message.ts or now
+            turn = turn_row(caller, message.role, message.content, session_id, scope_sets, now, observed, status, None, message.name)
             plan.turns.append(turn)
             plan.chunks.extend(chunks_for(turn, now, request.labels))
         body = {'sessionId': session_id, 'turnIds': [t['id'] for t in plan.turns], 'status': 'queued' if status else 'stored'}
