@@ -116,6 +116,38 @@ class TestInstructions:
     def test_directive_lookalikes_are_not_instructions(self, text: str) -> None:
         assert run(text).instructions == ()
 
+    @pytest.mark.parametrize(
+        'text',
+        [
+            "Keep it up, you're doing amazing work!",
+            'Keep going, the hard part is behind you.',
+            'Never give up on your dreams.',
+            "Don't give up, friend.",
+            "Don't forget to take care of yourself this week.",
+            "Don't let the critics get to you.",
+            "Don't be afraid to ask your mentor for help.",
+            'Always here for you if you need to talk.',
+            'Never had the chance to go there myself.',
+            "Don't quit now, you're so close.",
+        ],
+    )
+    def test_encouragement_between_people_is_not_an_instruction(self, text: str) -> None:
+        assert run(text).instructions == ()
+
+    @pytest.mark.parametrize(
+        ('text', 'label'),
+        [
+            ('Keep it short.', 'length'),
+            ('Keep them brief and to the point.', 'length'),
+            ("Don't be so formal with me.", 'tone'),
+            ('Never be verbose.', 'length'),
+            ("Don't give me long answers.", 'length'),
+        ],
+    )
+    def test_directives_to_the_assistant_still_are(self, text: str, label: str) -> None:
+        (instruction,) = run(text).instructions
+        assert instruction.label == label
+
     def test_call_me_is_a_preferred_name_not_an_instruction(self) -> None:
         result = run('Please call me Maggie.')
         assert result.instructions == ()

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 from agent_memory.extraction.model import ExtractedInstruction
-from agent_memory.extraction.stage0.lexicon import lemma, word_set
+from agent_memory.extraction.stage0.lexicon import is_past_form, lemma, word_set
 from agent_memory.extraction.stage0.text import body, capitalise, clip, words
 
 _FILLERS = re.compile(
@@ -34,12 +34,28 @@ _PERSISTENCE = re.compile(
     r'with me|to me|your (?:responses|replies|answers|messages))\b',
     re.IGNORECASE,
 )
-_NOT_AFTER_CUE = word_set('mind the a an my your our this that it been so too ever again happy fun good nice same sure right')
-_NOT_AFTER_DONT = word_set('worry mind know think understand care get panic rush feel see remember bother')
-_STOP_OBJECT = word_set('it that this there now please')
+# Words after "always"/"never" that make a statement or a past event, not an imperative ("never had a chance").
+_NOT_AFTER_CUE = word_set(
+    'mind the a an my your our this that it been so too ever again happy fun good nice same sure right here there had was were '
+    'did saw thought knew felt got been gonna going really quite'
+)
+# "Don't worry", "don't give up", "don't forget to have fun": reassurance and encouragement between people.
+_NOT_AFTER_DONT = word_set('worry mind know think understand care get panic rush feel see remember bother forget let lose doubt hesitate')
+# "Never give up", "don't quit", "don't miss a beat": encouragement, whichever cue opens it.
+_ENCOURAGEMENT = word_set('quit miss sweat underestimate')
+_ENCOURAGING_PHRASES = frozenset({('give', 'up'), ('settle', 'for')})
+# "Don't be afraid to …", "never be shy": feelings, not a style ("don't be so formal" stays an instruction).
+_FEELINGS = word_set('afraid scared shy sad nervous discouraged down hard worried upset sorry ashamed embarrassed a')
+_STOP_OBJECT = word_set('it that this there now please by')
+# "Keep it short", "keep your replies under 100 words" (not "keep it up", "keep going": encouragement).
+_STYLE_COMPLEMENT = (
+    r'(?:short|shorter|brief|briefer|concise|simple|simpler|formal|informal|casual|light|professional|friendly|polite|tight|'
+    r'succinct|clear|plain|clean|under|below|within|to|in|at|more|less|precise|focused|high-level|technical|non-technical)\b'
+)
 _RESPONSE_STYLE = re.compile(
     r'^(?:respond|reply|answer|write|talk|speak|communicate)(?:\s+to me)?\s+(?:only\s+)?(?:in|using|with)\b'
-    r'|^keep\s+(?:your\s+|the\s+|all\s+)?(?:responses|replies|answers|messages|it|them|things|explanations|summaries|emails)\b',
+    r'|^keep\s+(?:your\s+|the\s+|all\s+)?(?:responses|replies|answers|messages|explanations|summaries|emails)\b'
+    rf'|^keep\s+(?:it|them|things)\s+(?:(?:very|really|nice and|short and)\s+)?{_STYLE_COMPLEMENT}',
     re.IGNORECASE,
 )
 _SUBORDINATE = re.compile(r'^(?:if|when|whenever|whatever|wherever|unless|for|in|before|after|once)\b[^,]{1,80},\s*', re.IGNORECASE)
@@ -124,10 +140,10 @@ def _is_directive(core: str, raw: str) -> bool:
         return False
     first, second = tokens[0], tokens[1]
     if first in ('always', 'never'):
-        return second not in _NOT_AFTER_CUE
+        return _imperative(tokens[1:]) and second not in _NOT_AFTER_CUE
     if first in ("don't", 'dont') or tokens[:2] == ['do', 'not']:
-        verb = tokens[2] if first == 'do' and len(tokens) > 2 else second
-        return verb not in _NOT_AFTER_DONT and (len(tokens) > 2 or first == 'do')
+        rest = tokens[2:] if first == 'do' else tokens[1:]
+        return bool(rest) and _imperative(rest) and rest[0] not in _NOT_AFTER_DONT and (len(tokens) > 2 or first == 'do')
     if first == 'stop':
         return second not in _STOP_OBJECT
     if _RESPONSE_STYLE.match(core):
@@ -135,6 +151,14 @@ def _is_directive(core: str, raw: str) -> bool:
     if first in _GENERIC_VERBS:
         return bool(_PERSISTENCE.search(raw) or any(pattern.search(core) for _, pattern in _TOPICS))
     return False
+
+
+def _imperative(rest: list[str]) -> bool:
+    """The words after a cue read as a command about behaviour, not a past event, encouragement or a feeling."""
+    verb = rest[0]
+    if is_past_form(verb) or verb in _ENCOURAGEMENT or tuple(rest[:2]) in _ENCOURAGING_PHRASES:
+        return False
+    return not (verb == 'be' and len(rest) > 1 and rest[1] in _FEELINGS)
 
 
 def instruction_label(description: str) -> str:
