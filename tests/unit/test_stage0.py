@@ -225,6 +225,29 @@ class TestPreferences:
     def test_requests_pronouns_questions_and_reports_are_not_preferences(self, text: str) -> None:
         assert run(text).attributes == ()
 
+    @pytest.mark.parametrize(
+        'text',
+        [
+            'Yeah, I love to.',  # "likes: to"
+            'I love the calm it gives me.',  # what "it" is was said in another sentence
+            'My favorite is the chocolate cake.',  # "favorite" of what?
+            'I really like that.',
+        ],
+    )
+    def test_fragments_are_not_values(self, text: str) -> None:
+        assert run(text).attributes == ()
+
+    @pytest.mark.parametrize(
+        ('text', 'value'),
+        [
+            ('I like to just watch the sunset- it calms me down.', 'watch the sunset'),
+            ("I'm a fan of both jazz and blues.", 'jazz and blues'),
+            ('I love hiking—especially in autumn.', 'hiking'),
+        ],
+    )
+    def test_a_liked_value_ends_at_its_phrase(self, text: str, value: str) -> None:
+        assert facts(run(text)) == {('self', 'likes', value)}
+
 
 class TestPlansAndKeyValues:
     def test_plan_membership(self) -> None:

@@ -33,7 +33,7 @@ LEADING_FILLERS = re.compile(
 )
 # Where a captured value ends: clause punctuation, or a word that starts a new thought.
 _VALUE_END = re.compile(
-    r'\s*(?:[,;:()!?]|\s[—–-]{1,2}\s|\.\s|\.$)'
+    r'\s*(?:[,;:()!?]|\s[—–-]{1,2}\s|[—–]|(?<=\w)-{1,2}\s|\.\s|\.$)'
     r"|\s+(?:because|since|but|although|though|which|who|whom|where|whereas|so that|if|unless|when|while|for what it's worth|"
     r'right now|at the moment|currently|these days|nowadays|now|anymore|any more|either|too|as well|by the way|btw|'
     r'fluently|natively|really|actually|haha|lol)\b',
