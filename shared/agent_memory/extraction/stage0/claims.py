@@ -90,6 +90,7 @@ _KEY_MODIFIERS = re.compile(r'^(?:(?:new|current|updated|actual|official|latest)
 _FUNCTION_WORDS = word_set('to it that this them so too do does one ones there here the a an and or of for with me you up out')
 _PREFERENCE_KEYS = frozenset({'likes', 'dislikes', 'preference'})
 _DANGLING = re.compile(r'\b(?:it|they|them|this|that|these|those|he|she|him|her)\b', re.IGNORECASE)
+_PARTICULAR = re.compile(r'^(?:all\s+the|this|that|these|those|your|his|her|their)\s+(?-i:[a-z])', re.IGNORECASE)
 _LIKED_LEAD = re.compile(r'^(?:to\s+)?(?:(?:just|really|both|also|simply)\s+)*', re.IGNORECASE)
 _DIETS = r'vegetarian|vegan|pescatarian|pescetarian|gluten-free|lactose intolerant|kosher|halal|coeliac|celiac|teetotal'
 
@@ -344,7 +345,13 @@ def _preference(text: str) -> list[Claim]:
 
 
 def _liked(raw: str) -> str:
-    """What is liked, without an infinitive marker or a leading adverb ("to just watch the sunset" → "watch the sunset")."""
+    """What is liked, without an infinitive marker or a leading adverb ("to just watch the sunset" → "watch the sunset").
+
+    Empty for one particular thing ("I love all the colours!", "I love your garden"): a reaction to something in the
+    conversation, not a lasting preference; a lasting one is generic ("I love gardens") or a name ("the Beatles").
+    """
+    if _PARTICULAR.match(raw):
+        return ''
     return _LIKED_LEAD.sub('', clean_value(raw))
 
 
