@@ -333,6 +333,21 @@ class TestSelfCorrections:
     def test_well_without_a_competing_value_is_not_a_correction(self) -> None:
         assert run("I'm so happy, well, almost.").uncertainties == ()
 
+    @pytest.mark.parametrize(
+        ('text', 'key', 'value'),
+        [
+            ("So I'm the head of design at this point; no wait, design director.", 'title', 'design director'),
+            ("These days I'm based in Porto (well, technically Matosinhos).", 'location', 'Matosinhos'),
+            ("I'm on the Basic plan: sorry, the Plus plan.", 'plan', 'Plus'),
+            ('Honestly I think I live in Leeds now, or rather Bradford.', 'location', 'Bradford'),
+            ("I'm a product manager... no, a product owner, to be precise.", 'title', 'product owner'),
+        ],
+    )
+    def test_corrections_phrased_otherwise_give_an_uncertainty_and_a_tentative_value(self, text: str, key: str, value: str) -> None:
+        result = run(text)
+        assert [(u.kind, u.key) for u in result.uncertainties] == [('self_correction', key)]
+        assert [(a.key, a.value, a.tentative) for a in result.attributes] == [(key, value, True)]
+
 
 class TestReferences:
     def test_a_pronoun_with_several_people_in_scope_is_an_ambiguous_reference(self) -> None:
@@ -425,6 +440,22 @@ class TestTemporal:
     def test_unresolvable_times_are_uncertainties(self, text: str) -> None:
         result = run(text)
         assert [u.kind for u in result.uncertainties] == ['unresolved_time']
+        assert all(a.valid_from is None for a in result.attributes) and all(a.occurred_at is None for a in result.actions)
+
+    @pytest.mark.parametrize(
+        'text',
+        [
+            'I moved to Lisbon right after the wedding.',
+            'I joined Globex after college.',
+            'We switched to the Team plan before the merger.',
+            'I started running during the lockdown.',
+            'I sold my car when the kids were born.',
+        ],
+    )
+    def test_times_anchored_to_an_undated_event_are_uncertainties_with_no_date(self, text: str) -> None:
+        result = run(text)
+        assert [u.kind for u in result.uncertainties] == ['unresolved_time']
+        assert result.attributes or result.actions
         assert all(a.valid_from is None for a in result.attributes) and all(a.occurred_at is None for a in result.actions)
 
     def test_small_talk_with_a_vague_time_is_nothing(self) -> None:

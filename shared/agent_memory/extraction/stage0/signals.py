@@ -37,9 +37,12 @@ CLARIFICATION = re.compile(
     r'to set the record straight)\b[\s,:;-]*',
     re.IGNORECASE,
 )
-CORRECTION_MARKER = r'(?:well|actually|i mean|i meant|or rather|rather|sorry|make that|scratch that)'
-# "A — well, B" / "A, actually B" / "A, I mean B" inside one sentence.
-CORRECTION_SPLIT = re.compile(rf'\s*(?:[—–]|--|\s-|,|\.\.\.|…)\s*{CORRECTION_MARKER}\b[,:]?\s*', re.IGNORECASE)
+CORRECTION_MARKER = (
+    r'(?:well|actually|i mean|i meant|or rather|rather|sorry|make that|scratch that|strike that|no wait|wait|'
+    r'or should i say|i should say|no(?=\s*,))'
+)
+# "A — well, B" / "A, actually B" / "A; no wait, B" / "A (well, B)" / "A: sorry, B" inside one sentence.
+CORRECTION_SPLIT = re.compile(rf'\s*(?:[—–]|--|\s-|,|;|:|\(|\.\.\.|…)\s*{CORRECTION_MARKER}\b[,:]?\s*', re.IGNORECASE)
 CORRECTION_START = re.compile(rf'^{CORRECTION_MARKER}\b[,:]?\s*', re.IGNORECASE)
 _FUTURE = re.compile(
     r"\b(?:will|'ll|shall|going to|gonna|next|tomorrow|upcoming|coming)\b|^(?:i'm|i am|we're|we are|\w+ is)\s+\w+ing\b", re.IGNORECASE

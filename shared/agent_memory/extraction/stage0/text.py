@@ -28,7 +28,8 @@ _LOWER_I = re.compile(r"\b(?:i'm|i've|i'll|i'd|im|ive|i)\b(?!['-])")
 LEADING_FILLERS = re.compile(
     r'^(?:(?:ok(?:ay)?|so|and|but|also|oh|hey(?: there)?|hi(?: there)?|hello|anyway|btw|by the way|quick update|update|fyi|'
     r'honestly(?: though)?|basically|right|alright|yes|yeah|no|well|plus|then|note|ps|heads up|good news|great news|big news|'
-    r'news|fun fact|side note)\b[\s,:;!.-]*)+',
+    r'news|fun fact|side note|these days|nowadays|right now|at the moment|'
+    r"(?:i think|i guess|i believe|i suppose)(?=\s+(?:i|i'm|i've|my|we|we're)\b))\b[\s,:;!.-]*)+",
     re.IGNORECASE,
 )
 # Where a captured value ends: clause punctuation, or a word that starts a new thought.

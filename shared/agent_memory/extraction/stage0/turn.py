@@ -13,6 +13,12 @@ from agent_memory.extraction.stage0.text import PROPER, body, clean_value, clip
 from agent_memory.extraction.stage0.titles import is_job_title
 
 TENTATIVE = 0.6
+# "it's", "technically", "more like": what leads a bare corrected value; " plan" is the key restated, not the value.
+_FRAGMENT_LEAD = re.compile(
+    r"^(?:(?:it's|it is|that's|that is|technically|more like|more precisely|precisely|officially|strictly speaking|really)\s+)+",
+    re.IGNORECASE,
+)
+_FRAGMENT_TIER = re.compile(r'\s+(?:plan|tier|subscription)$', re.IGNORECASE)
 _NAME_LIKE_KEYS = frozenset({'employer', 'location', 'hometown', 'name', 'preferred_name', 'current_location'})
 
 
@@ -88,7 +94,7 @@ def _clarify_fragment(text: str, turn: Turn) -> Reading:
 
 def fragment_value(text: str, key: str) -> str | None:
     """A bare phrase standing for a value of ``key`` ("co-CEO", "Cascais"), or None if it does not look like one."""
-    value = clean_value(re.sub(r'^(?:it\'s|it is|that\'s|that is)\s+', '', text.strip(), flags=re.IGNORECASE))
+    value = _FRAGMENT_TIER.sub('', _FRAGMENT_LEAD.sub('', clean_value(_FRAGMENT_LEAD.sub('', text.strip()))))
     if not value or len(value.split()) > 6:
         return None
     if key in _NAME_LIKE_KEYS:
