@@ -67,6 +67,11 @@ def _observed(value: Any) -> dt.datetime | None:
     return parse_rfc3339(value)
 
 
+SPEAKER_NAME: Any = Field(
+    default=None,
+    max_length=128,
+    description='The speaker, as in the chat-completions message format: first person binds to the person of that name.',
+)
 # Each triple costs two embeddings (value and entity) and a few statements in the write's one transaction: ~35 ms on
 # a busy 2-core host, so 100 keeps one request a few seconds, far from the 29 s API Gateway limit.
 MAX_TRIPLES = 100
@@ -83,7 +88,7 @@ class FactsRequest(StrictModel):
     triples: list[Triple] = Field(default_factory=list, max_length=MAX_TRIPLES)
     observed_at: dt.datetime | None = _alias('observed_at', 'observedAt')
     addressees: list[str] | None = Field(default=None, max_length=8)
-    name: str | None = None  # the speaker, as in the chat-completions message format
+    name: str | None = SPEAKER_NAME
 
     _parse_observed = field_validator('observed_at', mode='before')(_observed)
     _check_name = field_validator('name')(check_speaker_name)
@@ -105,7 +110,7 @@ class BatchMessage(StrictModel):
     content: str = Field(min_length=1)
     ts: dt.datetime | None = None
     addressees: list[str] | None = Field(default=None, max_length=8)
-    name: str | None = None  # the speaker, as in the chat-completions message format
+    name: str | None = SPEAKER_NAME
 
     _parse_ts = field_validator('ts', mode='before')(_observed)
     _check_name = field_validator('name')(check_speaker_name)
