@@ -237,6 +237,13 @@ class TestPreferences:
     def test_fragments_are_not_values(self, text: str) -> None:
         assert run(text).attributes == ()
 
+    @pytest.mark.parametrize('text', ["Wow, that's stunning! I love the colours.", 'Aww, so cute! We really love the little hat.'])
+    def test_i_love_the_after_a_compliment_is_a_reaction_not_a_preference(self, text: str) -> None:
+        assert run(text).attributes == ()
+
+    def test_i_love_the_without_a_compliment_is_still_a_preference(self) -> None:
+        assert facts(run('Thanks! I love the new search feature.')) == {('self', 'likes', 'new search feature')}
+
     @pytest.mark.parametrize(
         ('text', 'value'),
         [

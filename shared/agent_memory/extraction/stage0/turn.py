@@ -8,7 +8,15 @@ from dataclasses import replace
 from agent_memory.extraction.model import ExtractedUncertainty
 from agent_memory.extraction.stage0.claims import Claim
 from agent_memory.extraction.stage0.reading import Finding, Reading, Turn, read_sentence
-from agent_memory.extraction.stage0.signals import CLARIFICATION, CORRECTION_SPLIT, CORRECTION_START, is_question, sarcasm_marker
+from agent_memory.extraction.stage0.signals import (
+    CLARIFICATION,
+    CORRECTION_SPLIT,
+    CORRECTION_START,
+    REACTION,
+    is_compliment,
+    is_question,
+    sarcasm_marker,
+)
 from agent_memory.extraction.stage0.text import PROPER, body, clean_value, clip
 from agent_memory.extraction.stage0.titles import is_job_title
 
@@ -27,6 +35,9 @@ def read_turn(sentences: list[str], turn: Turn) -> Reading:
     turn_marker = sarcasm_marker(turn.text) if re.search(r'(?:^|\s)/s\b', turn.text) else None
     previous: list[Finding] = []
     for index, sentence in enumerate(sentences):
+        if index and is_compliment(sentences[index - 1]) and REACTION.match(sentence):
+            previous = []
+            continue  # "Wow, that's gorgeous! I love the colours.": a reaction to what was shown, not a preference
         marker = turn_marker or sarcasm_marker(sentence)
         if marker:
             total.uncertainties.append(_sarcasm(sentence, marker))
