@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from agent_memory.extraction.deterministic import extract
+from agent_memory.extraction.deterministic import MAX_SENTENCES, extract
 from agent_memory.extraction.model import (
     EntityRef,
     ExtractedAttribute,
@@ -18,6 +18,7 @@ from agent_memory.extraction.model import (
     KnownEntity,
     PriorTurn,
 )
+from agent_memory.extraction.stage0.reading import MAX_CLAUSES
 
 ME = EntityRef.me()
 WEDNESDAY = dt.datetime(2024, 6, 12, 15, 0, tzinfo=dt.UTC)  # 2024-06-12 is a Wednesday
@@ -566,6 +567,12 @@ class TestPurity:
     def test_a_long_turn_is_handled(self) -> None:
         result = run("I'm Sam. " + 'This is filler text. ' * 2000 + 'I live in Berlin.')
         assert ('self', 'name', 'Sam') in facts(result)
+
+    def test_a_turn_is_read_up_to_its_sentence_and_clause_bounds(self) -> None:
+        clauses = ' and '.join(f'I like tea number {i}' for i in range(100))
+        assert len(run(clauses + '.').attributes) == MAX_CLAUSES
+        sentences = ' '.join(f'I like coffee number {i}.' for i in range(300))
+        assert len(run(sentences).attributes) == MAX_SENTENCES
 
     @pytest.mark.parametrize(
         'text',
