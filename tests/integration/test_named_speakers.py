@@ -91,13 +91,17 @@ def test_the_llm_stage_is_told_the_speaker_and_its_self_binds_to_them(api: Api, 
     empty: dict[str, list[Any]] = {k: [] for k in ('entities', 'relations', 'actions', 'instructions', 'uncertainties', 'invalidations')}
     with_llm.reply_json({**empty, 'attributes': [attribute]})
 
-    # When a named speaker's turn is extracted
-    assert api.call('facts', 'POST', '/facts', {'text': 'Climbing is my thing.', 'name': 'Melanie'})[0] == 202
+    # When a named speaker's turn is extracted, after another person's turn in the same session
+    code, body, _ = api.call('facts', 'POST', '/facts', {'infer': 'none', 'text': 'What do you do for fun?', 'name': 'Caroline'})
+    assert code == 200, body
+    turn = {'text': 'Climbing is my thing.', 'name': 'Melanie', 'session_id': body['sessionId']}
+    assert api.call('facts', 'POST', '/facts', turn)[0] == 202
     worker.drain()
 
-    # Then the prompt named the speaker and the fact is Melanie's, not the caller's
+    # Then the prompt named the speaker (and who said the earlier turn), and the fact is Melanie's, not the caller's
     (request,) = with_llm.requests
     prompt = request.body['messages'][1]['content']
     assert '"speaker_display_name": "Melanie"' in prompt and '"speaker_is_named": true' in prompt
+    assert '"speaker": "Caroline"' in prompt
     assert facts_of(api, 'Melanie') == {'hobby': 'climbing'}
     assert self_facts(api) == []

@@ -119,7 +119,9 @@ def extraction_context(store: MemoryStore, turn: TurnInput, speaker: Speaker, re
         known_entities=tuple(KnownEntity(type=e['type'], name=e['name']) for e in entities),
         attribute_keys=tuple(keys),
         relation_labels=tuple(labels),
-        recent_turns=tuple(PriorTurn(role=t['role'], content=t['content'], observed_at=t['observed_at']) for t in recent),
+        recent_turns=tuple(
+            PriorTurn(role=t['role'], content=t['content'], observed_at=t['observed_at'], speaker=t.get('speaker')) for t in recent
+        ),
         open_uncertainties=tuple(_open_uncertainty(row, speaker) for row in open_rows),
     )
 

@@ -113,6 +113,7 @@ class PriorTurn(_Model):
     role: str
     content: str
     observed_at: dt.datetime
+    speaker: str | None = None  # the message's named speaker, if it had one
 
 
 class ExtractionContext(_Model):

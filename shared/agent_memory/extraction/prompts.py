@@ -257,7 +257,10 @@ def data_payload(text: str, ctx: ExtractionContext, stage0: Extraction) -> dict[
             'speaker_is_named': ctx.speaker is not None,
             'text': text,
         },
-        'recent_turns': [{'role': t.role, 'observed_at': _iso(t.observed_at), 'text': t.content} for t in ctx.recent_turns],
+        'recent_turns': [
+            {'role': t.role, 'observed_at': _iso(t.observed_at), **({'speaker': t.speaker} if t.speaker else {}), 'text': t.content}
+            for t in ctx.recent_turns
+        ],
         'vocabulary': {
             'known_entities': [{'type': e.type, 'name': e.name} for e in ctx.known_entities],
             'attribute_keys': list(ctx.attribute_keys),
