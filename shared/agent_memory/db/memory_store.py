@@ -24,6 +24,12 @@ CURRENT = 'superseded_by IS NONE AND valid_from <= $now AND (valid_until IS NONE
 OPEN = 'superseded_by IS NONE AND (valid_until IS NONE OR valid_until > $now)'
 CURRENT_EDGE = 'valid_from <= $now AND (valid_until IS NONE OR valid_until > $now)'
 VISIBLE = '($vis_all OR scope_sets.any(|$c| $c.all(|$s| $s IN $vis_exact OR $vis_prefixes.any(|$pre| string::starts_with($s, $pre)))))'
+# The caller's memory:forget region (params from ``visibility_params(patterns, 'fg')``). A clause lies inside it when
+# every path of the clause is covered; a row lies inside it only when every clause does (a row also readable through a
+# clause outside the region belongs partly to someone else, so delete, forget and purge leave it alone).
+CLAUSE_IN_FORGET = '($fg_all OR $cl.all(|$p| $p IN $fg_exact OR $fg_prefixes.any(|$pre| string::starts_with($p, $pre))))'
+INSIDE_FORGET = f'(array::len(scope_sets) > 0 AND scope_sets.all(|$cl| {CLAUSE_IN_FORGET}))'
+TOUCHES_FORGET = f'scope_sets.any(|$cl| {CLAUSE_IN_FORGET})'
 TENTATIVE = (
     '(source_turn != NONE AND array::len((SELECT VALUE id FROM uncertainty '
     'WHERE source_turn_key = <string> record::id($parent.source_turn) AND resolved = false LIMIT 1)) > 0) AS tentative'
@@ -55,11 +61,11 @@ def address_key(entity_key: Sequence[str], key: str) -> str:
     return f'{entity_ref_key(entity_key)}#{key}'
 
 
-def visibility_params(patterns: Sequence[str]) -> dict[str, Any]:
-    """Bind a reader's ``memory:read`` patterns for the ``VISIBLE`` predicate."""
+def visibility_params(patterns: Sequence[str], prefix: str = 'vis') -> dict[str, Any]:
+    """Bind grant patterns for ``VISIBLE`` (a reader's ``memory:read``) or, with prefix ``fg``, the forget predicates."""
     exact = [p[:-2] if p.endswith('/*') else p for p in patterns if p != '*']
     prefixes = [p[:-1] for p in patterns if p.endswith('/*')]
-    return {'vis_all': '*' in patterns, 'vis_exact': exact, 'vis_prefixes': prefixes}
+    return {f'{prefix}_all': '*' in patterns, f'{prefix}_exact': exact, f'{prefix}_prefixes': prefixes}
 
 
 def _guard_unchanged(tx: Tx, table: str, condition: str, seen_ids: list[str]) -> None:
@@ -398,18 +404,19 @@ class MemoryStore:
             **visibility_params(patterns),
         )
 
-    def close_entity_facts(self, entity_key: list[str], now: dt.datetime) -> int:
-        """Soft delete: every current attribute, relation and action of the entity ends now (one transaction)."""
+    def close_entity_facts(self, entity_key: list[str], now: dt.datetime, region: Sequence[str]) -> int:
+        """Soft delete: every current attribute, relation and action of the entity inside the forget ``region`` ends now
+        (one transaction); rows outside it are neither touched nor counted."""
         # Select first, then update by id: the WHERE fields are indexed and must not be scanned while updated.
         closes = [
-            f'LET ${name} = (UPDATE (SELECT VALUE id FROM {table} WHERE {field} = $ref AND {current}) '
+            f'LET ${name} = (UPDATE (SELECT VALUE id FROM {table} WHERE {field} = $ref AND {current} AND {INSIDE_FORGET}) '
             'SET valid_until = $now RETURN VALUE id);'
             for name, table, field in _ENTITY_FACT_LINKS
             for current in [CURRENT if table == 'attribute' else CURRENT_EDGE]
         ]
         total = ' + '.join(f'array::len(${name})' for name, _, _ in _ENTITY_FACT_LINKS)
         sql = f'BEGIN TRANSACTION;{"".join(closes)}UPDATE $e SET updated_at = $now;RETURN {total};COMMIT TRANSACTION;'
-        result = self.q(sql, e=entity_rid(*entity_key), ref=entity_ref_key(entity_key), now=now)
+        result = self.q(sql, e=entity_rid(*entity_key), ref=entity_ref_key(entity_key), now=now, **visibility_params(region, 'fg'))
         return int(result[-2] or 0)
 
     def current_by_category(self, table: str, category: str, patterns: Sequence[str], now: dt.datetime, limit: int) -> list[dict[str, Any]]:

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from agent_memory.db.memory_store import CURRENT, CURRENT_EDGE, VISIBLE, MemoryStore, visibility_params
+from agent_memory.db.memory_store import CURRENT, CURRENT_EDGE, INSIDE_FORGET, TOUCHES_FORGET, VISIBLE, MemoryStore, visibility_params
 from agent_memory.db.records import rid
 
 EF_SEARCH = 64  # HNSW candidate list per query (bench/retrieval.py: recall@10 against exact search)
@@ -42,6 +42,8 @@ class ReadFilter:
     valid_until: dt.datetime | None = None
     session_id: str | None = None
     labels: Sequence[str] = field(default_factory=tuple)
+    # POST /forget: only rows inside this memory:forget region (entities: touching it) are candidates
+    forget_region: Sequence[str] | None = None
 
     @property
     def temporal(self) -> bool:
@@ -57,11 +59,14 @@ class ReadFilter:
             'sid': self.session_id,
             'in_session': rid('session', self.session_id) if self.session_id else None,
             'labels': list(self.labels),
+            **visibility_params(self.forget_region or [], 'fg'),
         }
 
     def predicate(self, table: str) -> str | None:
         """The WHERE clause for ``table``; None when no row of it can match (e.g. labels on graph rows)."""
         clauses = [VISIBLE]
+        if self.forget_region is not None:
+            clauses.append(TOUCHES_FORGET if table == 'entity' else INSIDE_FORGET)
         if table == 'memory_chunk':
             if self.as_of:
                 clauses.append('created_at <= $as_of')
