@@ -131,12 +131,14 @@ class MemoryStore:
     def create_session(self, session_id: str, row: dict[str, Any]) -> dict[str, Any]:
         return dict(self.q('CREATE $id CONTENT $row RETURN AFTER;', id=rid('session', session_id), row=row)[0][0])
 
-    def list_turns(self, session_id: str, limit: int, offset: int) -> list[dict[str, Any]]:
+    def list_turns(self, session_id: str, patterns: Sequence[str], limit: int, offset: int) -> list[dict[str, Any]]:
+        """The session's turns the reader may see, each by its own scope (a session's scope says nothing about its turns')."""
         return self.rows(
-            'SELECT * FROM turn WHERE session_key = $s ORDER BY seq ASC LIMIT $limit START $offset;',
-            s=session_id,
+            f'SELECT * FROM turn WHERE session_key = $session_key AND {VISIBLE} ORDER BY seq ASC LIMIT $limit START $offset;',
+            session_key=session_id,
             limit=limit,
             offset=offset,
+            **visibility_params(patterns),
         )
 
     def close_session(self, session_id: str, now: dt.datetime) -> None:

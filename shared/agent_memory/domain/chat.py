@@ -46,7 +46,7 @@ def chat(
     session = session_for_write(store, caller, request.session_id)
     scope_sets = write_region(caller, request.scopes, session)
     session_id = request.session_id or f'sess_{new_id()}'
-    window = transcript.window(store, session_id) if session else []
+    window = transcript.window(store, session_id, caller.patterns('memory:read')) if session else []
     has_prior_turns = bool(window) or (session is not None and transcript.has_turns(store, session_id))
     visibility = fingerprint(caller, None, request.labels)
     vector = embedder.embed([request.message])[0]

@@ -101,7 +101,8 @@ class TurnInput:
 def extraction_context(store: MemoryStore, turn: TurnInput, speaker: Speaker, read_patterns: list[str]) -> ExtractionContext:
     turns = TurnStore(store)
     entities, keys, labels = turns.vocabulary(read_patterns, VOCABULARY_LIMIT)
-    recent = turns.recent_turns(bare(turn.session) or '', turn.seq, CONTEXT_WINDOW_TURNS) if turn.session is not None else []
+    session = bare(turn.session)
+    recent = turns.recent_turns(session, turn.seq, CONTEXT_WINDOW_TURNS, read_patterns) if session is not None else []
     open_rows = turns.open_uncertainties(read_patterns, OPEN_UNCERTAINTY_LIMIT)
     return ExtractionContext(
         role=turn.role,
@@ -187,7 +188,8 @@ def process_turn(store: MemoryStore, extractors: Extractors, config: ContextConf
     turn = TurnInput.from_row(row)
     principal = store.get_principal(turn.principal) or {'display_name': turn.principal, 'grants': {}}
     speaker = Speaker(turn.principal, principal['display_name'])
-    read_patterns = list((principal.get('grants') or {}).get('memory:read', []))
+    stored_region = row.get('read_region')  # the writer's effective grants (key and delegation included)
+    read_patterns = list(stored_region if stored_region is not None else (principal.get('grants') or {}).get('memory:read', []))
     ctx = extraction_context(store, turn, speaker, read_patterns)
     extraction, error = extractors.run(turn.content, ctx, config.models.extraction)
     session_id = bare(turn.session)

@@ -117,6 +117,7 @@ def turn_row(
         'content': text,
         'principal': caller.principal_id,
         'scope_sets': scope_sets,
+        'read_region': caller.patterns('memory:read'),  # bounds what extraction may send to an LLM with this turn
         'created_at': now,
         'observed_at': known_at,
         'extraction_status': status,
@@ -330,7 +331,7 @@ def readable_session(store: MemoryStore, caller: Caller, session_id: str) -> dic
 
 def list_turns(store: MemoryStore, caller: Caller, session_id: str, limit: int, offset: int) -> dict[str, Any]:
     readable_session(store, caller, session_id)
-    rows = store.list_turns(session_id, limit + 1, offset)
+    rows = store.list_turns(session_id, caller.patterns('memory:read'), limit + 1, offset)
     turns = [
         {
             'id': bare(r['id']),

@@ -19,7 +19,7 @@ from agent_memory.models import ContextRequest, SessionContextRequest
 
 def render(store: MemoryStore, embedder: Embedder, caller: Caller, session_id: str, request: SessionContextRequest) -> dict[str, Any]:
     readable_session(store, caller, session_id)
-    turns = transcript.window(store, session_id)
+    turns = transcript.window(store, session_id, caller.patterns('memory:read'))
     query = request.query or ' '.join(t['content'] for t in turns if t['role'] == 'user')[-1000:]
     if not query.strip():
         return {'context': render_context(store, caller, [], utcnow(), turns), 'sessionId': session_id}
