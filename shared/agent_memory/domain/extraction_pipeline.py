@@ -20,7 +20,7 @@ from agent_memory.db.turn_store import TurnStore
 from agent_memory.domain.chunks import chunk_id, split_text
 from agent_memory.domain.context_config import ContextConfig
 from agent_memory.domain.ids import new_id, utcnow
-from agent_memory.domain.reconcile import Diff, Reconciler, Source, Speaker
+from agent_memory.domain.reconcile import Diff, Reconciler, Source, Speaker, without_forged_self_refs
 from agent_memory.domain.vocabulary import MemoryCategory
 from agent_memory.domain.write_plan import TurnOutcome, WritePlan
 from agent_memory.extraction.errors import ProviderOutputInvalid
@@ -59,11 +59,11 @@ class Extractors:
         A valid LLM result (which saw stage 0 as a hint) replaces stage 0, except that stage 0's instructions and
         uncertainties are kept: a directive or a doubt the rules caught is never silently dropped.
         """
-        base = self.stage0(text, ctx)
+        base = without_forged_self_refs(self.stage0(text, ctx))
         if self.llm is None:
             return base, None
         try:
-            model_result = self.llm.extract(text, ctx, base, model)
+            model_result = without_forged_self_refs(self.llm.extract(text, ctx, base, model))
             return model_result.merged(Extraction(instructions=base.instructions, uncertainties=base.uncertainties)), None
         except ProviderOutputInvalid as exc:  # ProviderRetryable propagates: the message is retried by SQS
             return base, f'LLM stage output invalid, kept stage 0: {exc}'
