@@ -8,7 +8,6 @@ vocabulary of keys and labels is bounded the same way).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 import pytest
 
@@ -34,7 +33,8 @@ def channel(services: Services, context_id: str) -> Channel:
     both = ['shared/*', 'team/a/*']
     writer = make_principal(services, context_id, 'writer', {'memory:read': both, 'memory:write': both}, 'shared/s')
     reader = make_principal(services, context_id, 'reader', {'memory:read': ['shared/*'], 'memory:write': ['shared/*']}, 'shared/s')
-    code, first, _ = writer.call('facts', 'POST', '/facts', {'infer': 'none', 'text': 'Welcome to the shared channel', 'scopes': 'shared/s'})
+    welcome = {'infer': 'none', 'text': 'Welcome to the shared channel', 'scopes': 'shared/s'}
+    code, first, _ = writer.call('facts', 'POST', '/facts', welcome)
     assert code == 200
     session = first['sessionId']
     secret = {'infer': 'none', 'text': 'Secret: the Globex merger closes Friday', 'scopes': 'team/a/x', 'session_id': session}
@@ -90,5 +90,3 @@ def test_the_extraction_prompt_is_bounded_by_what_the_writer_could_read(channel:
     reader_prompt, writer_prompt = (request.message('user') for request in with_llm.requests)
     assert 'Welcome to the shared channel' in reader_prompt and leaked(reader_prompt) == []
     assert set(leaked(writer_prompt)) == set(SECRET_WORDS)
-
-

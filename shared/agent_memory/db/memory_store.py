@@ -445,6 +445,12 @@ class MemoryStore:
             **visibility_params(patterns),
         )
 
+    def scope_sets_of(self, ids: Sequence[RecordID]) -> list[list[list[str]]]:
+        """The scope sets of these rows (any table); rows that no longer exist are left out."""
+        if not ids:
+            return []
+        return [row['scope_sets'] for row in self.rows('SELECT scope_sets FROM $ids;', ids=list(ids)) if row.get('scope_sets')]
+
     def entity_names(self, keys: list[RecordID]) -> dict[str, str]:
         if not keys:
             return {}

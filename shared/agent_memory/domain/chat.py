@@ -2,7 +2,8 @@
 
 After a reply (fresh or cached) one transaction stores the user turn (queued for extraction), the
 assistant turn (``infer: none``), the retrieval trace and the response trace. A failed synthesis
-raises before anything is written.
+raises before anything is written. The assistant turn is stored no more visible than every row the reply
+was built from (``derived_scope``); when no such scope lies in the caller's write region it is not stored.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from agent_memory.db.records import rid
 from agent_memory.db.retrieval_store import ReadFilter
 from agent_memory.domain import recall, transcript
 from agent_memory.domain.auth import Caller
+from agent_memory.domain.derived_scope import derived_scope, reply_sources
 from agent_memory.domain.facts import Pipeline, chunks_for, enqueue, session_for_write, turn_row, write_region
 from agent_memory.domain.ids import new_id, utcnow
 from agent_memory.domain.response_cache import consult_cache
@@ -78,9 +80,13 @@ def chat(
         plan.new_session = {'scope_sets': scope_sets, 'metadata': {}, 'principal': caller.principal_id, 'created_at': now}
     queued = pipeline.queue is not None
     user_turn = turn_row(caller, 'user', request.message, session_id, scope_sets, now, now, 'queued' if queued else None, None)
-    reply_turn = turn_row(caller, 'assistant', composition.reply, session_id, scope_sets, now, now, None, None)
-    plan.turns = [user_turn, reply_turn]
-    plan.chunks = chunks_for(user_turn, now, request.labels) + chunks_for(reply_turn, now, request.labels)
+    plan.turns = [user_turn]
+    plan.chunks = chunks_for(user_turn, now, request.labels)
+    reply_scope = derived_scope(store, scope_sets, reply_sources(composition, window), caller.patterns('memory:write'))
+    if reply_scope is not None:
+        reply_turn = turn_row(caller, 'assistant', composition.reply, session_id, reply_scope, now, now, None, None)
+        plan.turns.append(reply_turn)
+        plan.chunks += chunks_for(reply_turn, now, request.labels)
     plan.retrieval_trace = recall.trace_row(
         caller,
         request.message,
@@ -128,7 +134,7 @@ def chat(
         'cached': decision.hit is not None,
         'tier': 'cache' if decision.hit is not None else 'hybrid',
         'citations': [public_citation(c) for c in citations],
-        'memoryUpdates': {'turnId': user_turn['id'], 'status': 'queued' if queued else 'stored'},
+        'memoryUpdates': {'turnId': user_turn['id'], 'status': 'queued' if queued else 'stored', 'replyStored': reply_scope is not None},
     }
     return ChatResult(body, composition.deltas or [composition.reply])
 
