@@ -128,6 +128,17 @@ class MemoryStore:
         row = self.q('SELECT * FROM ONLY $id;', id=rid('session', session_id))[0]
         return dict(row) if row else None
 
+    def sessions_named(self, own_key: str, session_id: str) -> list[dict[str, Any]]:
+        """The caller's own session, then every other session with this client id (legacy: stored under it), oldest first."""
+        own, legacy, others = self.q(
+            'SELECT * FROM $own; SELECT * FROM $legacy; '
+            'SELECT * FROM session WHERE client_id = $client AND id != $own ORDER BY created_at ASC LIMIT 64;',
+            own=rid('session', own_key),
+            legacy=rid('session', session_id),
+            client=session_id,
+        )
+        return [dict(row) for row in [*own, *legacy, *others]]
+
     def create_session(self, session_id: str, row: dict[str, Any]) -> dict[str, Any]:
         return dict(self.q('CREATE $id CONTENT $row RETURN AFTER;', id=rid('session', session_id), row=row)[0][0])
 
