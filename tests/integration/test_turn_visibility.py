@@ -12,6 +12,9 @@ from dataclasses import dataclass
 import pytest
 
 from agent_memory.api.services import Services
+from agent_memory.db.control_store import KeyRecord
+from agent_memory.domain.auth import hash_key, mint_token
+from agent_memory.domain.ids import utcnow
 from tests.conftest import Api, Worker
 from tests.integration.test_extraction_llm_pipeline import reply, with_llm  # noqa: F401 - the fixture
 from tests.integration.test_response_cache import llm  # noqa: F401 - the fixture
@@ -90,3 +93,16 @@ def test_the_extraction_prompt_is_bounded_by_what_the_writer_could_read(channel:
     reader_prompt, writer_prompt = (request.message('user') for request in with_llm.requests)
     assert 'Welcome to the shared channel' in reader_prompt and leaked(reader_prompt) == []
     assert set(leaked(writer_prompt)) == set(SECRET_WORDS)
+
+
+def test_the_extraction_prompt_follows_the_writing_keys_attenuation(channel: Channel, services: Services, worker: Worker,
+                                                                    with_llm: LlmTestServer) -> None:  # noqa: F811 # fmt: skip
+    token = mint_token()
+    services.control.put_key(KeyRecord(channel.writer.context_id, 'writer', 'narrow', hash_key(token), {'memory:read': ['shared/*'],
+                             'memory:write': ['shared/*']}, None), utcnow())  # fmt: skip
+    with_llm.reply_json(reply())
+    body = {'text': 'I really like this channel', 'session_id': channel.session}
+    assert Api(channel.writer.context_id, token).call('facts', 'POST', '/facts', body)[0] == 202
+    worker.drain()
+    prompt = with_llm.requests[-1].message('user')
+    assert 'Welcome to the shared channel' in prompt and leaked(prompt) == []
