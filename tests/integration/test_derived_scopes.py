@@ -105,3 +105,16 @@ def test_conjoin_keeps_the_narrowest_clauses() -> None:
     assert conjoin([['shared']], [['team/a/hr']]) == [['shared', 'team/a/hr']]
     assert conjoin([['a'], ['b']], [['a']]) == [['a']]  # (a OR b) AND a = a
     assert conjoin([['a']], [['b'], ['c']]) == [['a', 'b'], ['a', 'c']]
+
+
+def test_a_cached_reply_is_stored_by_the_scopes_of_what_it_cites(services: Services, context_id: str, office: Office,
+                                                                 llm: LlmTestServer) -> None:  # noqa: F811 # fmt: skip
+    reads = ['shared/*', HR]
+    writer = make_principal(services, context_id, 'hr-writer', {'memory:read': reads, 'memory:write': ['shared/*', HR]}, 'shared')
+    asker = make_principal(services, context_id, 'hr-asker', {'memory:read': reads, 'memory:write': ['shared/*']}, 'shared')
+    ask = {'message': "What is Dana's salary?"}
+    code, first, _ = writer.call('chat', 'POST', '/chat', ask)
+    assert code == 200 and first['cached'] is False and first['memoryUpdates']['replyStored'] is True
+    code, second, _ = asker.call('chat', 'POST', '/chat', ask)  # same readable region: the answer is reused
+    assert code == 200 and second['cached'] is True and second['memoryUpdates']['replyStored'] is False
+    assert turns(office.reader, second['sessionId']) == ["What is Dana's salary?"]  # the question only
