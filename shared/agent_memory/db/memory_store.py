@@ -124,10 +124,6 @@ class MemoryStore:
         return dict(row) if row else None
 
     # ---- sessions and turns -----------------------------------------------------------------
-    def get_session(self, session_id: str) -> dict[str, Any] | None:
-        row = self.q('SELECT * FROM ONLY $id;', id=rid('session', session_id))[0]
-        return dict(row) if row else None
-
     def sessions_named(self, own_key: str, session_id: str) -> list[dict[str, Any]]:
         """The caller's own session, then every other session with this client id (legacy: stored under it), oldest first."""
         own, legacy, others = self.q(
