@@ -19,12 +19,13 @@ from agent_memory.db.records import rid
 EF_SEARCH = 64  # HNSW candidate list per query (bench/retrieval.py: recall@10 against exact search)
 OVERFETCH = 1.5  # KNN neighbours fetched per row kept after filtering; k × OVERFETCH must stay ≤ EF_SEARCH
 
+# Every projection carries scope_sets: a reply built from these rows is stored no wider (domain/derived_scope.py)
 PROJECTIONS = {
-    'attribute': 'id, key, value, importance, created_at, entity, entity.name AS entity_name, entity.type AS entity_type',
-    'entity': 'id, name, type, importance, created_at',
-    'memory_chunk': 'id, text, created_at, role, session, turn',
-    'relates_to': 'id, in, out, label, importance, created_at, in.name AS in_name, out.name AS out_name',
-    'action': 'id, summary, actor, object, object_text, verb, importance, created_at, occurred_at, actor.name AS actor_name',
+    'attribute': 'id, key, value, importance, created_at, scope_sets, entity, entity.name AS entity_name, entity.type AS entity_type',
+    'entity': 'id, name, type, importance, created_at, scope_sets',
+    'memory_chunk': 'id, text, created_at, role, session, turn, scope_sets',
+    'relates_to': 'id, in, out, label, importance, created_at, scope_sets, in.name AS in_name, out.name AS out_name',
+    'action': 'id, summary, actor, object, object_text, verb, importance, created_at, occurred_at, scope_sets, actor.name AS actor_name',
 }
 RELAX_BELOW = 3  # an all-words BM25 match with fewer rows than this also runs the relaxed phrasings
 TEXT_FIELDS = {'attribute': 'search_text', 'entity': 'name', 'memory_chunk': 'text'}

@@ -37,18 +37,22 @@ def narrowest(intended: ScopeSets, sources: Iterable[ScopeSets]) -> ScopeSets | 
     return result
 
 
-def derived_scope(store: MemoryStore, intended: ScopeSets, records: Sequence[RecordID], write_patterns: Sequence[str]) -> ScopeSets | None:
-    """The scope a row built from ``records`` is stored in, or None when no scope both hides it from everyone who could
-    not read every source and lies inside the caller's write region."""
-    unique = list(dict.fromkeys(records))
-    found = store.scope_sets_of(unique)
-    if len(found) != len(unique):
+Source = tuple[RecordID, ScopeSets | None]  # a row and its scope when the read already returned it
+
+
+def derived_scope(store: MemoryStore, intended: ScopeSets, sources: Sequence[Source], write_patterns: Sequence[str]) -> ScopeSets | None:
+    """The scope a row built from ``sources`` is stored in, or None when no scope both hides it from everyone who could
+    not read every source and lies inside the caller's write region. Scopes not already known are read in one query."""
+    known = dict(sources)
+    unknown = [record for record, scope_sets in known.items() if not scope_sets]
+    fetched = store.scope_sets_of(unknown)
+    if len(fetched) != len(unknown):
         return None  # a source vanished meanwhile: its scope is unknown, so nothing is safe
-    scope = narrowest(intended, found)
+    scope = narrowest(intended, [*(s for s in known.values() if s), *fetched])
     return scope if scope is not None and within_region(scope, write_patterns) else None
 
 
-def reply_sources(composition: Composition, transcript: Sequence[dict[str, Any]]) -> list[RecordID]:
+def reply_sources(composition: Composition, transcript: Sequence[dict[str, Any]]) -> list[Source]:
     """The rows a reply was built from: what it cites, every source a model read, and the transcript it read."""
-    rows = [rid(hit.table, hit.key) for hit in composition.built_from]
-    return rows + ([turn['id'] for turn in transcript] if composition.read_transcript else [])
+    rows: list[Source] = [(rid(hit.table, hit.key), hit.scope_sets) for hit in composition.built_from]
+    return rows + ([(turn['id'], turn.get('scope_sets')) for turn in transcript] if composition.read_transcript else [])
