@@ -21,7 +21,7 @@ class TurnStore:
     def recent_turns(self, session_id: str, before_seq: int, limit: int, patterns: Sequence[str]) -> list[dict[str, Any]]:
         """The session's last turns before ``before_seq`` that ``patterns`` may read (each turn by its own scope)."""
         rows = self.store.rows(
-            'SELECT id, role, content, observed_at, seq, scope_sets FROM turn '
+            'SELECT id, role, content, observed_at, seq, speaker, scope_sets FROM turn '
             f'WHERE session_key = $session_key AND seq < $seq AND {VISIBLE} ORDER BY seq DESC LIMIT $limit;',
             session_key=session_id,
             seq=before_seq,
