@@ -257,8 +257,19 @@ class ControlStore:
         return (_key(key_row) if key_row else None), (dict(context_row) if context_row else None)
 
     # ---- management keys ----------------------------------------------------------------------
-    def put_management_key(self, key_hash: str, now: dt.datetime) -> None:
-        self._q('UPSERT $id SET hash = $hash, created_at = $now;', id=rid('management_key', key_hash), hash=key_hash, now=now)
+    def replace_management_keys(self, key_hashes: list[str], now: dt.datetime) -> None:
+        """Make ``key_hashes`` the whole set of management keys, in one transaction: any other key is revoked."""
+        ids = [rid('management_key', h) for h in key_hashes]
+        run_with_retry(
+            lambda: self._q(
+                'BEGIN TRANSACTION;\n'
+                'DELETE management_key WHERE id NOTINSIDE $ids;\n'
+                'FOR $id IN $ids { UPSERT $id SET hash = record::id($id), created_at = created_at ?? $now; };\n'
+                'COMMIT TRANSACTION;',
+                ids=ids,
+                now=now,
+            )
+        )
 
     def management_key_hash(self, key_hash: str) -> str | None:
         row = self._q('SELECT VALUE hash FROM ONLY $id;', id=rid('management_key', key_hash))[0]

@@ -211,7 +211,7 @@ def key_view(key: KeyRecord, secret: str | None = None) -> dict[str, Any]:
 
 
 def check_key_name(name: str) -> str:
-    if not re.match(KEY_NAME_PATTERN, name):
+    if not re.fullmatch(KEY_NAME_PATTERN, name):
         raise BadRequest('key name must match [A-Za-z0-9_.-]{1,64}')
     return name
 
