@@ -40,7 +40,9 @@ def test_a_context_id_with_a_trailing_newline_is_422_and_creates_nothing(service
 def test_a_key_name_with_a_trailing_newline_is_400_and_mints_nothing(services: Services, context_id: str) -> None:
     before = control_rows(services, 'api_key')
     code, body = management_call(
-        'POST', f'/api/v1/contexts/{context_id}/principals/admin/keys/nl%0A', {'context_id': context_id, 'principal_id': 'admin', 'name': 'nl\n'}
+        'POST',
+        f'/api/v1/contexts/{context_id}/principals/admin/keys/nl%0A',
+        {'context_id': context_id, 'principal_id': 'admin', 'name': 'nl\n'},
     )
     assert code == 400, body
     assert control_rows(services, 'api_key') == before

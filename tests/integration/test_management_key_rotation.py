@@ -83,9 +83,9 @@ def test_rotating_the_secret_value_in_aws_revokes_the_old_key(cold_start: ColdSt
     # Given the AWS shape: the keys live in the Secrets Manager secret (moto), the environment is blank
     secrets = boto3.client('secretsmanager')
     old, new = 'amm_old-' + uuid.uuid4().hex, 'amm_new-' + uuid.uuid4().hex
-    arn = secrets.create_secret(Name=f'am-{uuid.uuid4().hex}', SecretString=json.dumps({'key_secret': 'test-key-secret', 'management_key': old}))[
-        'ARN'
-    ]
+    arn = secrets.create_secret(
+        Name=f'am-{uuid.uuid4().hex}', SecretString=json.dumps({'key_secret': 'test-key-secret', 'management_key': old})
+    )['ARN']
     cold_start('', secret_id=arn)
     assert can_manage(old) == 200
     # When the secret is rotated with an overlap, then without it, each followed by a cold start

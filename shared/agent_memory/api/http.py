@@ -10,6 +10,7 @@ from typing import Any, TypeVar
 from aws_lambda_powertools.event_handler import APIGatewayHttpResolver, Response
 from pydantic import BaseModel, ValidationError
 
+from agent_memory.api.json_input import load_json
 from agent_memory.api.services import get_services
 from agent_memory.config import get_settings
 from agent_memory.db.memory_store import MemoryStore
@@ -104,10 +105,7 @@ def raw_json_body(app: APIGatewayHttpResolver) -> Any:
         raise PayloadTooLarge(f'request body exceeds {get_settings().max_body_bytes} bytes')
     if not body.strip():
         return {}
-    try:
-        value = json.loads(body)
-    except json.JSONDecodeError as exc:
-        raise BadRequest(f'malformed JSON: {exc.msg} at position {exc.pos}') from exc
+    value = load_json(body)
     if not isinstance(value, dict):
         raise BadRequest('request body must be a JSON object')
     return value
