@@ -143,10 +143,12 @@ def data_plane(app: APIGatewayHttpResolver, context_id: str) -> tuple[Caller, Me
 
 
 def enforce_rate_limit(caller: Caller) -> None:
-    """Take one token from the key's bucket (the context's ``rate_limit`` config) or raise 429 with Retry-After."""
+    """Take one token from the bucket of the principal holding the key (the context's ``rate_limit`` config) or
+    raise 429 with Retry-After. Per principal, not per key: minting or rotating keys never buys a fresh bucket."""
     limit = caller.config.rate_limit
     if limit.enabled:
-        wait = get_services().rate_limits.take(caller.key_id, limit.requests_per_minute, limit.burst, utcnow())
+        bucket = (caller.context_id, caller.key_holder)
+        wait = get_services().rate_limits.take(bucket, limit.requests_per_minute, limit.burst, utcnow())
         if wait > 0:
             raise TooManyRequests(f'rate limit of {limit.requests_per_minute} requests/minute exceeded', retry_after=math.ceil(wait))
 

@@ -25,13 +25,15 @@ _CONTEXT_MISSING = 'am-context-missing'
 _PRINCIPAL_MISSING = 'am-principal-missing'
 _KEY_EXISTS = 'am-key-exists'
 _KEY_MISSING = 'am-key-missing'
+_KEY_CAP = 'am-key-cap'
+MAX_KEYS_PER_PRINCIPAL = 100  # expired keys count until deleted: each is a row
 
 _MINT = """
 BEGIN TRANSACTION;
 IF !record::exists($ctx_id) { THROW 'am-context-missing'; };
-IF array::len(SELECT VALUE id FROM api_key WHERE context = $ctx AND principal = $principal AND name = $name) > 0 {
-    THROW 'am-key-exists';
-};
+LET $held = (SELECT VALUE name FROM api_key WHERE context = $ctx AND principal = $principal);
+IF $name INSIDE $held { THROW 'am-key-exists'; };
+IF array::len($held) >= $max_keys { THROW 'am-key-cap'; };
 USE DB %(context_db)s;
 IF !record::exists($principal_id) { THROW 'am-principal-missing'; };
 USE DB %(control_db)s;
@@ -100,6 +102,8 @@ def _mapped(fn: Callable[[], T]) -> T:
             raise Conflict('a key with that name already exists for this principal') from exc
         if _KEY_MISSING in message:
             raise NotFound('key not found') from exc
+        if _KEY_CAP in message:
+            raise Conflict(f'this principal already holds {MAX_KEYS_PER_PRINCIPAL} keys (the maximum); delete one first') from exc
         raise
     return result
 
@@ -203,6 +207,7 @@ class ControlStore:
             'principal_id': rid('principal', key.principal),
             'name': key.name,
             'row': _key_row(key, now),
+            'max_keys': MAX_KEYS_PER_PRINCIPAL,
         }
         _mapped(lambda: self._q(sql, **params))
         return KeyRecord(key.context, key.principal, key.name, key.hash, key.grants, key.expires_at, now)

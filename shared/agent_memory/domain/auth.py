@@ -78,6 +78,11 @@ class Caller:
     def delegated(self) -> bool:
         return self.acting_principal_id is not None
 
+    @property
+    def key_holder(self) -> str:
+        """The principal whose key made the request (the manager, when delegating)."""
+        return self.acting_principal_id or self.principal_id
+
 
 def _header(headers: Mapping[str, str], names: tuple[str, ...]) -> str | None:
     lowered = {k.lower(): v for k, v in headers.items()}
