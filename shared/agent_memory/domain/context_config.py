@@ -9,9 +9,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from agent_memory.errors import BadRequest
 
-
-# Upper bounds keep every value usable as a duration or a counter (timedelta overflows near 2.7 million years,
-# the database's integers at 2^63); they are far above any sensible setting.
+# Upper bounds keep every value usable as a duration or a counter (now ± the duration must stay a valid date,
+# and the database's integers stop at 2^63); they are far above any sensible setting.
 MAX_FRESHNESS_SECONDS = 365 * 24 * 3600
 MAX_DAYS = 36_500
 MAX_RATE = 1_000_000
