@@ -53,7 +53,8 @@ def test_names_and_keys_holding_the_separator_never_collide(api: Api) -> None:
     entity, key, _ = COLLIDING[1]
     assert write(api, entity, key, 'Hopper')[0] == 200
     assert [current(api, e) for e, _, _ in COLLIDING] == [[COLLIDING[0][1:]], [(key, 'Hopper')], [COLLIDING[2][1:]]]
-    code, history = get(api, 'entities', '/entities/{entity_type}/{name}/history/{key}', {'entity_type': 'language', 'name': 'E#48ee30', 'key': key})
+    params = {'entity_type': 'language', 'name': 'E#48ee30', 'key': key}
+    code, history = get(api, 'entities', '/entities/{entity_type}/{name}/history/{key}', params)
     assert code == 200 and [h['value'] for h in history['history']] == ['Hopper', 'Grace'], history
 
 

@@ -55,7 +55,8 @@ def test_ttl_seconds_refuses_hostile_values_and_mints_nothing(services: Services
     for value in HOSTILE_INTS:
         code, body, _ = api.call('keys', 'POST', '/keys', {'name': 'k1'}, query={'ttlSeconds': value})
         assert code == 400, (value, body)
-        code, body, _ = MGMT.call('contexts', 'POST', f'/api/v1/contexts/{api.context_id}/principals/admin/keys/k2', query={'ttlSeconds': value})
+        path = f'/api/v1/contexts/{api.context_id}/principals/admin/keys/k2'
+        code, body, _ = MGMT.call('contexts', 'POST', path, query={'ttlSeconds': value})
         assert code == 400, (value, body)
     assert contents(services, api.context_id) == before
 
@@ -147,7 +148,8 @@ def test_the_largest_accepted_config_keeps_chat_and_sweeps_working(api: Api) -> 
     }
     code, body, _ = MGMT.call('contexts', 'PATCH', f'/api/v1/contexts/{api.context_id}', {'config': config})
     assert code == 200, body
-    api.call('facts', 'POST', '/facts', {'infer': 'triples', 'triples': [{'entity': {'type': 'person', 'name': 'Ada'}, 'key': 'city', 'value': 'Paris'}]})
+    triple = {'entity': {'type': 'person', 'name': 'Ada'}, 'key': 'city', 'value': 'Paris'}
+    assert api.call('facts', 'POST', '/facts', {'infer': 'triples', 'triples': [triple]})[0] == 200
     for _ in range(2):  # the second one consults the cache with the widest freshness window
         code, body, _ = api.call('chat', 'POST', '/chat', {'message': 'Where does Ada live?'})
         assert code == 200, body

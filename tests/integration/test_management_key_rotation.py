@@ -1,7 +1,8 @@
 """Management key rotation (issue 12, hole 4): the configured keys are authoritative at every cold start.
 
-A cold start here is what a new Lambda container does: settings and services are rebuilt from the environment
-(the database connection and its data stay, as a hosted database would).
+A cold start here is what a new Lambda container does: settings are read again and the services started on the
+same database, as a new container beside the warm ones would. The handlers keep running on the warm container's
+services, so the tests also show that warm containers refuse a revoked key (they authenticate against the database).
 """
 
 from __future__ import annotations
@@ -13,8 +14,9 @@ from collections.abc import Callable, Iterator
 import boto3
 import pytest
 
-from agent_memory.api.services import get_services
+from agent_memory.api.services import get_services, start_services
 from agent_memory.config import get_settings
+from agent_memory.db.connection import get_database
 from tests.conftest import MANAGEMENT_KEY, Api
 
 ColdStart = Callable[..., None]
@@ -22,8 +24,7 @@ ColdStart = Callable[..., None]
 
 def _restart() -> None:
     get_settings.cache_clear()
-    get_services.cache_clear()  # the connection (get_database) survives: only the container is new
-    get_services()
+    start_services(get_database(), get_settings())
 
 
 @pytest.fixture

@@ -255,7 +255,8 @@ def test_rate_limit_is_an_http_429_with_retry_after(services: Services, context_
     services.control.db.query('control', 'UPDATE type::record("context", $c) SET config = $cfg;',
                               {'c': context_id, 'cfg': {'rate_limit': {'requests_per_minute': 60, 'burst': 2}}})  # fmt: skip
     assert [call(api, 'recall', query='x')['isError'] for _ in range(2)] == [False, False]
-    result = rpc_raw(api.key, {'jsonrpc': '2.0', 'id': 1, 'method': 'tools/call', 'params': {'name': 'recall', 'arguments': {'query': 'x'}}})
+    message = {'jsonrpc': '2.0', 'id': 1, 'method': 'tools/call', 'params': {'name': 'recall', 'arguments': {'query': 'x'}}}
+    result = rpc_raw(api.key, message)
     assert result['statusCode'] == 429 and int(result['headers']['Retry-After']) >= 1
     assert json.loads(result['body'])['status'] == 429
 

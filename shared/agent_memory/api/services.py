@@ -70,9 +70,12 @@ class Services:
 
 @lru_cache(maxsize=1)
 def get_services() -> Services:
-    db = get_database()
+    return start_services(get_database(), get_settings())
+
+
+def start_services(db: Database, settings: Settings) -> Services:
+    """A cold start: register the configured management keys (revoking any other), check the embedding model."""
     control = ControlStore(db)
-    settings = get_settings()
     sync_management_keys(control, settings.management_keys)
     queue = SqsJobQueue(settings.queue_url) if settings.queue_url else None
     embedder = LazyEmbedder(settings)
