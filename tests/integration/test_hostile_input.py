@@ -73,6 +73,8 @@ BAD_SESSION_BODIES = [
     {'id': 's2', 'metadata': {'list': [1, 2, [10**30]]}},
     '{"id": "s2", "metadata": {"n": NaN}}',
     '{"id": "s2", "metadata": {"n": Infinity}}',
+    '{"id": "s2", "metadata": {"a": "\\ud800"}}',  # a lone surrogate: valid JSON escape, not UTF-8
+    '{"id": "s2", "metadata": {"\\udfff": 1}}',
     '{"id": "s2", "metadata": ' + nested(200) + '}',
     '{"id": "s2", "metadata": ' + '[' * 100_000 + ']' * 100_000 + '}',
 ]
@@ -100,6 +102,20 @@ def test_a_100k_deep_document_is_400_on_every_body_route(services: Services, api
         assert code == 400, (path, body)
     code, body, _ = MGMT.call('contexts', 'PATCH', f'/api/v1/contexts/{api.context_id}', raw)
     assert code == 400, body
+    assert contents(services, api.context_id) == before
+
+
+@pytest.mark.parametrize(
+    'body',
+    [
+        '{"text": "hi \\ud800 there", "infer": "none"}',
+        '{"infer": "triples", "triples": [{"entity": {"type": "person", "name": "Ada"}, "key": "k", "value": "\\ud800"}]}',
+    ],
+)
+def test_text_with_a_lone_surrogate_is_400_and_writes_nothing(services: Services, api: Api, body: str) -> None:
+    before = contents(services, api.context_id)
+    code, problem, _ = api.call('facts', 'POST', '/facts', body)
+    assert code == 400, problem
     assert contents(services, api.context_id) == before
 
 
