@@ -66,6 +66,14 @@ def test_a_bad_content_length_is_answered_at_once_and_writes_nothing(
     assert services.db.query(services.store(api.context_id).database, 'SELECT * FROM session;')[0] == []
 
 
+def test_a_chunked_body_is_411_and_writes_nothing(gateway: tuple[str, int], services: Services, api: Api) -> None:
+    request = (f'POST /api/v1/{api.context_id}/sessions HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {api.key}\r\n'
+               'Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nc\r\n{"id": "s1"}\r\n0\r\n\r\n').encode()  # fmt: skip
+    code, reply = raw_request(gateway, request)
+    assert code == 411, reply
+    assert services.db.query(services.store(api.context_id).database, 'SELECT * FROM session;')[0] == []
+
+
 def test_a_good_content_length_still_works(gateway: tuple[str, int], api: Api) -> None:
     body = b'{"id": "s1"}'
     code, reply = raw_request(gateway, post_with_length(api, str(len(body)), body))
