@@ -19,6 +19,7 @@ class Settings:
     db_password: str | None
     key_secret: str
     management_key: str | None
+    management_keys_previous: tuple[str, ...]
     bootstrap_key: str | None
     bootstrap_context: str | None
     queue_url: str | None
@@ -36,6 +37,11 @@ class Settings:
     max_text_bytes: int
 
     @property
+    def management_keys(self) -> tuple[str, ...]:
+        """Every management key this deployment accepts: the current one, then any still in their rotation overlap."""
+        return tuple(dict.fromkeys(k for k in (self.management_key, *self.management_keys_previous) if k))
+
+    @property
     def is_embedded(self) -> bool:
         return self.db_url.split('://', 1)[0] in {'mem', 'memory', 'file', 'surrealkv', 'surrealkv+versioned'}
 
@@ -45,12 +51,17 @@ def _env(name: str, default: str | None = None) -> str | None:
     return value if value not in (None, '') else default
 
 
+def _key_list(raw: str | None) -> tuple[str, ...]:
+    """A comma-separated list of keys (blank entries ignored)."""
+    return tuple(k.strip() for k in (raw or '').split(',') if k.strip())
+
+
 def default_db_url() -> str:
     data_dir = Path(_env('DATA_DIR', DEFAULT_DATA_DIR) or DEFAULT_DATA_DIR).resolve()
     return f'surrealkv://{data_dir / "surreal"}'
 
 
-SECRET_KEYS = ('db_password', 'key_secret', 'management_key', 'llm_api_key')
+SECRET_KEYS = ('db_password', 'key_secret', 'management_key', 'management_key_previous', 'llm_api_key')
 
 
 def _secrets_manager_values(secret_id: str) -> dict[str, str]:
@@ -61,7 +72,7 @@ def _secrets_manager_values(secret_id: str) -> dict[str, str]:
     """
     from aws_lambda_powertools.utilities import parameters
 
-    value = parameters.get_secret(secret_id, transform='json')
+    value = parameters.get_secret(secret_id, transform='json', force_fetch=True)  # get_settings caches per cold start
     if not isinstance(value, dict):
         raise RuntimeError(f'secret {secret_id!r} must be a JSON object with keys {SECRET_KEYS}')
     return {k: str(v) for k, v in value.items() if k in SECRET_KEYS and v not in (None, '')}
@@ -84,6 +95,7 @@ def get_settings() -> Settings:
         db_password=secret.get('db_password') or _env('DB_PASSWORD'),
         key_secret=key_secret,
         management_key=secret.get('management_key') or _env('MANAGEMENT_KEY'),
+        management_keys_previous=_key_list(secret.get('management_key_previous') or _env('MANAGEMENT_KEY_PREVIOUS')),
         bootstrap_key=_env('BOOTSTRAP_KEY'),
         bootstrap_context=_env('BOOTSTRAP_CONTEXT'),
         queue_url=_env('QUEUE_URL'),

@@ -152,6 +152,8 @@ class ContextCreate(StrictModel):
 
 
 # ---- management and key lifecycle (CONTRACT §3, §10) ----------------------------------------------
+# pydantic checks `pattern` with the Rust engine, where `$` is the end of the text; Python code that reuses
+# these must call re.fullmatch (re.match with `$` accepts a trailing newline).
 PRINCIPAL_ID_PATTERN = r'^[A-Za-z0-9_.-]{1,64}$'
 KEY_NAME_PATTERN = r'^[A-Za-z0-9_.-]{1,64}$'
 PrincipalKind = Literal['human', 'agent', 'service']

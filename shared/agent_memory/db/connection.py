@@ -20,7 +20,7 @@ from agent_memory.config import get_settings
 from agent_memory.errors import AgentMemoryError, Conflict, StoreUnavailable, WriteConflict
 
 CONTROL_DB = 'control'
-_NAME = re.compile(r'^[A-Za-z0-9_]{1,160}$')
+_NAME = re.compile(r'[A-Za-z0-9_]{1,160}')
 CONFLICT_MARKER = 'am-write-conflict'
 ALREADY_APPLIED = 'am-already-applied'
 _RETRYABLE = ('read or write conflict', 'transaction conflict', 'Resource busy', CONFLICT_MARKER)
@@ -36,7 +36,7 @@ class QueryFailed(AgentMemoryError):
 
 class Database:
     def __init__(self, url: str, namespace: str, user: str | None = None, password: str | None = None) -> None:
-        if not _NAME.match(namespace):
+        if not _NAME.fullmatch(namespace):
             raise ValueError(f'invalid namespace {namespace!r}')
         self.url = url
         self.namespace = namespace
@@ -50,7 +50,7 @@ class Database:
 
     def query(self, database: str, sql: str, params: dict[str, Any] | None = None) -> list[Any]:
         """Run ``sql`` in ``database``; return one result per statement (BEGIN/COMMIT included)."""
-        if not _NAME.match(database):
+        if not _NAME.fullmatch(database):
             raise ValueError(f'invalid database name {database!r}')
         text = f'USE NS {self.namespace} DB {database};\n{sql}'
         try:

@@ -1,4 +1,4 @@
-"""Token buckets per API key in the control database, so limits hold across Lambda instances."""
+"""Token buckets per (context, principal) in the control database, so limits hold across Lambda instances."""
 
 from __future__ import annotations
 
@@ -24,9 +24,9 @@ class RateLimitStore:
     def __init__(self, db: Database) -> None:
         self.db = db
 
-    def take(self, key_id: str, per_minute: int, burst: int, now: dt.datetime) -> float:
-        """Take one token from the key's bucket; return 0 if allowed, else the seconds until one is available."""
-        params = {'id': rid('rate_bucket', key_id), 'burst': float(burst), 'rate': per_minute / 60.0, 'now': now}
+    def take(self, bucket: tuple[str, str], per_minute: int, burst: int, now: dt.datetime) -> float:
+        """Take one token from ``bucket``; return 0 if allowed, else the seconds until one is available."""
+        params = {'id': rid('rate_bucket', list(bucket)), 'burst': float(burst), 'rate': per_minute / 60.0, 'now': now}
         result = run_with_retry(lambda: self.db.query(CONTROL_DB, _TAKE, params))
         return float(result[-2] or 0.0)
 

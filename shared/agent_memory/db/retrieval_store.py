@@ -13,7 +13,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from agent_memory.db.memory_store import CURRENT, CURRENT_EDGE, INSIDE_FORGET, TOUCHES_FORGET, VISIBLE, MemoryStore, visibility_params
+from agent_memory.db.memory_store import (
+    CURRENT,
+    CURRENT_EDGE,
+    INSIDE_FORGET,
+    TOUCHES_FORGET,
+    VISIBLE,
+    MemoryStore,
+    ref_address,
+    visibility_params,
+)
 from agent_memory.db.records import rid
 
 EF_SEARCH = 64  # HNSW candidate list per query (bench/retrieval.py: recall@10 against exact search)
@@ -197,7 +206,7 @@ class RetrievalStore:
         predicate = where.predicate('attribute')
         if predicate is None or not refs or not keys:
             return []
-        addresses = [f'{r}#{k}' for r in refs for k in keys]
+        addresses = [ref_address(r, k) for r in refs for k in keys]
         sql = f'SELECT {PROJECTIONS["attribute"]} FROM attribute WHERE address IN $addresses AND {predicate} LIMIT 32;'
         return self._rows(sql, {**where.params(), 'addresses': addresses})
 
