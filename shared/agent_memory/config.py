@@ -17,6 +17,7 @@ class Settings:
     db_namespace: str
     db_user: str | None
     db_password: str | None
+    db_timeout_seconds: float
     key_secret: str
     management_key: str | None
     bootstrap_key: str | None
@@ -82,6 +83,7 @@ def get_settings() -> Settings:
         db_namespace=_env('DB_NAMESPACE', 'agent_memory') or 'agent_memory',
         db_user=_env('DB_USER'),
         db_password=secret.get('db_password') or _env('DB_PASSWORD'),
+        db_timeout_seconds=float(_env('DB_TIMEOUT_SECONDS', '10') or 10),
         key_secret=key_secret,
         management_key=secret.get('management_key') or _env('MANAGEMENT_KEY'),
         bootstrap_key=_env('BOOTSTRAP_KEY'),
