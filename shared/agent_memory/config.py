@@ -33,6 +33,7 @@ class Settings:
     embedding_dimension: int
     embedding_base_url: str | None
     max_receives: int
+    extraction_stale_seconds: float
     max_body_bytes: int
     max_text_bytes: int
 
@@ -99,6 +100,7 @@ def get_settings() -> Settings:
         embedding_dimension=int(_env('EMBEDDING_DIMENSION', '384') or 384),
         embedding_base_url=_env('EMBEDDING_BASE_URL') or _env('LLM_BASE_URL'),
         max_receives=int(_env('MAX_RECEIVES', '3') or 3),
+        extraction_stale_seconds=float(_env('EXTRACTION_STALE_SECONDS', '900') or 900),
         max_body_bytes=int(_env('MAX_BODY_BYTES', str(1024 * 1024)) or 0),
         max_text_bytes=int(_env('MAX_TEXT_BYTES', str(64 * 1024)) or 0),
     )
