@@ -76,4 +76,9 @@ class QueueUnavailable(AgentMemoryError):
 
 
 class WriteConflict(AgentMemoryError):
-    """A concurrent write changed what a transaction planned against; the caller retries."""
+    """A concurrent write changed what a transaction planned against; retried in-process, then the client retries."""
+
+    status, title, slug = 409, 'Write conflict', 'write-conflict'
+
+    def __init__(self, detail: str = '', *, retry_after: int | None = 1) -> None:
+        super().__init__(detail, retry_after=retry_after)

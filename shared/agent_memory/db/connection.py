@@ -13,6 +13,7 @@ the transaction committed, so the client retries (with its ``Idempotency-Key`` f
 from __future__ import annotations
 
 import contextlib
+import random
 import re
 import threading
 import time
@@ -126,21 +127,25 @@ def _raise_first_error(statements: list[dict[str, Any]]) -> None:
         raise AlreadyApplied(message)
     # A unique-index clash means a concurrent writer took the same slot (e.g. a turn's seq): re-plan.
     if any(marker in message for marker in _RETRYABLE) or 'already contains' in message:
-        raise WriteConflict(message)
+        # The engine's text can quote another row's indexed value: a client that exhausts the retries sees this only.
+        raise WriteConflict('a concurrent write changed the same memory; retry the request')
     if 'already exists' in message:
         raise Conflict(message)
     raise QueryFailed(message)
 
 
-def run_with_retry(fn: Any, attempts: int = 5) -> Any:
-    """Run ``fn`` again when a concurrent writer invalidated its plan (optimistic concurrency)."""
+def run_with_retry(fn: Any, attempts: int = 8) -> Any:
+    """Run ``fn`` again when a concurrent writer invalidated its plan (optimistic concurrency).
+
+    The back-off is jittered: writers that collided and slept the same time would collide again, and eight
+    clients superseding one key exhausted five fixed-delay attempts (worst case here about 1.3 s of sleep)."""
     for attempt in range(attempts):
         try:
             return fn()
         except WriteConflict:
             if attempt == attempts - 1:
                 raise
-            time.sleep(0.005 * (2**attempt))
+            time.sleep(random.uniform(0, 0.01 * 2**attempt))
     raise AssertionError('unreachable')
 
 
