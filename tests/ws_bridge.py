@@ -44,6 +44,10 @@ class WsBridge:
         self._thread.start()
         self._engine: Any = None
         self._server: Server | None = None
+        # One request at a time reaches the engine: its single shared session stalled under concurrent connections
+        # (eight cold starts signing in while another connection ran transactions). Transactions still interleave
+        # between requests, which is where concurrent writers conflict.
+        self._serial: asyncio.Lock | None = None
 
     @property
     def url(self) -> str:
@@ -78,6 +82,7 @@ class WsBridge:
     async def _start(self) -> None:
         if self._server is not None:
             return
+        self._serial = asyncio.Lock()
         self._engine = AsyncEmbeddedDB(self.engine_url)
         await self._engine.connect()
         await self._root_user()
@@ -118,7 +123,9 @@ class WsBridge:
                 self.frames += 1
                 if self.delay_seconds:
                     await asyncio.sleep(self.delay_seconds)
-                engine = self._engine
-                if engine is None:
+                engine, serial = self._engine, self._serial
+                if engine is None or serial is None:
                     return
-                await connection.send(await engine.execute(frame))
+                async with serial:
+                    reply = await engine.execute(frame)
+                await connection.send(reply)

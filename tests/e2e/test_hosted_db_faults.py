@@ -7,7 +7,10 @@ The connection drops mid-run, the database restarts, stops, and stalls: the serv
 from __future__ import annotations
 
 import json
+import os
 import re
+import subprocess
+import sys
 import threading
 import urllib.error
 import urllib.request
@@ -31,13 +34,14 @@ WRITE_ATTEMPTS = 10
 class Hosted:
     def __init__(self, tmp: Path) -> None:
         self.bridge = WsBridge(f'surrealkv://{tmp / "hosted-db"}').start()
-        env = {
+        self.gateway_dir = tmp / 'gateway'
+        self.env = {
             'AGENT_MEMORY_DB_URL': self.bridge.url,
             'AGENT_MEMORY_DB_USER': ROOT_USER,
             'AGENT_MEMORY_DB_PASSWORD': ROOT_PASSWORD,
             'AGENT_MEMORY_DB_TIMEOUT_SECONDS': str(DB_TIMEOUT_SECONDS),
         }
-        self.gateway = Gateway(tmp / 'gateway', _free_port(), env)
+        self.gateway = Gateway(self.gateway_dir, _free_port(), self.env)
 
     def call(self, method: str, path: str, body: Any = None, *, key: str = KEY,
              headers: dict[str, str] | None = None) -> tuple[int, Any, dict[str, str]]:  # fmt: skip
@@ -170,3 +174,71 @@ def test_a_stalled_database_answers_503_within_the_client_timeout_then_recovers(
         hosted.bridge.delay_seconds = 0
     # Then, once the database answers again, so does the service
     assert hosted.call('GET', '/api/v1/dev/me')[0] == 200
+
+
+CONTAINERS = 8
+WRITES_EACH = 3
+
+
+def test_eight_containers_superseding_one_key_leave_one_current_value_and_a_complete_chain(hosted: Hosted, tmp_path: Path) -> None:
+    # Given eight facts containers (processes) on the hosted database, each superseding person/Zed's plan three times at once
+    secrets = json.loads((hosted.gateway_dir / 'local-secrets.json').read_text())
+    env = {
+        **os.environ,
+        **hosted.env,
+        'AGENT_MEMORY_KEY_SECRET': secrets['key_secret'],
+        'PYTHONPATH': 'shared:infra:.',
+        'AGENT_MEMORY_DB_TIMEOUT_SECONDS': '60',
+    }  # eight cold starts sign in at once on two cores
+    env.pop('AGENT_MEMORY_QUEUE_URL', None)
+    go = tmp_path / 'go'
+    containers = [
+        subprocess.Popen(
+            [
+                sys.executable,
+                '-m',
+                'tests.facts_container',
+                str(go),
+                'dev',
+                KEY,
+                'Zed',
+                'plan',
+                *(f'c{n}-w{i}' for i in range(WRITES_EACH)),
+            ],
+            cwd=ROOT,
+            env=env,
+            stdout=subprocess.PIPE,
+            text=True,
+        )  # fmt: skip
+        for n in range(CONTAINERS)
+    ]
+    try:
+        go.touch()
+        # the last line: Powertools prints its metrics (EMF) on stdout too
+        # the last line: Powertools prints its metrics (EMF) on stdout too
+        outcomes = [json.loads(c.communicate(timeout=300)[0].strip().splitlines()[-1]) for c in containers]
+    finally:
+        for container in containers:
+            container.kill()
+    # Then no request failed, and every write was accepted (a contended one after the retry its 409 asked for)
+    statuses = [status for run in outcomes for _, status in run]
+    assert set(statuses) <= {200, 409} and statuses.count(200) == CONTAINERS * WRITES_EACH, outcomes
+    code, body, _ = hosted.call('GET', '/api/v1/dev/entities/person/Zed/history/plan')
+    assert code == 200, body
+    history: list[dict[str, Any]] = body['history']
+    # and every accepted value is in the history exactly once
+    assert sorted(h['value'] for h in history) == sorted(f'c{n}-w{i}' for n in range(CONTAINERS) for i in range(WRITES_EACH))
+    # and exactly one is current
+    current = [h for h in history if h['validUntil'] is None]
+    assert len(current) == 1, current
+    # and the chain from the current value back to the first is unbroken: each row supersedes exactly the one before
+    by_id = {h['id']: h for h in history}
+    chain: list[str] = []
+    row: dict[str, Any] | None = current[0]
+    while row is not None:
+        chain.append(row['id'])
+        previous = row['supersedes']
+        if previous is not None:
+            assert by_id[previous]['supersededBy'] == row['id']
+        row = by_id.get(previous) if previous else None
+    assert len(chain) == len(history)
