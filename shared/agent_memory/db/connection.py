@@ -23,7 +23,6 @@ from typing import Any
 import surrealdb.connections.blocking_ws as sdk_ws
 from surrealdb import Surreal
 from surrealdb.errors import SurrealError
-from websockets.protocol import State
 
 from agent_memory.config import get_settings
 from agent_memory.errors import AgentMemoryError, Conflict, StoreUnavailable, WriteConflict
@@ -112,8 +111,9 @@ class Database:
 
 
 def _socket_closed(conn: Any) -> bool:
+    """Whether the SDK's ws socket (a ``websockets`` connection, a transitive dependency) is no longer open."""
     socket = getattr(conn, 'socket', None)
-    return socket is not None and socket.state is not State.OPEN
+    return socket is not None and socket.state.name != 'OPEN'
 
 
 def _raise_first_error(statements: list[dict[str, Any]]) -> None:
