@@ -294,7 +294,7 @@ class MemoryStore:
             tx.add(f'CREATE {tx.p(rid("decision_trace", row.pop("id")))} CONTENT {tx.p(row)}')
         if plan.retrieval_trace:
             add_traces(tx, plan.retrieval_trace, plan.response_trace)
-        self.db.query(self.database, tx.sql(), tx.params)
+        self.db.query(self.database, tx.sql(quiet=True), tx.params)
 
     # ---- idempotency ------------------------------------------------------------------------
     def idempotency_record(self, principal: str, key: str) -> dict[str, Any] | None:

@@ -56,6 +56,18 @@ class Tx:
     def add(self, statement: str) -> None:
         self.statements.append(statement.strip().rstrip(';') + ';')
 
-    def sql(self) -> str:
-        body = '\n'.join(self.statements)
+    def sql(self, quiet: bool = False) -> str:
+        """The transaction; ``quiet`` makes every write return nothing (a plan of 500 rows would otherwise send every
+        created row, embeddings included, back through the CBOR decoder only to be dropped)."""
+        statements = [_quiet(s) for s in self.statements] if quiet else self.statements
+        body = '\n'.join(statements)
         return f'BEGIN TRANSACTION;\n{body}\nCOMMIT TRANSACTION;'
+
+
+_WRITES = ('CREATE ', 'UPDATE ', 'UPSERT ', 'RELATE ', 'DELETE ')
+
+
+def _quiet(statement: str) -> str:
+    if not statement.startswith(_WRITES) or ' RETURN ' in statement:
+        return statement
+    return statement.removesuffix(';') + ' RETURN NONE;'

@@ -20,7 +20,8 @@ class TurnStore:
 
     def recent_turns(self, session_id: str, before_seq: int, limit: int) -> list[dict[str, Any]]:
         rows = self.store.rows(
-            'SELECT id, role, content, observed_at, seq FROM turn WHERE session_key = $s AND seq < $seq ORDER BY seq DESC LIMIT $limit;',
+            'SELECT id, role, content, observed_at, seq, speaker FROM turn '
+            'WHERE session_key = $s AND seq < $seq ORDER BY seq DESC LIMIT $limit;',
             s=session_id,
             seq=before_seq,
             limit=limit,

@@ -33,6 +33,7 @@ from agent_memory.extraction.model import (
     PriorTurn,
     UncertaintyKind,
 )
+from agent_memory.extraction.speaker import bind_first_person
 from agent_memory.observability import logger, metrics
 
 CONTEXT_WINDOW_TURNS = 6
@@ -57,8 +58,13 @@ class Extractors:
         """Stage 0 always; the LLM stage when configured. Its invalid output keeps stage 0 and reports why.
 
         A valid LLM result (which saw stage 0 as a hint) replaces stage 0, except that stage 0's instructions and
-        uncertainties are kept: a directive or a doubt the rules caught is never silently dropped.
+        uncertainties are kept: a directive or a doubt the rules caught is never silently dropped. First person is
+        bound to the message's named speaker, if any, after every stage.
         """
+        extraction, error = self._run(text, ctx, model)
+        return bind_first_person(extraction, ctx.speaker), error
+
+    def _run(self, text: str, ctx: ExtractionContext, model: str | None) -> tuple[Extraction, str | None]:
         base = self.stage0(text, ctx)
         if self.llm is None:
             return base, None
@@ -82,6 +88,7 @@ class TurnInput:
     scope_sets: list[list[str]]
     principal: str
     category_override: MemoryCategory | None = None
+    speaker: str | None = None  # the message's ``name``
 
     @classmethod
     def from_row(cls, row: dict[str, Any]) -> TurnInput:
@@ -95,6 +102,7 @@ class TurnInput:
             row['scope_sets'],
             row['principal'],
             row.get('memory_category'),
+            row.get('speaker'),
         )
 
 
@@ -107,10 +115,13 @@ def extraction_context(store: MemoryStore, turn: TurnInput, speaker: Speaker, re
         role=turn.role,
         observed_at=turn.observed_at,
         speaker_name=speaker.display_name,
+        speaker=turn.speaker,
         known_entities=tuple(KnownEntity(type=e['type'], name=e['name']) for e in entities),
         attribute_keys=tuple(keys),
         relation_labels=tuple(labels),
-        recent_turns=tuple(PriorTurn(role=t['role'], content=t['content'], observed_at=t['observed_at']) for t in recent),
+        recent_turns=tuple(
+            PriorTurn(role=t['role'], content=t['content'], observed_at=t['observed_at'], speaker=t.get('speaker')) for t in recent
+        ),
         open_uncertainties=tuple(_open_uncertainty(row, speaker) for row in open_rows),
     )
 

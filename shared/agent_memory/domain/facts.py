@@ -109,6 +109,7 @@ def turn_row(
     known_at: dt.datetime,
     status: str | None,
     category: str | None,
+    speaker: str | None = None,
 ) -> dict[str, Any]:
     return {
         'id': new_id(),
@@ -121,6 +122,7 @@ def turn_row(
         'observed_at': known_at,
         'extraction_status': status,
         'memory_category': category,
+        'speaker': speaker,
         'enqueued_at': now if status == 'queued' else None,
     }
 
@@ -159,7 +161,9 @@ def _remember_once(
     turn_id = None
     if request.text is not None and request.text.strip():
         status = {'triples': 'done', 'full': 'queued'}.get(request.infer)
-        turn = turn_row(caller, request.role, request.text, session_id, scope_sets, now, known_at, status, request.memory_category)
+        turn = turn_row(
+            caller, request.role, request.text, session_id, scope_sets, now, known_at, status, request.memory_category, request.name
+        )
         turn_id = turn['id']
         plan.turns.append(turn)
         plan.chunks = chunks_for(turn, now, request.labels)
@@ -218,6 +222,7 @@ def _preview(store: MemoryStore, caller: Caller, pipeline: Pipeline, request: Fa
         scope_sets,
         caller.principal_id,
         request.memory_category,
+        request.name,
     )
     diff = preview_turn(
         store, pipeline.extractors, caller.config, turn, Speaker(caller.principal_id, caller.display_name), caller.patterns('memory:read')
@@ -277,7 +282,8 @@ def remember_batch(
             plan.new_session = {'scope_sets': scope_sets, 'metadata': {}, 'principal': caller.principal_id, 'created_at': now}
         status = 'queued' if request.infer == 'full' else None
         for message in request.messages:
-            turn = turn_row(caller, message.role, message.content, session_id, scope_sets, now, message.ts or now, status, None)
+            observed = message.ts or now
+            turn = turn_row(caller, message.role, message.content, session_id, scope_sets, now, observed, status, None, message.name)
             plan.turns.append(turn)
             plan.chunks.extend(chunks_for(turn, now, request.labels))
         body = {'sessionId': session_id, 'turnIds': [t['id'] for t in plan.turns], 'status': 'queued' if status else 'stored'}
