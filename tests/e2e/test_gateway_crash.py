@@ -20,6 +20,8 @@ CLIENTS, WRITES_EACH = 8, 25
 KILL_AFTER_ACKS = 80
 STALE_SECONDS = 2  # how old an unfinished extraction must be before the (1 s) hourly sweep re-sends it
 SETTLE_DEADLINE_SECONDS = 300  # generous: waits on a condition, this only bounds a broken run
+REQUEST_TIMEOUT_SECONDS = 120  # a bound for a loaded CI box, not a measurement
+EXTRACT_EVERY = 5  # one write in five is extracted (infer=full); the rest are stored as they are (infer=none)
 
 
 def _post(gateway: Gateway, path: str, body: Any, headers: dict[str, str]) -> tuple[int, Any]:
@@ -27,14 +29,15 @@ def _post(gateway: Gateway, path: str, body: Any, headers: dict[str, str]) -> tu
     for name, value in {'Authorization': f'Bearer {KEY}', 'Content-Type': 'application/json', **headers}.items():
         request.add_header(name, value)
     try:
-        with urllib.request.urlopen(request, timeout=30) as response:
+        with urllib.request.urlopen(request, timeout=REQUEST_TIMEOUT_SECONDS) as response:
             return response.status, json.loads(response.read())
     except urllib.error.HTTPError as error:
         return error.code, json.loads(error.read() or b'null')
 
 
 def _write(gateway: Gateway, client: int, i: int) -> tuple[int, Any]:
-    body = {'text': f'My favourite drink is tea {client}x{i}.', 'infer': 'full', 'sessionId': f'burst-{client}'}
+    infer = 'full' if i % EXTRACT_EVERY == 0 else 'none'
+    body = {'text': f'My favourite drink is tea {client}x{i}.', 'infer': infer, 'sessionId': f'burst-{client}'}
     return _post(gateway, '/api/v1/dev/facts', body, {'Idempotency-Key': f'burst-{client}-{i}'})
 
 
@@ -85,7 +88,7 @@ def test_kill_9_mid_burst_loses_no_acknowledged_write_and_strands_no_turn(tmp_pa
             assert sorted(t['content'] for t in body['turns']) == sorted(f'My favourite drink is tea {n}x{i}.' for i in range(WRITES_EACH))
         # and no turn stays queued or running: the sweep re-sends what the killed process was holding
         deadline = time.monotonic() + SETTLE_DEADLINE_SECONDS
-        pending = set(acked.values())
+        pending = {turn for (_, i), turn in acked.items() if i % EXTRACT_EVERY == 0}
         while pending and time.monotonic() < deadline:
             pending = {t for t in pending if gateway.request('GET', f'/api/v1/dev/extractions/{t}')[1]['status'] not in ('done', 'failed')}
             time.sleep(0.5)
