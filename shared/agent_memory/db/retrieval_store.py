@@ -13,18 +13,19 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from agent_memory.db.memory_store import CURRENT, CURRENT_EDGE, VISIBLE, MemoryStore, visibility_params
+from agent_memory.db.memory_store import CURRENT, CURRENT_EDGE, INSIDE_FORGET, TOUCHES_FORGET, VISIBLE, MemoryStore, visibility_params
 from agent_memory.db.records import rid
 
 EF_SEARCH = 64  # HNSW candidate list per query (bench/retrieval.py: recall@10 against exact search)
 OVERFETCH = 1.5  # KNN neighbours fetched per row kept after filtering; k × OVERFETCH must stay ≤ EF_SEARCH
 
+# Every projection carries scope_sets: a reply built from these rows is stored no wider (domain/derived_scope.py)
 PROJECTIONS = {
-    'attribute': 'id, key, value, importance, created_at, entity, entity.name AS entity_name, entity.type AS entity_type',
-    'entity': 'id, name, type, importance, created_at',
-    'memory_chunk': 'id, text, created_at, role, session, turn',
-    'relates_to': 'id, in, out, label, importance, created_at, in.name AS in_name, out.name AS out_name',
-    'action': 'id, summary, actor, object, object_text, verb, importance, created_at, occurred_at, actor.name AS actor_name',
+    'attribute': 'id, key, value, importance, created_at, scope_sets, entity, entity.name AS entity_name, entity.type AS entity_type',
+    'entity': 'id, name, type, importance, created_at, scope_sets',
+    'memory_chunk': 'id, text, created_at, role, session, turn, scope_sets',
+    'relates_to': 'id, in, out, label, importance, created_at, scope_sets, in.name AS in_name, out.name AS out_name',
+    'action': 'id, summary, actor, object, object_text, verb, importance, created_at, occurred_at, scope_sets, actor.name AS actor_name',
 }
 RELAX_BELOW = 3  # an all-words BM25 match with fewer rows than this also runs the relaxed phrasings
 TEXT_FIELDS = {'attribute': 'search_text', 'entity': 'name', 'memory_chunk': 'text'}
@@ -42,6 +43,8 @@ class ReadFilter:
     valid_until: dt.datetime | None = None
     session_id: str | None = None
     labels: Sequence[str] = field(default_factory=tuple)
+    # POST /forget: only rows inside this memory:forget region (entities: touching it) are candidates
+    forget_region: Sequence[str] | None = None
 
     @property
     def temporal(self) -> bool:
@@ -57,11 +60,14 @@ class ReadFilter:
             'sid': self.session_id,
             'in_session': rid('session', self.session_id) if self.session_id else None,
             'labels': list(self.labels),
+            **visibility_params(self.forget_region or [], 'fg'),
         }
 
     def predicate(self, table: str) -> str | None:
         """The WHERE clause for ``table``; None when no row of it can match (e.g. labels on graph rows)."""
         clauses = [VISIBLE]
+        if self.forget_region is not None:
+            clauses.append(TOUCHES_FORGET if table == 'entity' else INSIDE_FORGET)
         if table == 'memory_chunk':
             if self.as_of:
                 clauses.append('created_at <= $as_of')

@@ -17,7 +17,7 @@ from typing import Any
 from surrealdb import RecordID
 
 from agent_memory.db.memory_store import MemoryStore
-from agent_memory.db.records import bare, ref, when
+from agent_memory.db.records import bare, ref, session_id_of, when
 from agent_memory.db.retrieval_store import ReadFilter, RetrievalStore
 from agent_memory.embeddings import Embedder
 
@@ -133,6 +133,7 @@ class Hit:
     role: str | None = None
     key: Any = None  # the record key (a [type, name] list for entities)
     lists: dict[str, int] = field(default_factory=dict)  # list name -> rank (1-based)
+    scope_sets: list[list[str]] | None = None  # None when not read (a cached citation)
 
     @property
     def source(self) -> str:
@@ -251,9 +252,12 @@ def to_hit(table: str, row: dict[str, Any]) -> Hit:
         refs = (actor, obj_ref) if obj_ref else (actor,)
     else:
         text = row['text']
-        resource = {'kind': 'session', 'sessionId': bare(row.get('session')), 'turnId': bare(row.get('turn'))}
+        resource = {'kind': 'session', 'sessionId': session_id_of(row.get('session')), 'turnId': bare(row.get('turn'))}
         refs = ()
-    return Hit(ref(row['id']) or '', table, 0.0, text, occurred, resource, importance, refs, role=row.get('role'), key=row['id'].id)
+    return Hit(
+        ref(row['id']) or '', table, 0.0, text, occurred, resource, importance, refs,
+        role=row.get('role'), key=row['id'].id, scope_sets=row.get('scope_sets'),
+    )  # fmt: skip
 
 
 def importance_weight(hit: Hit) -> float:
