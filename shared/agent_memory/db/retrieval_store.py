@@ -26,7 +26,7 @@ PROJECTIONS = {
     'relates_to': 'id, in, out, label, importance, created_at, in.name AS in_name, out.name AS out_name',
     'action': 'id, summary, actor, object, object_text, verb, importance, created_at, occurred_at, actor.name AS actor_name',
 }
-RELAX_BELOW = 3  # an all-words BM25 match with fewer rows than this also runs the relaxed phrasings
+MAX_TERMS = 8  # query terms sent to a full-text list (content words, in query order)
 TEXT_FIELDS = {'attribute': 'search_text', 'entity': 'name', 'memory_chunk': 'text'}
 VECTOR_TABLES = ('attribute', 'entity', 'memory_chunk')
 
@@ -113,37 +113,27 @@ class RetrievalStore:
         )
         return self._rows(sql, {**where.params(), 'vector': vector})
 
-    def text(self, table: str, phrasings: Sequence[str], limit: int, where: ReadFilter) -> list[dict[str, Any]]:
-        """BM25 with AND semantics over the first phrasing; only when that finds fewer than ``RELAX_BELOW``
-        rows are the relaxed phrasings tried too (one round trip; best score per row kept).
+    def text(self, table: str, terms: Sequence[str], limit: int, where: ReadFilter) -> list[dict[str, Any]]:
+        """BM25 with OR semantics: one ``@n@`` per term, the row's score the sum of its terms' scores, best first.
 
-        On 3.2 a full-text match costs ~50 µs per matching row, so an OR over common words (``editor``,
-        a frequent first name) scans a large part of the table; AND queries touch only the intersection.
+        3.2 clamps a term's score to 0 when the term is in about half the rows or more (a speaker's name in a
+        conversation), so such a term adds nothing to the order; rows that match only such terms come last and
+        are dropped whenever some row scored above 0 (they are no lexical evidence, only noise in the fusion).
         """
         predicate = where.predicate(table)
-        phrasings = [p for p in dict.fromkeys(phrasings) if p]
-        if predicate is None or not phrasings:
+        terms = [t for t in dict.fromkeys(terms) if t][:MAX_TERMS]
+        if predicate is None or not terms:
             return []
-
-        def select(i: int) -> str:
-            return (
-                f'(SELECT {PROJECTIONS[table]}, search::score(1) AS bm25 FROM {table} '
-                f'WHERE {TEXT_FIELDS[table]} @1@ $w{i} AND {predicate} ORDER BY bm25 DESC LIMIT {int(limit)})'
-            )
-
-        relaxed = ', '.join(select(i) for i in range(1, len(phrasings)))
-        sql = f'LET $first = {select(0)};\n' + (
-            f'RETURN IF array::len($first) >= {RELAX_BELOW} THEN $first ELSE array::concat($first, {relaxed}) END;'
-            if relaxed
-            else 'RETURN $first;'
+        field_ = TEXT_FIELDS[table]
+        matches = ' OR '.join(f'{field_} @{i}@ $t{i}' for i in range(1, len(terms) + 1))
+        score = ' + '.join(f'search::score({i})' for i in range(1, len(terms) + 1))
+        sql = (
+            f'SELECT {PROJECTIONS[table]}, {score} AS bm25 FROM {table} '
+            f'WHERE ({matches}) AND {predicate} ORDER BY bm25 DESC LIMIT {int(limit)};'
         )
-        params = {**where.params(), **{f'w{i}': p for i, p in enumerate(phrasings)}}
-        best: dict[str, dict[str, Any]] = {}
-        for row in self.store.q(sql, **params)[-1] or []:
-            key = str(row['id'])
-            if key not in best or (row.get('bm25') or 0) > (best[key].get('bm25') or 0):
-                best[key] = row
-        return sorted(best.values(), key=lambda r: -(r.get('bm25') or 0.0))[:limit]
+        rows = self._rows(sql, {**where.params(), **{f't{i}': t for i, t in enumerate(terms, start=1)}})
+        scored = [r for r in rows if (r.get('bm25') or 0) > 0]
+        return scored or rows
 
     def self_entities(self, principal_id: str, where: ReadFilter) -> list[dict[str, Any]]:
         predicate = where.predicate('entity')

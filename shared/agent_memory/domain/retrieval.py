@@ -175,6 +175,14 @@ class Seeds:
 
 
 @dataclass(frozen=True)
+class Candidates:
+    lists: dict[str, list[Hit]]  # list name -> hits, best first
+    seeds: Seeds
+    tier1: list[Hit]
+    vector: list[float] | None
+
+
+@dataclass(frozen=True)
 class RetrievalRequest:
     query: str
     k: int = 10
@@ -187,17 +195,9 @@ def words(text: str) -> list[str]:
     return _WORD.findall(text.lower())
 
 
-def phrasings(text: str, max_terms: int = 6) -> list[str]:
-    """Relaxed AND queries for BM25: all content words, then each with one word left out, and the
-    capitalised words on their own (names: "Which editor does Dana Ray Gray use?" → "Dana Ray Gray")."""
-    terms = list(dict.fromkeys(content_words(text).split()))[:max_terms]
-    out = [' '.join(terms)]
-    if len(terms) > 1:
-        out += [' '.join(terms[:i] + terms[i + 1 :]) for i in range(len(terms))]
-    proper = [w for w in re.findall(r"[A-Z][\w'-]*", text)[1:] if w.lower() not in STOP_WORDS]  # skip the sentence's first word
-    if proper:
-        out.append(' '.join(w.lower() for w in proper))
-    return list(dict.fromkeys(out))
+def query_terms(text: str) -> list[str]:
+    """The query's content words, once each, in order: the terms of the full-text lists (OR semantics)."""
+    return list(dict.fromkeys(content_words(text).split()))
 
 
 def content_words(text: str) -> str:
@@ -290,12 +290,26 @@ class Retriever:
 
     def run(self, request: RetrievalRequest, vector: list[float] | None = None) -> Retrieval:
         started = time.perf_counter()
+        found = self.candidates(request, vector)
+        pool = fuse(found.lists)
+        hits = pool[: request.k]
+        shown = {h.id for h in hits}
+        pooled = {h.id: h for h in pool}
+        context_hits = [pooled.get(h.id, h) for h in found.tier1 if h.id not in shown]
+        reason = f'{request.mode}: {len(pool)} candidates from {sum(1 for v in found.lists.values() if v)} lists'
+        if found.tier1:
+            reason += f'; tier 1 seeded {len(found.tier1)} structured rows'
+        latency = (time.perf_counter() - started) * 1000
+        return Retrieval(hits, context_hits, found.seeds.names, pool, found.vector, latency, reason)
+
+    def candidates(self, request: RetrievalRequest, vector: list[float] | None = None) -> Candidates:
+        """Every ranked list the request's mode asks for, each bounded and filtered in the database."""
         where = request.where
         assert where is not None
         mode = request.mode
         if vector is None and mode != 'bm25':
             vector = self.embedder.embed([request.query])[0]
-        terms = phrasings(request.query)
+        terms = query_terms(request.query)
         lists: dict[str, list[Hit]] = {}
         if mode in ('hybrid', 'vector') and vector is not None:
             for table in ('attribute', 'entity', 'memory_chunk'):
@@ -313,15 +327,7 @@ class Retriever:
             tier1 = [to_hit('attribute', r) for r in self.db.attributes_at(seeds.named, keys, where)]
             if tier1:
                 lists['tier1'] = tier1
-        pool = fuse(lists)
-        hits = pool[: request.k]
-        shown = {h.id for h in hits}
-        pooled = {h.id: h for h in pool}
-        context_hits = [pooled.get(h.id, h) for h in tier1 if h.id not in shown]
-        reason = f'{mode}: {len(pool)} candidates from {sum(1 for v in lists.values() if v)} lists'
-        if tier1:
-            reason += f'; tier 1 seeded {len(tier1)} structured rows'
-        return Retrieval(hits, context_hits, seeds.names, pool, vector, (time.perf_counter() - started) * 1000, reason)
+        return Candidates(lists, seeds, tier1, vector)
 
     @staticmethod
     def _scored(table: str, row: dict[str, Any], score: float) -> Hit:
@@ -352,7 +358,7 @@ class Retriever:
         return Seeds(list(refs), list(named), list(dict.fromkeys(refs.values())))
 
     def _scored_entities(self, query: str, where: ReadFilter) -> list[Hit]:
-        return [self._scored('entity', r, float(r.get('bm25') or 0.0)) for r in self.db.text('entity', phrasings(query), 8, where)]
+        return [self._scored('entity', r, float(r.get('bm25') or 0.0)) for r in self.db.text('entity', query_terms(query), 8, where)]
 
     def _graph(self, seeds: list[str], where: ReadFilter, vector: list[float] | None) -> list[Hit]:
         """Facts of the seeds, then of their 1-hop and 2-hop neighbours (ranked by distance, then importance)."""
