@@ -22,7 +22,7 @@ OVERFETCH = 1.5  # KNN neighbours fetched per row kept after filtering; k × OVE
 PROJECTIONS = {
     'attribute': 'id, key, value, importance, created_at, entity, entity.name AS entity_name, entity.type AS entity_type',
     'entity': 'id, name, type, importance, created_at',
-    'memory_chunk': 'id, text, created_at, role, session, turn',
+    'memory_chunk': 'id, text, created_at, role, session, turn, turn.observed_at AS spoken_at',  # spoken_at: the turn's ts
     'relates_to': 'id, in, out, label, importance, created_at, in.name AS in_name, out.name AS out_name',
     'action': 'id, summary, actor, object, object_text, verb, importance, created_at, occurred_at, actor.name AS actor_name',
 }

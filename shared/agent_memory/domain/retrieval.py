@@ -252,6 +252,7 @@ def to_hit(table: str, row: dict[str, Any]) -> Hit:
     else:
         text = row['text']
         resource = {'kind': 'session', 'sessionId': bare(row.get('session')), 'turnId': bare(row.get('turn'))}
+        occurred = row.get('spoken_at') or occurred  # when it was said, not when it was stored
         refs = ()
     return Hit(ref(row['id']) or '', table, 0.0, text, occurred, resource, importance, refs, role=row.get('role'), key=row['id'].id)
 
