@@ -22,7 +22,7 @@ OVERFETCH = 1.5  # KNN neighbours fetched per row kept after filtering; k × OVE
 PROJECTIONS = {
     'attribute': 'id, key, value, importance, created_at, entity, entity.name AS entity_name, entity.type AS entity_type',
     'entity': 'id, name, type, importance, created_at',
-    'memory_chunk': 'id, text, created_at, role, session, turn, turn.observed_at AS spoken_at',  # spoken_at: the turn's ts
+    'memory_chunk': 'id, text, created_at, role, session, turn, turn.observed_at AS spoken_at, turn.seq AS seq',  # spoken_at: the turn's ts
     'relates_to': 'id, in, out, label, importance, created_at, in.name AS in_name, out.name AS out_name',
     'action': 'id, summary, actor, object, object_text, verb, importance, created_at, occurred_at, actor.name AS actor_name',
 }
@@ -134,6 +134,22 @@ class RetrievalStore:
         rows = self._rows(sql, {**where.params(), **{f't{i}': t for i, t in enumerate(terms, start=1)}})
         scored = [r for r in rows if (r.get('bm25') or 0) > 0]
         return scored or rows
+
+    def adjacent_passages(self, turns: Sequence[tuple[str, int]], where: ReadFilter) -> list[dict[str, Any]]:
+        """The first passage of the turns just before and after each (session id, seq), filtered like any passage."""
+        predicate = where.predicate('memory_chunk')
+        if predicate is None or not turns:
+            return []
+        clauses = ' OR '.join(f'(session_key = $s{i} AND seq IN $n{i})' for i in range(len(turns)))
+        sql = (
+            f'LET $turns = SELECT VALUE record::id(id) FROM turn WHERE {clauses};\n'
+            f"SELECT {PROJECTIONS['memory_chunk']} FROM array::map($turns, |$t| type::record('memory_chunk', $t + '_0')) "
+            f'WHERE {predicate};'
+        )
+        params: dict[str, Any] = {**where.params()}
+        for i, (session, seq) in enumerate(turns):
+            params[f's{i}'], params[f'n{i}'] = session, [seq - 1, seq + 1]
+        return list(self.store.q(sql, **params)[-1] or [])
 
     def self_entities(self, principal_id: str, where: ReadFilter) -> list[dict[str, Any]]:
         predicate = where.predicate('entity')

@@ -25,18 +25,24 @@ RRF_K = 60
 POOL = 256
 LIST_LIMIT = {'attribute': 32, 'memory_chunk': 32, 'entity': 16}
 GRAPH_LIMITS = (32, 16, 16)  # facts taken from the seeds, then from 1-hop and 2-hop neighbours
-# An entity row ("Alice (person)") answers little by itself: its lists count less than the facts' lists,
-# and a structured tier-1 match counts most (bench/retrieval.py measures hit@1 / hit@10 per mode).
+# Passages found by meaning and by words count alike; an entity row ("Alice (person)") answers little by itself;
+# a fact that is only *about* a named entity (graph) is weak evidence, a structured tier-1 match strong evidence.
+# Calibrated on LoCoMo conversations 0-2 (bench/locomo.py) and bench/retrieval.py (hit@1 / hit@10 per mode).
 LIST_WEIGHTS = {
     'vector:attribute': 1.0,
     'vector:memory_chunk': 1.0,
     'bm25:attribute': 0.7,
-    'bm25:memory_chunk': 0.7,
+    'bm25:memory_chunk': 1.0,
     'vector:entity': 0.3,
     'bm25:entity': 0.3,
-    'graph': 0.7,
+    'graph': 0.3,
     'tier1': 1.5,
 }
+# A fact or entity less similar than this to the query is not evidence for it: it leaves the vector list before
+# ranks are counted, so a short, frequently reinforced fact cannot outrank passages on proximity alone.
+SIMILARITY_FLOOR = {'vector:attribute': 0.5, 'vector:entity': 0.5}
+NEIGHBOUR_FROM = 4  # the best passages whose adjacent turns (the question before, the reply after) join the ranking
+NEIGHBOUR_SHARE = 0.5  # an adjacent turn scores this share of the passage that brought it
 SEED_SIMILARITY = 0.55  # an entity this close to the query (cosine) seeds graph expansion
 SOURCES = {'entity': 'entity', 'attribute': 'attribute', 'relates_to': 'relation', 'action': 'action', 'memory_chunk': 'memory_chunk'}
 FACT_SOURCES = frozenset({'entity', 'attribute', 'relation', 'action'})
@@ -131,6 +137,7 @@ class Hit:
     importance: float | None
     entity_refs: tuple[str, ...]
     role: str | None = None
+    seq: int | None = None  # a passage's turn position in its session
     key: Any = None  # the record key (a [type, name] list for entities)
     lists: dict[str, int] = field(default_factory=dict)  # list name -> rank (1-based)
 
@@ -254,21 +261,27 @@ def to_hit(table: str, row: dict[str, Any]) -> Hit:
         resource = {'kind': 'session', 'sessionId': bare(row.get('session')), 'turnId': bare(row.get('turn'))}
         occurred = row.get('spoken_at') or occurred  # when it was said, not when it was stored
         refs = ()
-    return Hit(ref(row['id']) or '', table, 0.0, text, occurred, resource, importance, refs, role=row.get('role'), key=row['id'].id)
+    hit = Hit(ref(row['id']) or '', table, 0.0, text, occurred, resource, importance, refs, role=row.get('role'), key=row['id'].id)
+    hit.seq = row.get('seq')
+    return hit
 
 
 def importance_weight(hit: Hit) -> float:
-    """Importance ∈ [0, 2] maps to a weight in [0.5, 1.5]; passages count as importance 0.5, assistant replies lower."""
+    """Importance ∈ [0, 2] maps to a weight in [0.9, 1.1]: it orders facts of similar relevance but cannot lift an
+    irrelevant fact over a relevant passage (×1.1 per recall would otherwise let a few facts take every answer).
+    Passages count as importance 1; prior assistant replies rank below what users said."""
     if hit.table == 'memory_chunk':
-        return 0.6 if hit.role == 'assistant' else 0.75
-    return 0.5 + (hit.importance if hit.importance is not None else 1.0) / 2
+        return 0.9 if hit.role == 'assistant' else 1.0
+    return 0.9 + (hit.importance if hit.importance is not None else 1.0) / 10
 
 
 def fuse(lists: dict[str, list[Hit]], pool: int = POOL) -> list[Hit]:
     """Weighted reciprocal rank fusion (k = 60) over ranked lists, capped at ``pool``, weighted by importance."""
     merged: dict[str, Hit] = {}
     rrf: dict[str, float] = {}
-    for name, ranked in lists.items():
+    for name, listed in lists.items():
+        floor = SIMILARITY_FLOOR.get(name)
+        ranked = listed if floor is None else [h for h in listed if h.score >= floor]
         for rank, hit in enumerate(ranked, start=1):
             kept = merged.setdefault(hit.id, hit)
             kept.lists[name] = rank
@@ -293,6 +306,8 @@ class Retriever:
         started = time.perf_counter()
         found = self.candidates(request, vector)
         pool = fuse(found.lists)
+        if request.mode == 'hybrid':
+            pool = with_neighbours(pool, self._adjacent(pool, request.where))
         hits = pool[: request.k]
         shown = {h.id for h in hits}
         pooled = {h.id: h for h in pool}
@@ -329,6 +344,19 @@ class Retriever:
             if tier1:
                 lists['tier1'] = tier1
         return Candidates(lists, seeds, tier1, vector)
+
+    def _adjacent(self, pool: list[Hit], where: ReadFilter | None) -> dict[str, list[Hit]]:
+        """Passage id → the passages of its turn's neighbours, for the best ``NEIGHBOUR_FROM`` passages."""
+        best = [h for h in pool if h.table == 'memory_chunk' and h.seq is not None][:NEIGHBOUR_FROM]
+        if not best or where is None:
+            return {}
+        rows = self.db.adjacent_passages([(h.resource['sessionId'], h.seq) for h in best if h.seq is not None], where)
+        found = [to_hit('memory_chunk', r) for r in rows]
+        return {
+            h.id: [n for n in found if n.resource['sessionId'] == h.resource['sessionId'] and n.seq in (h.seq - 1, h.seq + 1)]
+            for h in best
+            if h.seq is not None
+        }
 
     @staticmethod
     def _scored(table: str, row: dict[str, Any], score: float) -> Hit:
@@ -384,6 +412,21 @@ class Retriever:
         "which editor does Ana use?" → preferred_editor)."""
         asked = {_stem(w) for w in words(query) if w not in STOP_WORDS}
         return [k for k in self.db.attribute_keys(seeds, where) if asked & {_stem(p) for p in k.split('_') if p}]
+
+
+def with_neighbours(pool: list[Hit], adjacent: dict[str, list[Hit]]) -> list[Hit]:
+    """Evidence often spans turns (a question and its answer): each adjacent turn of a top passage gains
+    ``NEIGHBOUR_SHARE`` of that passage's score (joining the pool if absent), then the pool is re-sorted."""
+    if not adjacent:
+        return pool
+    merged = {h.id: h for h in pool}
+    base = {h.id: h.score for h in pool}
+    for source_id, neighbours in adjacent.items():
+        for n in neighbours:
+            kept = merged.setdefault(n.id, n)
+            kept.score += base[source_id] * NEIGHBOUR_SHARE
+            kept.lists.setdefault('adjacent', 1)
+    return sorted(merged.values(), key=lambda h: (-h.score, h.id))[:POOL]
 
 
 def fact_refs(hits: Sequence[Hit]) -> list[tuple[str, Any]]:
