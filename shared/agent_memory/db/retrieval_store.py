@@ -27,6 +27,7 @@ PROJECTIONS = {
     'action': 'id, summary, actor, object, object_text, verb, importance, created_at, occurred_at, actor.name AS actor_name',
 }
 MAX_TERMS = 8  # query terms sent to a full-text list (content words, in query order)
+DF_CAP = 256  # a term in more rows than this costs > ~13 ms per list and is left out of the OR
 TEXT_FIELDS = {'attribute': 'search_text', 'entity': 'name', 'memory_chunk': 'text'}
 VECTOR_TABLES = ('attribute', 'entity', 'memory_chunk')
 
@@ -119,21 +120,32 @@ class RetrievalStore:
         3.2 clamps a term's score to 0 when the term is in about half the rows or more (a speaker's name in a
         conversation), so such a term adds nothing to the order; rows that match only such terms come last and
         are dropped whenever some row scored above 0 (they are no lexical evidence, only noise in the fusion).
+        A match costs ~50 µs per matching row, so terms in more than ``DF_CAP`` rows are left out of the OR
+        (``selective``); when every term is that common the terms are ANDed instead (only their intersection).
         """
         predicate = where.predicate(table)
         terms = [t for t in dict.fromkeys(terms) if t][:MAX_TERMS]
         if predicate is None or not terms:
             return []
         field_ = TEXT_FIELDS[table]
-        matches = ' OR '.join(f'{field_} @{i}@ $t{i}' for i in range(1, len(terms) + 1))
-        score = ' + '.join(f'search::score({i})' for i in range(1, len(terms) + 1))
+        kept = self.selective(table, terms)
+        clauses = [f'{field_} @{i}@ $t{i}' for i in range(1, len(kept) + 1)] or [f'{field_} @1@ $t1']
+        score = ' + '.join(f'search::score({i})' for i in range(1, len(clauses) + 1))
         sql = (
             f'SELECT {PROJECTIONS[table]}, {score} AS bm25 FROM {table} '
-            f'WHERE ({matches}) AND {predicate} ORDER BY bm25 DESC LIMIT {int(limit)};'
+            f'WHERE ({" OR ".join(clauses)}) AND {predicate} ORDER BY bm25 DESC LIMIT {int(limit)};'
         )
-        rows = self._rows(sql, {**where.params(), **{f't{i}': t for i, t in enumerate(terms, start=1)}})
+        words = {f't{i}': t for i, t in enumerate(kept, start=1)} if kept else {'t1': ' '.join(terms)}
+        rows = self._rows(sql, {**where.params(), **words})
         scored = [r for r in rows if (r.get('bm25') or 0) > 0]
         return scored or rows
+
+    def selective(self, table: str, terms: Sequence[str]) -> list[str]:
+        """The terms found in at most ``DF_CAP`` rows of ``table`` (each count stops at ``DF_CAP`` + 1)."""
+        field_ = TEXT_FIELDS[table]
+        probes = ', '.join(f'count((SELECT id FROM {table} WHERE {field_} @1@ $t{i} LIMIT {DF_CAP + 1}))' for i in range(1, len(terms) + 1))
+        counts = self.store.q(f'RETURN [{probes}];', **{f't{i}': t for i, t in enumerate(terms, start=1)})[0] or []
+        return [t for t, n in zip(terms, counts, strict=True) if n <= DF_CAP]
 
     def adjacent_passages(self, turns: Sequence[tuple[str, int]], where: ReadFilter) -> list[dict[str, Any]]:
         """The first passage of the turns just before and after each (session id, seq), filtered like any passage."""
