@@ -7,6 +7,8 @@ from typing import Any
 
 from agent_memory.api.services import Services
 from agent_memory.db.memory_store import MemoryStore
+from agent_memory.db.retrieval_store import DF_CAP, ReadFilter, RetrievalStore
+from agent_memory.domain.ids import utcnow
 from tests.conftest import Api
 from tests.integration.test_visibility_matrix import make_principal
 
@@ -68,3 +70,16 @@ def test_an_adjacent_turn_outside_the_requested_labels_never_joins(api: Api) -> 
     assert code == 200, body
     code, found, _ = api.call('retrieval', 'POST', '/query', {'query': 'What is the name of the new puppy?', 'labels': ['topic=pets']})
     assert code == 200 and ids(found) == ['Melanie: What did you end up calling the new puppy?']
+
+
+def test_terms_in_more_rows_than_the_cap_are_left_out_of_the_or(api: Api, store: MemoryStore) -> None:
+    """A term in more than ``DF_CAP`` rows would cost a scan of all of them and rank nothing: it is dropped; when
+    every term is that common, the list falls back to their intersection."""
+    notes = [f'Caroline: note {i}' for i in range(DF_CAP + 4)]
+    for start in range(0, len(notes), 100):
+        batch(api, notes[start : start + 100])
+    batch(api, ['Caroline: the lighthouse sketch is done.'])
+    db = RetrievalStore(store)
+    assert db.selective('memory_chunk', ['caroline', 'lighthouse', 'note']) == ['lighthouse']
+    rows = db.text('memory_chunk', ['caroline', 'note'], 5, ReadFilter(['*'], utcnow()))
+    assert len(rows) == 5 and all(r['text'].startswith('Caroline: note ') for r in rows)
