@@ -21,6 +21,13 @@ def batch(api: Api, contents: list[str], **extra: Any) -> dict[str, Any]:
     return body
 
 
+def answer_in(api: Api, session_id: str, **extra: Any) -> None:
+    """The reply to the puppy question, written as the next turn of its session with its own scopes or labels."""
+    body = {'infer': 'none', 'text': 'Caroline: Biscuit, after grandma.', 'sessionId': session_id, **extra}
+    code, body, _ = api.call('facts', 'POST', '/facts', body)
+    assert code == 200, body
+
+
 def ids(body: dict[str, Any]) -> list[str]:
     return [h['text'] for h in body['hits']]
 
@@ -52,9 +59,7 @@ def test_the_reply_after_a_matching_question_joins_the_hybrid_ranking(api: Api, 
 
 def test_an_adjacent_turn_outside_the_read_grant_never_joins(api: Api, services: Services) -> None:
     first = batch(api, ['Melanie: What did you end up calling the new puppy?'], scopes=[['team/a']])
-    code, body, _ = api.call('facts', 'POST', '/facts',
-                             {'infer': 'none', 'text': 'Caroline: Biscuit, after grandma.', 'sessionId': first['sessionId'], 'scopes': [['team/b']]})  # fmt: skip
-    assert code == 200, body
+    answer_in(api, first['sessionId'], scopes=[['team/b']])
     reader = make_principal(services, api.context_id, 'reader', {'memory:read': ['team/a/*']}, 'team/a')
     code, found, _ = reader.call('retrieval', 'POST', '/query', {'query': 'What is the name of the new puppy?'})
     assert code == 200
@@ -65,9 +70,7 @@ def test_an_adjacent_turn_outside_the_read_grant_never_joins(api: Api, services:
 
 def test_an_adjacent_turn_outside_the_requested_labels_never_joins(api: Api) -> None:
     first = batch(api, ['Melanie: What did you end up calling the new puppy?'], labels=['topic=pets'])
-    code, body, _ = api.call('facts', 'POST', '/facts',
-                             {'infer': 'none', 'text': 'Caroline: Biscuit, after grandma.', 'sessionId': first['sessionId'], 'labels': ['topic=names']})  # fmt: skip
-    assert code == 200, body
+    answer_in(api, first['sessionId'], labels=['topic=names'])
     code, found, _ = api.call('retrieval', 'POST', '/query', {'query': 'What is the name of the new puppy?', 'labels': ['topic=pets']})
     assert code == 200 and ids(found) == ['Melanie: What did you end up calling the new puppy?']
 
