@@ -3,7 +3,7 @@ in /query hits, /context lines and the retrieval trace (CONTRACT §6.1, issue 11
 
 from __future__ import annotations
 
-from tests.conftest import Api
+from tests.conftest import Api, Worker
 
 SPOKEN = '2023-05-08T13:56:00Z'
 
@@ -37,3 +37,16 @@ def test_single_turn_passage_uses_observed_at(api: Api) -> None:
     assert code == 200, stored
     code, found, _ = api.call('retrieval', 'POST', '/query', {'query': 'quarterly review harbour office', 'include': ['passages']})
     assert code == 200 and found['hits'][0]['occurredAt'].startswith('2022-01-21T19:31:00')
+
+
+def test_relative_dates_in_a_batch_resolve_against_each_message_ts(api: Api, worker: Worker) -> None:
+    messages = [
+        {'role': 'user', 'content': 'I booked a flight to Berlin two weeks ago.', 'ts': SPOKEN},
+        {'role': 'user', 'content': 'I booked a table at the harbour cafe yesterday.', 'ts': '2023-06-01T09:00:00Z'},
+    ]
+    code, body, _ = api.call('facts', 'POST', '/facts/batch', {'messages': messages, 'infer': 'full'})
+    assert code == 202, body
+    worker.drain()
+    _, state, _ = api.call('views', 'GET', '/state')
+    booked = sorted(a['occurredAt'][:10] for a in state['context']['actions'] if a['verb'] == 'book')
+    assert booked == ['2023-04-24', '2023-05-31']
