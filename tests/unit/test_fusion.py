@@ -13,7 +13,7 @@ def fact(name: str, score: float = 0.0, importance: float = 1.0) -> Hit:
 
 def passage(name: str, score: float = 0.0, seq: int | None = None, role: str = 'user') -> Hit:
     hit = Hit(f'memory_chunk:{name}', 'memory_chunk', score, name, None, {'sessionId': 's'}, None, (), role=role)
-    hit.seq = seq
+    hit.position = ('s', seq) if seq is not None else None
     return hit
 
 

@@ -43,6 +43,11 @@ def load_migrations(kind: str) -> tuple[Migration, ...]:
         match = _FILE.match(entry.name)
         if match:
             found.append(Migration(int(match.group(1)), match.group(2), entry.read_text(encoding='utf-8')))
+    versions = [m.version for m in found]
+    if len(set(versions)) != len(versions):
+        # the runner records versions, so a second file with a taken number would be skipped silently
+        clashes = sorted(f'{m.version:04d}_{m.name}' for m in found if versions.count(m.version) > 1)
+        raise RuntimeError(f'{kind} migrations share a version number: {", ".join(clashes)}')
     return tuple(sorted(found, key=lambda m: m.version))
 
 

@@ -13,18 +13,20 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from agent_memory.db.memory_store import CURRENT, CURRENT_EDGE, VISIBLE, MemoryStore, visibility_params
+from agent_memory.db.memory_store import CURRENT, CURRENT_EDGE, INSIDE_FORGET, TOUCHES_FORGET, VISIBLE, MemoryStore, visibility_params
 from agent_memory.db.records import rid
 
 EF_SEARCH = 64  # HNSW candidate list per query (bench/retrieval.py: recall@10 against exact search)
 OVERFETCH = 1.5  # KNN neighbours fetched per row kept after filtering; k × OVERFETCH must stay ≤ EF_SEARCH
 
+# Every projection carries scope_sets: a reply built from these rows is stored no wider (domain/derived_scope.py)
 PROJECTIONS = {
-    'attribute': 'id, key, value, importance, created_at, entity, entity.name AS entity_name, entity.type AS entity_type',
-    'entity': 'id, name, type, importance, created_at',
-    'memory_chunk': 'id, text, created_at, role, session, turn, turn.observed_at AS spoken_at, turn.seq AS seq',  # spoken_at: the turn's ts
-    'relates_to': 'id, in, out, label, importance, created_at, in.name AS in_name, out.name AS out_name',
-    'action': 'id, summary, actor, object, object_text, verb, importance, created_at, occurred_at, actor.name AS actor_name',
+    'attribute': 'id, key, value, importance, created_at, scope_sets, entity, entity.name AS entity_name, entity.type AS entity_type',
+    'entity': 'id, name, type, importance, created_at, scope_sets',
+    # spoken_at: when the turn was said (its ts); seq: the turn's place in its session (adjacent turns)
+    'memory_chunk': 'id, text, created_at, role, session, turn, scope_sets, turn.observed_at AS spoken_at, turn.seq AS seq',
+    'relates_to': 'id, in, out, label, importance, created_at, scope_sets, in.name AS in_name, out.name AS out_name',
+    'action': 'id, summary, actor, object, object_text, verb, importance, created_at, occurred_at, scope_sets, actor.name AS actor_name',
 }
 MAX_TERMS = 8  # query terms sent to a full-text list (content words, in query order)
 DF_CAP = 256  # a term in more rows than this costs > ~13 ms per list and is left out of the OR
@@ -43,6 +45,8 @@ class ReadFilter:
     valid_until: dt.datetime | None = None
     session_id: str | None = None
     labels: Sequence[str] = field(default_factory=tuple)
+    # POST /forget: only rows inside this memory:forget region (entities: touching it) are candidates
+    forget_region: Sequence[str] | None = None
 
     @property
     def temporal(self) -> bool:
@@ -58,11 +62,14 @@ class ReadFilter:
             'sid': self.session_id,
             'in_session': rid('session', self.session_id) if self.session_id else None,
             'labels': list(self.labels),
+            **visibility_params(self.forget_region or [], 'fg'),
         }
 
     def predicate(self, table: str) -> str | None:
         """The WHERE clause for ``table``; None when no row of it can match (e.g. labels on graph rows)."""
         clauses = [VISIBLE]
+        if self.forget_region is not None:
+            clauses.append(TOUCHES_FORGET if table == 'entity' else INSIDE_FORGET)
         if table == 'memory_chunk':
             if self.as_of:
                 clauses.append('created_at <= $as_of')

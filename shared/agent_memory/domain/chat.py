@@ -2,7 +2,8 @@
 
 After a reply (fresh or cached) one transaction stores the user turn (queued for extraction), the
 assistant turn (``infer: none``), the retrieval trace and the response trace. A failed synthesis
-raises before anything is written.
+raises before anything is written. The assistant turn is stored no more visible than every row the reply
+was built from (``derived_scope``); when no such scope lies in the caller's write region it is not stored.
 """
 
 from __future__ import annotations
@@ -16,8 +17,9 @@ from agent_memory.db.connection import run_with_retry
 from agent_memory.db.memory_store import MemoryStore
 from agent_memory.db.records import rid
 from agent_memory.db.retrieval_store import ReadFilter
-from agent_memory.domain import recall, transcript
+from agent_memory.domain import recall, sessions, transcript
 from agent_memory.domain.auth import Caller
+from agent_memory.domain.derived_scope import derived_scope, reply_sources
 from agent_memory.domain.facts import Pipeline, chunks_for, enqueue, session_for_write, turn_row, write_region
 from agent_memory.domain.ids import new_id, utcnow
 from agent_memory.domain.response_cache import consult_cache
@@ -45,9 +47,9 @@ def chat(
     now = utcnow()
     session = session_for_write(store, caller, request.session_id)
     scope_sets = write_region(caller, request.scopes, session)
-    session_id = request.session_id or f'sess_{new_id()}'
-    window = transcript.window(store, session_id) if session else []
-    has_prior_turns = bool(window) or (session is not None and transcript.has_turns(store, session_id))
+    session_key, session_id, plan_session = sessions.target(caller, session, request.session_id, scope_sets, now)
+    window = transcript.window(store, session_key, caller.patterns('memory:read')) if session else []
+    has_prior_turns = bool(window) or (session is not None and transcript.has_turns(store, session_key))
     visibility = fingerprint(caller, None, request.labels)
     vector = embedder.embed([request.message])[0]
     model = request.model or caller.config.models.synthesis
@@ -73,14 +75,17 @@ def chat(
         for marker, hit in composition.cited
     ]
     response_id, retrieval_id = new_id(), new_id()
-    plan = WritePlan(now=now, principal=caller.principal_id, session_id=session_id)
-    if session is None:
-        plan.new_session = {'scope_sets': scope_sets, 'metadata': {}, 'principal': caller.principal_id, 'created_at': now}
+    plan = WritePlan(now=now, principal=caller.principal_id, session_id=session_key)
+    plan.new_session = plan_session
     queued = pipeline.queue is not None
-    user_turn = turn_row(caller, 'user', request.message, session_id, scope_sets, now, now, 'queued' if queued else None, None)
-    reply_turn = turn_row(caller, 'assistant', composition.reply, session_id, scope_sets, now, now, None, None)
-    plan.turns = [user_turn, reply_turn]
-    plan.chunks = chunks_for(user_turn, now, request.labels) + chunks_for(reply_turn, now, request.labels)
+    user_turn = turn_row(caller, 'user', request.message, session_key, scope_sets, now, now, 'queued' if queued else None, None)
+    plan.turns = [user_turn]
+    plan.chunks = chunks_for(user_turn, now, request.labels)
+    reply_scope = derived_scope(store, scope_sets, reply_sources(composition, window), caller.patterns('memory:write'))
+    if reply_scope is not None:
+        reply_turn = turn_row(caller, 'assistant', composition.reply, session_key, reply_scope, now, now, None, None)
+        plan.turns.append(reply_turn)
+        plan.chunks += chunks_for(reply_turn, now, request.labels)
     plan.retrieval_trace = recall.trace_row(
         caller,
         request.message,
@@ -94,7 +99,7 @@ def chat(
         latency_ms=latency_ms,
         vector=vector,
         returned=[hit for _, hit in composition.cited] if retrieval is None else retrieval.hits,
-        session_id=session_id,
+        session_id=session_key,
         trace_id=retrieval_id,
     )
     plan.retrieval_trace['cache_eligible'] = decision.eligible and decision.hit is None
@@ -112,7 +117,7 @@ def chat(
         'cited_entity_refs': sorted({ref for _, hit in composition.cited for ref in hit.entity_refs}),
         'visibility_fingerprint': visibility,
         'principal': caller.principal_id,
-        'session': rid('session', session_id),
+        'session': rid('session', session_key),
         'endpoint': 'chat',
         'created_at': now,
     }
@@ -128,7 +133,7 @@ def chat(
         'cached': decision.hit is not None,
         'tier': 'cache' if decision.hit is not None else 'hybrid',
         'citations': [public_citation(c) for c in citations],
-        'memoryUpdates': {'turnId': user_turn['id'], 'status': 'queued' if queued else 'stored'},
+        'memoryUpdates': {'turnId': user_turn['id'], 'status': 'queued' if queued else 'stored', 'replyStored': reply_scope is not None},
     }
     return ChatResult(body, composition.deltas or [composition.reply])
 

@@ -20,7 +20,7 @@ from agent_memory.db.turn_store import TurnStore
 from agent_memory.domain.chunks import chunk_id, split_text
 from agent_memory.domain.context_config import ContextConfig
 from agent_memory.domain.ids import new_id, utcnow
-from agent_memory.domain.reconcile import Diff, Reconciler, Source, Speaker
+from agent_memory.domain.reconcile import Diff, Reconciler, Source, Speaker, without_forged_self_refs
 from agent_memory.domain.vocabulary import MemoryCategory
 from agent_memory.domain.write_plan import TurnOutcome, WritePlan
 from agent_memory.extraction.errors import ProviderOutputInvalid
@@ -33,6 +33,7 @@ from agent_memory.extraction.model import (
     PriorTurn,
     UncertaintyKind,
 )
+from agent_memory.extraction.speaker import bind_first_person
 from agent_memory.observability import logger, metrics
 
 CONTEXT_WINDOW_TURNS = 6
@@ -57,13 +58,18 @@ class Extractors:
         """Stage 0 always; the LLM stage when configured. Its invalid output keeps stage 0 and reports why.
 
         A valid LLM result (which saw stage 0 as a hint) replaces stage 0, except that stage 0's instructions and
-        uncertainties are kept: a directive or a doubt the rules caught is never silently dropped.
+        uncertainties are kept: a directive or a doubt the rules caught is never silently dropped. First person is
+        bound to the message's named speaker, if any, after every stage.
         """
-        base = self.stage0(text, ctx)
+        extraction, error = self._run(text, ctx, model)
+        return bind_first_person(extraction, ctx.speaker), error
+
+    def _run(self, text: str, ctx: ExtractionContext, model: str | None) -> tuple[Extraction, str | None]:
+        base = without_forged_self_refs(self.stage0(text, ctx))
         if self.llm is None:
             return base, None
         try:
-            model_result = self.llm.extract(text, ctx, base, model)
+            model_result = without_forged_self_refs(self.llm.extract(text, ctx, base, model))
             return model_result.merged(Extraction(instructions=base.instructions, uncertainties=base.uncertainties)), None
         except ProviderOutputInvalid as exc:  # ProviderRetryable propagates: the message is retried by SQS
             return base, f'LLM stage output invalid, kept stage 0: {exc}'
@@ -82,6 +88,7 @@ class TurnInput:
     scope_sets: list[list[str]]
     principal: str
     category_override: MemoryCategory | None = None
+    speaker: str | None = None  # the message's ``name``
 
     @classmethod
     def from_row(cls, row: dict[str, Any]) -> TurnInput:
@@ -95,22 +102,27 @@ class TurnInput:
             row['scope_sets'],
             row['principal'],
             row.get('memory_category'),
+            row.get('speaker'),
         )
 
 
 def extraction_context(store: MemoryStore, turn: TurnInput, speaker: Speaker, read_patterns: list[str]) -> ExtractionContext:
     turns = TurnStore(store)
     entities, keys, labels = turns.vocabulary(read_patterns, VOCABULARY_LIMIT)
-    recent = turns.recent_turns(bare(turn.session) or '', turn.seq, CONTEXT_WINDOW_TURNS) if turn.session is not None else []
+    session = bare(turn.session)
+    recent = turns.recent_turns(session, turn.seq, CONTEXT_WINDOW_TURNS, read_patterns) if session is not None else []
     open_rows = turns.open_uncertainties(read_patterns, OPEN_UNCERTAINTY_LIMIT)
     return ExtractionContext(
         role=turn.role,
         observed_at=turn.observed_at,
         speaker_name=speaker.display_name,
+        speaker=turn.speaker,
         known_entities=tuple(KnownEntity(type=e['type'], name=e['name']) for e in entities),
         attribute_keys=tuple(keys),
         relation_labels=tuple(labels),
-        recent_turns=tuple(PriorTurn(role=t['role'], content=t['content'], observed_at=t['observed_at']) for t in recent),
+        recent_turns=tuple(
+            PriorTurn(role=t['role'], content=t['content'], observed_at=t['observed_at'], speaker=t.get('speaker')) for t in recent
+        ),
         open_uncertainties=tuple(_open_uncertainty(row, speaker) for row in open_rows),
     )
 
@@ -187,7 +199,8 @@ def process_turn(store: MemoryStore, extractors: Extractors, config: ContextConf
     turn = TurnInput.from_row(row)
     principal = store.get_principal(turn.principal) or {'display_name': turn.principal, 'grants': {}}
     speaker = Speaker(turn.principal, principal['display_name'])
-    read_patterns = list((principal.get('grants') or {}).get('memory:read', []))
+    stored_region = row.get('read_region')  # the writer's effective grants (key and delegation included)
+    read_patterns = list(stored_region if stored_region is not None else (principal.get('grants') or {}).get('memory:read', []))
     ctx = extraction_context(store, turn, speaker, read_patterns)
     extraction, error = extractors.run(turn.content, ctx, config.models.extraction)
     session_id = bare(turn.session)

@@ -83,10 +83,10 @@ def history(store: MemoryStore, caller: Caller, entity_type: str, name: str, att
 
 
 def delete_entity(store: MemoryStore, caller: Caller, entity_type: str, name: str) -> int:
-    key = entity_key(entity_type, name)
-    if store.get_entity(key, caller.patterns('memory:forget')) is None:
+    key, region = entity_key(entity_type, name), caller.patterns('memory:forget')
+    if store.get_entity(key, region) is None:
         raise NotFound('entity not found')
-    return store.close_entity_facts(key, utcnow())
+    return store.close_entity_facts(key, utcnow(), region)
 
 
 def state(store: MemoryStore, caller: Caller, limit: int) -> dict[str, Any]:

@@ -17,7 +17,7 @@ from typing import Any
 from surrealdb import RecordID
 
 from agent_memory.db.memory_store import MemoryStore
-from agent_memory.db.records import bare, ref, when
+from agent_memory.db.records import bare, ref, session_id_of, when
 from agent_memory.db.retrieval_store import ReadFilter, RetrievalStore
 from agent_memory.embeddings import Embedder
 
@@ -137,9 +137,10 @@ class Hit:
     importance: float | None
     entity_refs: tuple[str, ...]
     role: str | None = None
-    seq: int | None = None  # a passage's turn position in its session
+    position: tuple[str, int] | None = None  # a passage's (stored session key, turn seq): where its neighbours are
     key: Any = None  # the record key (a [type, name] list for entities)
     lists: dict[str, int] = field(default_factory=dict)  # list name -> rank (1-based)
+    scope_sets: list[list[str]] | None = None  # None when not read (a cached citation)
 
     @property
     def source(self) -> str:
@@ -258,11 +259,16 @@ def to_hit(table: str, row: dict[str, Any]) -> Hit:
         refs = (actor, obj_ref) if obj_ref else (actor,)
     else:
         text = row['text']
-        resource = {'kind': 'session', 'sessionId': bare(row.get('session')), 'turnId': bare(row.get('turn'))}
+        resource = {'kind': 'session', 'sessionId': session_id_of(row.get('session')), 'turnId': bare(row.get('turn'))}
         occurred = row.get('spoken_at') or occurred  # when it was said, not when it was stored
         refs = ()
-    hit = Hit(ref(row['id']) or '', table, 0.0, text, occurred, resource, importance, refs, role=row.get('role'), key=row['id'].id)
-    hit.seq = row.get('seq')
+    hit = Hit(
+        ref(row['id']) or '', table, 0.0, text, occurred, resource, importance, refs,
+        role=row.get('role'), key=row['id'].id, scope_sets=row.get('scope_sets'),
+    )  # fmt: skip
+    session_key = bare(row.get('session'))
+    if session_key and isinstance(row.get('seq'), int):
+        hit.position = (session_key, row['seq'])
     return hit
 
 
@@ -347,15 +353,12 @@ class Retriever:
 
     def _adjacent(self, pool: list[Hit], where: ReadFilter | None) -> dict[str, list[Hit]]:
         """Passage id → the passages of its turn's neighbours, for the best ``NEIGHBOUR_FROM`` passages."""
-        best = [h for h in pool if h.table == 'memory_chunk' and h.seq is not None][:NEIGHBOUR_FROM]
+        best = [(h.id, h.position) for h in pool if h.position is not None][:NEIGHBOUR_FROM]
         if not best or where is None:
             return {}
-        rows = self.db.adjacent_passages([(h.resource['sessionId'], h.seq) for h in best if h.seq is not None], where)
-        found = [to_hit('memory_chunk', r) for r in rows]
+        found = [to_hit('memory_chunk', r) for r in self.db.adjacent_passages([p for _, p in best], where)]
         return {
-            h.id: [n for n in found if n.resource['sessionId'] == h.resource['sessionId'] and n.seq in (h.seq - 1, h.seq + 1)]
-            for h in best
-            if h.seq is not None
+            hit_id: [n for n in found if n.position and n.position[0] == at[0] and abs(n.position[1] - at[1]) == 1] for hit_id, at in best
         }
 
     @staticmethod

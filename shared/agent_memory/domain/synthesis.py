@@ -38,6 +38,14 @@ class Composition:
     model: str | None
     tokens: dict[str, int] | None = None
     deltas: list[str] = field(default_factory=list)
+    # What the reply was built from beyond its citations: a model reads every source it is given, and the transcript
+    # (derived rows are stored no more visible than all of it; domain/derived_scope.py)
+    read_sources: list[Hit] = field(default_factory=list)
+    read_transcript: bool = False
+
+    @property
+    def built_from(self) -> list[Hit]:
+        return [*self.read_sources, *(hit for _, hit in self.cited)]
 
 
 class Composer(Protocol):
@@ -111,7 +119,7 @@ class LlmComposer:
         reply, cited = resolve_citations(''.join(deltas), sources)
         if not reply:
             raise ProviderUnavailable('synthesis returned an empty reply')
-        return Composition(reply, cited, chosen, usage, deltas)
+        return Composition(reply, cited, chosen, usage, deltas, read_sources=list(sources), read_transcript=bool(transcript))
 
 
 class ExtractiveComposer:

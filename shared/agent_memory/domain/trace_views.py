@@ -11,7 +11,7 @@ import datetime as dt
 from typing import Any
 
 from agent_memory.db.memory_store import MemoryStore
-from agent_memory.db.records import bare, ref, when
+from agent_memory.db.records import bare, ref, session_id_of, when
 from agent_memory.db.trace_store import TraceStore
 from agent_memory.domain.auth import Caller
 from agent_memory.domain.ids import parse_rfc3339, utcnow
@@ -40,7 +40,7 @@ def _response(row: dict[str, Any] | None) -> dict[str, Any] | None:
         'citations': [public_citation(c) for c in row.get('cited') or []],
         'model': row.get('model'),
         'tokens': row.get('tokens'),
-        'sessionId': bare(row.get('session')),
+        'sessionId': session_id_of(row.get('session')),
         'latencyMs': row.get('latency_ms'),
         'createdAt': when(row.get('created_at')),
     }
@@ -67,7 +67,7 @@ def _record(row: dict[str, Any]) -> dict[str, Any]:
         'cached': bool(parent and parent.get('cached')),
         'latencyMs': row['latency_ms'],
         'createdAt': when(row['created_at']),
-        'sessionId': bare(row.get('session')),
+        'sessionId': session_id_of(row.get('session')),
         'source': row.get('source'),
         'parent': _response(parent),
         'retrievals': [
