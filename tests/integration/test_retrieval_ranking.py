@@ -83,6 +83,26 @@ def test_terms_in_more_rows_than_the_cap_are_left_out_of_the_or(api: Api, store:
         batch(api, notes[start : start + 100])
     batch(api, ['Caroline: the lighthouse sketch is done.'])
     db = RetrievalStore(store)
-    assert db.selective('memory_chunk', ['caroline', 'lighthouse', 'note']) == ['lighthouse']
+    terms = ['caroline', 'lighthouse', 'note']
+    # one probe for every table: each table's terms are judged by that table's counts (few entity rows here)
+    assert db.selective(['entity', 'memory_chunk'], terms) == {'entity': terms, 'memory_chunk': ['lighthouse']}
     rows = db.text('memory_chunk', ['caroline', 'note'], 5, ReadFilter(['*'], utcnow()))
     assert len(rows) == 5 and all(r['text'].startswith('Caroline: note ') for r in rows)
+
+
+def test_all_text_lists_in_one_round_trip_rank_like_each_list_alone(api: Api, store: MemoryStore) -> None:
+    fillers = [f'Caroline: note {i}' for i in range(8)]  # the query terms stay rare enough to score above 0
+    batch(api, ['Caroline: the lighthouse sketch is done.', 'Melanie: I painted the harbour at dawn.', *fillers])
+    db, where = RetrievalStore(store), ReadFilter(['*'], utcnow())
+    limits = {'attribute': 8, 'entity': 4, 'memory_chunk': 8}
+    terms = ['lighthouse', 'harbour', 'melanie']
+    together = db.text_lists(limits, terms, where)
+    assert list(together) == list(limits)
+    assert [r['text'] for r in together['memory_chunk']] and together['memory_chunk'][0]['bm25'] > 0
+    for table, limit in limits.items():
+        assert [r['id'] for r in together[table]] == [r['id'] for r in db.text_lists({table: limit}, terms, where)[table]]
+    calls = []
+    original = store.q
+    store.q = lambda sql, **params: calls.append(sql) or original(sql, **params)  # type: ignore[method-assign]
+    db.text_lists(limits, terms, where)
+    assert len(calls) == 2  # the document-frequency probe, then every list
