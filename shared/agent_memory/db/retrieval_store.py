@@ -24,6 +24,7 @@ from agent_memory.db.memory_store import (
     visibility_params,
 )
 from agent_memory.db.records import rid
+from agent_memory.db.term_frequencies import TermFrequencies, frequencies_of
 
 EF_SEARCH = 64  # HNSW candidate list per query (bench/retrieval.py: recall@10 against exact search)
 OVERFETCH = 1.5  # KNN neighbours fetched per row kept after filtering; k × OVERFETCH must stay ≤ EF_SEARCH
@@ -110,8 +111,9 @@ class ReadFilter:
 
 
 class RetrievalStore:
-    def __init__(self, store: MemoryStore) -> None:
+    def __init__(self, store: MemoryStore, frequencies: TermFrequencies | None = None) -> None:
         self.store = store
+        self.frequencies = frequencies or frequencies_of(store)
 
     def _rows(self, sql: str, params: dict[str, Any]) -> list[dict[str, Any]]:
         return list(self.store.q(sql, **params)[0] or [])
@@ -167,19 +169,21 @@ class RetrievalStore:
         return {table: [r for r in rows if (r.get('bm25') or 0) > 0] or rows for table, rows in found.items()}
 
     def selective(self, tables: Sequence[str], terms: Sequence[str]) -> dict[str, list[str]]:
-        """Per table, the terms found in at most ``DF_CAP`` of its rows (each count stops at ``DF_CAP`` + 1)."""
-        if not tables or not terms:
-            return {}
-        probes = ', '.join(
-            f'count((SELECT id FROM {table} WHERE {TEXT_FIELDS[table]} @1@ $t{i} LIMIT {DF_CAP + 1}))'
-            for table in tables
-            for i in range(1, len(terms) + 1)
-        )
-        counts = list(self.store.q(f'RETURN [{probes}];', **{f't{i}': t for i, t in enumerate(terms, start=1)})[0] or [])
-        return {
-            table: [t for t, n in zip(terms, counts[j * len(terms) : (j + 1) * len(terms)], strict=True) if n <= DF_CAP]
-            for j, table in enumerate(tables)
-        }
+        """Per table, the terms found in at most ``DF_CAP`` of its rows (each count stops at ``DF_CAP`` + 1).
+        Counts come from ``self.frequencies`` when fresh; the others are probed in one round trip."""
+        keys = [(table, term) for table in tables for term in terms]
+        counts = self.frequencies.known(keys)
+        missing = [k for k in keys if k not in counts]
+        if missing:
+            probes = ', '.join(
+                f'count((SELECT id FROM {table} WHERE {TEXT_FIELDS[table]} @1@ $t{i} LIMIT {DF_CAP + 1}))'
+                for i, (table, _) in enumerate(missing)
+            )
+            found = self.store.q(f'RETURN [{probes}];', **{f't{i}': term for i, (_, term) in enumerate(missing)})[0] or []
+            probed = dict(zip(missing, found, strict=True))
+            self.frequencies.remember(probed)
+            counts.update(probed)
+        return {table: [t for t in terms if counts[(table, t)] <= DF_CAP] for table in tables}
 
     def _statements(self, tables: Iterable[str], statements: dict[str, str], params: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
         """Run one SELECT per table in a single round trip; tables without a statement get no rows."""
