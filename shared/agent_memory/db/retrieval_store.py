@@ -170,16 +170,20 @@ class RetrievalStore:
 
     def selective(self, tables: Sequence[str], terms: Sequence[str]) -> dict[str, list[str]]:
         """Per table, the terms found in at most ``DF_CAP`` of its rows (each count stops at ``DF_CAP`` + 1).
-        Counts come from ``self.frequencies`` when fresh; the others are probed in one round trip."""
+        Counts come from ``self.frequencies`` when fresh; the others are probed in one round trip (as 0 in a table
+        too small to hold a common term)."""
         keys = [(table, term) for table in tables for term in terms]
         counts = self.frequencies.known(keys)
         missing = [k for k in keys if k not in counts]
         if missing:
+            # a table of at most DF_CAP rows holds no common term: its terms are not searched for
+            sizes = ''.join(f'LET $n_{t} = count((SELECT id FROM {t} LIMIT {DF_CAP + 1}));\n' for t in dict.fromkeys(t for t, _ in missing))
             probes = ', '.join(
-                f'count((SELECT id FROM {table} WHERE {TEXT_FIELDS[table]} @1@ $t{i} LIMIT {DF_CAP + 1}))'
+                f'IF $n_{table} > {DF_CAP} THEN count((SELECT id FROM {table} WHERE {TEXT_FIELDS[table]} @1@ $t{i} '
+                f'LIMIT {DF_CAP + 1})) ELSE 0 END'
                 for i, (table, _) in enumerate(missing)
             )
-            found = self.store.q(f'RETURN [{probes}];', **{f't{i}': term for i, (_, term) in enumerate(missing)})[0] or []
+            found = self.store.q(f'{sizes}RETURN [{probes}];', **{f't{i}': term for i, (_, term) in enumerate(missing)})[-1] or []
             probed = dict(zip(missing, found, strict=True))
             self.frequencies.remember(probed)
             counts.update(probed)
