@@ -12,6 +12,7 @@ from surrealdb import RecordID
 from agent_memory.db.connection import ALREADY_APPLIED, CONFLICT_MARKER, Database, context_db_name
 from agent_memory.db.migrations import ensure_migrated
 from agent_memory.db.records import Tx, entity_rid, rid
+from agent_memory.db.reinforcement import reinforce_statement, reinforced_ids
 from agent_memory.db.trace_rows import add_traces
 from agent_memory.domain.plan_embeddings import attach_embeddings
 from agent_memory.domain.write_plan import WritePlan
@@ -309,6 +310,8 @@ class MemoryStore:
             tx.add(f'CREATE {tx.p(rid("decision_trace", row.pop("id")))} CONTENT {tx.p(row)}')
         if plan.retrieval_trace:
             add_traces(tx, plan.retrieval_trace, plan.response_trace)
+        if reinforced := reinforced_ids(plan.reinforced):
+            tx.add(reinforce_statement(tx, reinforced))
         self.db.query(self.database, tx.sql(quiet=True), tx.params)
 
     # ---- idempotency ------------------------------------------------------------------------

@@ -26,7 +26,7 @@ from agent_memory.domain.facts import Pipeline, chunks_for, enqueue, session_for
 from agent_memory.domain.ids import new_id, utcnow
 from agent_memory.domain.reconcile import self_entity_ref
 from agent_memory.domain.response_cache import consult_cache
-from agent_memory.domain.retrieval import RetrievalRequest, Retriever, is_first_person
+from agent_memory.domain.retrieval import RetrievalRequest, Retriever, fact_refs, is_first_person
 from agent_memory.domain.synthesis import MAX_SOURCES, Composer, citation_wire, public_citation
 from agent_memory.domain.visibility import fingerprint, personal_fingerprint
 from agent_memory.domain.write_plan import WritePlan
@@ -134,10 +134,10 @@ def chat(
         'endpoint': 'chat',
         'created_at': now,
     }
+    plan.reinforced = fact_refs([hit for _, hit in composition.cited])
     run_with_retry(lambda: store.apply(plan))
     if queued:
         enqueue(store, caller.context_id, pipeline, [user_turn['id']])
-    recall.reinforce(store, [hit for _, hit in composition.cited])
     body = {
         'reply': composition.reply,
         'sessionId': session_id,
