@@ -8,6 +8,7 @@ from aws_lambda_powertools.metrics import MetricUnit
 
 from agent_memory.api.services import Services
 from agent_memory.db.turn_store import TurnStore
+from agent_memory.domain.chunks import split_text
 from agent_memory.domain.context_config import effective_config
 from agent_memory.domain.extraction_pipeline import process_turn
 from agent_memory.domain.ids import utcnow
@@ -28,6 +29,10 @@ def handle_job(services: Services, body: str, receive_count: int) -> None:
         return
     config = effective_config(context.get('config'))
     store = services.store(job.context_id)
+    if len(job.turn_ids) > 1:
+        # One model call for every chunk of the job: each turn's commit then finds its chunks' vectors remembered
+        # (LazyEmbedder's memo) and embeds only the entities and attributes it creates.
+        services.embedder.embed([text for content in TurnStore(store).pending_contents(job.turn_ids) for text in split_text(content)])
     for turn_id in job.turn_ids:
         try:
             result = process_turn(store, services.extractors, config, turn_id)

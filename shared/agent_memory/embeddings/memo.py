@@ -39,6 +39,10 @@ class VectorMemo:
                     self._vectors.popitem(last=False)
         return [known[text].tolist() for text in texts]  # type: ignore[union-attr]
 
+    def clear(self) -> None:
+        with self._lock:
+            self._vectors.clear()
+
     def _touch(self, text: str) -> array[float] | None:
         vector = self._vectors.get(text)
         if vector is not None:
