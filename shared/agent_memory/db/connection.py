@@ -13,10 +13,8 @@ import time
 from functools import lru_cache
 from typing import Any
 
-from surrealdb import Surreal
-from surrealdb.errors import SurrealError
-
 from agent_memory.config import get_settings
+from agent_memory.db.sdk import SurrealError, connect
 from agent_memory.errors import AgentMemoryError, Conflict, StoreUnavailable, WriteConflict
 
 CONTROL_DB = 'control'
@@ -42,7 +40,7 @@ class Database:
         self.namespace = namespace
         self._lock = threading.RLock()
         try:
-            self._conn: Any = Surreal(url)
+            self._conn: Any = connect(url)
             if user and password:
                 self._conn.signin({'username': user, 'password': password})
         except SurrealError as exc:
