@@ -132,13 +132,15 @@ def python() -> str:
 
 def prepare(db_url: str) -> None:
     code = SETUP % {'key': DEV_KEY, 'events': str(EVENTS), 'functions': str(ROOT / 'functions')}
-    subprocess.run([python(), '-c', code], env=child_env(db_url, ROOT / 'functions' / 'facts'), check=True, cwd=ROOT / 'functions' / 'facts')
+    code_root = ROOT / 'functions' / 'facts'
+    subprocess.run([python(), '-c', code], env=child_env(db_url, code_root), check=True, cwd=code_root)
 
 
 def one_run(db_url: str, name: str) -> dict[str, Any]:
     code_root = ROOT / 'functions' / name
     code = CHILD % {'heavy': HEAVY, 'event': str(EVENTS / FUNCTIONS[name]), 'key': DEV_KEY, 'mkey': MANAGEMENT_KEY}
-    done = subprocess.run([python(), '-c', code], env=child_env(db_url, code_root), cwd=code_root, capture_output=True, text=True, timeout=300)
+    env = child_env(db_url, code_root)
+    done = subprocess.run([python(), '-c', code], env=env, cwd=code_root, capture_output=True, text=True, timeout=300)
     if done.returncode != 0:
         raise RuntimeError(f'{name}: exit {done.returncode}\n{done.stderr[-2000:]}')
     result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
@@ -167,12 +169,16 @@ def report(now: dict[str, dict[str, Any]], before: dict[str, dict[str, Any]] | N
         return f'{data[name][key]:.0f}' if data and name in data else '–'
 
     print('\n## Cold start per function (fresh interpreter, p50; ms; CPU ms in brackets)\n')
-    print('| function | status | import before | import after | import + first request before | import + first request after | goal | heavy modules after the import |')
-    print('|---|---|---|---|---|---|---|---|')
+    print('| function | status | import before | import after | import + first request before | import + first request after | goal |')
+    print('|---|---|---|---|---|---|---|')
     for name, row in now.items():
-        imp = f'{cell(before, name, "import")} ({cell(before, name, "import_cpu")}) | {cell(now, name, "import")} ({cell(now, name, "import_cpu")})'
-        first = f'{cell(before, name, "first")} ({cell(before, name, "first_cpu")}) | {cell(now, name, "first")} ({cell(now, name, "first_cpu")})'
-        print(f'| {name} | {row["status"]} | {imp} | {first} | ≤ {goal(name)} | {", ".join(row["loaded"]) or "–"} |')
+        imports = [f'{cell(data, name, "import")} ({cell(data, name, "import_cpu")})' for data in (before, now)]
+        firsts = [f'{cell(data, name, "first")} ({cell(data, name, "first_cpu")})' for data in (before, now)]
+        print(f'| {name} | {row["status"]} | {" | ".join(imports)} | {" | ".join(firsts)} | ≤ {goal(name)} |')
+    print('\n| function | heavy modules after the import, before | after |')
+    print('|---|---|---|')
+    for name, row in now.items():
+        print(f'| {name} | {", ".join(before[name]["loaded"]) if before and name in before else "–"} | {", ".join(row["loaded"]) or "–"} |')
 
 
 def floors(runs: int) -> None:
@@ -204,17 +210,21 @@ def main() -> None:
     parser.add_argument('--only', help='comma-separated function names')
     parser.add_argument('--save', type=Path, help='write the p50s as JSON (to compare a later run with)')
     parser.add_argument('--before', type=Path, help='a JSON file written by --save, printed side by side')
+    parser.add_argument('--load', type=Path, help='print a run saved with --save instead of measuring')
     parser.add_argument('--skip-floors', action='store_true')
     args = parser.parse_args()
     names = args.only.split(',') if args.only else list(FUNCTIONS)
     unknown = set(names) - set(FUNCTIONS)
     if unknown:
         parser.error(f'unknown functions: {sorted(unknown)}')
-    with tempfile.TemporaryDirectory(prefix='coldstart-') as tmp:
-        db_url = f'surrealkv://{tmp}/db'
-        print('preparing the database', file=sys.stderr)
-        prepare(db_url)
-        now = measure(db_url, names, args.runs)
+    if args.load:
+        now = json.loads(args.load.read_text())
+    else:
+        with tempfile.TemporaryDirectory(prefix='coldstart-') as tmp:
+            db_url = f'surrealkv://{tmp}/db'
+            print('preparing the database', file=sys.stderr)
+            prepare(db_url)
+            now = measure(db_url, names, args.runs)
     if args.save:
         args.save.write_text(json.dumps(now, indent=1))
     report(now, json.loads(args.before.read_text()) if args.before else None)
