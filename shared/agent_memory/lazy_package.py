@@ -11,6 +11,7 @@ A package that is already imported is left as it is.
 
 from __future__ import annotations
 
+import importlib
 import importlib.util
 import sys
 import threading
@@ -29,6 +30,8 @@ def defer_package_init(name: str) -> None:
     loader = spec.loader
 
     def run_package_init(attribute: str) -> Any:
+        if not attribute.startswith('__') and importlib.util.find_spec(f'{name}.{attribute}') is not None:
+            return importlib.import_module(f'{name}.{attribute}')  # ``from pkg import submodule`` needs no __init__
         with _lock:
             if package.__dict__.pop('__getattr__', None) is not None:
                 loader.exec_module(package)
