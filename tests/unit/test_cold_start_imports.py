@@ -66,6 +66,7 @@ def test_deferred_sdk_package_resolves_every_name_to_the_real_objects() -> None:
     code = (
         'from agent_memory.db.sdk import RecordID, connect\n'
         'import sys\n'
+        'from surrealdb import streaming\n'  # a submodule not imported yet, by from-import: no package __init__
         'assert "aiohttp" not in sys.modules\n'
         'from surrealdb import RecordID as Public, Surreal\n'
         'assert Public is RecordID\n'
@@ -74,3 +75,18 @@ def test_deferred_sdk_package_resolves_every_name_to_the_real_objects() -> None:
         'assert type(db).__name__ == type(Surreal("mem://")).__name__\n'
     )
     assert loaded_after(code, ('aiohttp',)) == ['aiohttp']  # the full package __init__ ran on demand
+
+
+def test_request_models_build_their_schemas_only_when_a_request_validates_one() -> None:
+    code = (
+        'import app\n'
+        'from agent_memory import models\n'
+        'from agent_memory.api.services import get_services\n'
+        'get_services().db.ping()\n'
+        'built = [n for n, c in vars(models).items() if isinstance(c, type) and issubclass(c, models.StrictModel)'
+        ' and c.__pydantic_complete__]\n'
+        'assert built == [], built\n'
+        'models.QueryRequest.model_validate({"query": "where does Ada live"})\n'
+        'assert models.QueryRequest.__pydantic_complete__\n'
+    )
+    assert loaded_after(code, ('numpy',), ROOT / 'functions' / 'health') == []
