@@ -82,5 +82,8 @@ bench-mcp: install
 bench-cache: install
 	PYTHONPATH=shared:infra:. $(BIN)/python bench/cache.py
 
+bench-coldstart: install  # cold start per function; compare with the committed baseline
+	PYTHONPATH=shared:infra:. $(BIN)/python bench/coldstart.py --before bench/data/coldstart-before.json
+
 clean:
 	rm -rf .aws-sam .pytest_cache .mypy_cache .ruff_cache
