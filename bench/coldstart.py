@@ -51,7 +51,7 @@ FUNCTIONS: dict[str, str] = {
     'chat': 'chat_post.json',
     'mcp': 'mcp_post.json',
 }
-EMBEDDING_FUNCTIONS = {'facts', 'retrieval', 'chat', 'mcp'}
+EMBEDDING_FUNCTIONS = {'facts', 'retrieval', 'chat', 'mcp', 'extraction_worker'}
 
 
 def child_env(db_url: str, code_root: Path) -> dict[str, str]:
