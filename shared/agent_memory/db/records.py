@@ -36,6 +36,12 @@ def bare(value: Any) -> str | None:
     return str(value.id) if isinstance(value, RecordID) else str(value)
 
 
+def session_id_of(value: Any) -> str | None:
+    """The id callers use for a session (a record or its stored key ``<principal>/<id>``; legacy keys are the id)."""
+    key = bare(value)
+    return key.rsplit('/', 1)[-1] if key else None
+
+
 def when(value: Any) -> str | None:
     return iso(value) if isinstance(value, dt.datetime) else None
 

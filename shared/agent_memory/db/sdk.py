@@ -10,6 +10,7 @@ from agent_memory.lazy_package import defer_package_init
 
 defer_package_init('surrealdb')
 
+import surrealdb.connections.blocking_ws as blocking_ws  # noqa: E402  # the ws transport; the embedded one subclasses it
 from surrealdb.connections.url import Url, UrlScheme  # noqa: E402
 from surrealdb.data.types.record_id import RecordID  # noqa: E402
 from surrealdb.errors import SurrealError, UnsupportedEngineError  # noqa: E402
@@ -31,4 +32,4 @@ def connect(url: str) -> Any:
     return getattr(importlib.import_module(f'surrealdb.connections.{module}'), cls)(url=url)
 
 
-__all__ = ['RecordID', 'SurrealError', 'connect']
+__all__ = ['RecordID', 'SurrealError', 'blocking_ws', 'connect']
