@@ -21,7 +21,8 @@ def _alias(*names: str) -> Any:
 
 
 class StrictModel(BaseModel):
-    model_config = ConfigDict(extra='forbid', populate_by_name=True, str_strip_whitespace=False)
+    # schemas are built on a model's first use, so a cold start pays only for the models its request validates
+    model_config = ConfigDict(extra='forbid', populate_by_name=True, str_strip_whitespace=False, defer_build=True)
 
 
 class EntityRefIn(StrictModel):
@@ -152,6 +153,8 @@ class ContextCreate(StrictModel):
 
 
 # ---- management and key lifecycle (CONTRACT §3, §10) ----------------------------------------------
+# pydantic checks `pattern` with the Rust engine, where `$` is the end of the text; Python code that reuses
+# these must call re.fullmatch (re.match with `$` accepts a trailing newline).
 PRINCIPAL_ID_PATTERN = r'^[A-Za-z0-9_.-]{1,64}$'
 KEY_NAME_PATTERN = r'^[A-Za-z0-9_.-]{1,64}$'
 PrincipalKind = Literal['human', 'agent', 'service']

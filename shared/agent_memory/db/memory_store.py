@@ -7,12 +7,11 @@ import json
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from surrealdb import RecordID
-
 from agent_memory.db.connection import ALREADY_APPLIED, CONFLICT_MARKER, Database, context_db_name
 from agent_memory.db.migrations import ensure_migrated
 from agent_memory.db.records import Tx, entity_rid, rid
 from agent_memory.db.reinforcement import reinforce_statement, reinforced_ids
+from agent_memory.db.sdk import RecordID
 from agent_memory.db.trace_rows import add_traces
 from agent_memory.domain.plan_embeddings import attach_embeddings
 from agent_memory.domain.write_plan import WritePlan
@@ -59,7 +58,15 @@ def entity_ref_key(entity_key: Sequence[str]) -> str:
 
 
 def address_key(entity_key: Sequence[str], key: str) -> str:
-    return f'{entity_ref_key(entity_key)}#{key}'
+    """The indexed address of (entity, key), injective: '%' and '#' in the name are escaped (migration 0013)."""
+    name = entity_key[1].replace('%', '%25').replace('#', '%23')
+    return f'{entity_key[0]}/{name}#{key}'
+
+
+def ref_address(entity_ref: str, key: str) -> str:
+    """``address_key`` from an entity ref (``type/name``; the type never holds '/')."""
+    entity_type, _, name = entity_ref.partition('/')
+    return address_key((entity_type, name), key)
 
 
 def visibility_params(patterns: Sequence[str], prefix: str = 'vis') -> dict[str, Any]:

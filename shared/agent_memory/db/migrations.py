@@ -19,7 +19,7 @@ from agent_memory.errors import Conflict
 
 # HNSW indexes need the vector length; it is the deployment's (recorded and checked at start-up).
 DIMENSION_PLACEHOLDER = '__EMBEDDING_DIMENSION__'
-_FILE = re.compile(r'^(\d{4})_([a-z0-9_]+)\.surql$')
+_FILE = re.compile(r'(\d{4})_([a-z0-9_]+)\.surql')
 _BOOKKEEPING = """
 DEFINE TABLE IF NOT EXISTS schema_migration SCHEMAFULL;
 DEFINE FIELD IF NOT EXISTS name ON schema_migration TYPE string;
@@ -40,7 +40,7 @@ def load_migrations(kind: str) -> tuple[Migration, ...]:
     folder = resources.files('agent_memory').joinpath('migrations', kind)
     found = []
     for entry in folder.iterdir():
-        match = _FILE.match(entry.name)
+        match = _FILE.fullmatch(entry.name)
         if match:
             found.append(Migration(int(match.group(1)), match.group(2), entry.read_text(encoding='utf-8')))
     versions = [m.version for m in found]

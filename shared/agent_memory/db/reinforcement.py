@@ -6,9 +6,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from surrealdb import RecordID
-
 from agent_memory.db.records import Tx, rid
+from agent_memory.db.sdk import RecordID
 from agent_memory.domain.vocabulary import IMPORTANCE_MAX, REINFORCEMENT
 
 REINFORCE_TABLES = ('attribute', 'relates_to', 'action', 'entity')

@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from agent_memory.db.forget_store import ForgetStore
-from agent_memory.db.memory_store import MemoryStore
+from agent_memory.db.memory_store import MemoryStore, ref_address
 from agent_memory.db.retrieval_store import ReadFilter, RetrievalStore
 from agent_memory.domain.auth import Caller
 from agent_memory.domain.ids import utcnow
@@ -50,7 +50,7 @@ def forget(store: MemoryStore, embedder: Embedder, caller: Caller, request: Forg
         return {'deleted': 0, 'dryRun': True, 'matched': listed}
     forgetting = ForgetStore(store, region)
     if request.purge:
-        addresses = [f'{to_hit("attribute", row).entity_refs[0]}#{row["key"]}' for row in attributes]
+        addresses = [ref_address(to_hit('attribute', row).entity_refs[0], row['key']) for row in attributes]
         deleted = forgetting.purge(addresses, entity_refs)
     else:
         deleted = forgetting.expire([str(row['id'].id) for row in attributes], entity_refs, now)
