@@ -127,6 +127,7 @@ def chat(
         'reused_from': rid('response_trace', decision.hit.response_id) if decision.hit else None,
         'cache_eligible': decision.eligible and decision.hit is None,
         'cited': citations,
+        'read_sources': [{'table': hit.table, 'key': hit.key} for hit in composition.read_sources],
         'cited_entity_refs': sorted({ref for _, hit in composition.cited for ref in hit.entity_refs}),
         'visibility_fingerprint': visibility,
         'principal': caller.principal_id,

@@ -1,0 +1,32 @@
+"""A reply served from the cache is stored no more visible than every source the original reply was built from.
+
+The original model reply read a ``team/a/hr`` fact it did not cite; the cached copy stored for another caller with the
+same readable region must not land in ``shared`` where ``shared/*`` readers retrieve it (issue 12, hole 6 via tier 2).
+"""
+
+from __future__ import annotations
+
+from agent_memory.api.services import Services
+from tests.integration.test_derived_scopes import HR, Office, office, passages  # noqa: F401 - the fixture
+from tests.integration.test_response_cache import llm  # noqa: F401 - the fixture
+from tests.integration.test_visibility_matrix import make_principal
+from tests.llm_server import LlmTestServer
+
+
+def test_a_cached_model_reply_counts_the_uncited_sources_the_original_read(
+    services: Services,
+    context_id: str,
+    office: Office,  # noqa: F811
+    llm: LlmTestServer,  # noqa: F811
+) -> None:
+    reads = ['shared/*', HR]
+    writer = make_principal(services, context_id, 'hr-writer', {'memory:read': reads, 'memory:write': ['shared/*', HR]}, 'shared')
+    asker = make_principal(services, context_id, 'hr-asker', {'memory:read': reads, 'memory:write': ['shared/*']}, 'shared')
+    llm.reply_text('Dana is paid 120k a year.')  # read from the HR source, cited nowhere
+    ask = {'message': "What is Dana's salary?"}
+    code, first, _ = writer.call('chat', 'POST', '/chat', ask)
+    assert code == 200 and first['cached'] is False and first['citations'] == [], first
+    code, second, _ = asker.call('chat', 'POST', '/chat', ask)
+    assert code == 200 and second['cached'] is True, second
+    assert second['memoryUpdates']['replyStored'] is False  # HR is outside the asker's write region
+    assert not [p for p in passages(office.reader, 'Dana is paid 120k a year') if '120k' in p]
