@@ -7,6 +7,8 @@ same readable region must not land in ``shared`` where ``shared/*`` readers retr
 from __future__ import annotations
 
 from agent_memory.api.services import Services
+from tests.conftest import Api, Worker
+from tests.integration.test_cache_paraphrases import SHARED, chat, say
 from tests.integration.test_derived_scopes import HR, Office, office, passages  # noqa: F401 - the fixture
 from tests.integration.test_response_cache import llm  # noqa: F401 - the fixture
 from tests.integration.test_visibility_matrix import make_principal
@@ -30,3 +32,20 @@ def test_a_cached_model_reply_counts_the_uncited_sources_the_original_read(
     assert code == 200 and second['cached'] is True, second
     assert second['memoryUpdates']['replyStored'] is False  # HR is outside the asker's write region
     assert not [p for p in passages(office.reader, 'Dana is paid 120k a year') if '120k' in p]
+
+
+def test_a_model_reply_that_read_the_callers_own_facts_uncited_is_reused_only_by_its_principal(
+    services: Services,
+    api: Api,
+    worker: Worker,
+    llm: LlmTestServer,  # noqa: F811
+) -> None:
+    xavier = make_principal(services, api.context_id, 'xavier', SHARED, 'shared')
+    yann = make_principal(services, api.context_id, 'yann', SHARED, 'shared')  # the same readable region
+    say(xavier, worker, 'I am on the Pro plan.')
+    llm.reply_text('Your plan is Pro.')  # the prompt marks the caller's own facts; the model cites nothing
+    first = chat(xavier, 'Which plan is the account on?')
+    assert first['cached'] is False and first['citations'] == [] and 'plan: Pro' in llm.requests[-1].message('user')
+    llm.reply_text('I do not know your plan.')
+    answer = chat(yann, 'Which plan is the account on?')
+    assert answer['cached'] is False and answer['reply'] == 'I do not know your plan.'
