@@ -49,3 +49,19 @@ def test_a_model_reply_that_read_the_callers_own_facts_uncited_is_reused_only_by
     llm.reply_text('I do not know your plan.')
     answer = chat(yann, 'Which plan is the account on?')
     assert answer['cached'] is False and answer['reply'] == 'I do not know your plan.'
+
+
+def test_a_cached_model_reply_is_invalidated_by_a_change_to_a_source_it_read_uncited(
+    api: Api,
+    llm: LlmTestServer,  # noqa: F811
+) -> None:
+    salary = {'entity': {'type': 'person', 'name': 'Dana'}, 'key': 'salary', 'value': '120k'}
+    assert api.call('facts', 'POST', '/facts', {'infer': 'triples', 'triples': [salary]})[0] == 200
+    llm.reply_text('Dana is paid 120k a year.')  # cites nothing
+    first = chat(api, "What is Dana's salary?")
+    assert first['cached'] is False and first['citations'] == []
+    assert chat(api, "What is Dana's salary?")['cached'] is True  # unchanged sources: reused
+    raised = {**salary, 'value': '130k'}
+    assert api.call('facts', 'POST', '/facts', {'infer': 'triples', 'triples': [raised]})[0] == 200
+    llm.reply_text('Dana is paid 130k a year.')
+    assert chat(api, "What is Dana's salary?")['reply'] == 'Dana is paid 130k a year.'

@@ -128,7 +128,7 @@ def chat(
         'cache_eligible': decision.eligible and decision.hit is None,
         'cited': citations,
         'read_sources': [{'table': hit.table, 'key': hit.key} for hit in composition.read_sources],
-        'cited_entity_refs': sorted({ref for _, hit in composition.cited for ref in hit.entity_refs}),
+        'cited_entity_refs': sorted({ref for hit in composition.built_from for ref in hit.entity_refs}),  # §8: built from
         'visibility_fingerprint': visibility,
         'principal': caller.principal_id,
         'session': rid('session', session_key),

@@ -83,7 +83,8 @@ def consult_cache(
         answer = candidate['answer']
         cited = list(answer.get('cited') or [])
         refs = list(answer.get('cited_entity_refs') or [])
-        if traces.still_valid([(c['table'], c['key']) for c in cited], refs, answer['created_at'], now):
+        built_from = [*cited, *(answer.get('read_sources') or [])]  # CONTRACT §8: "cited" is everything it was built from
+        if traces.still_valid([(c['table'], c['key']) for c in built_from], refs, answer['created_at'], now):
             hit = CachedAnswer(
                 str(answer['id'].id), str(candidate['id'].id), candidate['similarity'], answer['reply'], cited, answer.get('model'),
                 list(answer.get('read_sources') or []),
