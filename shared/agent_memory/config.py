@@ -17,6 +17,7 @@ class Settings:
     db_namespace: str
     db_user: str | None
     db_password: str | None
+    db_timeout_seconds: float
     key_secret: str
     management_key: str | None
     management_keys_previous: tuple[str, ...]
@@ -33,6 +34,7 @@ class Settings:
     embedding_dimension: int
     embedding_base_url: str | None
     max_receives: int
+    extraction_stale_seconds: float
     max_body_bytes: int
     max_text_bytes: int
 
@@ -93,6 +95,7 @@ def get_settings() -> Settings:
         db_namespace=_env('DB_NAMESPACE', 'agent_memory') or 'agent_memory',
         db_user=_env('DB_USER'),
         db_password=secret.get('db_password') or _env('DB_PASSWORD'),
+        db_timeout_seconds=float(_env('DB_TIMEOUT_SECONDS', '10') or 10),
         key_secret=key_secret,
         management_key=secret.get('management_key') or _env('MANAGEMENT_KEY'),
         management_keys_previous=_key_list(secret.get('management_key_previous') or _env('MANAGEMENT_KEY_PREVIOUS')),
@@ -109,6 +112,7 @@ def get_settings() -> Settings:
         embedding_dimension=int(_env('EMBEDDING_DIMENSION', '384') or 384),
         embedding_base_url=_env('EMBEDDING_BASE_URL') or _env('LLM_BASE_URL'),
         max_receives=int(_env('MAX_RECEIVES', '3') or 3),
+        extraction_stale_seconds=float(_env('EXTRACTION_STALE_SECONDS', '900') or 900),
         max_body_bytes=int(_env('MAX_BODY_BYTES', str(1024 * 1024)) or 0),
         max_text_bytes=int(_env('MAX_TEXT_BYTES', str(64 * 1024)) or 0),
     )

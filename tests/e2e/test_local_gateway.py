@@ -45,8 +45,15 @@ class Gateway:
             'PYTHONPATH': 'shared:infra',
             **(extra_env or {}),
         }
-        for name in ('AGENT_MEMORY_DB_URL', 'AGENT_MEMORY_KEY_SECRET', 'AGENT_MEMORY_QUEUE_URL'):
+        for name in (
+            'AGENT_MEMORY_DB_URL',
+            'AGENT_MEMORY_DB_USER',
+            'AGENT_MEMORY_DB_PASSWORD',
+            'AGENT_MEMORY_KEY_SECRET',
+            'AGENT_MEMORY_QUEUE_URL',
+        ):
             env.pop(name, None)  # the gateway picks its own embedded SurrealKV, persisted secret and in-process queue
+        env.update(extra_env or {})  # e.g. a hosted database (ws://) and its credentials
         self.process = subprocess.Popen(
             [sys.executable, '-m', 'local_runtime'], cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
         )
@@ -85,6 +92,13 @@ class Gateway:
         assert self.process.stdout is not None
         for line in self.process.stdout:
             self._output.append(line)
+
+    def kill(self) -> str:
+        """SIGKILL: no shutdown code runs (a crashed host)."""
+        self.process.kill()
+        self.process.wait(timeout=30)
+        self._reader.join(timeout=5)
+        return ''.join(self._output)
 
     def stop(self) -> tuple[int, str]:
         self.process.send_signal(signal.SIGINT)

@@ -11,10 +11,12 @@ from agent_memory.db.records import rid
 _TAKE = """
 BEGIN TRANSACTION;
 LET $b = (SELECT tokens, updated_at FROM ONLY $id) ?? { tokens: $burst, updated_at: $now };
-LET $elapsed = math::max([0, duration::millis($now - $b.updated_at)]) / 1000.0;
+-- A concurrent request may have stored a later clock than ours: a negative datetime difference is an error.
+LET $later = $now > $b.updated_at;
+LET $elapsed = IF $later THEN duration::millis($now - $b.updated_at) / 1000.0 ELSE 0 END;
 LET $t = math::min([$burst, $b.tokens + $elapsed * $rate]);
 LET $ok = $t >= 1;
-UPSERT $id SET tokens = IF $ok THEN $t - 1 ELSE $t END, updated_at = $now RETURN NONE;
+UPSERT $id SET tokens = IF $ok THEN $t - 1 ELSE $t END, updated_at = IF $later THEN $now ELSE $b.updated_at END RETURN NONE;
 RETURN IF $ok THEN 0 ELSE (1 - $t) / $rate END;
 COMMIT TRANSACTION;
 """

@@ -54,11 +54,13 @@ class TurnStore:
         )
         return int(rows[0]) if rows else 0
 
-    def stale_queued(self, before: dt.datetime, limit: int) -> list[str]:
-        """Turns accepted but never extracted (e.g. the queue send failed): the hourly sweep re-sends them."""
+    def stale_pending(self, before: dt.datetime, limit: int) -> list[str]:
+        """Turns accepted but never extracted: the queue send failed (``queued``), or the worker died mid-attempt
+        and no redelivery is coming (``running``: a killed local gateway, a message dead-lettered after a crash).
+        The hourly sweep re-sends them; a duplicate of a live attempt is harmless (the apply refuses a done turn)."""
         rows = self.store.rows(
-            "SELECT VALUE record::id(id) FROM turn WHERE extraction_status = 'queued' AND (enqueued_at ?? created_at) < $before "
-            'ORDER BY created_at LIMIT $limit;',
+            "SELECT VALUE record::id(id) FROM turn WHERE extraction_status IN ['queued', 'running'] "
+            'AND (enqueued_at ?? created_at) < $before ORDER BY created_at LIMIT $limit;',
             before=before,
             limit=limit,
         )
