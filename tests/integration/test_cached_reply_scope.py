@@ -1,7 +1,7 @@
-"""A reply served from the cache is stored no more visible than every source the original reply was built from.
+"""A model reply is built from every source it was given, cited or not (CONTRACT §8), and the cache honours that.
 
-The original model reply read a ``team/a/hr`` fact it did not cite; the cached copy stored for another caller with the
-same readable region must not land in ``shared`` where ``shared/*`` readers retrieve it (issue 12, hole 6 via tier 2).
+A copy served from the cache is stored no more visible than all of them (issue 12, hole 6 via tier 2); a reply that
+read the caller's own facts is reused by that principal only (hole 7); a change to any of them invalidates it.
 """
 
 from __future__ import annotations
