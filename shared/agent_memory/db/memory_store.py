@@ -423,19 +423,26 @@ class MemoryStore:
             **visibility_params(patterns),
         )
 
-    def close_entity_facts(self, entity_key: list[str], now: dt.datetime, region: Sequence[str]) -> int:
-        """Soft delete: every current attribute, relation and action of the entity inside the forget ``region`` ends now
-        (one transaction); rows outside it are neither touched nor counted."""
+    def close_entity_facts(self, entity_key: list[str], now: dt.datetime, region: Sequence[str], read: Sequence[str]) -> int:
+        """Soft delete: every current attribute, relation and action of the entity inside the forget ``region`` that the
+        caller can ``read`` ends now (one transaction); other rows are neither touched nor counted."""
         # Select first, then update by id: the WHERE fields are indexed and must not be scanned while updated.
         closes = [
-            f'LET ${name} = (UPDATE (SELECT VALUE id FROM {table} WHERE {field} = $ref AND {current} AND {INSIDE_FORGET}) '
+            f'LET ${name} = (UPDATE (SELECT VALUE id FROM {table} WHERE {field} = $ref AND {current} AND {INSIDE_FORGET} AND {VISIBLE}) '
             'SET valid_until = $now RETURN VALUE id);'
             for name, table, field in _ENTITY_FACT_LINKS
             for current in [CURRENT if table == 'attribute' else CURRENT_EDGE]
         ]
         total = ' + '.join(f'array::len(${name})' for name, _, _ in _ENTITY_FACT_LINKS)
         sql = f'BEGIN TRANSACTION;{"".join(closes)}UPDATE $e SET updated_at = $now;RETURN {total};COMMIT TRANSACTION;'
-        result = self.q(sql, e=entity_rid(*entity_key), ref=entity_ref_key(entity_key), now=now, **visibility_params(region, 'fg'))
+        result = self.q(
+            sql,
+            e=entity_rid(*entity_key),
+            ref=entity_ref_key(entity_key),
+            now=now,
+            **visibility_params(region, 'fg'),
+            **visibility_params(read),
+        )
         return int(result[-2] or 0)
 
     def current_by_category(self, table: str, category: str, patterns: Sequence[str], now: dt.datetime, limit: int) -> list[dict[str, Any]]:

@@ -77,9 +77,9 @@ def chat(
         composition = composer.compose(request.message, sources, window, model, caller_refs=mine)  # raises before anything is written
         tier, reason = 3, f'{decision.reason}; {retrieval.tier_reason}'
     metrics.add_metric(name=f'Tier{tier}', unit='Count', value=1)
-    # An answer built on the caller's self entity (a first-person question, or a cited fact about the caller, which
-    # the reply may phrase as "your …") is reusable only by this principal.
-    about_caller = is_first_person(request.message) or any(mine & set(hit.entity_refs) for _, hit in composition.cited)
+    # An answer built on the caller's self entity (a first-person question, or a fact about the caller it cites or a
+    # model read, which the reply may phrase as "your …") is reusable only by this principal.
+    about_caller = is_first_person(request.message) or any(mine & set(hit.entity_refs) for hit in composition.built_from)
     visibility = personal if about_caller else shared
     latency_ms = (time.perf_counter() - started) * 1000
     citations = [
@@ -127,7 +127,8 @@ def chat(
         'reused_from': rid('response_trace', decision.hit.response_id) if decision.hit else None,
         'cache_eligible': decision.eligible and decision.hit is None,
         'cited': citations,
-        'cited_entity_refs': sorted({ref for _, hit in composition.cited for ref in hit.entity_refs}),
+        'read_sources': [{'table': hit.table, 'key': hit.key} for hit in composition.read_sources],
+        'cited_entity_refs': sorted({ref for hit in composition.built_from for ref in hit.entity_refs}),  # §8: built from
         'visibility_fingerprint': visibility,
         'principal': caller.principal_id,
         'session': rid('session', session_key),

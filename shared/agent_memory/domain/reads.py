@@ -80,10 +80,10 @@ def history(store: MemoryStore, caller: Caller, entity_type: str, name: str, att
 
 
 def delete_entity(store: MemoryStore, caller: Caller, entity_type: str, name: str) -> int:
-    key, region = entity_key(entity_type, name), caller.patterns('memory:forget')
-    if store.get_entity(key, region) is None:
+    key, region, read = entity_key(entity_type, name), caller.patterns('memory:forget'), caller.patterns('memory:read')
+    if store.get_entity(key, read) is None or store.get_entity(key, region) is None:  # unreadable answers as absent
         raise NotFound('entity not found')
-    return store.close_entity_facts(key, utcnow(), region)
+    return store.close_entity_facts(key, utcnow(), region, read)
 
 
 def state(store: MemoryStore, caller: Caller, limit: int) -> dict[str, Any]:
