@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import math
 import re
 from typing import Any, TypeVar
 
@@ -15,9 +14,8 @@ from agent_memory.api.services import get_services
 from agent_memory.config import get_settings
 from agent_memory.db.memory_store import MemoryStore
 from agent_memory.domain.auth import Caller, authenticate, authenticate_management, check_context_id
-from agent_memory.domain.ids import utcnow
 from agent_memory.domain.visibility import parse_lens, with_lens
-from agent_memory.errors import AgentMemoryError, BadRequest, PayloadTooLarge, StoreUnavailable, TooManyRequests
+from agent_memory.errors import AgentMemoryError, BadRequest, PayloadTooLarge, StoreUnavailable
 from agent_memory.observability import logger
 
 PROBLEM_JSON = 'application/problem+json'
@@ -134,23 +132,11 @@ def data_plane(app: APIGatewayHttpResolver, context_id: str) -> tuple[Caller, Me
     return the caller with its context's store."""
     check_context_id(context_id)
     services = get_services()
-    caller = authenticate(services.control, services.store, app.current_event.headers or {}, context_id)
+    caller = authenticate(services.control, services.store, app.current_event.headers or {}, context_id, throttle=True)
     logger.append_keys(context=context_id, principal=caller.principal_id, acting_principal=caller.acting_principal_id)
-    enforce_rate_limit(caller)
     if app.current_event.http_method == 'GET':
         caller = with_lens(caller, parse_lens(query_param(app, 'lens')))
     return caller, services.store(context_id)
-
-
-def enforce_rate_limit(caller: Caller) -> None:
-    """Take one token from the bucket of the principal holding the key (the context's ``rate_limit`` config) or
-    raise 429 with Retry-After. Per principal, not per key: minting or rotating keys never buys a fresh bucket."""
-    limit = caller.config.rate_limit
-    if limit.enabled:
-        bucket = (caller.context_id, caller.key_holder)
-        wait = get_services().rate_limits.take(bucket, limit.requests_per_minute, limit.burst, utcnow())
-        if wait > 0:
-            raise TooManyRequests(f'rate limit of {limit.requests_per_minute} requests/minute exceeded', retry_after=math.ceil(wait))
 
 
 def management(app: APIGatewayHttpResolver) -> None:
