@@ -63,9 +63,9 @@ ROUTES = [
     ('views', 'GET', '/me', None, 1),  # authentication alone: key, context, principal and rate-limit token together
     ('views', 'GET', '/state', None, 2),
     ('entities', 'GET', '/entities/person/Ada', None, 2),
-    ('sessions', 'GET', '/sessions/s1/turns', None, 3),
-    ('facts', 'POST', '/facts', {'infer': 'none', 'text': 'a note', 'sessionId': 's1'}, 3),  # target 2: session read not folded yet
-    ('facts', 'POST', '/facts', {'infer': 'triples', 'triples': [TRIPLE]}, 5),  # target 2: reconciler reads not folded yet
+    ('sessions', 'GET', '/sessions/s1/turns', None, 2),  # the session is read with authentication
+    ('facts', 'POST', '/facts', {'infer': 'none', 'text': 'a note', 'sessionId': 's1'}, 2),
+    ('facts', 'POST', '/facts', {'infer': 'triples', 'sessionId': 's1', 'triples': [TRIPLE]}, 5),  # target 2: reconciler reads not folded
 ]
 
 

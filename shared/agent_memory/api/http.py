@@ -109,6 +109,17 @@ def raw_json_body(app: APIGatewayHttpResolver) -> Any:
     return value
 
 
+def peek_session_id(app: APIGatewayHttpResolver) -> str | None:
+    """The body's ``sessionId`` before authentication, only to read that session in the same round trip; any problem
+    with the body is left for ``parse_body`` after authentication (a caller without a valid key learns nothing)."""
+    try:
+        body = raw_json_body(app)
+    except AgentMemoryError:
+        return None
+    value = body.get('sessionId', body.get('session_id'))
+    return value if isinstance(value, str) and len(value) <= 256 else None
+
+
 def parse_body(app: APIGatewayHttpResolver, model: type[M]) -> tuple[M, Any]:
     raw = raw_json_body(app)
     try:
@@ -127,12 +138,13 @@ def query_param(app: APIGatewayHttpResolver, name: str) -> str | None:
     return (app.current_event.query_string_parameters or {}).get(name)
 
 
-def data_plane(app: APIGatewayHttpResolver, context_id: str) -> tuple[Caller, MemoryStore]:
+def data_plane(app: APIGatewayHttpResolver, context_id: str, session_id: str | None = None) -> tuple[Caller, MemoryStore]:
     """Validate the context id (422), authenticate (401), rate-limit (429), apply a GET ``lens``;
-    return the caller with its context's store."""
+    return the caller with its context's store. A ``session_id`` the route will look up is read in the same round trip."""
     check_context_id(context_id)
     services = get_services()
-    caller = authenticate(services.control, services.store, app.current_event.headers or {}, context_id, throttle=True)
+    headers = app.current_event.headers or {}
+    caller = authenticate(services.control, services.store, headers, context_id, throttle=True, session_id=session_id)
     logger.append_keys(context=context_id, principal=caller.principal_id, acting_principal=caller.acting_principal_id)
     if app.current_event.http_method == 'GET':
         caller = with_lens(caller, parse_lens(query_param(app, 'lens')))

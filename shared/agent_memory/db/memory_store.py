@@ -80,6 +80,14 @@ ENTITY = f'SELECT * OMIT embedding FROM $id WHERE {VISIBLE};'
 INSTRUCTIONS = f'SELECT * FROM instruction WHERE active = true AND {VISIBLE} ORDER BY created_at ASC LIMIT $limit;'
 
 
+# A caller's session ``$own`` (``<principal>/<id>``), a legacy one stored under the bare id ``$legacy``, then every
+# other session with client id ``$client``, oldest first (domain/sessions.py picks the first inside the region).
+SESSIONS_NAMED = (
+    'array::concat((SELECT * FROM $own), (SELECT * FROM $legacy), '
+    '(SELECT * FROM session WHERE client_id = $client AND id != $own ORDER BY created_at ASC LIMIT 64))'
+)
+
+
 def category_sql(table: str, category_param: str) -> str:
     """The newest current visible rows of ``table`` in one memory category (bound as ``category_param``), ``$limit`` of them."""
     extra = f', {TENTATIVE}' if table == 'attribute' else ''
@@ -158,14 +166,8 @@ class MemoryStore:
     # ---- sessions and turns -----------------------------------------------------------------
     def sessions_named(self, own_key: str, session_id: str) -> list[dict[str, Any]]:
         """The caller's own session, then every other session with this client id (legacy: stored under it), oldest first."""
-        own, legacy, others = self.q(
-            'SELECT * FROM $own; SELECT * FROM $legacy; '
-            'SELECT * FROM session WHERE client_id = $client AND id != $own ORDER BY created_at ASC LIMIT 64;',
-            own=rid('session', own_key),
-            legacy=rid('session', session_id),
-            client=session_id,
-        )
-        return [dict(row) for row in [*own, *legacy, *others]]
+        rows = self.q(f'RETURN {SESSIONS_NAMED};', own=rid('session', own_key), legacy=rid('session', session_id), client=session_id)[0]
+        return [dict(row) for row in rows]
 
     def create_session(self, session_id: str, row: dict[str, Any]) -> dict[str, Any]:
         return dict(self.q('CREATE $id CONTENT $row RETURN AFTER;', id=rid('session', session_id), row=row)[0][0])

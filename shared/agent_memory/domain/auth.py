@@ -71,6 +71,8 @@ class Caller:
     key_id: str = ''
     acting_principal_id: str | None = None  # the key's own principal when delegating
     principal_grants: dict[str, list[str]] = field(default_factory=dict)  # the key's principal, before attenuation
+    # (session id, the sessions that id names for this principal), read with authentication: domain/sessions.py
+    sessions_named: tuple[str, tuple[dict[str, Any], ...]] | None = None
 
     def patterns(self, verb: str) -> list[str]:
         return list(self.grants.get(verb, []))
@@ -95,17 +97,21 @@ def _principal_grants(principal: dict[str, Any]) -> dict[str, list[str]]:
     return {verb: list(stored.get(verb, [])) for verb in VERBS}
 
 
-def authenticate(control: ControlStore, store_for: Any, headers: Mapping[str, str], context_id: str, *, throttle: bool = False) -> Caller:
+def authenticate(control: ControlStore, store_for: Any, headers: Mapping[str, str], context_id: str, *, throttle: bool = False,
+                 session_id: str | None = None) -> Caller:  # fmt: skip
     """Resolve the caller of a data-plane request or raise 401 (same body for every failure), in one round trip.
 
-    With ``throttle``, the same round trip takes a token from the key holder's rate-limit bucket (429 when empty).
+    With ``throttle``, the same round trip takes a token from the key holder's rate-limit bucket (429 when empty);
+    with ``session_id``, it also reads the sessions that id may name for the caller (``Caller.sessions_named``).
     """
     digest = hash_key(bearer(headers))
     target = _header(headers, DELEGATION_HEADERS)
     if target is not None:
         target = target.removeprefix('principal:')  # clients send the bare id or the record form
-    rows = resolve_caller(control.db, digest, context_id, target, _RATE_DEFAULTS if throttle else None, utcnow())
+    rows = resolve_caller(control.db, digest, context_id, target, _RATE_DEFAULTS if throttle else None, utcnow(), session_id)
     caller = _caller_for(context_id, digest, rows)
+    if session_id is not None and rows.sessions is not None:
+        caller = replace(caller, sessions_named=(session_id, tuple(rows.sessions)))
     store_for(context_id)  # the context's store (migrations applied once per process) before the request uses it
     if target is not None and target != caller.principal_id:
         caller = delegate(caller, target, rows.target)
