@@ -8,12 +8,16 @@ bench/remote_db.py measures the same counts over ws, with latency.
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
 
 from agent_memory.api.services import Services
+from agent_memory.db.control_store import KeyRecord
+from agent_memory.domain.auth import hash_key, mint_token
+from agent_memory.domain.ids import utcnow
 from tests.conftest import Api
 from tests.integration.test_mcp import rpc
 from tests.integration.test_visibility_matrix import make_principal
@@ -93,3 +97,31 @@ def test_an_mcp_request_authenticates_in_two_round_trips(trips: Counter, api: Ap
     before = trips.calls
     rpc(api.key, 'tools/list')
     assert trips.calls - before <= 2  # the key's context first (no context in the path), then the rest in one
+
+
+def test_a_delegated_write_lands_in_the_delegated_principals_session(services: Services, context_id: str, api: Api) -> None:
+    # Given the admin's session "x" inside bob's write region (but not readable by bob), then bob's own "x"
+    bob = make_principal(services, context_id, 'bob', {'memory:read': ['team/b/bob'], 'memory:write': ['team/b/*']}, 'team/b/bob')
+    assert api.call('sessions', 'POST', '/sessions', {'id': 'x', 'scopes': [['team/b/admin']]})[0] == 201
+    assert bob.call('sessions', 'POST', '/sessions', {'id': 'x', 'scopes': [['team/b/bob']]})[0] == 201
+    # When the admin writes into session "x" on behalf of bob (the session is read with authentication)
+    code, body, _ = api.call('facts', 'POST', '/facts', {'infer': 'none', 'text': 'for bob', 'sessionId': 'x'},
+                             headers={'X-Memory-On-Behalf-Of': 'bob'})  # fmt: skip
+    assert code == 200, body
+    # Then the turn is in bob's "x", not the admin's
+    code, turns, _ = bob.call('sessions', 'GET', '/sessions/x/turns')
+    assert code == 200, turns
+    assert [t['content'] for t in turns['turns']] == ['for bob']
+    assert api.call('sessions', 'GET', '/sessions/x/turns')[1]['turns'] == []
+
+
+def test_refused_keys_take_no_token_from_the_principals_bucket(services: Services, context_id: str, api: Api) -> None:
+    # Given a bucket holding one token, and a key of the same principal that has expired
+    services.control.db.query('control', 'UPDATE type::record("context", $id) SET config = $cfg;',
+                              {'id': context_id, 'cfg': {'rate_limit': {'requests_per_minute': 1, 'burst': 1}}})  # fmt: skip
+    expired = mint_token()
+    services.control.put_key(KeyRecord(context_id, 'admin', 'old', hash_key(expired), None, utcnow() - dt.timedelta(seconds=1)), utcnow())
+    # When unknown and expired keys are refused
+    assert [api.call('views', 'GET', '/me', key=k)[0] for k in ('am_unknown', expired, expired)] == [401, 401, 401]
+    # Then the principal's token is still there (the authentication round trip took it only for a valid key)
+    assert [api.call('views', 'GET', '/me')[0] for _ in range(2)] == [200, 429]
