@@ -9,7 +9,7 @@ SAM_STAMP := $(SAM_VENV)/.installed
 PY312_DIR := $(shell command -v pyenv >/dev/null 2>&1 && ls -d "$$(pyenv root)"/versions/3.12.*/bin 2>/dev/null | tail -n 1)
 export PYTHONPATH := shared:infra
 
-.PHONY: openapi dev test install install-sam lint typecheck unit unit-ws sam-validate sam-build bench bench-lifecycle bench-auth bench-extraction bench-quality bench-retrieval bench-cache bench-mcp bench-remote-db clean
+.PHONY: openapi dev test install install-sam lint typecheck unit unit-ws sam-validate sam-build bench bench-lifecycle bench-auth bench-extraction bench-quality bench-retrieval bench-cache bench-mcp bench-remote-db bench-locomo clean
 
 $(STAMP): requirements-dev.txt shared/requirements.txt infra/layers/embeddings/requirements.txt infra/layers/mcp/requirements.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -88,8 +88,16 @@ bench-quality: install
 bench-mcp: install
 	PYTHONPATH=shared:infra:. $(BIN)/python bench/mcp_endpoint.py
 
+# LoCoMo recall (data read from ../shared/data/locomo, never copied here): tuning split 0-2, blind check 3-4.
+bench-locomo: install
+	PYTHONPATH=shared:infra:. $(BIN)/python bench/locomo.py --conversations 0,1,2
+	PYTHONPATH=shared:infra:. $(BIN)/python bench/locomo.py --conversations 3,4
+
 bench-cache: install
 	PYTHONPATH=shared:infra:. $(BIN)/python bench/cache.py
+
+bench-coldstart: install  # cold start per function; compare with the committed baseline
+	PYTHONPATH=shared:infra:. $(BIN)/python bench/coldstart.py --before bench/data/coldstart-before.json
 
 bench-remote-db: install
 	PYTHONPATH=shared:infra:. $(BIN)/python bench/remote_db.py

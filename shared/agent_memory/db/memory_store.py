@@ -7,11 +7,10 @@ import json
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from surrealdb import RecordID
-
 from agent_memory.db.connection import ALREADY_APPLIED, CONFLICT_MARKER, Database, context_db_name
 from agent_memory.db.migrations import ensure_migrated
 from agent_memory.db.records import Tx, entity_rid, rid
+from agent_memory.db.sdk import RecordID
 from agent_memory.db.trace_rows import add_traces
 from agent_memory.domain.plan_embeddings import attach_embeddings
 from agent_memory.domain.write_plan import WritePlan

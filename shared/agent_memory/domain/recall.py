@@ -82,7 +82,10 @@ def trace_row(
         'tier_entered': tier,
         'tier_reason': reason,
         'candidates': [{'id': h.id, 'table': h.table, 'score': h.score, 'lists': h.lists} for h in pool],
-        'returned': [{'id': h.id, 'table': h.table, 'rank': i, 'score': h.score} for i, h in enumerate(returned, start=1)],
+        'returned': [
+            {'id': h.id, 'table': h.table, 'rank': rank, 'score': h.score, 'occurred_at': h.occurred_at}
+            for rank, h in enumerate(returned, start=1)
+        ],
         'latency_ms': latency_ms,
         'visibility_fingerprint': fingerprint_,
         'session': rid('session', session_id) if session_id else None,

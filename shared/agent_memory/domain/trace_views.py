@@ -47,6 +47,14 @@ def _response(row: dict[str, Any] | None) -> dict[str, Any] | None:
     }
 
 
+def _returned(item: dict[str, Any]) -> dict[str, Any]:
+    """A returned row on the wire: ``occurredAt`` is when it was said (a passage's turn ``ts``) or became known."""
+    out = {k: v for k, v in item.items() if k != 'occurred_at'}
+    if 'occurred_at' in item:
+        out['occurredAt'] = when(item['occurred_at'])
+    return out
+
+
 def _record(row: dict[str, Any]) -> dict[str, Any]:
     parent = row.get('response') if isinstance(row.get('response'), dict) else None
     returned = row.get('returned') or []
@@ -72,7 +80,7 @@ def _record(row: dict[str, Any]) -> dict[str, Any]:
                 'latencyMs': row['latency_ms'],
                 'retrievedIds': [r['id'] for r in returned],
                 'scores': [r['score'] for r in returned],
-                'returned': returned,
+                'returned': [_returned(r) for r in returned],
                 'createdAt': when(row['created_at']),
             }
         ],
