@@ -26,7 +26,7 @@ from agent_memory.domain.facts import Pipeline, chunks_for, enqueue, session_for
 from agent_memory.domain.ids import new_id, utcnow
 from agent_memory.domain.reconcile import self_entity_ref
 from agent_memory.domain.response_cache import consult_cache
-from agent_memory.domain.retrieval import RetrievalRequest, Retriever, is_first_person
+from agent_memory.domain.retrieval import RetrievalRequest, Retriever, fact_refs, is_first_person
 from agent_memory.domain.synthesis import MAX_SOURCES, Composer, citation_wire, public_citation
 from agent_memory.domain.visibility import fingerprint, personal_fingerprint
 from agent_memory.domain.write_plan import WritePlan
@@ -77,9 +77,9 @@ def chat(
         composition = composer.compose(request.message, sources, window, model, caller_refs=mine)  # raises before anything is written
         tier, reason = 3, f'{decision.reason}; {retrieval.tier_reason}'
     metrics.add_metric(name=f'Tier{tier}', unit='Count', value=1)
-    # An answer built on the caller's self entity (a first-person question, or a cited fact about the caller, which
-    # the reply may phrase as "your …") is reusable only by this principal.
-    about_caller = is_first_person(request.message) or any(mine & set(hit.entity_refs) for _, hit in composition.cited)
+    # An answer built on the caller's self entity (a first-person question, or a fact about the caller it cites or a
+    # model read, which the reply may phrase as "your …") is reusable only by this principal.
+    about_caller = is_first_person(request.message) or any(mine & set(hit.entity_refs) for hit in composition.built_from)
     visibility = personal if about_caller else shared
     latency_ms = (time.perf_counter() - started) * 1000
     citations = [
@@ -127,17 +127,18 @@ def chat(
         'reused_from': rid('response_trace', decision.hit.response_id) if decision.hit else None,
         'cache_eligible': decision.eligible and decision.hit is None,
         'cited': citations,
-        'cited_entity_refs': sorted({ref for _, hit in composition.cited for ref in hit.entity_refs}),
+        'read_sources': [{'table': hit.table, 'key': hit.key} for hit in composition.read_sources],
+        'cited_entity_refs': sorted({ref for hit in composition.built_from for ref in hit.entity_refs}),  # §8: built from
         'visibility_fingerprint': visibility,
         'principal': caller.principal_id,
         'session': rid('session', session_key),
         'endpoint': 'chat',
         'created_at': now,
     }
+    plan.reinforced = fact_refs([hit for _, hit in composition.cited])
     run_with_retry(lambda: store.apply(plan))
     if queued:
         enqueue(store, caller.context_id, pipeline, [user_turn['id']])
-    recall.reinforce(store, [hit for _, hit in composition.cited])
     body = {
         'reply': composition.reply,
         'sessionId': session_id,

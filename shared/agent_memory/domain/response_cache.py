@@ -30,6 +30,7 @@ class CachedAnswer:
     reply: str
     cited: list[dict[str, Any]]
     model: str | None
+    read_sources: list[dict[str, Any]]  # what the original reply read beyond its citations ({table, key})
 
 
 @dataclass(frozen=True)
@@ -41,7 +42,8 @@ class CacheDecision:
     def composition(self) -> Composition:
         assert self.hit is not None
         cited = [(c['marker'], _cited_hit(c)) for c in self.hit.cited]
-        return Composition(self.hit.reply, cited, self.hit.model, None, [self.hit.reply])
+        read = [_cited_hit({**r, 'id': '', 'marker': ''}) for r in self.hit.read_sources]  # scopes are read when stored
+        return Composition(self.hit.reply, cited, self.hit.model, None, [self.hit.reply], read_sources=read)
 
 
 def _cited_hit(citation: dict[str, Any]) -> Hit:
@@ -81,10 +83,12 @@ def consult_cache(
         answer = candidate['answer']
         cited = list(answer.get('cited') or [])
         refs = list(answer.get('cited_entity_refs') or [])
-        if traces.still_valid([(c['table'], c['key']) for c in cited], refs, answer['created_at'], now):
+        built_from = [*cited, *(answer.get('read_sources') or [])]  # CONTRACT §8: "cited" is everything it was built from
+        if traces.still_valid([(c['table'], c['key']) for c in built_from], refs, answer['created_at'], now):
             hit = CachedAnswer(
-                str(answer['id'].id), str(candidate['id'].id), candidate['similarity'], answer['reply'], cited, answer.get('model')
-            )
+                str(answer['id'].id), str(candidate['id'].id), candidate['similarity'], answer['reply'], cited, answer.get('model'),
+                list(answer.get('read_sources') or []),
+            )  # fmt: skip
             how = 'same question' if question and candidate.get('question_key') == str(question) else 'similar question'
             reason = f'cache hit: {how}, similarity {hit.similarity:.3f} to retrieval_trace:{hit.retrieval_id}'
             return CacheDecision(eligible, hit, reason)
