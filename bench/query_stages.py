@@ -62,9 +62,10 @@ def main() -> None:
     parser.add_argument('--data', type=Path, default=default_data_path(ROOT))
     parser.add_argument('--conversation', type=int, default=0)
     parser.add_argument('--questions', type=int, default=40)
+    parser.add_argument('--ingest', help="the cached ingest's code version (default: this code's)")
     args = parser.parse_args()
     conv = load(args.data, [args.conversation])[0]
-    source = CACHE / f'{code_version()}-{conv.index}'
+    source = CACHE / f'{args.ingest or code_version()}-{conv.index}'
     manifest = json.loads((source / 'manifest.json').read_text())
     work = Path(tempfile.mkdtemp(prefix='stages-'))
     try:
