@@ -18,10 +18,12 @@ from typing import Any
 from agent_memory.db.connection import Database, run_with_retry
 from agent_memory.db.memory_store import FACT_TABLES
 from agent_memory.db.records import rid
-from agent_memory.domain.vocabulary import DAILY_DECAY, IMPORTANCE_MAX, IMPORTANCE_MIN, REINFORCEMENT
+from agent_memory.domain.vocabulary import DAILY_DECAY, IMPORTANCE_MAX, REINFORCEMENT
 
 DEFAULT_BATCH = 5000
 REINFORCE_TABLES = ('attribute', 'relates_to', 'action', 'entity')
+# Lower bound of every known-time range scan: index entries of NONE sort before any datetime.
+OLDEST = dt.datetime(1, 1, 1, tzinfo=dt.UTC)
 
 
 # (table, HNSW index) pairs of migration context/0005.
@@ -40,66 +42,93 @@ class LifecycleStore:
         self.batch = batch
 
     def _drain(self, statement: str, **params: object) -> int:
-        """Repeat one batched statement until it affects nothing; return the rows it touched."""
+        """Repeat one batched statement until it affects fewer than a batch; return the rows it touched."""
         total = 0
         while True:
-            affected = run_with_retry(lambda: self.db.query(self.database, statement, {**params, 'batch': self.batch})[0])
+            affected = run_with_retry(lambda: self.db.query(self.database, statement, {**params, 'batch': self.batch})[-1])
             total += int(affected or 0)
             if not affected or affected < self.batch:
                 return total
 
-    def decay(self, day: str) -> int:
-        """One day's decay step for every non-identity fact not yet decayed under ``day``."""
-        total = 0
-        for table in FACT_TABLES:
-            for category, factor in DAILY_DECAY.items():
-                total += self._drain(
-                    'RETURN array::len((UPDATE (SELECT VALUE id FROM type::table($table) WHERE memory_category = $cat '
-                    'AND decay_day != $day LIMIT $batch) '
-                    'SET importance = math::max([$lo, math::min([$hi, importance * $factor])]), decay_day = $day '
-                    'RETURN VALUE 1));',
-                    table=table,
-                    cat=category,
-                    day=day,
-                    factor=factor,
-                    lo=IMPORTANCE_MIN,
-                    hi=IMPORTANCE_MAX,
-                )
-        return total
+    def decay(self, day: str | None) -> int:
+        """One decay step: bump the context's decay clock (O(1)); ``day`` makes the step once per calendar day.
+
+        Returns the facts whose importance the step lowered (every non-identity fact), counted on the
+        category indexes; no fact row is written.
+        """
+        stepped = run_with_retry(
+            lambda: self.db.query(
+                self.database,
+                'UPDATE lifecycle_clock:decay SET decay_epoch += 1, scheduled_day = $day ?? scheduled_day '
+                'WHERE $day IS NONE OR scheduled_day != $day RETURN VALUE decay_epoch;',
+                {'day': day},
+            )[-1]
+        )
+        if not stepped:
+            return 0
+        counts = [
+            f'(SELECT count() FROM {table} WHERE memory_category = "{category}" GROUP ALL)[0].count ?? 0'
+            for table in FACT_TABLES
+            for category in DAILY_DECAY
+        ]
+        return int(self.db.query(self.database, f'RETURN math::sum([{", ".join(counts)}]);')[-1] or 0)
 
     def expire(self, now: dt.datetime, cutoff: dt.datetime) -> int:
-        """Context-category attributes and actions with no own ``valid_until``, known before ``cutoff``, end now."""
+        """Context-category attributes and actions with no own ``valid_until``, known before ``cutoff``, end now.
+
+        ``expiry_from`` (migration 0007) indexes exactly the open context rows and drops a row once it has a
+        ``valid_until``, so each batch reads only rows that are due. The ids are selected first: an UPDATE
+        must not filter on an indexed field it changes (engine quirk, docs/architecture.md).
+        """
         total = 0
         for table in ('attribute', 'action'):
             total += self._drain(
-                'RETURN array::len((UPDATE (SELECT VALUE id FROM type::table($table) WHERE memory_category = "context" '
-                'AND created_at < $cutoff AND valid_until IS NONE LIMIT $batch) SET valid_until = $now RETURN VALUE 1));',
+                'LET $due = SELECT VALUE id FROM type::table($table) WHERE expiry_from >= $oldest AND expiry_from < $cutoff '
+                'LIMIT $batch; '
+                'RETURN array::len((UPDATE $due SET valid_until = $now WHERE valid_until IS NONE RETURN VALUE 1));',
                 table=table,
                 cutoff=cutoff,
                 now=now,
+                oldest=OLDEST,
             )
         return total
 
     def purge_traces(self, cutoffs: dict[str, dt.datetime]) -> int:
+        """Delete traces older than their cutoff, walking the ``created_at`` index forward from the last batch."""
         total = 0
         for table, cutoff in cutoffs.items():
-            total += self._drain(
-                'RETURN array::len((DELETE (SELECT VALUE id FROM type::table($table) WHERE created_at < $cutoff LIMIT $batch) '
-                'RETURN BEFORE));',
-                table=table,
-                cutoff=cutoff,
-            )
+            start = OLDEST
+            while True:
+                deleted, last = run_with_retry(
+                    lambda table=table, cutoff=cutoff, start=start: self.db.query(
+                        self.database,
+                        'LET $rows = SELECT id, created_at FROM type::table($table) WHERE created_at >= $start '
+                        'AND created_at < $cutoff ORDER BY created_at LIMIT $batch; '
+                        'DELETE $rows.id; '
+                        'RETURN [array::len($rows), $rows[-1].created_at];',
+                        {'table': table, 'cutoff': cutoff, 'start': start, 'batch': self.batch},
+                    )[-1]
+                )
+                total += int(deleted)
+                if deleted < self.batch:
+                    break
+                start = last
         return total
 
     def reinforce(self, refs: Iterable[tuple[str, Any]]) -> int:
-        """Multiply importance by 1.1 (cap 2.0) for every (table, id) in one statement; retried on conflict."""
+        """Multiply the current importance by 1.1 (cap 2.0) for every (table, id) in one statement; retried on conflict.
+
+        The new value becomes the row's base at the current decay epoch, read in the same statement.
+        """
         ids = [rid(table, key) for table, key in refs if table in REINFORCE_TABLES]
         if not ids:
             return 0
         result = run_with_retry(
             lambda: self.db.query(
                 self.database,
-                'RETURN array::len((UPDATE $ids SET importance = math::min([$hi, importance * $factor]) RETURN VALUE 1));',
+                'RETURN array::len((UPDATE $ids SET importance_base = math::min([$hi, '
+                'fn::decayed_importance(importance_base, memory_category, decay_epoch) * $factor]), '
+                'decay_epoch = lifecycle_clock:decay.decay_epoch RETURN VALUE 1));',
                 {'ids': ids, 'hi': IMPORTANCE_MAX, 'factor': REINFORCEMENT},
             )
         )
