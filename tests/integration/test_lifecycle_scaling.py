@@ -106,7 +106,7 @@ def test_expiry_closes_a_backdated_fact_written_after_a_sweep_and_skips_closed_o
 
 
 @pytest.mark.parametrize('batch', [1, 2, 5])
-def test_trace_purge_deletes_every_due_trace_across_batches_including_equal_times(services: Services, store: MemoryStore, batch: int) -> None:
+def test_trace_purge_deletes_every_due_trace_across_batches_and_equal_times(services: Services, store: MemoryStore, batch: int) -> None:
     # Given seven retrieval traces 100 days old, four of them at the very same instant, and two recent ones
     same = ago(100)
     rows: list[dict[str, Any]] = [_trace_row('retrieval_trace', same) for _ in range(4)]

@@ -1,12 +1,9 @@
 """Set-based lifecycle statements: decay, expiry, trace purge, reinforcement (CONTRACT §5, §9).
 
-Each sweep is a handful of SurrealQL statements run in bounded batches: one statement updates
-up to ``batch`` rows selected by the sweep's own predicate, so a batch never holds more than
-``batch`` rows in memory and a repeated or concurrent run finds nothing left to do.
-
-Measured (bench/lifecycle.py): linear-ish to 100k rows, N^1.67 to 1M (374 s at 1M, 42% of a Lambda's
-limit) because each batch re-walks rows earlier batches finished. A record-id keyset was tried and was
-slower: SurrealDB 3.2 reads an open-ended id range to its end before applying LIMIT.
+Each sweep costs what changes (docs/architecture.md, "Importance and lifecycle"): decay bumps the
+context's decay clock and ``importance`` is computed on read (migration 0007); expiry reads the
+``expiry_from`` index of open context rows; trace purge walks ``created_at`` forward. Batches hold at
+most ``batch`` ids, and a repeated or concurrent run finds nothing left to do.
 """
 
 from __future__ import annotations
