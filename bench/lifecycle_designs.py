@@ -20,6 +20,7 @@ import datetime as dt
 import os
 import platform
 import shutil
+import sys
 import tempfile
 import time
 import uuid
@@ -40,6 +41,7 @@ from local_runtime.events import LocalContext, http_event  # noqa: E402
 
 FIRST_NEW_MIGRATION = 7
 LOAD_BATCH = 2000
+STMT_ROWS = 50
 BATCH = 5000
 # The old design's sweep statements (before migration 0007), verbatim.
 OLD_DECAY = (
@@ -85,9 +87,13 @@ def old_schema(db: Database, name: str) -> None:
 
 
 def load(db: Database, name: str, n: int, now: dt.datetime, base_field: str) -> float:
+    """INSERT statements of STMT_ROWS rows, LOAD_BATCH rows per query (a large INSERT statement is superlinear)."""
     started = time.perf_counter()
     for start in range(0, n, LOAD_BATCH):
-        db.query(name, 'INSERT INTO attribute $rows RETURN NONE;', {'rows': rows(start, min(n, start + LOAD_BATCH), n, now, base_field)})
+        batch = rows(start, min(n, start + LOAD_BATCH), n, now, base_field)
+        chunks = [batch[k : k + STMT_ROWS] for k in range(0, len(batch), STMT_ROWS)]
+        sql = '\n'.join(f'INSERT INTO attribute $r{j} RETURN NONE;' for j in range(len(chunks)))
+        db.query(name, sql, {f'r{j}': chunk for j, chunk in enumerate(chunks)})
     return time.perf_counter() - started
 
 
@@ -111,7 +117,9 @@ def old_expire(db: Database, name: str, now: dt.datetime) -> int:
 def timed(fn: Callable[[], Any]) -> tuple[Any, float]:
     started = time.perf_counter()
     result = fn()
-    return result, time.perf_counter() - started
+    elapsed = time.perf_counter() - started
+    print(f'    {elapsed:.2f}s -> {result}', file=sys.stderr, flush=True)
+    return result, elapsed
 
 
 def importance_sum(db: Database, name: str) -> float:
@@ -123,6 +131,7 @@ def on_mem(n: int, now: dt.datetime) -> dict[str, Any]:
     old, new = f'old_{n}', f'new_{n}'
     old_schema(db, old)
     ensure_migrated(db, new, 'context')
+    print(f'  mem:// N={n:,}: loading', file=sys.stderr, flush=True)
     load(db, old, n, now, 'importance')
     load(db, new, n, now, 'importance_base')
     store = LifecycleStore(db, new)
