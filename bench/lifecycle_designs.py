@@ -1,7 +1,7 @@
 """Lifecycle sweeps, old design beside new in one run (issue 14), on ``mem://`` and through the route on SurrealKV.
 
 Old: decay multiplies and stamps every fact row in 5,000-row batches that re-select from the start;
-expiry re-reads every old context row each hour. New (migration 0007): decay bumps the context's decay
+expiry re-reads every old context row each hour. New (migration 0015): decay bumps the context's decay
 clock (importance is computed on read), expiry reads the ``expiry_from`` index of open context rows,
 trace purge walks ``created_at`` forward.
 
@@ -39,11 +39,11 @@ from agent_memory.db.lifecycle_store import LifecycleStore  # noqa: E402
 from agent_memory.db.migrations import DIMENSION_PLACEHOLDER, ensure_migrated, load_migrations  # noqa: E402
 from local_runtime.events import LocalContext, http_event  # noqa: E402
 
-FIRST_NEW_MIGRATION = 7
+FIRST_NEW_MIGRATION = 15
 LOAD_BATCH = 2000
 STMT_ROWS = 50
 BATCH = 5000
-# The old design's sweep statements (before migration 0007), verbatim.
+# The old design's sweep statements (before migration 0015), verbatim.
 OLD_DECAY = (
     'RETURN array::len((UPDATE (SELECT VALUE id FROM type::table($table) WHERE memory_category = $cat '
     'AND decay_day != $day LIMIT $batch) '

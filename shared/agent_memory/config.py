@@ -17,8 +17,10 @@ class Settings:
     db_namespace: str
     db_user: str | None
     db_password: str | None
+    db_timeout_seconds: float
     key_secret: str
     management_key: str | None
+    management_keys_previous: tuple[str, ...]
     bootstrap_key: str | None
     bootstrap_context: str | None
     queue_url: str | None
@@ -32,8 +34,14 @@ class Settings:
     embedding_dimension: int
     embedding_base_url: str | None
     max_receives: int
+    extraction_stale_seconds: float
     max_body_bytes: int
     max_text_bytes: int
+
+    @property
+    def management_keys(self) -> tuple[str, ...]:
+        """Every management key this deployment accepts: the current one, then any still in their rotation overlap."""
+        return tuple(dict.fromkeys(k for k in (self.management_key, *self.management_keys_previous) if k))
 
     @property
     def is_embedded(self) -> bool:
@@ -45,12 +53,17 @@ def _env(name: str, default: str | None = None) -> str | None:
     return value if value not in (None, '') else default
 
 
+def _key_list(raw: str | None) -> tuple[str, ...]:
+    """A comma-separated list of keys (blank entries ignored)."""
+    return tuple(k.strip() for k in (raw or '').split(',') if k.strip())
+
+
 def default_db_url() -> str:
     data_dir = Path(_env('DATA_DIR', DEFAULT_DATA_DIR) or DEFAULT_DATA_DIR).resolve()
     return f'surrealkv://{data_dir / "surreal"}'
 
 
-SECRET_KEYS = ('db_password', 'key_secret', 'management_key', 'llm_api_key')
+SECRET_KEYS = ('db_password', 'key_secret', 'management_key', 'management_key_previous', 'llm_api_key')
 
 
 def _secrets_manager_values(secret_id: str) -> dict[str, str]:
@@ -61,7 +74,7 @@ def _secrets_manager_values(secret_id: str) -> dict[str, str]:
     """
     from aws_lambda_powertools.utilities import parameters
 
-    value = parameters.get_secret(secret_id, transform='json')
+    value = parameters.get_secret(secret_id, transform='json', force_fetch=True)  # get_settings caches per cold start
     if not isinstance(value, dict):
         raise RuntimeError(f'secret {secret_id!r} must be a JSON object with keys {SECRET_KEYS}')
     return {k: str(v) for k, v in value.items() if k in SECRET_KEYS and v not in (None, '')}
@@ -82,8 +95,10 @@ def get_settings() -> Settings:
         db_namespace=_env('DB_NAMESPACE', 'agent_memory') or 'agent_memory',
         db_user=_env('DB_USER'),
         db_password=secret.get('db_password') or _env('DB_PASSWORD'),
+        db_timeout_seconds=float(_env('DB_TIMEOUT_SECONDS', '10') or 10),
         key_secret=key_secret,
         management_key=secret.get('management_key') or _env('MANAGEMENT_KEY'),
+        management_keys_previous=_key_list(secret.get('management_key_previous') or _env('MANAGEMENT_KEY_PREVIOUS')),
         bootstrap_key=_env('BOOTSTRAP_KEY'),
         bootstrap_context=_env('BOOTSTRAP_CONTEXT'),
         queue_url=_env('QUEUE_URL'),
@@ -97,6 +112,7 @@ def get_settings() -> Settings:
         embedding_dimension=int(_env('EMBEDDING_DIMENSION', '384') or 384),
         embedding_base_url=_env('EMBEDDING_BASE_URL') or _env('LLM_BASE_URL'),
         max_receives=int(_env('MAX_RECEIVES', '3') or 3),
+        extraction_stale_seconds=float(_env('EXTRACTION_STALE_SECONDS', '900') or 900),
         max_body_bytes=int(_env('MAX_BODY_BYTES', str(1024 * 1024)) or 0),
         max_text_bytes=int(_env('MAX_TEXT_BYTES', str(64 * 1024)) or 0),
     )

@@ -9,7 +9,7 @@ from pydantic import AliasChoices, BaseModel, ConfigDict, Field, field_validator
 
 from agent_memory.domain.ids import parse_rfc3339
 from agent_memory.domain.speakers import check_speaker_name
-from agent_memory.domain.vocabulary import MemoryCategory
+from agent_memory.domain.vocabulary import MemoryCategory, names_self_entity
 
 InferMode = Literal['full', 'triples', 'preview', 'none']
 Role = Literal['user', 'assistant', 'system', 'tool']
@@ -21,10 +21,13 @@ def _alias(*names: str) -> Any:
 
 
 class StrictModel(BaseModel):
-    model_config = ConfigDict(extra='forbid', populate_by_name=True, str_strip_whitespace=False)
+    # schemas are built on a model's first use, so a cold start pays only for the models its request validates
+    model_config = ConfigDict(extra='forbid', populate_by_name=True, str_strip_whitespace=False, defer_build=True)
 
 
 class EntityRefIn(StrictModel):
+    """An entity named in an explicit write (a triple's subject or target)."""
+
     type: str = Field(min_length=1, max_length=64)
     name: str = Field(min_length=1, max_length=256)
 
@@ -33,6 +36,8 @@ class EntityRefIn(StrictModel):
     def _name_not_blank(cls, value: str) -> str:
         if not value.strip():
             raise ValueError('name must not be blank')
+        if names_self_entity(value):
+            raise ValueError("self entities are reserved: only extraction of a principal's own first-person turns writes them")
         return value
 
 
@@ -148,6 +153,8 @@ class ContextCreate(StrictModel):
 
 
 # ---- management and key lifecycle (CONTRACT §3, §10) ----------------------------------------------
+# pydantic checks `pattern` with the Rust engine, where `$` is the end of the text; Python code that reuses
+# these must call re.fullmatch (re.match with `$` accepts a trailing newline).
 PRINCIPAL_ID_PATTERN = r'^[A-Za-z0-9_.-]{1,64}$'
 KEY_NAME_PATTERN = r'^[A-Za-z0-9_.-]{1,64}$'
 PrincipalKind = Literal['human', 'agent', 'service']

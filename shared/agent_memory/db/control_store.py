@@ -25,13 +25,15 @@ _CONTEXT_MISSING = 'am-context-missing'
 _PRINCIPAL_MISSING = 'am-principal-missing'
 _KEY_EXISTS = 'am-key-exists'
 _KEY_MISSING = 'am-key-missing'
+_KEY_CAP = 'am-key-cap'
+MAX_KEYS_PER_PRINCIPAL = 100  # expired keys count until deleted: each is a row
 
 _MINT = """
 BEGIN TRANSACTION;
 IF !record::exists($ctx_id) { THROW 'am-context-missing'; };
-IF array::len(SELECT VALUE id FROM api_key WHERE context = $ctx AND principal = $principal AND name = $name) > 0 {
-    THROW 'am-key-exists';
-};
+LET $held = (SELECT VALUE name FROM api_key WHERE context = $ctx AND principal = $principal);
+IF $name INSIDE $held { THROW 'am-key-exists'; };
+IF array::len($held) >= $max_keys { THROW 'am-key-cap'; };
 USE DB %(context_db)s;
 IF !record::exists($principal_id) { THROW 'am-principal-missing'; };
 USE DB %(control_db)s;
@@ -68,7 +70,7 @@ class KeyRecord:
     created_at: dt.datetime | None = None
 
 
-def _key(row: dict[str, Any]) -> KeyRecord:
+def key_record(row: dict[str, Any]) -> KeyRecord:
     return KeyRecord(
         row['context'], row['principal'], row['name'], row['hash'], row.get('grants'), row.get('expires_at'), row.get('created_at')
     )
@@ -100,6 +102,8 @@ def _mapped(fn: Callable[[], T]) -> T:
             raise Conflict('a key with that name already exists for this principal') from exc
         if _KEY_MISSING in message:
             raise NotFound('key not found') from exc
+        if _KEY_CAP in message:
+            raise Conflict(f'this principal already holds {MAX_KEYS_PER_PRINCIPAL} keys (the maximum); delete one first') from exc
         raise
     return result
 
@@ -203,6 +207,7 @@ class ControlStore:
             'principal_id': rid('principal', key.principal),
             'name': key.name,
             'row': _key_row(key, now),
+            'max_keys': MAX_KEYS_PER_PRINCIPAL,
         }
         _mapped(lambda: self._q(sql, **params))
         return KeyRecord(key.context, key.principal, key.name, key.hash, key.grants, key.expires_at, now)
@@ -215,7 +220,7 @@ class ControlStore:
 
     def get_key(self, key_hash: str) -> KeyRecord | None:
         row = self._q('SELECT * FROM ONLY $id;', id=rid('api_key', key_hash))[0]
-        return _key(row) if row else None
+        return key_record(row) if row else None
 
     def key_by_name(self, context_id: str, principal_id: str, name: str) -> KeyRecord | None:
         rows = self._q(
@@ -224,13 +229,13 @@ class ControlStore:
             principal=principal_id,
             name=name,
         )[0]
-        return _key(rows[0]) if rows else None
+        return key_record(rows[0]) if rows else None
 
     def list_keys(self, context_id: str, principal_id: str) -> list[KeyRecord]:
         rows = self._q(
             'SELECT * FROM api_key WHERE context = $ctx AND principal = $principal ORDER BY name;', ctx=context_id, principal=principal_id
         )[0]
-        return [_key(r) for r in rows or []]
+        return [key_record(r) for r in rows or []]
 
     def delete_key(self, context_id: str, principal_id: str, name: str) -> bool:
         rows = self._q(
@@ -241,24 +246,20 @@ class ControlStore:
         )[0]
         return bool(rows)
 
-    def find_key(self, key_hash: str, context_id: str) -> tuple[KeyRecord | None, dict[str, Any] | None]:
-        """The key with this hash and the context it names, in one round trip."""
-        key_row, context_row = self._q(
-            'SELECT * FROM ONLY $key; SELECT * FROM ONLY $ctx;', key=rid('api_key', key_hash), ctx=rid('context', context_id)
-        )
-        return (_key(key_row) if key_row else None), (dict(context_row) if context_row else None)
-
-    def find_key_and_its_context(self, key_hash: str) -> tuple[KeyRecord | None, dict[str, Any] | None]:
-        """The key with this hash and the context it belongs to, in one round trip (MCP: no context in the path)."""
-        _, (key_row, context_row) = self._q(
-            'LET $k = (SELECT * FROM ONLY $key); RETURN [$k, IF $k { (SELECT * FROM ONLY type::record("context", $k.context)) }];',
-            key=rid('api_key', key_hash),
-        )
-        return (_key(key_row) if key_row else None), (dict(context_row) if context_row else None)
-
     # ---- management keys ----------------------------------------------------------------------
-    def put_management_key(self, key_hash: str, now: dt.datetime) -> None:
-        self._q('UPSERT $id SET hash = $hash, created_at = $now;', id=rid('management_key', key_hash), hash=key_hash, now=now)
+    def replace_management_keys(self, key_hashes: list[str], now: dt.datetime) -> None:
+        """Make ``key_hashes`` the whole set of management keys, in one transaction: any other key is revoked."""
+        ids = [rid('management_key', h) for h in key_hashes]
+        run_with_retry(
+            lambda: self._q(
+                'BEGIN TRANSACTION;\n'
+                'DELETE management_key WHERE id NOTINSIDE $ids;\n'
+                'FOR $id IN $ids { UPSERT $id SET hash = record::id($id), created_at = created_at ?? $now; };\n'
+                'COMMIT TRANSACTION;',
+                ids=ids,
+                now=now,
+            )
+        )
 
     def management_key_hash(self, key_hash: str) -> str | None:
         row = self._q('SELECT VALUE hash FROM ONLY $id;', id=rid('management_key', key_hash))[0]

@@ -1,7 +1,7 @@
 """Set-based lifecycle statements: decay, expiry, trace purge, reinforcement (CONTRACT §5, §9).
 
 Each sweep costs what changes (docs/architecture.md, "Importance and lifecycle"): decay bumps the
-context's decay clock and ``importance`` is computed on read (migration 0007); expiry reads the
+context's decay clock and ``importance`` is computed on read (migration 0015); expiry reads the
 ``expiry_from`` index of open context rows; trace purge walks ``created_at`` forward. Batches hold at
 most ``batch`` ids, and a repeated or concurrent run finds nothing left to do.
 """
@@ -14,11 +14,11 @@ from typing import Any
 
 from agent_memory.db.connection import Database, run_with_retry
 from agent_memory.db.memory_store import FACT_TABLES
-from agent_memory.db.records import rid
-from agent_memory.domain.vocabulary import DAILY_DECAY, IMPORTANCE_MAX, REINFORCEMENT
+from agent_memory.db.records import Tx
+from agent_memory.db.reinforcement import reinforce_statement, reinforced_ids
+from agent_memory.domain.vocabulary import DAILY_DECAY
 
 DEFAULT_BATCH = 5000
-REINFORCE_TABLES = ('attribute', 'relates_to', 'action', 'entity')
 # Lower bound of every known-time range scan: index entries of NONE sort before any datetime.
 OLDEST = dt.datetime(1, 1, 1, tzinfo=dt.UTC)
 
@@ -73,7 +73,7 @@ class LifecycleStore:
     def expire(self, now: dt.datetime, cutoff: dt.datetime) -> int:
         """Context-category attributes and actions with no own ``valid_until``, known before ``cutoff``, end now.
 
-        ``expiry_from`` (migration 0007) indexes exactly the open context rows and drops a row once it has a
+        ``expiry_from`` (migration 0015) indexes exactly the open context rows and drops a row once it has a
         ``valid_until``, so each batch reads only rows that are due. The ids are selected first: an UPDATE
         must not filter on an indexed field it changes (engine quirk, docs/architecture.md).
         """
@@ -113,22 +113,13 @@ class LifecycleStore:
         return total
 
     def reinforce(self, refs: Iterable[tuple[str, Any]]) -> int:
-        """Multiply the current importance by 1.1 (cap 2.0) for every (table, id) in one statement; retried on conflict.
-
-        The new value becomes the row's base at the current decay epoch, read in the same statement.
-        """
-        ids = [rid(table, key) for table, key in refs if table in REINFORCE_TABLES]
+        """Multiply the current importance by 1.1 (cap 2.0) for every (table, id) in one statement; retried on conflict."""
+        ids = reinforced_ids(refs)
         if not ids:
             return 0
-        result = run_with_retry(
-            lambda: self.db.query(
-                self.database,
-                'RETURN array::len((UPDATE $ids SET importance_base = math::min([$hi, '
-                'fn::decayed_importance(importance_base, memory_category, decay_epoch) * $factor]), '
-                'decay_epoch = lifecycle_clock:decay.decay_epoch RETURN VALUE 1));',
-                {'ids': ids, 'hi': IMPORTANCE_MAX, 'factor': REINFORCEMENT},
-            )
-        )
+        tx = Tx()
+        sql = f'RETURN array::len(({reinforce_statement(tx, ids)} RETURN VALUE 1));'
+        result = run_with_retry(lambda: self.db.query(self.database, sql, tx.params))
         return int(result[0] or 0)
 
     def vector_index_growth(self) -> dict[str, tuple[int, int]]:

@@ -5,8 +5,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-from surrealdb import RecordID
-
+from agent_memory.db.sdk import RecordID
 from agent_memory.domain.ids import iso
 
 
@@ -35,6 +34,12 @@ def bare(value: Any) -> str | None:
     if value is None:
         return None
     return str(value.id) if isinstance(value, RecordID) else str(value)
+
+
+def session_id_of(value: Any) -> str | None:
+    """The id callers use for a session (a record or its stored key ``<principal>/<id>``; legacy keys are the id)."""
+    key = bare(value)
+    return key.rsplit('/', 1)[-1] if key else None
 
 
 def when(value: Any) -> str | None:

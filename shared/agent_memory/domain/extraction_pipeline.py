@@ -20,7 +20,7 @@ from agent_memory.db.turn_store import TurnStore
 from agent_memory.domain.chunks import chunk_id, split_text
 from agent_memory.domain.context_config import ContextConfig
 from agent_memory.domain.ids import new_id, utcnow
-from agent_memory.domain.reconcile import Diff, Reconciler, Source, Speaker
+from agent_memory.domain.reconcile import Diff, Reconciler, Source, Speaker, without_forged_self_refs
 from agent_memory.domain.vocabulary import MemoryCategory
 from agent_memory.domain.write_plan import TurnOutcome, WritePlan
 from agent_memory.extraction.errors import ProviderOutputInvalid
@@ -65,11 +65,11 @@ class Extractors:
         return bind_first_person(extraction, ctx.speaker), error
 
     def _run(self, text: str, ctx: ExtractionContext, model: str | None) -> tuple[Extraction, str | None]:
-        base = self.stage0(text, ctx)
+        base = without_forged_self_refs(self.stage0(text, ctx))
         if self.llm is None:
             return base, None
         try:
-            model_result = self.llm.extract(text, ctx, base, model)
+            model_result = without_forged_self_refs(self.llm.extract(text, ctx, base, model))
             return model_result.merged(Extraction(instructions=base.instructions, uncertainties=base.uncertainties)), None
         except ProviderOutputInvalid as exc:  # ProviderRetryable propagates: the message is retried by SQS
             return base, f'LLM stage output invalid, kept stage 0: {exc}'
@@ -109,7 +109,8 @@ class TurnInput:
 def extraction_context(store: MemoryStore, turn: TurnInput, speaker: Speaker, read_patterns: list[str]) -> ExtractionContext:
     turns = TurnStore(store)
     entities, keys, labels = turns.vocabulary(read_patterns, VOCABULARY_LIMIT)
-    recent = turns.recent_turns(bare(turn.session) or '', turn.seq, CONTEXT_WINDOW_TURNS) if turn.session is not None else []
+    session = bare(turn.session)
+    recent = turns.recent_turns(session, turn.seq, CONTEXT_WINDOW_TURNS, read_patterns) if session is not None else []
     open_rows = turns.open_uncertainties(read_patterns, OPEN_UNCERTAINTY_LIMIT)
     return ExtractionContext(
         role=turn.role,
@@ -198,7 +199,8 @@ def process_turn(store: MemoryStore, extractors: Extractors, config: ContextConf
     turn = TurnInput.from_row(row)
     principal = store.get_principal(turn.principal) or {'display_name': turn.principal, 'grants': {}}
     speaker = Speaker(turn.principal, principal['display_name'])
-    read_patterns = list((principal.get('grants') or {}).get('memory:read', []))
+    stored_region = row.get('read_region')  # the writer's effective grants (key and delegation included)
+    read_patterns = list(stored_region if stored_region is not None else (principal.get('grants') or {}).get('memory:read', []))
     ctx = extraction_context(store, turn, speaker, read_patterns)
     extraction, error = extractors.run(turn.content, ctx, config.models.extraction)
     session_id = bare(turn.session)

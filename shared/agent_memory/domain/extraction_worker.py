@@ -7,14 +7,16 @@ import datetime as dt
 from aws_lambda_powertools.metrics import MetricUnit
 
 from agent_memory.api.services import Services
+from agent_memory.config import get_settings
+from agent_memory.db.memory_store import MemoryStore
 from agent_memory.db.turn_store import TurnStore
+from agent_memory.domain.chunks import split_text
 from agent_memory.domain.context_config import effective_config
 from agent_memory.domain.extraction_pipeline import process_turn
 from agent_memory.domain.ids import utcnow
 from agent_memory.jobs import ExtractionJob
 from agent_memory.observability import logger, metrics
 
-STALE_AFTER = dt.timedelta(minutes=15)
 RESEND_LIMIT = 500
 
 
@@ -28,6 +30,8 @@ def handle_job(services: Services, body: str, receive_count: int) -> None:
         return
     config = effective_config(context.get('config'))
     store = services.store(job.context_id)
+    if len(job.turn_ids) > 1:
+        prefetch_chunk_vectors(services, store, job.turn_ids)
     for turn_id in job.turn_ids:
         try:
             result = process_turn(store, services.extractors, config, turn_id)
@@ -42,15 +46,26 @@ def handle_job(services: Services, body: str, receive_count: int) -> None:
         logger.info('turn extracted', extra={'context': job.context_id, 'turn': turn_id, 'status': result.status})
 
 
+def prefetch_chunk_vectors(services: Services, store: MemoryStore, turn_ids: tuple[str, ...]) -> None:
+    """One model call for every chunk of the job: each turn's commit then finds its chunks' vectors remembered
+    (LazyEmbedder's memo) and embeds only the entities and attributes it creates. Only a speed-up: if it fails,
+    each turn embeds its own chunks and fails (and is recorded) there."""
+    try:
+        services.embedder.embed([text for content in TurnStore(store).pending_contents(turn_ids) for text in split_text(content)])
+    except Exception:
+        logger.warning('chunk prefetch failed; turns embed their own chunks', exc_info=True)
+
+
 def resend_stale(services: Services) -> int:
-    """Hourly: turns still queued long after they were accepted (their send failed) get their job again."""
+    """Hourly: turns still not extracted long after their job was last sent get their job again."""
     if services.queue is None:
         return 0
     resent = 0
+    stale_after = dt.timedelta(seconds=get_settings().extraction_stale_seconds)
     for context_id in services.control.list_context_ids():
         store = services.store(context_id)
         turns = TurnStore(store)
-        stale = turns.stale_queued(utcnow() - STALE_AFTER, RESEND_LIMIT)
+        stale = turns.stale_pending(utcnow() - stale_after, RESEND_LIMIT)
         if stale:
             services.queue.send([ExtractionJob(context_id, (t,)) for t in stale])
             turns.mark_enqueued(stale, utcnow())
