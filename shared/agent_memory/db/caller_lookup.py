@@ -31,7 +31,7 @@ LET $am_principal = IF $am_ok THEN (SELECT * FROM ONLY type::record('principal',
 LET $am_target = IF $am_principal != NONE AND $target != NONE THEN (SELECT * FROM ONLY type::record('principal', $target)) END;
 -- The sessions named by the request's session id, for whom the request acts (the target when delegating).
 LET $am_as = IF $am_target != NONE THEN $target ELSE $am_key.principal END;
-LET $own = IF $named_session != NONE THEN type::record('session', $am_as + '/' + $named_session) END;
+LET $own = IF $am_as != NONE AND $named_session != NONE THEN type::record('session', $am_as + '/' + $named_session) END;
 LET $legacy = IF $named_session != NONE THEN type::record('session', $named_session) END;
 LET $client = $named_session;
 LET $am_sessions = IF $am_principal != NONE AND $named_session != NONE THEN %(sessions_named)s END;
