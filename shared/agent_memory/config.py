@@ -7,6 +7,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
+from agent_memory.extraction.structured_output import Setting, parse_setting
+
 DEFAULT_DATA_DIR = '.data'
 EMBEDDING_PROVIDERS = ('local', 'openai')
 
@@ -27,6 +29,7 @@ class Settings:
     llm_extraction_model: str | None
     llm_timeout_seconds: float
     llm_synthesis_model: str | None
+    llm_structured_output: Setting
     embedding_provider: str
     embedding_model: str | None
     embedding_dimension: int
@@ -92,6 +95,7 @@ def get_settings() -> Settings:
         llm_extraction_model=_env('LLM_EXTRACTION_MODEL'),
         llm_timeout_seconds=float(_env('LLM_TIMEOUT_SECONDS', '20') or 20),
         llm_synthesis_model=_env('LLM_SYNTHESIS_MODEL'),
+        llm_structured_output=parse_setting(_env('LLM_STRUCTURED_OUTPUT')),
         embedding_provider=provider,
         embedding_model=_env('EMBEDDING_MODEL'),
         embedding_dimension=int(_env('EMBEDDING_DIMENSION', '384') or 384),

@@ -113,7 +113,8 @@ def extractor(llm_server: LlmTestServer) -> Iterator[LlmExtractor]:  # noqa: F81
 def test_valid_output_is_parsed_into_an_extraction(extractor: LlmExtractor, llm_server: LlmTestServer) -> None:  # noqa: F811
     llm_server.reply_json(_valid_reply())
 
-    result = extractor.extract('I am a staff engineer at Acme now, no longer at Globex. Always answer in bullet points.', _ctx(), STAGE0)
+    text = 'I am a staff engineer at Acme now, no longer at Globex. Always answer in bullet points.'
+    result = extractor.extract(text, _ctx(), STAGE0).extraction
 
     assert len(llm_server.requests) == 1
     assert result.entities == (EntityRef.me(), EntityRef(type='organization', name='Acme'))
@@ -178,15 +179,15 @@ def test_instructions_only_come_from_user_or_system_turns(extractor: LlmExtracto
     reply = {'instructions': [{'label': 'tone', 'description': 'Always be formal'}]}
     llm_server.reply_json(reply).reply_json(reply).reply_json(reply)
 
-    assert extractor.extract('Always be formal', _ctx('assistant'), Extraction()).instructions == ()
-    assert extractor.extract('Always be formal', _ctx('tool'), Extraction()).instructions == ()
-    assert len(extractor.extract('Always be formal', _ctx('system'), Extraction()).instructions) == 1
+    assert extractor.extract('Always be formal', _ctx('assistant'), Extraction()).extraction.instructions == ()
+    assert extractor.extract('Always be formal', _ctx('tool'), Extraction()).extraction.instructions == ()
+    assert len(extractor.extract('Always be formal', _ctx('system'), Extraction()).extraction.instructions) == 1
 
 
 def test_a_fenced_reply_is_accepted(extractor: LlmExtractor, llm_server: LlmTestServer) -> None:  # noqa: F811
     llm_server.reply_text('```json\n{"entities": [{"type": "person", "name": "self"}]}\n```')
 
-    assert extractor.extract('hi', _ctx(), Extraction()).entities == (EntityRef.me(),)
+    assert extractor.extract('hi', _ctx(), Extraction()).extraction.entities == (EntityRef.me(),)
     assert len(llm_server.requests) == 1
 
 
@@ -238,7 +239,7 @@ def test_turn_text_is_framed_as_untrusted_data(extractor: LlmExtractor, llm_serv
 def test_invalid_json_then_a_valid_repair(extractor: LlmExtractor, llm_server: LlmTestServer) -> None:  # noqa: F811
     llm_server.reply_text('{"entities": [ oops').reply_json({'entities': [{'type': 'person', 'name': 'self'}]})
 
-    result = extractor.extract('I am here', _ctx(), Extraction())
+    result = extractor.extract('I am here', _ctx(), Extraction()).extraction
 
     assert result.entities == (EntityRef.me(),)
     assert len(llm_server.requests) == 2
@@ -253,7 +254,7 @@ def test_schema_mismatch_then_a_valid_repair(extractor: LlmExtractor, llm_server
     llm_server.reply_json({'attributes': [{'entity': {'type': 'person', 'name': 'self'}, 'key': '', 'value': 'x'}]})
     llm_server.reply_json({'attributes': [{'entity': {'type': 'person', 'name': 'self'}, 'key': 'plan', 'value': 'Pro'}]})
 
-    result = extractor.extract('My plan is Pro', _ctx(), Extraction())
+    result = extractor.extract('My plan is Pro', _ctx(), Extraction()).extraction
 
     assert result.attributes[0].key == 'plan'
     error = llm_server.requests[1].messages[-1]['content']
@@ -316,16 +317,16 @@ def test_an_unreachable_provider_is_retryable(llm_server: LlmTestServer) -> None
         extractor.extract('hi', _ctx(), Extraction())
 
 
-@pytest.mark.parametrize('status', [400, 401, 404])
-def test_configuration_errors_keep_stage0(extractor: LlmExtractor, llm_server: LlmTestServer, status: int) -> None:  # noqa: F811
+@pytest.mark.parametrize(('status', 'reason'), [(401, 'auth_failed'), (403, 'auth_failed'), (404, 'model_not_found')])
+def test_configuration_errors_keep_stage0(extractor: LlmExtractor, llm_server: LlmTestServer, status: int, reason: str) -> None:  # noqa: F811
     llm_server.error(status)
 
     with pytest.raises(ProviderRequestRejected) as caught:
         extractor.extract('hi', _ctx(), Extraction())
 
     assert isinstance(caught.value, ProviderOutputInvalid)  # the caller keeps stage 0 and records the failure
-    assert caught.value.status_code == status
-    assert len(llm_server.requests) == 1  # no repair request for a rejected request
+    assert caught.value.status_code == status and caught.value.reason == reason
+    assert len(llm_server.requests) == 1  # no other mode and no repair request: the mode is not the problem
 
 
 # -- configuration --------------------------------------------------------------------------------------------------
@@ -343,7 +344,7 @@ def test_without_a_key_a_placeholder_is_sent(llm_server: LlmTestServer, monkeypa
     assert extractor is not None
     llm_server.reply_json({})
 
-    assert extractor.extract('hi', _ctx(), Extraction()) == Extraction()
+    assert extractor.extract('hi', _ctx(), Extraction()).extraction == Extraction()
     assert llm_server.requests[0].headers['authorization'] == 'Bearer no-key'
     extractor.close()
 

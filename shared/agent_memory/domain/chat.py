@@ -22,7 +22,7 @@ from agent_memory.domain.facts import Pipeline, chunks_for, enqueue, session_for
 from agent_memory.domain.ids import new_id, utcnow
 from agent_memory.domain.response_cache import consult_cache
 from agent_memory.domain.retrieval import RetrievalRequest, Retriever
-from agent_memory.domain.synthesis import MAX_SOURCES, Composer, citation_wire, public_citation
+from agent_memory.domain.synthesis import MAX_SOURCES, Composer, citation_wire, public_citation, source_ref
 from agent_memory.domain.visibility import fingerprint
 from agent_memory.domain.write_plan import WritePlan
 from agent_memory.embeddings import Embedder
@@ -72,6 +72,9 @@ def chat(
         citation_wire(marker, hit) | {'table': hit.table, 'key': hit.key, 'entity_refs': list(hit.entity_refs)}
         for marker, hit in composition.cited
     ]
+    built_from = None if composition.built_from is None else [source_ref(hit) for hit in composition.built_from]
+    # An answer built from nothing has nothing a later write could invalidate it by: never cached.
+    cacheable = decision.eligible and decision.hit is None and bool(built_from)
     response_id, retrieval_id = new_id(), new_id()
     plan = WritePlan(now=now, principal=caller.principal_id, session_id=session_id)
     if session is None:
@@ -97,7 +100,7 @@ def chat(
         session_id=session_id,
         trace_id=retrieval_id,
     )
-    plan.retrieval_trace['cache_eligible'] = decision.eligible and decision.hit is None
+    plan.retrieval_trace['cache_eligible'] = cacheable
     plan.response_trace = {
         'id': response_id,
         'message': request.message,
@@ -107,9 +110,10 @@ def chat(
         'latency_ms': latency_ms,
         'cached': decision.hit is not None,
         'reused_from': rid('response_trace', decision.hit.response_id) if decision.hit else None,
-        'cache_eligible': decision.eligible and decision.hit is None,
+        'cache_eligible': cacheable,
         'cited': citations,
-        'cited_entity_refs': sorted({ref for _, hit in composition.cited for ref in hit.entity_refs}),
+        'built_from': built_from,
+        'cited_entity_refs': sorted({ref for source in built_from or [] for ref in source['entity_refs']}),
         'visibility_fingerprint': visibility,
         'principal': caller.principal_id,
         'session': rid('session', session_id),

@@ -23,7 +23,8 @@ from agent_memory.domain.ids import new_id, utcnow
 from agent_memory.domain.reconcile import Diff, Reconciler, Source, Speaker
 from agent_memory.domain.vocabulary import MemoryCategory
 from agent_memory.domain.write_plan import TurnOutcome, WritePlan
-from agent_memory.extraction.errors import ProviderOutputInvalid
+from agent_memory.extraction.errors import LlmFailure, ProviderOutputInvalid, ProviderRetryable
+from agent_memory.extraction.llm import LlmExtraction
 from agent_memory.extraction.model import (
     EntityRef,
     ExtractedUncertainty,
@@ -45,7 +46,16 @@ Stage0 = Callable[[str, ExtractionContext], Extraction]
 class LlmStage(Protocol):
     """What the pipeline needs from the LLM stage (``extraction.llm.LlmExtractor`` provides it)."""
 
-    def extract(self, text: str, ctx: ExtractionContext, stage0: Extraction, model: str | None = None) -> Extraction: ...
+    def extract(self, text: str, ctx: ExtractionContext, stage0: Extraction, model: str | None = None) -> LlmExtraction: ...
+
+
+@dataclass(frozen=True)
+class StageOutcome:
+    """How a turn was extracted: ``mode`` is ``stage0`` or the structured-output mode of the LLM result;
+    ``llm_error`` the classified reason the LLM stage failed (stage 0 was then kept)."""
+
+    mode: str
+    llm_error: LlmFailure | None = None
 
 
 @dataclass(frozen=True)
@@ -53,20 +63,26 @@ class Extractors:
     stage0: Stage0
     llm: LlmStage | None = None
 
-    def run(self, text: str, ctx: ExtractionContext, model: str | None) -> tuple[Extraction, str | None]:
-        """Stage 0 always; the LLM stage when configured. Its invalid output keeps stage 0 and reports why.
+    def run(self, text: str, ctx: ExtractionContext, model: str | None, final_delivery: bool = False) -> tuple[Extraction, StageOutcome]:
+        """Stage 0 always; the LLM stage when configured. Whatever the LLM stage fails with keeps stage 0 and reports
+        why, except a transient provider error before the final delivery, which propagates so SQS retries the message.
 
         A valid LLM result (which saw stage 0 as a hint) replaces stage 0, except that stage 0's instructions and
         uncertainties are kept: a directive or a doubt the rules caught is never silently dropped.
         """
         base = self.stage0(text, ctx)
         if self.llm is None:
-            return base, None
+            return base, StageOutcome('stage0')
         try:
-            model_result = self.llm.extract(text, ctx, base, model)
-            return model_result.merged(Extraction(instructions=base.instructions, uncertainties=base.uncertainties)), None
-        except ProviderOutputInvalid as exc:  # ProviderRetryable propagates: the message is retried by SQS
-            return base, f'LLM stage output invalid, kept stage 0: {exc}'
+            result = self.llm.extract(text, ctx, base, model)
+        except ProviderOutputInvalid as exc:
+            return base, StageOutcome('stage0', exc.reason)
+        except ProviderRetryable as exc:
+            if not final_delivery:
+                raise
+            return base, StageOutcome('stage0', exc.reason)
+        kept = Extraction(instructions=base.instructions, uncertainties=base.uncertainties)
+        return result.extraction.merged(kept), StageOutcome(result.mode)
 
 
 @dataclass(frozen=True)
@@ -131,7 +147,7 @@ def plan_turn(
     speaker: Speaker,
     config: ContextConfig,
     session_id: str | None,
-    error: str | None,
+    outcome: StageOutcome,
 ) -> tuple[WritePlan, Diff]:
     """Reconcile one turn's extraction into a plan that also marks the turn done (applied by the caller)."""
     started = time.perf_counter()
@@ -163,7 +179,7 @@ def plan_turn(
     reconciler.run(extraction)
     plan.decision_trace['latency_ms'] = (time.perf_counter() - started) * 1000
     if turn.turn_id:
-        plan.turn_outcome = TurnOutcome(turn.turn_id, json.dumps(diff.as_json()), error)
+        plan.turn_outcome = TurnOutcome(turn.turn_id, json.dumps(diff.as_json()), outcome.mode, outcome.llm_error)
         plan.chunk_embeddings = [(chunk_id(turn.turn_id, i), text) for i, text in enumerate(split_text(turn.content))]
     return plan, diff
 
@@ -174,8 +190,13 @@ class TurnResult:
     diff: dict[str, Any] | None = None
 
 
-def process_turn(store: MemoryStore, extractors: Extractors, config: ContextConfig, turn_id: str) -> TurnResult:
-    """Extract and reconcile one stored turn; a turn already done is left alone (idempotent per turn)."""
+def process_turn(
+    store: MemoryStore, extractors: Extractors, config: ContextConfig, turn_id: str, final_delivery: bool = True
+) -> TurnResult:
+    """Extract and reconcile one stored turn; a turn already done is left alone (idempotent per turn).
+
+    ``final_delivery`` False lets a transient provider error propagate (the message is retried); True (the last
+    SQS delivery, or a caller that cannot retry) reconciles stage 0 instead."""
     turns = TurnStore(store)
     row = turns.get_turn(turn_id)
     if row is None:
@@ -189,11 +210,11 @@ def process_turn(store: MemoryStore, extractors: Extractors, config: ContextConf
     speaker = Speaker(turn.principal, principal['display_name'])
     read_patterns = list((principal.get('grants') or {}).get('memory:read', []))
     ctx = extraction_context(store, turn, speaker, read_patterns)
-    extraction, error = extractors.run(turn.content, ctx, config.models.extraction)
+    extraction, outcome = extractors.run(turn.content, ctx, config.models.extraction, final_delivery)
     session_id = bare(turn.session)
 
     def attempt() -> Diff:
-        plan, diff = plan_turn(store, turn, extraction, speaker, config, session_id, error)
+        plan, diff = plan_turn(store, turn, extraction, speaker, config, session_id, outcome)
         store.apply(plan)
         return diff
 
@@ -202,8 +223,8 @@ def process_turn(store: MemoryStore, extractors: Extractors, config: ContextConf
     except AlreadyApplied:
         return TurnResult('done')  # a concurrent delivery of the same job finished first
     metrics.add_metric(name='ExtractionDone', unit=MetricUnit.Count, value=1)
-    if error:
-        metrics.add_metric(name='ExtractionLlmInvalid', unit=MetricUnit.Count, value=1)
+    if outcome.llm_error:
+        metrics.add_metric(name='ExtractionLlmFallback', unit=MetricUnit.Count, value=1)
     return TurnResult('done', diff.as_json())
 
 
@@ -212,6 +233,6 @@ def preview_turn(
 ) -> dict[str, Any]:
     """``infer: preview``: the diff a full extraction would produce now, with nothing persisted."""
     ctx = extraction_context(store, turn, speaker, read_patterns)
-    extraction, _ = extractors.run(turn.content, ctx, config.models.extraction)
-    _, diff = plan_turn(store, turn, extraction, speaker, config, None, None)
+    extraction, outcome = extractors.run(turn.content, ctx, config.models.extraction)
+    _, diff = plan_turn(store, turn, extraction, speaker, config, None, outcome)
     return diff.as_json()

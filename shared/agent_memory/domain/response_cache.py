@@ -2,7 +2,8 @@
 
 A /chat message is embedded once; earlier cacheable answers of the same context with the same
 visibility fingerprint, younger than the freshness window and at least ``similarity_threshold``
-similar (HNSW, cosine) are tried best-first; the first one whose citations are still valid is served.
+similar (HNSW, cosine) are tried best-first; the first one whose sources (every row it was built from,
+cited or not) are still valid is served.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ class CachedAnswer:
     reply: str
     cited: list[dict[str, Any]]
     model: str | None
+    built_from: list[dict[str, Any]]
 
 
 @dataclass(frozen=True)
@@ -38,7 +40,8 @@ class CacheDecision:
     def composition(self) -> Composition:
         assert self.hit is not None
         cited = [(c['marker'], _cited_hit(c)) for c in self.hit.cited]
-        return Composition(self.hit.reply, cited, self.hit.model, None, [self.hit.reply])
+        built_from = [_cited_hit(s) for s in self.hit.built_from]
+        return Composition(self.hit.reply, cited, self.hit.model, None, [self.hit.reply], built_from)
 
 
 def _cited_hit(citation: dict[str, Any]) -> Hit:
@@ -73,12 +76,16 @@ def consult_cache(
     candidates = traces.cache_candidates(vector, visibility, since, config.similarity_threshold)
     for candidate in candidates:
         answer = candidate['answer']
-        cited = list(answer.get('cited') or [])
+        built_from = answer.get('built_from')
+        if built_from is None:
+            continue  # what the answer was built from is not recorded: its validity cannot be checked
         refs = list(answer.get('cited_entity_refs') or [])
-        if traces.still_valid([(c['table'], c['key']) for c in cited], refs, answer['created_at'], now):
+        if traces.still_valid([(s['table'], s['key']) for s in built_from], refs, answer['created_at'], now):
+            cited = list(answer.get('cited') or [])
             hit = CachedAnswer(
-                str(answer['id'].id), str(candidate['id'].id), candidate['similarity'], answer['reply'], cited, answer.get('model')
-            )
+                str(answer['id'].id), str(candidate['id'].id), candidate['similarity'], answer['reply'], cited, answer.get('model'),
+                built_from,
+            )  # fmt: skip
             return CacheDecision(eligible, hit, f'cache hit: similarity {hit.similarity:.3f} to retrieval_trace:{hit.retrieval_id}')
     if candidates:
         return CacheDecision(eligible, None, f'cache miss: {len(candidates)} similar answers no longer valid')

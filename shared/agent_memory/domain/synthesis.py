@@ -38,6 +38,9 @@ class Composition:
     model: str | None
     tokens: dict[str, int] | None = None
     deltas: list[str] = field(default_factory=list)
+    # Every source the answer was built from (placed in the prompt, or quoted), cited or not: what a cached copy's
+    # validity is checked against (CONTRACT §8). None: not known, so the answer is never cached.
+    built_from: list[Hit] | None = None
 
 
 class Composer(Protocol):
@@ -111,7 +114,7 @@ class LlmComposer:
         reply, cited = resolve_citations(''.join(deltas), sources)
         if not reply:
             raise ProviderUnavailable('synthesis returned an empty reply')
-        return Composition(reply, cited, chosen, usage, deltas)
+        return Composition(reply, cited, chosen, usage, deltas, list(sources))
 
 
 class ExtractiveComposer:
@@ -133,11 +136,16 @@ class ExtractiveComposer:
             chosen = [(n, hit) for n, hit in usable if hit.source in FACT_SOURCES][:1]
         if not chosen:
             reply = "I don't have anything in memory about that yet."
-            return Composition(reply, [], None, None, [reply])
+            return Composition(reply, [], None, None, [reply], [])
         chosen.sort()
         sentences = [f'{hit.text.rstrip(".")} [S{n}].' for n, hit in chosen]
         reply = 'From memory: ' + ' '.join(sentences)
-        return Composition(reply, [(f'[S{n}]', hit) for n, hit in chosen], None, None, [reply])
+        return Composition(reply, [(f'[S{n}]', hit) for n, hit in chosen], None, None, [reply], [hit for _, hit in chosen])
+
+
+def source_ref(hit: Hit) -> dict[str, Any]:
+    """A row an answer was built from, as stored on its response trace for cache validity."""
+    return {'id': hit.id, 'table': hit.table, 'key': hit.key, 'entity_refs': list(hit.entity_refs)}
 
 
 def citation_wire(marker: str, hit: Hit) -> dict[str, Any]:
