@@ -19,6 +19,7 @@ from agent_memory.api.services import Services
 from agent_memory.domain.extraction_pipeline import Extractors
 from agent_memory.domain.synthesis import LlmComposer
 from agent_memory.extraction.llm import LlmExtractor
+from agent_memory.extraction.structured_output import LearnedModes
 from tests.conftest import Api, Worker
 from tests.llm_server import VALIDATION_MESSAGE, LlmTestServer
 
@@ -53,7 +54,7 @@ PROFILES: dict[str, tuple[Callable[[LlmTestServer], object], str]] = {
 def server(services: Services, monkeypatch: pytest.MonkeyPatch) -> Iterator[LlmTestServer]:
     """Extraction and /chat synthesis both routed to one test server (the real openai client, real HTTP)."""
     llm = LlmTestServer().start()
-    extractor = LlmExtractor(base_url=llm.base_url, model='local-model', timeout_seconds=2)
+    extractor = LlmExtractor(base_url=llm.base_url, model='local-model', timeout_seconds=2, learned=LearnedModes())
     monkeypatch.setattr(services, 'extractors', Extractors(stage0=services.extractors.stage0, llm=extractor))
     monkeypatch.setattr(services, '_composer', LlmComposer(llm.base_url, 'local-model', None, 5.0))
     yield llm
