@@ -319,3 +319,25 @@ def test_a_synthesis_validation_error_is_a_503_without_provider_text(api: Api, s
 
     assert code == 503
     assert_no_provider_text(body)
+
+
+def test_a_valid_but_empty_model_reply_keeps_stage0_facts(api: Api, worker: Worker, server: LlmTestServer) -> None:
+    server.reply_json(llm_reply())  # what a tiny model often answers: valid, and empty
+
+    turn = queue_turn(api)
+    worker.drain()
+
+    assert extraction(api, turn)['mode'] == 'json_schema'
+    assert self_facts(api) >= STAGE0_FACTS
+    assert instructions(api) == ['Always answer in bullet points']
+
+
+def test_the_model_corrects_a_stage0_value_at_the_same_address(api: Api, worker: Worker, server: LlmTestServer) -> None:
+    server.reply_json(llm_reply(('plan', 'Pro annual')))
+
+    queue_turn(api)
+    worker.drain()
+
+    facts = self_facts(api)
+    assert ('plan', 'Pro annual') in facts and ('plan', 'Pro') not in facts  # one plan: the model's
+    assert {('name', 'Sam'), ('employer', 'Acme')} <= facts  # the addresses it left empty keep stage 0's values

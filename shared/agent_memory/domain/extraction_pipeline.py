@@ -67,8 +67,9 @@ class Extractors:
         """Stage 0 always; the LLM stage when configured. Whatever the LLM stage fails with keeps stage 0 and reports
         why, except a transient provider error before the final delivery, which propagates so SQS retries the message.
 
-        A valid LLM result (which saw stage 0 as a hint) replaces stage 0, except that stage 0's instructions and
-        uncertainties are kept: a directive or a doubt the rules caught is never silently dropped.
+        A valid LLM result (which saw stage 0 as a hint) wins wherever it speaks; stage 0's instructions and
+        uncertainties, and its facts at addresses the model left empty, are kept: what the rules caught is never
+        silently dropped (a tiny model's valid but empty reply must not cost the turn its facts).
         """
         base = self.stage0(text, ctx)
         if self.llm is None:
@@ -81,8 +82,7 @@ class Extractors:
             if not final_delivery:
                 raise
             return base, StageOutcome('stage0', exc.reason)
-        kept = Extraction(instructions=base.instructions, uncertainties=base.uncertainties)
-        return result.extraction.merged(kept), StageOutcome(result.mode)
+        return result.extraction.merged(base.not_covered_by(result.extraction)), StageOutcome(result.mode)
 
 
 @dataclass(frozen=True)
