@@ -341,3 +341,13 @@ def test_the_model_corrects_a_stage0_value_at_the_same_address(api: Api, worker:
     facts = self_facts(api)
     assert ('plan', 'Pro annual') in facts and ('plan', 'Pro') not in facts  # one plan: the model's
     assert {('name', 'Sam'), ('employer', 'Acme')} <= facts  # the addresses it left empty keep stage 0's values
+
+
+def test_a_preview_with_the_provider_down_shows_stage0(api: Api, server: LlmTestServer) -> None:
+    server.error(503, 'upstream said: File "/srv/gateway.py", line 12')  # nothing retries a synchronous preview
+
+    code, body, _ = api.call('facts', 'POST', '/facts', {'infer': 'preview', 'text': SAM_TURN})
+
+    assert code == 200, body
+    assert {(a['key'], a['value']) for a in body['extraction']['attributes']} >= STAGE0_FACTS
+    assert_no_provider_text(body)

@@ -233,6 +233,6 @@ def preview_turn(
 ) -> dict[str, Any]:
     """``infer: preview``: the diff a full extraction would produce now, with nothing persisted."""
     ctx = extraction_context(store, turn, speaker, read_patterns)
-    extraction, outcome = extractors.run(turn.content, ctx, config.models.extraction)
+    extraction, outcome = extractors.run(turn.content, ctx, config.models.extraction, final_delivery=True)  # nothing retries a preview
     _, diff = plan_turn(store, turn, extraction, speaker, config, None, outcome)
     return diff.as_json()
