@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import gc
 import threading
 from typing import Any
 
 import pytest
 
+from agent_memory.db import migrations
 from agent_memory.db.connection import Database, context_db_name
 from agent_memory.db.memory_store import MemoryStore
 from agent_memory.db.migrations import ensure_migrated, forget_migrated, load_migrations
@@ -29,6 +31,20 @@ def test_migrations_are_recorded_and_applied_once(services: Any, context_id: str
     forget_migrated(services.db, database)
     # Then nothing is applied twice
     assert ensure_migrated(services.db, database, 'context') == []
+
+
+def test_the_migrated_cache_holds_no_closed_connection() -> None:
+    # Given a connection that was migrated and then dropped
+    first = Database('mem://', 'agent_memory')
+    ensure_migrated(first, 'cachecheck', 'context')
+    assert 'cachecheck' in migrations._migrated[first]
+    held_before = len(migrations._migrated)
+    del first
+    gc.collect()
+    # Then the cache forgot it, so a later connection (which may get the same id()) is migrated afresh
+    assert len(migrations._migrated) == held_before - 1
+    second = Database('mem://', 'agent_memory')
+    assert ensure_migrated(second, 'cachecheck', 'context') == [m.version for m in load_migrations('context')]
 
 
 def test_a_runner_that_lost_the_race_skips_the_migration(services: Any, monkeypatch: pytest.MonkeyPatch) -> None:

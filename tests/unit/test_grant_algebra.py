@@ -12,16 +12,23 @@ from agent_memory.errors import BadRequest
 SEGMENTS = ['a', 'b', 'c']
 PATHS = ['/'] + list(SEGMENTS) + [f'{x}/{y}' for x in SEGMENTS for y in SEGMENTS] + [f'a/{y}/{z}' for y in SEGMENTS for z in SEGMENTS]
 patterns = st.one_of(st.just('*'), st.sampled_from(PATHS[1:]), st.sampled_from([f'{p}/*' for p in PATHS[1:]]))
+# One level below every pattern's deepest path, so `x/*` and `x` cover different sets of this universe.
+UNIVERSE = PATHS + [f'{p}/d' for p in PATHS[1:]]
 
 
 def region(pats: list[str]) -> set[str]:
-    return {p for p in PATHS if covered(pats, p)}
+    return {p for p in UNIVERSE if covered(pats, p)}
 
 
 @given(patterns, patterns)
-def test_pattern_within_means_subset_of_covered_paths(inner: str, outer: str) -> None:
-    if pattern_within(inner, outer):
-        assert region([inner]) <= region([outer])
+def test_pattern_within_is_exactly_subset_of_covered_paths(inner: str, outer: str) -> None:
+    # Given two grant patterns, when containment is asked, then it answers exactly what the covered sets say
+    assert pattern_within(inner, outer) == (region([inner]) <= region([outer]))
+
+
+@pytest.mark.parametrize(('inner', 'outer'), [('a/b', 'a/*'), ('a/b/*', 'a/*'), ('a', '*'), ('a/b', 'a/b')])
+def test_pattern_within_accepts_narrower_patterns(inner: str, outer: str) -> None:
+    assert pattern_within(inner, outer)
 
 
 @given(st.lists(patterns, max_size=4), st.lists(patterns, max_size=4))

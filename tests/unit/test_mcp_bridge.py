@@ -41,6 +41,14 @@ def test_an_event_becomes_an_asgi_http_scope() -> None:
     assert base64.b64decode(event['body']) == event_body(event)
 
 
+def test_header_values_beyond_latin_1_reach_the_sdk_as_utf8() -> None:
+    # Given a header value no latin-1 codec can carry, when the event becomes an ASGI scope
+    event = http_event('POST', '/mcp', body='{}', headers={'X-Client-Name': 'café € 日本'})
+    scope = asgi_scope(event)
+    # Then the SDK sees exactly the client's text, UTF-8 encoded
+    assert dict(scope['headers'])[b'x-client-name'].decode('utf-8') == 'café € 日本'
+
+
 def test_the_sdk_answer_comes_back_as_status_headers_and_body() -> None:
     answer = serve_event(_server(0.0), _event(CALL), 1_000_000, timeout_seconds=10)
     assert answer.status == 200 and answer.headers['content-type'] == 'application/json'

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import time
 
 import pytest
 from pydantic import ValidationError
@@ -33,9 +34,18 @@ def test_body_hash_ignores_key_order_but_not_content() -> None:
 
 
 def test_ids_are_time_ordered_and_unique() -> None:
+    # Given the clock before and after, when 1,000 ids are made one after another
+    before_ms = time.time_ns() // 1_000_000
     ids = [new_id() for _ in range(1000)]
+    after_ms = time.time_ns() // 1_000_000
+    # Then they are unique, 22 characters, and their millisecond prefixes never go back in time
     assert len(set(ids)) == 1000
     assert all(len(i) == 22 for i in ids)
+    stamps = [int(i[:12], 16) for i in ids]
+    assert stamps == sorted(stamps)
+    assert before_ms <= stamps[0] and stamps[-1] <= after_ms
+    # and ids made in different milliseconds sort in the order they were made
+    assert all(a < b for a, b, sa, sb in zip(ids, ids[1:], stamps, stamps[1:], strict=False) if sa < sb)
 
 
 def test_timestamps_round_trip_in_utc() -> None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 import threading
+import weakref
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
@@ -45,23 +46,23 @@ def load_migrations(kind: str) -> tuple[Migration, ...]:
     return tuple(sorted(found, key=lambda m: m.version))
 
 
-_migrated: set[tuple[int, str]] = set()
+# Keyed by the connection object itself (weakly): an id() could be reused by a later connection after this one is gone.
+_migrated: weakref.WeakKeyDictionary[Database, set[str]] = weakref.WeakKeyDictionary()
 _migrated_lock = threading.Lock()
 
 
 def ensure_migrated(db: Database, database: str, kind: str) -> list[int]:
     """Apply every pending migration of ``kind`` to ``database``; return the versions applied now."""
-    marker = (id(db), database)
-    if marker in _migrated:
+    if database in _migrated.get(db, ()):
         return []
     with _migrated_lock:
         applied_now = _apply(db, database, kind)
-        _migrated.add(marker)
+        _migrated.setdefault(db, set()).add(database)
     return applied_now
 
 
 def forget_migrated(db: Database, database: str) -> None:
-    _migrated.discard((id(db), database))
+    _migrated.get(db, set()).discard(database)
 
 
 def _apply(db: Database, database: str, kind: str) -> list[int]:
