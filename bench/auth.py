@@ -33,6 +33,7 @@ from agent_memory.db.control_store import KeyRecord  # noqa: E402
 from agent_memory.domain.auth import hash_key, mint_token  # noqa: E402
 from agent_memory.domain.contexts import create_context  # noqa: E402
 from agent_memory.domain.ids import utcnow  # noqa: E402
+from agent_memory.models import MAX_TRIPLES  # noqa: E402
 from local_runtime.events import LocalContext, http_event  # noqa: E402
 
 
@@ -81,10 +82,12 @@ def main() -> None:
     facts_spec.loader.exec_module(facts)
     print(f'loading {args.facts} facts into each of {len(scopes) + 1} scopes …', file=sys.stderr)
     for scope in [*scopes, 'other/place']:
-        triples = [{'entity': {'type': 'person', 'name': f'p{i % 20}'}, 'key': f'k{i}', 'value': 'v'} for i in range(args.facts)]
-        event = http_event('POST', f'/api/v1/{ctx}/facts', headers={'authorization': f'Bearer {admin_key}'},
-                           body={'infer': 'triples', 'scopes': [[scope]], 'triples': triples})  # fmt: skip
-        assert facts.lambda_handler(event, LocalContext())['statusCode'] == 200
+        for start in range(0, args.facts, MAX_TRIPLES):
+            triples = [{'entity': {'type': 'person', 'name': f'p{i % 20}'}, 'key': f'k{i}', 'value': 'v'}
+                       for i in range(start, min(args.facts, start + MAX_TRIPLES))]  # fmt: skip
+            event = http_event('POST', f'/api/v1/{ctx}/facts', headers={'authorization': f'Bearer {admin_key}'},
+                               body={'infer': 'triples', 'scopes': [[scope]], 'triples': triples})  # fmt: skip
+            assert facts.lambda_handler(event, LocalContext())['statusCode'] == 200
 
     def state(key: str) -> Callable[[], Any]:
         def call() -> Any:

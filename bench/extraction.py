@@ -21,6 +21,7 @@ from bench_env import load_handler  # noqa: E402,I001  # first: paths and enviro
 from agent_memory.api.services import get_services  # noqa: E402
 from agent_memory.domain.contexts import create_context, mint_context_key  # noqa: E402
 from agent_memory.jobs import ExtractionJob  # noqa: E402
+from agent_memory.models import MAX_TRIPLES  # noqa: E402
 from local_runtime.events import LocalContext, http_event, sqs_record  # noqa: E402
 from tests.extraction_corpus.scoring import load_corpus  # noqa: E402
 
@@ -37,7 +38,7 @@ class CollectingQueue:
 
 def preload(facts_fn: Any, ctx: str, key: str, count: int) -> None:
     """``count`` prior facts over 50 entities, written as triples in batches (not timed)."""
-    batch = 500
+    batch = MAX_TRIPLES
     for start in range(0, count, batch):
         triples = [{'entity': {'type': 'person', 'name': f'colleague {i % 50}'}, 'key': f'fact_{i}', 'value': f'value {i}'}
                    for i in range(start, min(count, start + batch))]  # fmt: skip

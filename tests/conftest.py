@@ -1,4 +1,8 @@
-"""Suite-wide set-up: an embedded in-memory SurrealDB, fixed secrets, and helpers to call handlers."""
+"""Suite-wide set-up: an embedded in-memory SurrealDB, fixed secrets, and helpers to call handlers.
+
+``AGENT_MEMORY_TEST_DB=ws`` runs the suite against the hosted-database path instead: the service connects
+over ``ws://`` with credentials (as production does) to the real engine behind ``tests/ws_bridge.py``.
+"""
 
 from __future__ import annotations
 
@@ -25,6 +29,13 @@ os.environ.update(
         'POWERTOOLS_METRICS_NAMESPACE': 'AgentMemoryTest',
     }
 )
+if os.environ.get('AGENT_MEMORY_TEST_DB') == 'ws':
+    from tests.ws_bridge import ROOT_PASSWORD, ROOT_USER, WsBridge
+
+    WS_BRIDGE: WsBridge | None = WsBridge().start()
+    os.environ.update({'AGENT_MEMORY_DB_URL': WS_BRIDGE.url, 'AGENT_MEMORY_DB_USER': ROOT_USER, 'AGENT_MEMORY_DB_PASSWORD': ROOT_PASSWORD})
+else:
+    WS_BRIDGE = None
 
 # moto stands in for AWS for the whole session: the extraction queue (with its dead-letter queue) is real
 # boto3 SQS against moto, exactly as the template wires it (maxReceiveCount 3).

@@ -7,8 +7,8 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from agent_memory.api.http import build_resolver, data_plane, json_response, no_content, parse_body, query_param
 from agent_memory.domain import facts
+from agent_memory.domain.params import MAX_OFFSET, parse_int
 from agent_memory.domain.reads import parse_limit
-from agent_memory.errors import BadRequest
 from agent_memory.models import SessionCreate
 from agent_memory.observability import logger
 
@@ -25,10 +25,8 @@ def create_session(context_id: str) -> Any:
 @app.get('/api/v1/<context_id>/sessions/<session_id>/turns')
 def list_turns(context_id: str, session_id: str) -> Any:
     caller, store = data_plane(app, context_id)
-    offset_raw = query_param(app, 'offset') or query_param(app, 'cursor') or '0'
-    if not offset_raw.isdigit():
-        raise BadRequest('offset must be a non-negative integer')
-    return json_response(facts.list_turns(store, caller, session_id, parse_limit(query_param(app, 'limit')), int(offset_raw)))
+    offset = parse_int(query_param(app, 'offset') or query_param(app, 'cursor'), 'offset', 0, MAX_OFFSET, 0)
+    return json_response(facts.list_turns(store, caller, session_id, parse_limit(query_param(app, 'limit')), offset))
 
 
 @app.delete('/api/v1/<context_id>/sessions/<session_id>')

@@ -90,7 +90,7 @@ def main() -> int:
 
     services = get_services()
     context_id = os.environ.get('AGENT_MEMORY_BOOTSTRAP_CONTEXT') or 'dev'
-    bootstrap(services.control, services.store, context_id, local['management_key'], local['bootstrap_key'])
+    bootstrap(services.control, services.store, context_id, local['bootstrap_key'])
 
     template = load_template(ROOT / 'template.yaml')
     routes = http_routes(template, ROOT)

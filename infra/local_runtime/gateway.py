@@ -5,7 +5,10 @@ from __future__ import annotations
 import base64
 import importlib.util
 import json
+import re
+import sys
 import threading
+import traceback
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from types import ModuleType
@@ -16,6 +19,8 @@ from local_runtime.events import LocalContext, http_event
 from local_runtime.template_routes import Route
 
 MAX_READ_BYTES = 16 * 1024 * 1024
+READ_TIMEOUT_SECONDS = 30.0  # a client that announces more body than it sends is cut off, not waited for forever
+_CONTENT_LENGTH = re.compile(r'[0-9]{1,18}')
 
 
 class HandlerRegistry:
@@ -49,10 +54,10 @@ class HandlerRegistry:
             return module.lambda_handler(event, LocalContext(function_name=code_dir.name))
 
 
-def _problem(status: int, detail: str, path: str) -> tuple[int, dict[str, str], bytes]:
+def _problem(status: int, detail: str, path: str, title: str = 'Not found', slug: str = 'not-found') -> tuple[int, dict[str, str], bytes]:
     body = {
-        'type': 'https://agent-memory.dev/errors/not-found',
-        'title': 'Not found',
+        'type': f'https://agent-memory.dev/errors/{slug}',
+        'title': title,
         'status': status,
         'detail': detail,
         'instance': path,
@@ -97,14 +102,32 @@ def make_server(host: str, port: int, routes: list[Route], registry: HandlerRegi
         protocol_version = 'HTTP/1.1'
         server_version = 'agent-memory-local'
 
+        timeout = READ_TIMEOUT_SECONDS  # socket timeout for every read of this connection
+
         def _serve(self) -> None:
-            length = int(self.headers.get('content-length') or 0)
+            if self.headers.get('transfer-encoding'):  # a chunked body is not read: its bytes would poison the connection
+                self._refuse(*_problem(411, 'send the body with a Content-Length', self.path, 'Length required', 'length-required'))
+                return
+            raw_length = (self.headers.get('content-length') or '0').strip()
+            if not _CONTENT_LENGTH.fullmatch(raw_length):  # -1, 1e3, garbage: the body cannot be framed
+                self._refuse(*_problem(400, 'invalid Content-Length', self.path, 'Bad request', 'bad-request'))
+                return
+            length = int(raw_length)
             if length > MAX_READ_BYTES:
-                self._send(413, {'content-type': 'application/json'}, b'{"message": "request body too large"}')
+                self._refuse(*_problem(413, 'request body too large', self.path, 'Payload too large', 'payload-too-large'))
                 return
             body = self.rfile.read(length) if length else None
-            status, headers, data = dispatch(routes, registry, self.command, self.path, dict(self.headers.items()), body)
+            try:
+                status, headers, data = dispatch(routes, registry, self.command, self.path, dict(self.headers.items()), body)
+            except Exception:  # noqa: BLE001 - like API Gateway when a function crashes: a 500, never a dropped connection
+                traceback.print_exc(file=sys.stderr)
+                status, headers, data = 500, {'content-type': 'application/json'}, b'{"message":"Internal Server Error"}'
             self._send(status, headers, data)
+
+        def _refuse(self, status: int, headers: dict[str, str], data: bytes) -> None:
+            """Answer without reading the body, then close: what follows on the connection cannot be trusted."""
+            self.close_connection = True
+            self._send(status, {**headers, 'connection': 'close'}, data)
 
         def _send(self, status: int, headers: dict[str, str], data: bytes) -> None:
             self.send_response(status)

@@ -36,7 +36,7 @@ class Route:
     def match(self, method: str, path: str) -> dict[str, str] | None:
         if method != self.method:
             return None
-        found = self.pattern.match(path)
+        found = self.pattern.fullmatch(path)
         return found.groupdict() if found else None
 
 
@@ -90,7 +90,7 @@ def _functions(template: dict[str, Any], root: Path) -> list[tuple[str, Path, di
 
 def _compile(path: str) -> re.Pattern[str]:
     regex = re.sub(r'\\\{(\w+)\\\}', r'(?P<\1>[^/]+)', re.escape(path))
-    return re.compile(f'^{regex}$')
+    return re.compile(regex)
 
 
 def http_routes(template: dict[str, Any], root: Path) -> list[Route]:

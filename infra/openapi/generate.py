@@ -59,7 +59,8 @@ def _mcp_operation(method: str) -> dict[str, Any]:
             'tags': ['mcp'],
             'description': 'Stateless server: no server-initiated stream and no session to end.',
             'responses': {'405': answer('Use POST', _JSON), '401': {'description': ERRORS['401'],
-                                                                    'content': {PROBLEM: {'schema': problem}}}},
+                                                                    'content': {PROBLEM: {'schema': problem}}},
+                          '429': {'description': ERRORS['429'], 'content': {PROBLEM: {'schema': problem}}}},
         }  # fmt: skip
     message = {
         'type': 'object',
@@ -81,6 +82,7 @@ def _mcp_operation(method: str) -> dict[str, Any]:
             '404': answer('2026-07-28 protocol (Mcp-Protocol-Version header): an unknown method or tool, as a JSON-RPC error', _JSON),
             '406': answer('The Accept header excludes application/json', _JSON),
             '413': answer(ERRORS['413'], 'text/plain'),
+            '429': {'description': f'{ERRORS["429"]}: every MCP request takes a token', 'content': {PROBLEM: {'schema': problem}}},
         },
     }
 

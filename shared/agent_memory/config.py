@@ -19,8 +19,10 @@ class Settings:
     db_namespace: str
     db_user: str | None
     db_password: str | None
+    db_timeout_seconds: float
     key_secret: str
     management_key: str | None
+    management_keys_previous: tuple[str, ...]
     bootstrap_key: str | None
     bootstrap_context: str | None
     queue_url: str | None
@@ -30,17 +32,33 @@ class Settings:
     llm_timeout_seconds: float
     llm_synthesis_model: str | None
     llm_structured_output: Setting
+    llm_max_output_tokens: int | None
     embedding_provider: str
     embedding_model: str | None
     embedding_dimension: int
     embedding_base_url: str | None
     max_receives: int
+    extraction_stale_seconds: float
     max_body_bytes: int
     max_text_bytes: int
 
     @property
+    def management_keys(self) -> tuple[str, ...]:
+        """Every management key this deployment accepts: the current one, then any still in their rotation overlap."""
+        return tuple(dict.fromkeys(k for k in (self.management_key, *self.management_keys_previous) if k))
+
+    @property
     def is_embedded(self) -> bool:
         return self.db_url.split('://', 1)[0] in {'mem', 'memory', 'file', 'surrealkv', 'surrealkv+versioned'}
+
+
+def _positive_int_or_none(raw: str | None) -> int | None:
+    if not raw:
+        return None
+    value = int(raw)
+    if value <= 0:
+        raise ValueError(f'AGENT_MEMORY_LLM_MAX_OUTPUT_TOKENS must be a positive integer, got {raw!r}')
+    return value
 
 
 def _env(name: str, default: str | None = None) -> str | None:
@@ -48,12 +66,17 @@ def _env(name: str, default: str | None = None) -> str | None:
     return value if value not in (None, '') else default
 
 
+def _key_list(raw: str | None) -> tuple[str, ...]:
+    """A comma-separated list of keys (blank entries ignored)."""
+    return tuple(k.strip() for k in (raw or '').split(',') if k.strip())
+
+
 def default_db_url() -> str:
     data_dir = Path(_env('DATA_DIR', DEFAULT_DATA_DIR) or DEFAULT_DATA_DIR).resolve()
     return f'surrealkv://{data_dir / "surreal"}'
 
 
-SECRET_KEYS = ('db_password', 'key_secret', 'management_key', 'llm_api_key')
+SECRET_KEYS = ('db_password', 'key_secret', 'management_key', 'management_key_previous', 'llm_api_key')
 
 
 def _secrets_manager_values(secret_id: str) -> dict[str, str]:
@@ -64,7 +87,7 @@ def _secrets_manager_values(secret_id: str) -> dict[str, str]:
     """
     from aws_lambda_powertools.utilities import parameters
 
-    value = parameters.get_secret(secret_id, transform='json')
+    value = parameters.get_secret(secret_id, transform='json', force_fetch=True)  # get_settings caches per cold start
     if not isinstance(value, dict):
         raise RuntimeError(f'secret {secret_id!r} must be a JSON object with keys {SECRET_KEYS}')
     return {k: str(v) for k, v in value.items() if k in SECRET_KEYS and v not in (None, '')}
@@ -85,8 +108,10 @@ def get_settings() -> Settings:
         db_namespace=_env('DB_NAMESPACE', 'agent_memory') or 'agent_memory',
         db_user=_env('DB_USER'),
         db_password=secret.get('db_password') or _env('DB_PASSWORD'),
+        db_timeout_seconds=float(_env('DB_TIMEOUT_SECONDS', '10') or 10),
         key_secret=key_secret,
         management_key=secret.get('management_key') or _env('MANAGEMENT_KEY'),
+        management_keys_previous=_key_list(secret.get('management_key_previous') or _env('MANAGEMENT_KEY_PREVIOUS')),
         bootstrap_key=_env('BOOTSTRAP_KEY'),
         bootstrap_context=_env('BOOTSTRAP_CONTEXT'),
         queue_url=_env('QUEUE_URL'),
@@ -96,11 +121,13 @@ def get_settings() -> Settings:
         llm_timeout_seconds=float(_env('LLM_TIMEOUT_SECONDS', '20') or 20),
         llm_synthesis_model=_env('LLM_SYNTHESIS_MODEL'),
         llm_structured_output=parse_setting(_env('LLM_STRUCTURED_OUTPUT')),
+        llm_max_output_tokens=_positive_int_or_none(_env('LLM_MAX_OUTPUT_TOKENS')),
         embedding_provider=provider,
         embedding_model=_env('EMBEDDING_MODEL'),
         embedding_dimension=int(_env('EMBEDDING_DIMENSION', '384') or 384),
         embedding_base_url=_env('EMBEDDING_BASE_URL') or _env('LLM_BASE_URL'),
         max_receives=int(_env('MAX_RECEIVES', '3') or 3),
+        extraction_stale_seconds=float(_env('EXTRACTION_STALE_SECONDS', '900') or 900),
         max_body_bytes=int(_env('MAX_BODY_BYTES', str(1024 * 1024)) or 0),
         max_text_bytes=int(_env('MAX_TEXT_BYTES', str(64 * 1024)) or 0),
     )

@@ -76,4 +76,10 @@ class QueueUnavailable(AgentMemoryError):
 
 
 class WriteConflict(AgentMemoryError):
-    """A concurrent write changed what a transaction planned against; the caller retries."""
+    """A concurrent write changed what a transaction planned against; the caller retries. Still conflicting after
+    the bounded retries, it reaches the client as a 503 with Retry-After: busy now, worth retrying, never a 500."""
+
+    status, title, slug = 503, 'Busy', 'write-conflict'
+
+    def __init__(self, detail: str = '', *, retry_after: int | None = 1) -> None:
+        super().__init__(detail, retry_after=retry_after)

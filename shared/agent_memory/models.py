@@ -8,7 +8,8 @@ from typing import Any, Literal
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from agent_memory.domain.ids import parse_rfc3339
-from agent_memory.domain.vocabulary import MemoryCategory
+from agent_memory.domain.speakers import check_speaker_name
+from agent_memory.domain.vocabulary import MemoryCategory, names_self_entity
 
 InferMode = Literal['full', 'triples', 'preview', 'none']
 Role = Literal['user', 'assistant', 'system', 'tool']
@@ -24,6 +25,8 @@ class StrictModel(BaseModel):
 
 
 class EntityRefIn(StrictModel):
+    """An entity named in an explicit write (a triple's subject or target)."""
+
     type: str = Field(min_length=1, max_length=64)
     name: str = Field(min_length=1, max_length=256)
 
@@ -32,6 +35,8 @@ class EntityRefIn(StrictModel):
     def _name_not_blank(cls, value: str) -> str:
         if not value.strip():
             raise ValueError('name must not be blank')
+        if names_self_entity(value):
+            raise ValueError("self entities are reserved: only extraction of a principal's own first-person turns writes them")
         return value
 
 
@@ -66,6 +71,16 @@ def _observed(value: Any) -> dt.datetime | None:
     return parse_rfc3339(value)
 
 
+SPEAKER_NAME: Any = Field(
+    default=None,
+    max_length=128,
+    description='The speaker, as in the chat-completions message format: first person binds to the person of that name.',
+)
+# Each triple costs two embeddings (value and entity) and a few statements in the write's one transaction: ~35 ms on
+# a busy 2-core host, so 100 keeps one request a few seconds, far from the 29 s API Gateway limit.
+MAX_TRIPLES = 100
+
+
 class FactsRequest(StrictModel):
     text: str | None = None
     infer: InferMode = 'full'
@@ -74,11 +89,13 @@ class FactsRequest(StrictModel):
     scopes: Any = Field(default=None, validation_alias=AliasChoices('scopes', 'scope'))
     memory_category: MemoryCategory | None = _alias('memory_category', 'memoryCategory')
     labels: list[str] = Field(default_factory=list, max_length=32)
-    triples: list[Triple] = Field(default_factory=list, max_length=500)
+    triples: list[Triple] = Field(default_factory=list, max_length=MAX_TRIPLES)
     observed_at: dt.datetime | None = _alias('observed_at', 'observedAt')
     addressees: list[str] | None = Field(default=None, max_length=8)
+    name: str | None = SPEAKER_NAME
 
     _parse_observed = field_validator('observed_at', mode='before')(_observed)
+    _check_name = field_validator('name')(check_speaker_name)
 
     @model_validator(mode='after')
     def _mode_needs(self) -> FactsRequest:
@@ -97,8 +114,10 @@ class BatchMessage(StrictModel):
     content: str = Field(min_length=1)
     ts: dt.datetime | None = None
     addressees: list[str] | None = Field(default=None, max_length=8)
+    name: str | None = SPEAKER_NAME
 
     _parse_ts = field_validator('ts', mode='before')(_observed)
+    _check_name = field_validator('name')(check_speaker_name)
 
     @field_validator('content')
     @classmethod
@@ -133,6 +152,8 @@ class ContextCreate(StrictModel):
 
 
 # ---- management and key lifecycle (CONTRACT §3, §10) ----------------------------------------------
+# pydantic checks `pattern` with the Rust engine, where `$` is the end of the text; Python code that reuses
+# these must call re.fullmatch (re.match with `$` accepts a trailing newline).
 PRINCIPAL_ID_PATTERN = r'^[A-Za-z0-9_.-]{1,64}$'
 KEY_NAME_PATTERN = r'^[A-Za-z0-9_.-]{1,64}$'
 PrincipalKind = Literal['human', 'agent', 'service']

@@ -33,7 +33,7 @@ def _free_port() -> int:
 
 
 class Gateway:
-    def __init__(self, data_dir: Path, port: int) -> None:
+    def __init__(self, data_dir: Path, port: int, extra_env: dict[str, str] | None = None) -> None:
         self.base = f'http://127.0.0.1:{port}'
         env = {
             **os.environ,
@@ -43,9 +43,17 @@ class Gateway:
             'AGENT_MEMORY_MANAGEMENT_KEY': MGMT,
             'AGENT_MEMORY_SWEEP_HOURLY_SECONDS': '1',
             'PYTHONPATH': 'shared:infra',
+            **(extra_env or {}),
         }
-        for name in ('AGENT_MEMORY_DB_URL', 'AGENT_MEMORY_KEY_SECRET', 'AGENT_MEMORY_QUEUE_URL'):
+        for name in (
+            'AGENT_MEMORY_DB_URL',
+            'AGENT_MEMORY_DB_USER',
+            'AGENT_MEMORY_DB_PASSWORD',
+            'AGENT_MEMORY_KEY_SECRET',
+            'AGENT_MEMORY_QUEUE_URL',
+        ):
             env.pop(name, None)  # the gateway picks its own embedded SurrealKV, persisted secret and in-process queue
+        env.update(extra_env or {})  # e.g. a hosted database (ws://) and its credentials
         self.process = subprocess.Popen(
             [sys.executable, '-m', 'local_runtime'], cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
         )
@@ -84,6 +92,13 @@ class Gateway:
         assert self.process.stdout is not None
         for line in self.process.stdout:
             self._output.append(line)
+
+    def kill(self) -> str:
+        """SIGKILL: no shutdown code runs (a crashed host)."""
+        self.process.kill()
+        self.process.wait(timeout=30)
+        self._reader.join(timeout=5)
+        return ''.join(self._output)
 
     def stop(self) -> tuple[int, str]:
         self.process.send_signal(signal.SIGINT)
@@ -227,3 +242,27 @@ def test_recall_chat_and_the_cache_over_http(data_dir: Path) -> None:
     finally:
         code, output = gateway.stop()
     assert code == 0, output
+
+
+def test_a_restart_with_a_rotated_management_key_refuses_the_old_one(data_dir: Path) -> None:
+    new = 'amm_e2e-rotated-management-key'
+    # Given a gateway that ran with the old key, restarted mid-rotation with the new key and the old one as previous
+    first = Gateway(data_dir, _free_port())
+    assert first.request('GET', '/api/v1/contexts', key=MGMT)[0] == 200
+    assert first.stop()[0] == 0
+    overlap = Gateway(data_dir, _free_port(), {'AGENT_MEMORY_MANAGEMENT_KEY': new, 'AGENT_MEMORY_MANAGEMENT_KEY_PREVIOUS': MGMT})
+    try:
+        assert [overlap.request('GET', '/api/v1/contexts', key=k)[0] for k in (new, MGMT)] == [200, 200]
+    finally:
+        assert overlap.stop()[0] == 0
+    # When it restarts with only the new key
+    rotated = Gateway(data_dir, _free_port(), {'AGENT_MEMORY_MANAGEMENT_KEY': new})
+    try:
+        # Then the old key can no longer list, create or delete contexts; the new one can, and data keys still work
+        assert rotated.request('GET', '/api/v1/contexts', key=MGMT)[0] == 401
+        assert rotated.request('POST', '/api/v1/contexts/rotated', {}, key=MGMT)[0] == 401
+        assert rotated.request('DELETE', '/api/v1/contexts/dev', key=MGMT)[0] == 401
+        assert rotated.request('GET', '/api/v1/contexts', key=new)[0] == 200
+        assert rotated.request('GET', '/api/v1/dev/me')[0] == 200
+    finally:
+        assert rotated.stop()[0] == 0

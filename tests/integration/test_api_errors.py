@@ -22,6 +22,7 @@ BAD_FACTS: list[tuple[str, Any, int]] = [
     ('triple with value and target', {'infer': 'triples', 'triples': [{**ALICE_PLAN, 'target': {'type': 'org', 'name': 'X'}}]}, 400),
     ('triple with neither', {'infer': 'triples', 'triples': [{'entity': {'type': 'person', 'name': 'A'}, 'key': 'k'}]}, 400),
     ('triples mode without triples', {'infer': 'triples', 'triples': []}, 400),
+    ('more triples than one write takes', {'infer': 'triples', 'triples': [ALICE_PLAN] * 101}, 400),
     ('none mode without text', {'infer': 'none'}, 400),
     ('bad role', {'infer': 'none', 'text': 'hi', 'role': 'narrator'}, 400),
     ('bad observed_at', {'infer': 'none', 'text': 'hi', 'observed_at': 'yesterday'}, 400),

@@ -190,6 +190,28 @@ def test_self_correction_is_tentative_until_a_clarification_resolves_it(api: Api
     assert [(a['key'], a['value'], a['tentative']) for a in entity['attributes']] == [('title', 'co-CEO', False)]
 
 
+def test_a_correction_phrased_otherwise_is_tentative_until_clarified_and_a_vague_anchor_invents_no_date(api: Api, worker: Worker) -> None:
+    # Given a correction with words around the first claim and a semicolon before it, and a move dated by an event
+    session = say(api, "So I'm the head of design at this point; no wait, design director.")['sessionId']
+    say(api, 'I moved to Lisbon right after the wedding.', session_id=session)
+    worker.drain()
+    _, open_, _ = api.call('views', 'GET', '/uncertainty', query={'resolved': 'false'})
+    assert sorted(u['kind'] for u in open_['uncertainties']) == ['self_correction', 'unresolved_time']
+    _, entity, _ = api.call('entities', 'GET', '/entities/person/self:admin')
+    attributes = {a['key']: a for a in entity['attributes']}
+    assert (attributes['title']['value'], attributes['title']['tentative']) == ('design director', True)
+    location = attributes['location']
+    assert location['value'] == 'Lisbon' and location['validFrom'] == location['createdAt']  # the known time, no date guessed
+    # When the speaker clarifies
+    clarification = say(api, 'To clarify: design director.', session_id=session)
+    worker.drain()
+    # Then that uncertainty is resolved by the clarification and the title is settled
+    _, resolved, _ = api.call('views', 'GET', '/uncertainty', query={'resolved': 'true'})
+    assert [(u['kind'], u['resolvedBy']) for u in resolved['uncertainties']] == [('self_correction', clarification['turnId'])]
+    _, entity, _ = api.call('entities', 'GET', '/entities/person/self:admin')
+    assert [(a['value'], a['tentative']) for a in entity['attributes'] if a['key'] == 'title'] == [('design director', False)]
+
+
 def test_explicit_negation_closes_the_fact_and_its_relation(api: Api, worker: Worker) -> None:
     session = say(api, 'I work at Acme.')['sessionId']
     worker.drain()

@@ -15,7 +15,8 @@ from typing import Any
 
 import pytest
 
-from agent_memory.api.services import Services
+from agent_memory.api.services import Services, build_extractors
+from agent_memory.config import get_settings
 from agent_memory.domain.extraction_pipeline import Extractors
 from agent_memory.domain.synthesis import LlmComposer
 from agent_memory.extraction.llm import LlmExtractor
@@ -351,3 +352,33 @@ def test_a_preview_with_the_provider_down_shows_stage0(api: Api, server: LlmTest
     assert code == 200, body
     assert {(a['key'], a['value']) for a in body['extraction']['attributes']} >= STAGE0_FACTS
     assert_no_provider_text(body)
+
+
+def test_the_configured_output_cap_is_sent_on_every_extraction_request(
+    api: Api, worker: Worker, services: Services, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A small model looping inside a JSON object otherwise generates until the server's context is full (minutes)."""
+    llm = LlmTestServer().start()
+    llm.refuse_formats('json_schema').reply_text('{"entities": [').reply_json(llm_reply(('name', 'Sam')))
+    monkeypatch.setenv('AGENT_MEMORY_LLM_BASE_URL', llm.base_url)
+    monkeypatch.setenv('AGENT_MEMORY_LLM_EXTRACTION_MODEL', 'capped-model')
+    monkeypatch.setenv('AGENT_MEMORY_LLM_MAX_OUTPUT_TOKENS', '256')
+    get_settings.cache_clear()
+    try:
+        monkeypatch.setattr(services, 'extractors', build_extractors(get_settings()))
+        turn = queue_turn(api, 'My name is Sam.')
+        worker.drain()
+    finally:
+        get_settings.cache_clear()
+        llm.stop()
+
+    assert extraction(api, turn)['mode'] == 'json_object'
+    assert [r.body.get('max_tokens') for r in llm.requests] == [256, 256, 256]  # rejected mode, truncated reply, repair
+
+
+def test_no_output_cap_is_sent_unless_configured(api: Api, worker: Worker, server: LlmTestServer) -> None:
+    server.reply_json(llm_reply(('name', 'Sam')))
+    queue_turn(api, 'My name is Sam.')
+    worker.drain()
+
+    assert server.requests and all('max_tokens' not in r.body for r in server.requests)

@@ -221,7 +221,13 @@ def test_turn_text_is_framed_as_untrusted_data(extractor: LlmExtractor, llm_serv
     assert INJECTION not in outside
     # The block is one JSON object holding the turn, the recent turns, the vocabulary and stage 0's hint.
     data = json.loads(block)
-    assert data['turn'] == {'role': 'user', 'observed_at': OBSERVED.isoformat(), 'speaker_display_name': 'Ana Lima', 'text': text}
+    assert data['turn'] == {
+        'role': 'user',
+        'observed_at': OBSERVED.isoformat(),
+        'speaker_display_name': 'Ana Lima',
+        'speaker_is_named': False,
+        'text': text,
+    }
     assert data['recent_turns'] == [
         {'role': 'assistant', 'observed_at': (OBSERVED - dt.timedelta(minutes=1)).isoformat(), 'text': 'How can I help?'}
     ]

@@ -251,12 +251,14 @@ def test_write_without_the_grant_is_a_403_result(services: Services, context_id:
     assert ok(reader, 'recall', query='anything')['hits'] == []  # reading is allowed
 
 
-def test_rate_limit_is_a_429_result(services: Services, context_id: str, api: Api) -> None:
+def test_rate_limit_is_an_http_429_with_retry_after(services: Services, context_id: str, api: Api) -> None:
     services.control.db.query('control', 'UPDATE type::record("context", $c) SET config = $cfg;',
                               {'c': context_id, 'cfg': {'rate_limit': {'requests_per_minute': 60, 'burst': 2}}})  # fmt: skip
-    results = [call(api, 'recall', query='x') for _ in range(3)]
-    assert [r['isError'] for r in results] == [False, False, True]
-    assert results[2]['structuredContent']['error']['status'] == 429
+    assert [call(api, 'recall', query='x')['isError'] for _ in range(2)] == [False, False]
+    message = {'jsonrpc': '2.0', 'id': 1, 'method': 'tools/call', 'params': {'name': 'recall', 'arguments': {'query': 'x'}}}
+    result = rpc_raw(api.key, message)
+    assert result['statusCode'] == 429 and int(result['headers']['Retry-After']) >= 1
+    assert json.loads(result['body'])['status'] == 429
 
 
 # ---------------------------------------------------------------- auth

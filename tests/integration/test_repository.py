@@ -33,6 +33,29 @@ def test_migrations_are_recorded_and_applied_once(services: Any, context_id: str
     assert ensure_migrated(services.db, database, 'context') == []
 
 
+@pytest.mark.parametrize('kind', ['context', 'control'])
+def test_every_migration_has_its_own_version_number(kind: str) -> None:
+    # Given the shipped migrations, then no two share a number (the runner would skip the second one silently)
+    versions = [m.version for m in load_migrations(kind)]
+    assert versions and len(versions) == len(set(versions))
+
+
+def test_two_migration_files_with_one_number_are_refused(monkeypatch: pytest.MonkeyPatch, tmp_path: Any) -> None:
+    # Given a migrations folder where two files claim version 7
+    folder = tmp_path / 'migrations' / 'context'
+    folder.mkdir(parents=True)
+    for name in ('0007_a.surql', '0007_b.surql'):
+        (folder / name).write_text('RETURN 1;', encoding='utf-8')
+    monkeypatch.setattr(migrations.resources, 'files', lambda _package: tmp_path)
+    load_migrations.cache_clear()
+    try:
+        # When they are loaded, then the clash is an error naming both
+        with pytest.raises(RuntimeError, match='0007_a.*0007_b'):
+            load_migrations('context')
+    finally:
+        load_migrations.cache_clear()
+
+
 def test_the_migrated_cache_holds_no_closed_connection() -> None:
     # Given a connection that was migrated and then dropped
     first = Database('mem://', 'agent_memory')

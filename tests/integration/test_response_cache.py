@@ -85,7 +85,7 @@ def test_repeat_question_is_served_without_the_llm_and_traced_as_tier_2(seeded: 
     assert retrieval['tier_entered'] == 2 and retrieval['tier_reason'].startswith('cache hit')
     assert response['cited_entity_refs'] == ['person/alice']  # what the reused answer depends on
     # the hit still stores the user turn (queued for extraction) and the reply
-    turns = store.rows('SELECT seq, role, content, extraction_status FROM turn WHERE session_key = $s ORDER BY seq;', s=second['sessionId'])
+    turns = store.rows('SELECT seq, role, extraction_status FROM turn WHERE session.client_id = $s ORDER BY seq;', s=second['sessionId'])
     assert [(t['role'], t['extraction_status']) for t in turns] == [('user', 'queued'), ('assistant', None)]
 
 

@@ -33,6 +33,10 @@ SAM_TURN = (
 )
 STAGE0_FACTS = {('name', 'Sam'), ('employer', 'Acme'), ('plan', 'Pro')}
 REQUEST_TIMEOUT = 300.0  # a 135M model on two shared cores: a long extraction prompt takes a while
+# Without a cap SmolLM2 in json_object mode can loop inside the object until the context is full (minutes per request
+# on a loaded machine). The Sam turn's extraction fits well within it; a truncated reply is repaired or falls back.
+MAX_OUTPUT_TOKENS = 384
+N_CTX = 4096  # the extraction prompt + MAX_OUTPUT_TOKENS fit; a smaller KV cache is faster to set up than 8192
 
 
 def _model_path(python: str) -> str:
@@ -52,7 +56,7 @@ def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     port = _free_port()
     log_path = tmp_path_factory.mktemp('llama') / 'server.log'
     command = [python, '-m', 'llama_cpp.server', '--model', _model_path(python), '--model_alias', 'smollm2',
-               '--host', '127.0.0.1', '--port', str(port), '--n_threads', '2', '--n_ctx', '8192']  # fmt: skip
+               '--host', '127.0.0.1', '--port', str(port), '--n_threads', '2', '--n_ctx', str(N_CTX)]  # fmt: skip
     with log_path.open('w') as log:
         process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
     base_url = f'http://127.0.0.1:{port}/v1'
@@ -79,6 +83,7 @@ def gateway(llama_server: str, tmp_path_factory: pytest.TempPathFactory) -> Iter
         env.setenv('AGENT_MEMORY_LLM_BASE_URL', llama_server)
         env.setenv('AGENT_MEMORY_LLM_EXTRACTION_MODEL', 'smollm2')
         env.setenv('AGENT_MEMORY_LLM_TIMEOUT_SECONDS', str(REQUEST_TIMEOUT / 2))
+        env.setenv('AGENT_MEMORY_LLM_MAX_OUTPUT_TOKENS', str(MAX_OUTPUT_TOKENS))
         env.delenv('AGENT_MEMORY_LLM_STRUCTURED_OUTPUT', raising=False)
         running = Gateway(tmp_path_factory.mktemp('gateway') / 'data', _free_port())
     yield running

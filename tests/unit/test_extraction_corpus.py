@@ -8,6 +8,8 @@ family fails here. Weak families, and why:
     "actually no, VP of …") are missed.
   * context — transient states beyond a few shapes (at/in/working on/on leave) are missed.
   * the blind split (never tuned on) shows the real gap for unseen phrasing: precision ≈ 0.74, recall ≈ 0.45.
+The quality floors hold over dev, holdout and blind; blind2 (a second blind split in other registers, never tuned on)
+is only held at its untuned level (precision 0.83, recall 0.72 when written).
 """
 
 from __future__ import annotations
@@ -49,9 +51,12 @@ FLOORS = {  # family: (precision, recall) over all splits
 }
 
 
+FLOOR_SPLITS = ('dev', 'holdout', 'blind')
+
+
 @pytest.fixture(scope='module')
 def report() -> Report:
-    return score(extract, SESSIONS)
+    return score(extract, [s for s in SESSIONS if s.split in FLOOR_SPLITS])
 
 
 def split_report(split: str) -> Report:
@@ -98,6 +103,10 @@ class TestQuality:
     def test_blind_split_stays_at_its_measured_level(self) -> None:
         blind = split_report('blind')
         assert blind.overall.precision >= 0.7 and blind.overall.recall >= 0.4, list(blind.errors())
+
+    def test_second_blind_split_stays_at_its_untuned_level(self) -> None:
+        blind2 = split_report('blind2')
+        assert blind2.overall.precision >= 0.8 and blind2.overall.recall >= 0.7, list(blind2.errors())
 
     def test_negative_turns_stay_clean(self, report: Report) -> None:
         dirty = [o.turn.ref for o in report.negative_turns if o.spurious]

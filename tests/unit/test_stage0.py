@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from agent_memory.extraction.deterministic import extract
+from agent_memory.extraction.deterministic import MAX_SENTENCES, extract
 from agent_memory.extraction.model import (
     EntityRef,
     ExtractedAttribute,
@@ -18,6 +18,7 @@ from agent_memory.extraction.model import (
     KnownEntity,
     PriorTurn,
 )
+from agent_memory.extraction.stage0.reading import MAX_CLAUSES
 
 ME = EntityRef.me()
 WEDNESDAY = dt.datetime(2024, 6, 12, 15, 0, tzinfo=dt.UTC)  # 2024-06-12 is a Wednesday
@@ -116,6 +117,38 @@ class TestInstructions:
     def test_directive_lookalikes_are_not_instructions(self, text: str) -> None:
         assert run(text).instructions == ()
 
+    @pytest.mark.parametrize(
+        'text',
+        [
+            "Keep it up, you're doing amazing work!",
+            'Keep going, the hard part is behind you.',
+            'Never give up on your dreams.',
+            "Don't give up, friend.",
+            "Don't forget to take care of yourself this week.",
+            "Don't let the critics get to you.",
+            "Don't be afraid to ask your mentor for help.",
+            'Always here for you if you need to talk.',
+            'Never had the chance to go there myself.',
+            "Don't quit now, you're so close.",
+        ],
+    )
+    def test_encouragement_between_people_is_not_an_instruction(self, text: str) -> None:
+        assert run(text).instructions == ()
+
+    @pytest.mark.parametrize(
+        ('text', 'label'),
+        [
+            ('Keep it short.', 'length'),
+            ('Keep them brief and to the point.', 'length'),
+            ("Don't be so formal with me.", 'tone'),
+            ('Never be verbose.', 'length'),
+            ("Don't give me long answers.", 'length'),
+        ],
+    )
+    def test_directives_to_the_assistant_still_are(self, text: str, label: str) -> None:
+        (instruction,) = run(text).instructions
+        assert instruction.label == label
+
     def test_call_me_is_a_preferred_name_not_an_instruction(self) -> None:
         result = run('Please call me Maggie.')
         assert result.instructions == ()
@@ -192,6 +225,36 @@ class TestPreferences:
     )
     def test_requests_pronouns_questions_and_reports_are_not_preferences(self, text: str) -> None:
         assert run(text).attributes == ()
+
+    @pytest.mark.parametrize(
+        'text',
+        [
+            'Yeah, I love to.',  # "likes: to"
+            'I love the calm it gives me.',  # what "it" is was said in another sentence
+            'My favorite is the chocolate cake.',  # "favorite" of what?
+            'I really like that.',
+        ],
+    )
+    def test_fragments_are_not_values(self, text: str) -> None:
+        assert run(text).attributes == ()
+
+    @pytest.mark.parametrize('text', ["Wow, that's stunning! I love the colours.", 'Aww, so cute! We really love the little hat.'])
+    def test_i_love_the_after_a_compliment_is_a_reaction_not_a_preference(self, text: str) -> None:
+        assert run(text).attributes == ()
+
+    def test_i_love_the_without_a_compliment_is_still_a_preference(self) -> None:
+        assert facts(run('Thanks! I love the new search feature.')) == {('self', 'likes', 'new search feature')}
+
+    @pytest.mark.parametrize(
+        ('text', 'value'),
+        [
+            ('I like to just watch the sunset- it calms me down.', 'watch the sunset'),
+            ("I'm a fan of both jazz and blues.", 'jazz and blues'),
+            ('I love hiking—especially in autumn.', 'hiking'),
+        ],
+    )
+    def test_a_liked_value_ends_at_its_phrase(self, text: str, value: str) -> None:
+        assert facts(run(text)) == {('self', 'likes', value)}
 
 
 class TestPlansAndKeyValues:
@@ -277,6 +340,21 @@ class TestSelfCorrections:
 
     def test_well_without_a_competing_value_is_not_a_correction(self) -> None:
         assert run("I'm so happy, well, almost.").uncertainties == ()
+
+    @pytest.mark.parametrize(
+        ('text', 'key', 'value'),
+        [
+            ("So I'm the head of design at this point; no wait, design director.", 'title', 'design director'),
+            ("These days I'm based in Porto (well, technically Matosinhos).", 'location', 'Matosinhos'),
+            ("I'm on the Basic plan: sorry, the Plus plan.", 'plan', 'Plus'),
+            ('Honestly I think I live in Leeds now, or rather Bradford.', 'location', 'Bradford'),
+            ("I'm a product manager... no, a product owner, to be precise.", 'title', 'product owner'),
+        ],
+    )
+    def test_corrections_phrased_otherwise_give_an_uncertainty_and_a_tentative_value(self, text: str, key: str, value: str) -> None:
+        result = run(text)
+        assert [(u.kind, u.key) for u in result.uncertainties] == [('self_correction', key)]
+        assert [(a.key, a.value, a.tentative) for a in result.attributes] == [(key, value, True)]
 
 
 class TestReferences:
@@ -370,6 +448,22 @@ class TestTemporal:
     def test_unresolvable_times_are_uncertainties(self, text: str) -> None:
         result = run(text)
         assert [u.kind for u in result.uncertainties] == ['unresolved_time']
+        assert all(a.valid_from is None for a in result.attributes) and all(a.occurred_at is None for a in result.actions)
+
+    @pytest.mark.parametrize(
+        'text',
+        [
+            'I moved to Lisbon right after the wedding.',
+            'I joined Globex after college.',
+            'We switched to the Team plan before the merger.',
+            'I started running during the lockdown.',
+            'I sold my car when the kids were born.',
+        ],
+    )
+    def test_times_anchored_to_an_undated_event_are_uncertainties_with_no_date(self, text: str) -> None:
+        result = run(text)
+        assert [u.kind for u in result.uncertainties] == ['unresolved_time']
+        assert result.attributes or result.actions
         assert all(a.valid_from is None for a in result.attributes) and all(a.occurred_at is None for a in result.actions)
 
     def test_small_talk_with_a_vague_time_is_nothing(self) -> None:
@@ -473,6 +567,12 @@ class TestPurity:
     def test_a_long_turn_is_handled(self) -> None:
         result = run("I'm Sam. " + 'This is filler text. ' * 2000 + 'I live in Berlin.')
         assert ('self', 'name', 'Sam') in facts(result)
+
+    def test_a_turn_is_read_up_to_its_sentence_and_clause_bounds(self) -> None:
+        clauses = ' and '.join(f'I like tea number {i}' for i in range(100))
+        assert len(run(clauses + '.').attributes) == MAX_CLAUSES
+        sentences = ' '.join(f'I like coffee number {i}.' for i in range(300))
+        assert len(run(sentences).attributes) == MAX_SENTENCES
 
     @pytest.mark.parametrize(
         'text',

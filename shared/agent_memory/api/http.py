@@ -10,6 +10,7 @@ from typing import Any, TypeVar
 from aws_lambda_powertools.event_handler import APIGatewayHttpResolver, Response
 from pydantic import BaseModel, ValidationError
 
+from agent_memory.api.json_input import load_json
 from agent_memory.api.services import get_services
 from agent_memory.config import get_settings
 from agent_memory.db.memory_store import MemoryStore
@@ -104,10 +105,7 @@ def raw_json_body(app: APIGatewayHttpResolver) -> Any:
         raise PayloadTooLarge(f'request body exceeds {get_settings().max_body_bytes} bytes')
     if not body.strip():
         return {}
-    try:
-        value = json.loads(body)
-    except json.JSONDecodeError as exc:
-        raise BadRequest(f'malformed JSON: {exc.msg} at position {exc.pos}') from exc
+    value = load_json(body)
     if not isinstance(value, dict):
         raise BadRequest('request body must be a JSON object')
     return value
@@ -145,10 +143,12 @@ def data_plane(app: APIGatewayHttpResolver, context_id: str) -> tuple[Caller, Me
 
 
 def enforce_rate_limit(caller: Caller) -> None:
-    """Take one token from the key's bucket (the context's ``rate_limit`` config) or raise 429 with Retry-After."""
+    """Take one token from the bucket of the principal holding the key (the context's ``rate_limit`` config) or
+    raise 429 with Retry-After. Per principal, not per key: minting or rotating keys never buys a fresh bucket."""
     limit = caller.config.rate_limit
     if limit.enabled:
-        wait = get_services().rate_limits.take(caller.key_id, limit.requests_per_minute, limit.burst, utcnow())
+        bucket = (caller.context_id, caller.key_holder)
+        wait = get_services().rate_limits.take(bucket, limit.requests_per_minute, limit.burst, utcnow())
         if wait > 0:
             raise TooManyRequests(f'rate limit of {limit.requests_per_minute} requests/minute exceeded', retry_after=math.ceil(wait))
 

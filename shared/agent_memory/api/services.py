@@ -12,7 +12,7 @@ from agent_memory.db.control_store import ControlStore
 from agent_memory.db.lifecycle_store import LifecycleStore
 from agent_memory.db.memory_store import MemoryStore
 from agent_memory.db.rate_limit_store import RateLimitStore
-from agent_memory.domain.contexts import register_management_key
+from agent_memory.domain.contexts import sync_management_keys
 from agent_memory.domain.extraction_pipeline import Extractors
 from agent_memory.domain.facts import Pipeline
 from agent_memory.domain.ids import utcnow
@@ -70,11 +70,13 @@ class Services:
 
 @lru_cache(maxsize=1)
 def get_services() -> Services:
-    db = get_database()
+    return start_services(get_database(), get_settings())
+
+
+def start_services(db: Database, settings: Settings) -> Services:
+    """A cold start: register the configured management keys (revoking any other), check the embedding model."""
     control = ControlStore(db)
-    settings = get_settings()
-    if settings.management_key:
-        register_management_key(control, settings.management_key)
+    sync_management_keys(control, settings.management_keys)
     queue = SqsJobQueue(settings.queue_url) if settings.queue_url else None
     embedder = LazyEmbedder(settings)
     check_embedding_model(control, embedder)
@@ -105,6 +107,7 @@ def build_extractors(settings: Settings) -> Extractors:
             api_key=settings.llm_api_key,
             timeout_seconds=settings.llm_timeout_seconds,
             structured_output=settings.llm_structured_output,
+            max_output_tokens=settings.llm_max_output_tokens,
         )
     return Extractors(stage0=_stage0, llm=llm)
 

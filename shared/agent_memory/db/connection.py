@@ -2,17 +2,25 @@
 
 Every query names its database explicitly (``USE NS … DB …`` is prepended), so a warm
 container can serve several contexts without connection state leaking between requests.
+
+A hosted database (ws/wss) can drop the connection or restart while the container stays warm: a
+connection found closed is rebuilt (and signed in again) before the next query, and one that fails
+during a query is discarded, the request answers 503 (``StoreUnavailable``) and the next request
+reconnects. A query is never re-sent by this layer: after a failure mid-query nobody knows whether
+the transaction committed, so the client retries (with its ``Idempotency-Key`` for writes).
 """
 
 from __future__ import annotations
 
 import contextlib
+import random
 import re
 import threading
 import time
 from functools import lru_cache
 from typing import Any
 
+import surrealdb.connections.blocking_ws as sdk_ws
 from surrealdb import Surreal
 from surrealdb.errors import SurrealError
 
@@ -20,7 +28,7 @@ from agent_memory.config import get_settings
 from agent_memory.errors import AgentMemoryError, Conflict, StoreUnavailable, WriteConflict
 
 CONTROL_DB = 'control'
-_NAME = re.compile(r'^[A-Za-z0-9_]{1,160}$')
+_NAME = re.compile(r'[A-Za-z0-9_]{1,160}')
 CONFLICT_MARKER = 'am-write-conflict'
 ALREADY_APPLIED = 'am-already-applied'
 _RETRYABLE = ('read or write conflict', 'transaction conflict', 'Resource busy', CONFLICT_MARKER)
@@ -35,31 +43,55 @@ class QueryFailed(AgentMemoryError):
 
 
 class Database:
-    def __init__(self, url: str, namespace: str, user: str | None = None, password: str | None = None) -> None:
-        if not _NAME.match(namespace):
+    def __init__(self, url: str, namespace: str, user: str | None = None, password: str | None = None,
+                 timeout_seconds: float | None = None) -> None:  # fmt: skip
+        if not _NAME.fullmatch(namespace):
             raise ValueError(f'invalid namespace {namespace!r}')
         self.url = url
         self.namespace = namespace
+        self._credentials = {'username': user, 'password': password} if user and password else None
+        self._remote = url.split('://', 1)[0] in ('ws', 'wss')
+        if timeout_seconds is not None:
+            # The SDK has no per-connection setting: its ws transport reads this module constant on every RPC.
+            sdk_ws._RPC_RECV_TIMEOUT = timeout_seconds
         self._lock = threading.RLock()
-        try:
-            self._conn: Any = Surreal(url)
-            if user and password:
-                self._conn.signin({'username': user, 'password': password})
-        except SurrealError as exc:
-            raise StoreUnavailable(f'cannot open database: {exc}') from exc
+        self._conn: Any = None
+        with self._lock:
+            self._connection()
+
+    def _connection(self) -> Any:
+        """The open connection; a new one (signed in) when there is none or the server closed it."""
+        if self._conn is not None and self._remote and _socket_closed(self._conn):
+            self._discard()
+        if self._conn is None:
+            try:
+                self._conn = Surreal(self.url)
+                if self._credentials:
+                    self._conn.signin(self._credentials)
+            except (SurrealError, OSError) as exc:
+                if self._conn is not None:
+                    self._discard()
+                raise StoreUnavailable(f'cannot open database: {exc}') from exc
+        return self._conn
+
+    def _discard(self) -> None:
+        conn, self._conn = self._conn, None
+        with contextlib.suppress(Exception):  # it is being thrown away because it already failed
+            conn.close()
 
     def query(self, database: str, sql: str, params: dict[str, Any] | None = None) -> list[Any]:
         """Run ``sql`` in ``database``; return one result per statement (BEGIN/COMMIT included)."""
-        if not _NAME.match(database):
+        if not _NAME.fullmatch(database):
             raise ValueError(f'invalid database name {database!r}')
         text = f'USE NS {self.namespace} DB {database};\n{sql}'
-        try:
-            with self._lock:
-                raw = self._conn.query_raw(text, params or {})
-        except SurrealError as exc:
-            raise StoreUnavailable(str(exc)) from exc
-        except (OSError, ConnectionError) as exc:
-            raise StoreUnavailable(str(exc)) from exc
+        with self._lock:
+            connection = self._connection()
+            try:
+                raw = connection.query_raw(text, params or {})
+            except (SurrealError, OSError) as exc:
+                if self._remote:
+                    self._discard()  # a timed-out or broken socket is out of step: the next request reconnects
+                raise StoreUnavailable(str(exc)) from exc
         if 'error' in raw:
             error = raw['error']
             if error.get('kind') in ('Validation', 'Query', 'NotFound', 'Internal'):  # our statement is wrong: a bug, not an outage
@@ -73,8 +105,15 @@ class Database:
         self.query(CONTROL_DB, 'RETURN 1;')
 
     def close(self) -> None:
-        with self._lock, contextlib.suppress(SurrealError, NotImplementedError):
-            self._conn.close()
+        with self._lock:
+            if self._conn is not None:
+                self._discard()
+
+
+def _socket_closed(conn: Any) -> bool:
+    """Whether the SDK's ws socket (a ``websockets`` connection, a transitive dependency) is no longer open."""
+    socket = getattr(conn, 'socket', None)
+    return socket is not None and socket.state.name != 'OPEN'
 
 
 def _raise_first_error(statements: list[dict[str, Any]]) -> None:
@@ -88,21 +127,25 @@ def _raise_first_error(statements: list[dict[str, Any]]) -> None:
         raise AlreadyApplied(message)
     # A unique-index clash means a concurrent writer took the same slot (e.g. a turn's seq): re-plan.
     if any(marker in message for marker in _RETRYABLE) or 'already contains' in message:
-        raise WriteConflict(message)
+        # The engine's text can quote another row's indexed value: a client that exhausts the retries sees this only.
+        raise WriteConflict('a concurrent write changed the same memory; retry the request')
     if 'already exists' in message:
         raise Conflict(message)
     raise QueryFailed(message)
 
 
-def run_with_retry(fn: Any, attempts: int = 5) -> Any:
-    """Run ``fn`` again when a concurrent writer invalidated its plan (optimistic concurrency)."""
+def run_with_retry(fn: Any, attempts: int = 8) -> Any:
+    """Run ``fn`` again when a concurrent writer invalidated its plan (optimistic concurrency).
+
+    The back-off is jittered: writers that collided and slept the same time would collide again, and eight
+    clients superseding one key exhausted five fixed-delay attempts (worst case here about 1.3 s of sleep)."""
     for attempt in range(attempts):
         try:
             return fn()
         except WriteConflict:
             if attempt == attempts - 1:
                 raise
-            time.sleep(0.005 * (2**attempt))
+            time.sleep(random.uniform(0, 0.01 * 2**attempt))
     raise AssertionError('unreachable')
 
 
@@ -110,7 +153,7 @@ def run_with_retry(fn: Any, attempts: int = 5) -> Any:
 def get_database() -> Database:
     """The process-wide connection, opened lazily on first use and reused while warm."""
     settings = get_settings()
-    return Database(settings.db_url, settings.db_namespace, settings.db_user, settings.db_password)
+    return Database(settings.db_url, settings.db_namespace, settings.db_user, settings.db_password, settings.db_timeout_seconds)
 
 
 def context_db_name(context_id: str) -> str:

@@ -25,13 +25,15 @@ _CONTEXT_MISSING = 'am-context-missing'
 _PRINCIPAL_MISSING = 'am-principal-missing'
 _KEY_EXISTS = 'am-key-exists'
 _KEY_MISSING = 'am-key-missing'
+_KEY_CAP = 'am-key-cap'
+MAX_KEYS_PER_PRINCIPAL = 100  # expired keys count until deleted: each is a row
 
 _MINT = """
 BEGIN TRANSACTION;
 IF !record::exists($ctx_id) { THROW 'am-context-missing'; };
-IF array::len(SELECT VALUE id FROM api_key WHERE context = $ctx AND principal = $principal AND name = $name) > 0 {
-    THROW 'am-key-exists';
-};
+LET $held = (SELECT VALUE name FROM api_key WHERE context = $ctx AND principal = $principal);
+IF $name INSIDE $held { THROW 'am-key-exists'; };
+IF array::len($held) >= $max_keys { THROW 'am-key-cap'; };
 USE DB %(context_db)s;
 IF !record::exists($principal_id) { THROW 'am-principal-missing'; };
 USE DB %(control_db)s;
@@ -100,6 +102,8 @@ def _mapped(fn: Callable[[], T]) -> T:
             raise Conflict('a key with that name already exists for this principal') from exc
         if _KEY_MISSING in message:
             raise NotFound('key not found') from exc
+        if _KEY_CAP in message:
+            raise Conflict(f'this principal already holds {MAX_KEYS_PER_PRINCIPAL} keys (the maximum); delete one first') from exc
         raise
     return result
 
@@ -203,6 +207,7 @@ class ControlStore:
             'principal_id': rid('principal', key.principal),
             'name': key.name,
             'row': _key_row(key, now),
+            'max_keys': MAX_KEYS_PER_PRINCIPAL,
         }
         _mapped(lambda: self._q(sql, **params))
         return KeyRecord(key.context, key.principal, key.name, key.hash, key.grants, key.expires_at, now)
@@ -257,8 +262,19 @@ class ControlStore:
         return (_key(key_row) if key_row else None), (dict(context_row) if context_row else None)
 
     # ---- management keys ----------------------------------------------------------------------
-    def put_management_key(self, key_hash: str, now: dt.datetime) -> None:
-        self._q('UPSERT $id SET hash = $hash, created_at = $now;', id=rid('management_key', key_hash), hash=key_hash, now=now)
+    def replace_management_keys(self, key_hashes: list[str], now: dt.datetime) -> None:
+        """Make ``key_hashes`` the whole set of management keys, in one transaction: any other key is revoked."""
+        ids = [rid('management_key', h) for h in key_hashes]
+        run_with_retry(
+            lambda: self._q(
+                'BEGIN TRANSACTION;\n'
+                'DELETE management_key WHERE id NOTINSIDE $ids;\n'
+                'FOR $id IN $ids { UPSERT $id SET hash = record::id($id), created_at = created_at ?? $now; };\n'
+                'COMMIT TRANSACTION;',
+                ids=ids,
+                now=now,
+            )
+        )
 
     def management_key_hash(self, key_hash: str) -> str | None:
         row = self._q('SELECT VALUE hash FROM ONLY $id;', id=rid('management_key', key_hash))[0]

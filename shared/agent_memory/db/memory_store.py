@@ -24,6 +24,12 @@ CURRENT = 'superseded_by IS NONE AND valid_from <= $now AND (valid_until IS NONE
 OPEN = 'superseded_by IS NONE AND (valid_until IS NONE OR valid_until > $now)'
 CURRENT_EDGE = 'valid_from <= $now AND (valid_until IS NONE OR valid_until > $now)'
 VISIBLE = '($vis_all OR scope_sets.any(|$c| $c.all(|$s| $s IN $vis_exact OR $vis_prefixes.any(|$pre| string::starts_with($s, $pre)))))'
+# The caller's memory:forget region (params from ``visibility_params(patterns, 'fg')``). A clause lies inside it when
+# every path of the clause is covered; a row lies inside it only when every clause does (a row also readable through a
+# clause outside the region belongs partly to someone else, so delete, forget and purge leave it alone).
+CLAUSE_IN_FORGET = '($fg_all OR $cl.all(|$p| $p IN $fg_exact OR $fg_prefixes.any(|$pre| string::starts_with($p, $pre))))'
+INSIDE_FORGET = f'(array::len(scope_sets) > 0 AND scope_sets.all(|$cl| {CLAUSE_IN_FORGET}))'
+TOUCHES_FORGET = f'scope_sets.any(|$cl| {CLAUSE_IN_FORGET})'
 TENTATIVE = (
     '(source_turn != NONE AND array::len((SELECT VALUE id FROM uncertainty '
     'WHERE source_turn_key = <string> record::id($parent.source_turn) AND resolved = false LIMIT 1)) > 0) AS tentative'
@@ -52,14 +58,22 @@ def entity_ref_key(entity_key: Sequence[str]) -> str:
 
 
 def address_key(entity_key: Sequence[str], key: str) -> str:
-    return f'{entity_ref_key(entity_key)}#{key}'
+    """The indexed address of (entity, key), injective: '%' and '#' in the name are escaped (migration 0013)."""
+    name = entity_key[1].replace('%', '%25').replace('#', '%23')
+    return f'{entity_key[0]}/{name}#{key}'
 
 
-def visibility_params(patterns: Sequence[str]) -> dict[str, Any]:
-    """Bind a reader's ``memory:read`` patterns for the ``VISIBLE`` predicate."""
+def ref_address(entity_ref: str, key: str) -> str:
+    """``address_key`` from an entity ref (``type/name``; the type never holds '/')."""
+    entity_type, _, name = entity_ref.partition('/')
+    return address_key((entity_type, name), key)
+
+
+def visibility_params(patterns: Sequence[str], prefix: str = 'vis') -> dict[str, Any]:
+    """Bind grant patterns for ``VISIBLE`` (a reader's ``memory:read``) or, with prefix ``fg``, the forget predicates."""
     exact = [p[:-2] if p.endswith('/*') else p for p in patterns if p != '*']
     prefixes = [p[:-1] for p in patterns if p.endswith('/*')]
-    return {'vis_all': '*' in patterns, 'vis_exact': exact, 'vis_prefixes': prefixes}
+    return {f'{prefix}_all': '*' in patterns, f'{prefix}_exact': exact, f'{prefix}_prefixes': prefixes}
 
 
 def _guard_unchanged(tx: Tx, table: str, condition: str, seen_ids: list[str]) -> None:
@@ -118,19 +132,28 @@ class MemoryStore:
         return dict(row) if row else None
 
     # ---- sessions and turns -----------------------------------------------------------------
-    def get_session(self, session_id: str) -> dict[str, Any] | None:
-        row = self.q('SELECT * FROM ONLY $id;', id=rid('session', session_id))[0]
-        return dict(row) if row else None
+    def sessions_named(self, own_key: str, session_id: str) -> list[dict[str, Any]]:
+        """The caller's own session, then every other session with this client id (legacy: stored under it), oldest first."""
+        own, legacy, others = self.q(
+            'SELECT * FROM $own; SELECT * FROM $legacy; '
+            'SELECT * FROM session WHERE client_id = $client AND id != $own ORDER BY created_at ASC LIMIT 64;',
+            own=rid('session', own_key),
+            legacy=rid('session', session_id),
+            client=session_id,
+        )
+        return [dict(row) for row in [*own, *legacy, *others]]
 
     def create_session(self, session_id: str, row: dict[str, Any]) -> dict[str, Any]:
         return dict(self.q('CREATE $id CONTENT $row RETURN AFTER;', id=rid('session', session_id), row=row)[0][0])
 
-    def list_turns(self, session_id: str, limit: int, offset: int) -> list[dict[str, Any]]:
+    def list_turns(self, session_id: str, patterns: Sequence[str], limit: int, offset: int) -> list[dict[str, Any]]:
+        """The session's turns the reader may see, each by its own scope (a session's scope says nothing about its turns')."""
         return self.rows(
-            'SELECT * FROM turn WHERE session_key = $s ORDER BY seq ASC LIMIT $limit START $offset;',
-            s=session_id,
+            f'SELECT * FROM turn WHERE session_key = $session_key AND {VISIBLE} ORDER BY seq ASC LIMIT $limit START $offset;',
+            session_key=session_id,
             limit=limit,
             offset=offset,
+            **visibility_params(patterns),
         )
 
     def close_session(self, session_id: str, now: dt.datetime) -> None:
@@ -295,7 +318,7 @@ class MemoryStore:
             tx.add(f'CREATE {tx.p(rid("decision_trace", row.pop("id")))} CONTENT {tx.p(row)}')
         if plan.retrieval_trace:
             add_traces(tx, plan.retrieval_trace, plan.response_trace)
-        self.db.query(self.database, tx.sql(), tx.params)
+        self.db.query(self.database, tx.sql(quiet=True), tx.params)
 
     # ---- idempotency ------------------------------------------------------------------------
     def idempotency_record(self, principal: str, key: str) -> dict[str, Any] | None:
@@ -399,18 +422,19 @@ class MemoryStore:
             **visibility_params(patterns),
         )
 
-    def close_entity_facts(self, entity_key: list[str], now: dt.datetime) -> int:
-        """Soft delete: every current attribute, relation and action of the entity ends now (one transaction)."""
+    def close_entity_facts(self, entity_key: list[str], now: dt.datetime, region: Sequence[str]) -> int:
+        """Soft delete: every current attribute, relation and action of the entity inside the forget ``region`` ends now
+        (one transaction); rows outside it are neither touched nor counted."""
         # Select first, then update by id: the WHERE fields are indexed and must not be scanned while updated.
         closes = [
-            f'LET ${name} = (UPDATE (SELECT VALUE id FROM {table} WHERE {field} = $ref AND {current}) '
+            f'LET ${name} = (UPDATE (SELECT VALUE id FROM {table} WHERE {field} = $ref AND {current} AND {INSIDE_FORGET}) '
             'SET valid_until = $now RETURN VALUE id);'
             for name, table, field in _ENTITY_FACT_LINKS
             for current in [CURRENT if table == 'attribute' else CURRENT_EDGE]
         ]
         total = ' + '.join(f'array::len(${name})' for name, _, _ in _ENTITY_FACT_LINKS)
         sql = f'BEGIN TRANSACTION;{"".join(closes)}UPDATE $e SET updated_at = $now;RETURN {total};COMMIT TRANSACTION;'
-        result = self.q(sql, e=entity_rid(*entity_key), ref=entity_ref_key(entity_key), now=now)
+        result = self.q(sql, e=entity_rid(*entity_key), ref=entity_ref_key(entity_key), now=now, **visibility_params(region, 'fg'))
         return int(result[-2] or 0)
 
     def current_by_category(self, table: str, category: str, patterns: Sequence[str], now: dt.datetime, limit: int) -> list[dict[str, Any]]:
@@ -436,6 +460,12 @@ class MemoryStore:
             limit=limit,
             **visibility_params(patterns),
         )
+
+    def scope_sets_of(self, ids: Sequence[RecordID]) -> list[list[list[str]]]:
+        """The scope sets of these rows (any table); rows that no longer exist are left out."""
+        if not ids:
+            return []
+        return [row['scope_sets'] for row in self.rows('SELECT scope_sets FROM $ids;', ids=list(ids)) if row.get('scope_sets')]
 
     def entity_names(self, keys: list[RecordID]) -> dict[str, str]:
         if not keys:

@@ -19,7 +19,7 @@ from agent_memory.errors import Conflict
 
 # HNSW indexes need the vector length; it is the deployment's (recorded and checked at start-up).
 DIMENSION_PLACEHOLDER = '__EMBEDDING_DIMENSION__'
-_FILE = re.compile(r'^(\d{4})_([a-z0-9_]+)\.surql$')
+_FILE = re.compile(r'(\d{4})_([a-z0-9_]+)\.surql')
 _BOOKKEEPING = """
 DEFINE TABLE IF NOT EXISTS schema_migration SCHEMAFULL;
 DEFINE FIELD IF NOT EXISTS name ON schema_migration TYPE string;
@@ -40,9 +40,14 @@ def load_migrations(kind: str) -> tuple[Migration, ...]:
     folder = resources.files('agent_memory').joinpath('migrations', kind)
     found = []
     for entry in folder.iterdir():
-        match = _FILE.match(entry.name)
+        match = _FILE.fullmatch(entry.name)
         if match:
             found.append(Migration(int(match.group(1)), match.group(2), entry.read_text(encoding='utf-8')))
+    versions = [m.version for m in found]
+    if len(set(versions)) != len(versions):
+        # the runner records versions, so a second file with a taken number would be skipped silently
+        clashes = sorted(f'{m.version:04d}_{m.name}' for m in found if versions.count(m.version) > 1)
+        raise RuntimeError(f'{kind} migrations share a version number: {", ".join(clashes)}')
     return tuple(sorted(found, key=lambda m: m.version))
 
 

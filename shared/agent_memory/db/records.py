@@ -37,6 +37,12 @@ def bare(value: Any) -> str | None:
     return str(value.id) if isinstance(value, RecordID) else str(value)
 
 
+def session_id_of(value: Any) -> str | None:
+    """The id callers use for a session (a record or its stored key ``<principal>/<id>``; legacy keys are the id)."""
+    key = bare(value)
+    return key.rsplit('/', 1)[-1] if key else None
+
+
 def when(value: Any) -> str | None:
     return iso(value) if isinstance(value, dt.datetime) else None
 
@@ -56,6 +62,18 @@ class Tx:
     def add(self, statement: str) -> None:
         self.statements.append(statement.strip().rstrip(';') + ';')
 
-    def sql(self) -> str:
-        body = '\n'.join(self.statements)
+    def sql(self, quiet: bool = False) -> str:
+        """The transaction; ``quiet`` makes every write return nothing (a plan of 500 rows would otherwise send every
+        created row, embeddings included, back through the CBOR decoder only to be dropped)."""
+        statements = [_quiet(s) for s in self.statements] if quiet else self.statements
+        body = '\n'.join(statements)
         return f'BEGIN TRANSACTION;\n{body}\nCOMMIT TRANSACTION;'
+
+
+_WRITES = ('CREATE ', 'UPDATE ', 'UPSERT ', 'RELATE ', 'DELETE ')
+
+
+def _quiet(statement: str) -> str:
+    if not statement.startswith(_WRITES) or ' RETURN ' in statement:
+        return statement
+    return statement.removesuffix(';') + ' RETURN NONE;'

@@ -13,20 +13,32 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from agent_memory.db.memory_store import CURRENT, CURRENT_EDGE, VISIBLE, MemoryStore, visibility_params
+from agent_memory.db.memory_store import (
+    CURRENT,
+    CURRENT_EDGE,
+    INSIDE_FORGET,
+    TOUCHES_FORGET,
+    VISIBLE,
+    MemoryStore,
+    ref_address,
+    visibility_params,
+)
 from agent_memory.db.records import rid
 
 EF_SEARCH = 64  # HNSW candidate list per query (bench/retrieval.py: recall@10 against exact search)
 OVERFETCH = 1.5  # KNN neighbours fetched per row kept after filtering; k × OVERFETCH must stay ≤ EF_SEARCH
 
+# Every projection carries scope_sets: a reply built from these rows is stored no wider (domain/derived_scope.py)
 PROJECTIONS = {
-    'attribute': 'id, key, value, importance, created_at, entity, entity.name AS entity_name, entity.type AS entity_type',
-    'entity': 'id, name, type, importance, created_at',
-    'memory_chunk': 'id, text, created_at, role, session, turn',
-    'relates_to': 'id, in, out, label, importance, created_at, in.name AS in_name, out.name AS out_name',
-    'action': 'id, summary, actor, object, object_text, verb, importance, created_at, occurred_at, actor.name AS actor_name',
+    'attribute': 'id, key, value, importance, created_at, scope_sets, entity, entity.name AS entity_name, entity.type AS entity_type',
+    'entity': 'id, name, type, importance, created_at, scope_sets',
+    # spoken_at: when the turn was said (its ts); seq: the turn's place in its session (adjacent turns)
+    'memory_chunk': 'id, text, created_at, role, session, turn, scope_sets, turn.observed_at AS spoken_at, turn.seq AS seq',
+    'relates_to': 'id, in, out, label, importance, created_at, scope_sets, in.name AS in_name, out.name AS out_name',
+    'action': 'id, summary, actor, object, object_text, verb, importance, created_at, occurred_at, scope_sets, actor.name AS actor_name',
 }
-RELAX_BELOW = 3  # an all-words BM25 match with fewer rows than this also runs the relaxed phrasings
+MAX_TERMS = 8  # query terms sent to a full-text list (content words, in query order)
+DF_CAP = 256  # a term in more rows than this costs > ~13 ms per list and is left out of the OR
 TEXT_FIELDS = {'attribute': 'search_text', 'entity': 'name', 'memory_chunk': 'text'}
 VECTOR_TABLES = ('attribute', 'entity', 'memory_chunk')
 
@@ -42,6 +54,8 @@ class ReadFilter:
     valid_until: dt.datetime | None = None
     session_id: str | None = None
     labels: Sequence[str] = field(default_factory=tuple)
+    # POST /forget: only rows inside this memory:forget region (entities: touching it) are candidates
+    forget_region: Sequence[str] | None = None
 
     @property
     def temporal(self) -> bool:
@@ -57,11 +71,14 @@ class ReadFilter:
             'sid': self.session_id,
             'in_session': rid('session', self.session_id) if self.session_id else None,
             'labels': list(self.labels),
+            **visibility_params(self.forget_region or [], 'fg'),
         }
 
     def predicate(self, table: str) -> str | None:
         """The WHERE clause for ``table``; None when no row of it can match (e.g. labels on graph rows)."""
         clauses = [VISIBLE]
+        if self.forget_region is not None:
+            clauses.append(TOUCHES_FORGET if table == 'entity' else INSIDE_FORGET)
         if table == 'memory_chunk':
             if self.as_of:
                 clauses.append('created_at <= $as_of')
@@ -113,37 +130,54 @@ class RetrievalStore:
         )
         return self._rows(sql, {**where.params(), 'vector': vector})
 
-    def text(self, table: str, phrasings: Sequence[str], limit: int, where: ReadFilter) -> list[dict[str, Any]]:
-        """BM25 with AND semantics over the first phrasing; only when that finds fewer than ``RELAX_BELOW``
-        rows are the relaxed phrasings tried too (one round trip; best score per row kept).
+    def text(self, table: str, terms: Sequence[str], limit: int, where: ReadFilter) -> list[dict[str, Any]]:
+        """BM25 with OR semantics: one ``@n@`` per term, the row's score the sum of its terms' scores, best first.
 
-        On 3.2 a full-text match costs ~50 µs per matching row, so an OR over common words (``editor``,
-        a frequent first name) scans a large part of the table; AND queries touch only the intersection.
+        3.2 clamps a term's score to 0 when the term is in about half the rows or more (a speaker's name in a
+        conversation), so such a term adds nothing to the order; rows that match only such terms come last and
+        are dropped whenever some row scored above 0 (they are no lexical evidence, only noise in the fusion).
+        A match costs ~50 µs per matching row, so terms in more than ``DF_CAP`` rows are left out of the OR
+        (``selective``); when every term is that common the terms are ANDed instead (only their intersection).
         """
         predicate = where.predicate(table)
-        phrasings = [p for p in dict.fromkeys(phrasings) if p]
-        if predicate is None or not phrasings:
+        terms = [t for t in dict.fromkeys(terms) if t][:MAX_TERMS]
+        if predicate is None or not terms:
             return []
-
-        def select(i: int) -> str:
-            return (
-                f'(SELECT {PROJECTIONS[table]}, search::score(1) AS bm25 FROM {table} '
-                f'WHERE {TEXT_FIELDS[table]} @1@ $w{i} AND {predicate} ORDER BY bm25 DESC LIMIT {int(limit)})'
-            )
-
-        relaxed = ', '.join(select(i) for i in range(1, len(phrasings)))
-        sql = f'LET $first = {select(0)};\n' + (
-            f'RETURN IF array::len($first) >= {RELAX_BELOW} THEN $first ELSE array::concat($first, {relaxed}) END;'
-            if relaxed
-            else 'RETURN $first;'
+        field_ = TEXT_FIELDS[table]
+        kept = self.selective(table, terms)
+        clauses = [f'{field_} @{i}@ $t{i}' for i in range(1, len(kept) + 1)] or [f'{field_} @1@ $t1']
+        score = ' + '.join(f'search::score({i})' for i in range(1, len(clauses) + 1))
+        sql = (
+            f'SELECT {PROJECTIONS[table]}, {score} AS bm25 FROM {table} '
+            f'WHERE ({" OR ".join(clauses)}) AND {predicate} ORDER BY bm25 DESC LIMIT {int(limit)};'
         )
-        params = {**where.params(), **{f'w{i}': p for i, p in enumerate(phrasings)}}
-        best: dict[str, dict[str, Any]] = {}
-        for row in self.store.q(sql, **params)[-1] or []:
-            key = str(row['id'])
-            if key not in best or (row.get('bm25') or 0) > (best[key].get('bm25') or 0):
-                best[key] = row
-        return sorted(best.values(), key=lambda r: -(r.get('bm25') or 0.0))[:limit]
+        words = {f't{i}': t for i, t in enumerate(kept, start=1)} if kept else {'t1': ' '.join(terms)}
+        rows = self._rows(sql, {**where.params(), **words})
+        scored = [r for r in rows if (r.get('bm25') or 0) > 0]
+        return scored or rows
+
+    def selective(self, table: str, terms: Sequence[str]) -> list[str]:
+        """The terms found in at most ``DF_CAP`` rows of ``table`` (each count stops at ``DF_CAP`` + 1)."""
+        field_ = TEXT_FIELDS[table]
+        probes = ', '.join(f'count((SELECT id FROM {table} WHERE {field_} @1@ $t{i} LIMIT {DF_CAP + 1}))' for i in range(1, len(terms) + 1))
+        counts = self.store.q(f'RETURN [{probes}];', **{f't{i}': t for i, t in enumerate(terms, start=1)})[0] or []
+        return [t for t, n in zip(terms, counts, strict=True) if n <= DF_CAP]
+
+    def adjacent_passages(self, turns: Sequence[tuple[str, int]], where: ReadFilter) -> list[dict[str, Any]]:
+        """The first passage of the turns just before and after each (session id, seq), filtered like any passage."""
+        predicate = where.predicate('memory_chunk')
+        if predicate is None or not turns:
+            return []
+        clauses = ' OR '.join(f'(session_key = $s{i} AND seq IN $n{i})' for i in range(len(turns)))
+        sql = (
+            f'LET $turns = SELECT VALUE record::id(id) FROM turn WHERE {clauses};\n'
+            f"SELECT {PROJECTIONS['memory_chunk']} FROM array::map($turns, |$t| type::record('memory_chunk', $t + '_0')) "
+            f'WHERE {predicate};'
+        )
+        params: dict[str, Any] = {**where.params()}
+        for i, (session, seq) in enumerate(turns):
+            params[f's{i}'], params[f'n{i}'] = session, [seq - 1, seq + 1]
+        return list(self.store.q(sql, **params)[-1] or [])
 
     def self_entities(self, principal_id: str, where: ReadFilter) -> list[dict[str, Any]]:
         predicate = where.predicate('entity')
@@ -191,7 +225,7 @@ class RetrievalStore:
         predicate = where.predicate('attribute')
         if predicate is None or not refs or not keys:
             return []
-        addresses = [f'{r}#{k}' for r in refs for k in keys]
+        addresses = [ref_address(r, k) for r in refs for k in keys]
         sql = f'SELECT {PROJECTIONS["attribute"]} FROM attribute WHERE address IN $addresses AND {predicate} LIMIT 32;'
         return self._rows(sql, {**where.params(), 'addresses': addresses})
 

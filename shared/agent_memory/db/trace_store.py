@@ -15,6 +15,7 @@ from agent_memory.db.trace_rows import add_traces
 
 CACHE_NEIGHBOURS = 32  # nearest traces examined (any caller, any endpoint) before giving up
 CACHE_EF = 64
+SAME_QUESTION_LIMIT = 8  # newest answers to the same canonical question examined
 
 
 class TraceStore:
@@ -27,23 +28,36 @@ class TraceStore:
         add_traces(tx, retrieval, response)
         self.store.db.query(self.store.database, tx.sql(), tx.params)
 
-    def cache_candidates(self, vector: list[float], fingerprint: str, since: dt.datetime, threshold: float) -> list[dict[str, Any]]:
-        """Earlier cacheable answers for the same visibility, fresh enough and similar enough, best first.
+    def cache_candidates(
+        self, vector: list[float], fingerprints: list[str], since: dt.datetime, threshold: float, question_key: str | None
+    ) -> list[dict[str, Any]]:
+        """Earlier cacheable answers for one of these visibilities, fresh enough, best first: those made for the same
+        canonical question (newest first), then those at least ``threshold`` similar (closest first).
 
         The KNN runs unfiltered over ``CACHE_NEIGHBOURS`` traces and the filters apply to its result: on
         3.2 filters inside a KNN are evaluated per scanned row, 11-31x slower (bench/cache.py). The price:
         an eligible answer ranked below that many closer ineligible traces (other callers' answers to the
-        same question, /query traces) is not found, and the call is answered fresh.
+        same question, /query traces) is not found, and the call is answered fresh. The same-question
+        lookup is an index equality (``retrieval_trace_question_key``).
         """
         sql = (
-            'SELECT id, query, created_at, response.* AS answer, distance FROM '
-            f'(SELECT id, query, created_at, response, cache_eligible, visibility_fingerprint, vector::distance::knn() AS distance '
-            f'FROM retrieval_trace WHERE query_embedding <|{CACHE_NEIGHBOURS},{CACHE_EF}|> $vector) '
+            'SELECT id, query, question_key, created_at, response.* AS answer, '
+            'vector::similarity::cosine(query_embedding, $vector) AS similarity FROM retrieval_trace '
+            'WHERE $key IS NOT NONE AND question_key = $key AND visibility_fingerprint IN $fps AND created_at > $since '
+            f'AND cache_eligible = true AND query_embedding IS NOT NONE ORDER BY created_at DESC LIMIT {SAME_QUESTION_LIMIT};'
+            'SELECT id, query, question_key, created_at, response.* AS answer, distance FROM '
+            '(SELECT id, query, question_key, created_at, response, cache_eligible, visibility_fingerprint, '
+            f'vector::distance::knn() AS distance FROM retrieval_trace WHERE query_embedding <|{CACHE_NEIGHBOURS},{CACHE_EF}|> $vector) '
             'WHERE distance IS NOT NONE AND distance <= $max_distance AND cache_eligible = true '
-            'AND visibility_fingerprint = $fp AND created_at > $since ORDER BY distance;'
+            'AND visibility_fingerprint IN $fps AND created_at > $since ORDER BY distance;'
         )
-        rows = self.store.q(sql, vector=vector, fp=fingerprint, since=since, max_distance=1.0 - threshold)[0] or []
-        return [{**row, 'similarity': 1.0 - float(row['distance'])} for row in rows if row.get('answer')]
+        same, similar = self.store.q(sql, vector=vector, fps=fingerprints, since=since, max_distance=1.0 - threshold, key=question_key)
+        rows = [*(same or []), *({**row, 'similarity': 1.0 - float(row['distance'])} for row in similar or [])]
+        unique: dict[str, dict[str, Any]] = {}
+        for row in rows:  # a trace found both ways keeps its first place
+            if row.get('answer'):
+                unique.setdefault(str(row['id']), row)
+        return list(unique.values())
 
     def still_valid(self, cited: list[tuple[str, str]], entity_refs: list[str], made_at: dt.datetime, now: dt.datetime) -> bool:
         """CONTRACT §8 validity: cited facts exist and are current; nothing new about the cited entities since."""

@@ -18,14 +18,21 @@ class TurnStore:
         row = self.store.q('SELECT * FROM ONLY $id;', id=rid('turn', turn_id))[0]
         return dict(row) if row else None
 
-    def recent_turns(self, session_id: str, before_seq: int, limit: int) -> list[dict[str, Any]]:
+    def recent_turns(self, session_id: str, before_seq: int, limit: int, patterns: Sequence[str]) -> list[dict[str, Any]]:
+        """The session's last turns before ``before_seq`` that ``patterns`` may read (each turn by its own scope)."""
         rows = self.store.rows(
-            'SELECT id, role, content, observed_at, seq FROM turn WHERE session_key = $s AND seq < $seq ORDER BY seq DESC LIMIT $limit;',
-            s=session_id,
+            'SELECT id, role, content, observed_at, seq, speaker, scope_sets FROM turn '
+            f'WHERE session_key = $session_key AND seq < $seq AND {VISIBLE} ORDER BY seq DESC LIMIT $limit;',
+            session_key=session_id,
             seq=before_seq,
             limit=limit,
+            **visibility_params(patterns),
         )
         return list(reversed(rows))
+
+    def session_has_turns(self, session_id: str) -> bool:
+        """Whether any turn exists (whoever may read it): only ever used to refuse caching, never shown."""
+        return bool(self.store.rows('SELECT VALUE id FROM turn WHERE session_key = $s LIMIT 1;', s=session_id))
 
     def mark(self, turn_id: str, status: str, error: str | None = None) -> None:
         """Record progress or failure; never touches a turn whose extraction is already done."""
@@ -47,11 +54,13 @@ class TurnStore:
         )
         return int(rows[0]) if rows else 0
 
-    def stale_queued(self, before: dt.datetime, limit: int) -> list[str]:
-        """Turns accepted but never extracted (e.g. the queue send failed): the hourly sweep re-sends them."""
+    def stale_pending(self, before: dt.datetime, limit: int) -> list[str]:
+        """Turns accepted but never extracted: the queue send failed (``queued``), or the worker died mid-attempt
+        and no redelivery is coming (``running``: a killed local gateway, a message dead-lettered after a crash).
+        The hourly sweep re-sends them; a duplicate of a live attempt is harmless (the apply refuses a done turn)."""
         rows = self.store.rows(
-            "SELECT VALUE record::id(id) FROM turn WHERE extraction_status = 'queued' AND (enqueued_at ?? created_at) < $before "
-            'ORDER BY created_at LIMIT $limit;',
+            "SELECT VALUE record::id(id) FROM turn WHERE extraction_status IN ['queued', 'running'] "
+            'AND (enqueued_at ?? created_at) < $before ORDER BY created_at LIMIT $limit;',
             before=before,
             limit=limit,
         )
@@ -62,8 +71,8 @@ class TurnStore:
         entities, keys, labels = self.store.db.query(
             self.store.database,
             f'SELECT type, name, updated_at FROM entity WHERE {VISIBLE} ORDER BY updated_at DESC LIMIT $limit;'
-            'SELECT key, created_at FROM attribute ORDER BY created_at DESC LIMIT $sample;'
-            'SELECT label, created_at FROM relates_to ORDER BY created_at DESC LIMIT $sample;',
+            f'SELECT key, created_at FROM attribute WHERE {VISIBLE} ORDER BY created_at DESC LIMIT $sample;'
+            f'SELECT label, created_at FROM relates_to WHERE {VISIBLE} ORDER BY created_at DESC LIMIT $sample;',
             {'limit': limit, 'sample': limit * 4, **visibility_params(patterns)},
         )
         unique_keys = list(dict.fromkeys(r['key'] for r in keys))[:limit]

@@ -22,7 +22,7 @@ from agent_memory.domain.ids import utcnow
 from agent_memory.domain.scopes import ScopeSets, intersect_grants
 from agent_memory.errors import Forbidden, Unauthorized, Unprocessable
 
-CONTEXT_ID = re.compile(r'^[A-Za-z0-9_-]{1,64}$')
+CONTEXT_ID = re.compile(r'[A-Za-z0-9_-]{1,64}')  # always fullmatch: `$` would accept a trailing newline
 UNAUTHORIZED = 'missing, invalid or expired API key'
 VERBS = ('memory:read', 'memory:write', 'memory:forget', 'grant:manage')
 
@@ -31,7 +31,7 @@ RESERVED_CONTEXT_IDS = frozenset({'contexts', 'health'})  # path segments of /ap
 
 
 def check_context_id(context_id: str) -> str:
-    if not CONTEXT_ID.match(context_id):
+    if not CONTEXT_ID.fullmatch(context_id):
         raise Unprocessable('context id must match [A-Za-z0-9_-]{1,64}')
     if context_id in RESERVED_CONTEXT_IDS:
         raise Unprocessable(f'context id {context_id!r} is reserved')
@@ -77,6 +77,11 @@ class Caller:
     @property
     def delegated(self) -> bool:
         return self.acting_principal_id is not None
+
+    @property
+    def key_holder(self) -> str:
+        """The principal whose key made the request (the manager, when delegating)."""
+        return self.acting_principal_id or self.principal_id
 
 
 def _header(headers: Mapping[str, str], names: tuple[str, ...]) -> str | None:

@@ -2,7 +2,8 @@
 
 After a reply (fresh or cached) one transaction stores the user turn (queued for extraction), the
 assistant turn (``infer: none``), the retrieval trace and the response trace. A failed synthesis
-raises before anything is written.
+raises before anything is written. The assistant turn is stored no more visible than every row the reply
+was built from (``derived_scope``); when no such scope lies in the caller's write region it is not stored.
 """
 
 from __future__ import annotations
@@ -16,14 +17,18 @@ from agent_memory.db.connection import run_with_retry
 from agent_memory.db.memory_store import MemoryStore
 from agent_memory.db.records import rid
 from agent_memory.db.retrieval_store import ReadFilter
-from agent_memory.domain import recall, transcript
+from agent_memory.domain import question_key as question_keys
+from agent_memory.domain import recall, sessions, transcript
+from agent_memory.domain.answer_phrasing import is_asked_question
 from agent_memory.domain.auth import Caller
+from agent_memory.domain.derived_scope import derived_scope, reply_sources
 from agent_memory.domain.facts import Pipeline, chunks_for, enqueue, session_for_write, turn_row, write_region
 from agent_memory.domain.ids import new_id, utcnow
+from agent_memory.domain.reconcile import self_entity_ref
 from agent_memory.domain.response_cache import consult_cache
-from agent_memory.domain.retrieval import RetrievalRequest, Retriever
+from agent_memory.domain.retrieval import RetrievalRequest, Retriever, is_first_person
 from agent_memory.domain.synthesis import MAX_SOURCES, Composer, citation_wire, public_citation, source_ref
-from agent_memory.domain.visibility import fingerprint
+from agent_memory.domain.visibility import fingerprint, personal_fingerprint
 from agent_memory.domain.write_plan import WritePlan
 from agent_memory.embeddings import Embedder
 from agent_memory.models import ChatRequest
@@ -45,13 +50,16 @@ def chat(
     now = utcnow()
     session = session_for_write(store, caller, request.session_id)
     scope_sets = write_region(caller, request.scopes, session)
-    session_id = request.session_id or f'sess_{new_id()}'
-    window = transcript.window(store, session_id) if session else []
-    has_prior_turns = bool(window) or (session is not None and transcript.has_turns(store, session_id))
-    visibility = fingerprint(caller, None, request.labels)
+    session_key, session_id, plan_session = sessions.target(caller, session, request.session_id, scope_sets, now)
+    window = transcript.window(store, session_key, caller.patterns('memory:read')) if session else []
+    has_prior_turns = bool(window) or (session is not None and transcript.has_turns(store, session_key))
+    shared = fingerprint(caller, None, request.labels)
+    personal = personal_fingerprint(shared, caller.principal_id)
+    mine = frozenset({self_entity_ref(caller.principal_id)})
     vector = embedder.embed([request.message])[0]
+    question = question_keys.question_key(request.message)
     model = request.model or caller.config.models.synthesis
-    decision = consult_cache(store, caller.config.response_cache, request, has_prior_turns, visibility, vector, now)
+    decision = consult_cache(store, caller.config.response_cache, request, has_prior_turns, [shared, personal], vector, question, now)
 
     retrieval = None
     if decision.hit is not None:
@@ -63,27 +71,36 @@ def chat(
         where = ReadFilter(caller.patterns('memory:read'), now, labels=tuple(request.labels))
         retrieval = Retriever(store, embedder).run(RetrievalRequest(request.message, CHAT_K, 'hybrid', where, caller.principal_id), vector)
         in_window = {str(t['id'].id) for t in window}
-        sources = [h for h in retrieval.hits + retrieval.context_hits if h.resource.get('turnId') not in in_window][:MAX_SOURCES]
-        composition = composer.compose(request.message, sources, window, model)  # raises before anything is written
+        sources = [
+            h for h in retrieval.hits + retrieval.context_hits if h.resource.get('turnId') not in in_window and not is_asked_question(h)
+        ][:MAX_SOURCES]
+        composition = composer.compose(request.message, sources, window, model, caller_refs=mine)  # raises before anything is written
         tier, reason = 3, f'{decision.reason}; {retrieval.tier_reason}'
     metrics.add_metric(name=f'Tier{tier}', unit='Count', value=1)
+    # An answer built on the caller's self entity (a first-person question, or a source about the caller, cited or
+    # only read, which the reply may phrase as "your …") is reusable only by this principal.
+    about_caller = is_first_person(request.message) or any(mine & set(hit.entity_refs) for hit in composition.built_from)
+    visibility = personal if about_caller else shared
     latency_ms = (time.perf_counter() - started) * 1000
     citations = [
         citation_wire(marker, hit) | {'table': hit.table, 'key': hit.key, 'entity_refs': list(hit.entity_refs)}
         for marker, hit in composition.cited
     ]
-    built_from = None if composition.built_from is None else [source_ref(hit) for hit in composition.built_from]
+    built_from = [source_ref(hit) for hit in composition.built_from]
     # An answer built from nothing has nothing a later write could invalidate it by: never cached.
     cacheable = decision.eligible and decision.hit is None and bool(built_from)
     response_id, retrieval_id = new_id(), new_id()
-    plan = WritePlan(now=now, principal=caller.principal_id, session_id=session_id)
-    if session is None:
-        plan.new_session = {'scope_sets': scope_sets, 'metadata': {}, 'principal': caller.principal_id, 'created_at': now}
+    plan = WritePlan(now=now, principal=caller.principal_id, session_id=session_key)
+    plan.new_session = plan_session
     queued = pipeline.queue is not None
-    user_turn = turn_row(caller, 'user', request.message, session_id, scope_sets, now, now, 'queued' if queued else None, None)
-    reply_turn = turn_row(caller, 'assistant', composition.reply, session_id, scope_sets, now, now, None, None)
-    plan.turns = [user_turn, reply_turn]
-    plan.chunks = chunks_for(user_turn, now, request.labels) + chunks_for(reply_turn, now, request.labels)
+    user_turn = turn_row(caller, 'user', request.message, session_key, scope_sets, now, now, 'queued' if queued else None, None)
+    plan.turns = [user_turn]
+    plan.chunks = chunks_for(user_turn, now, request.labels)
+    reply_scope = derived_scope(store, scope_sets, reply_sources(composition, window), caller.patterns('memory:write'))
+    if reply_scope is not None:
+        reply_turn = turn_row(caller, 'assistant', composition.reply, session_key, reply_scope, now, now, None, None)
+        plan.turns.append(reply_turn)
+        plan.chunks += chunks_for(reply_turn, now, request.labels)
     plan.retrieval_trace = recall.trace_row(
         caller,
         request.message,
@@ -97,10 +114,11 @@ def chat(
         latency_ms=latency_ms,
         vector=vector,
         returned=[hit for _, hit in composition.cited] if retrieval is None else retrieval.hits,
-        session_id=session_id,
+        session_id=session_key,
         trace_id=retrieval_id,
     )
     plan.retrieval_trace['cache_eligible'] = cacheable
+    plan.retrieval_trace['question_key'] = str(question) if question else None
     plan.response_trace = {
         'id': response_id,
         'message': request.message,
@@ -113,10 +131,10 @@ def chat(
         'cache_eligible': cacheable,
         'cited': citations,
         'built_from': built_from,
-        'cited_entity_refs': sorted({ref for source in built_from or [] for ref in source['entity_refs']}),
+        'cited_entity_refs': sorted({ref for source in built_from for ref in source['entity_refs']}),
         'visibility_fingerprint': visibility,
         'principal': caller.principal_id,
-        'session': rid('session', session_id),
+        'session': rid('session', session_key),
         'endpoint': 'chat',
         'created_at': now,
     }
@@ -132,7 +150,7 @@ def chat(
         'cached': decision.hit is not None,
         'tier': 'cache' if decision.hit is not None else 'hybrid',
         'citations': [public_citation(c) for c in citations],
-        'memoryUpdates': {'turnId': user_turn['id'], 'status': 'queued' if queued else 'stored'},
+        'memoryUpdates': {'turnId': user_turn['id'], 'status': 'queued' if queued else 'stored', 'replyStored': reply_scope is not None},
     }
     return ChatResult(body, composition.deltas or [composition.reply])
 

@@ -9,6 +9,12 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from agent_memory.errors import BadRequest
 
+# Upper bounds keep every value usable as a duration or a counter (now ± the duration must stay a valid date,
+# and the database's integers stop at 2^63); they are far above any sensible setting.
+MAX_FRESHNESS_SECONDS = 365 * 24 * 3600
+MAX_DAYS = 36_500
+MAX_RATE = 1_000_000
+
 
 class _Section(BaseModel):
     model_config = ConfigDict(extra='forbid', strict=True)
@@ -17,13 +23,13 @@ class _Section(BaseModel):
 class ResponseCacheConfig(_Section):
     enabled: bool = True
     similarity_threshold: float = Field(default=0.92, gt=0.0, le=1.0)
-    freshness_window_seconds: int = Field(default=3600, ge=0)
+    freshness_window_seconds: int = Field(default=3600, ge=0, le=MAX_FRESHNESS_SECONDS)
 
 
 class TraceRetentionConfig(_Section):
-    decision_trace_days: int | None = Field(default=None, ge=1)
-    retrieval_trace_days: int | None = Field(default=90, ge=1)
-    response_trace_days: int | None = Field(default=90, ge=1)
+    decision_trace_days: int | None = Field(default=None, ge=1, le=MAX_DAYS)
+    retrieval_trace_days: int | None = Field(default=90, ge=1, le=MAX_DAYS)
+    response_trace_days: int | None = Field(default=90, ge=1, le=MAX_DAYS)
 
 
 class ReconciliationConfig(_Section):
@@ -31,13 +37,13 @@ class ReconciliationConfig(_Section):
 
 
 class LifecycleConfig(_Section):
-    context_ttl_days: float = Field(default=7, gt=0)
+    context_ttl_days: float = Field(default=7, gt=0, le=MAX_DAYS)
 
 
 class RateLimitConfig(_Section):
     enabled: bool = True
-    requests_per_minute: int = Field(default=1200, ge=1)
-    burst: int = Field(default=200, ge=1)
+    requests_per_minute: int = Field(default=1200, ge=1, le=MAX_RATE)
+    burst: int = Field(default=200, ge=1, le=MAX_RATE)
 
 
 class ModelsConfig(_Section):

@@ -77,20 +77,16 @@ def mint_context_key(control: ControlStore, context_id: str, principal: str, nam
     return secret
 
 
-def register_management_key(control: ControlStore, token: str | None = None) -> str:
-    secret = token or mint_token('amm')
-    control.put_management_key(hash_key(secret), utcnow())
-    return secret
+def sync_management_keys(control: ControlStore, tokens: tuple[str, ...]) -> None:
+    """The configured management keys are authoritative: register them and revoke every other one (cold start)."""
+    control.replace_management_keys([hash_key(t) for t in tokens], utcnow())
 
 
-def bootstrap(
-    control: ControlStore, store_for: Any, context_id: str, management_key: str | None, context_key: str | None
-) -> tuple[str, str]:
-    """Idempotent local/first-deploy bootstrap: management key, the context, and one admin key for it."""
-    management = register_management_key(control, management_key)
+def bootstrap(control: ControlStore, store_for: Any, context_id: str, context_key: str | None) -> str:
+    """Idempotent local/first-deploy bootstrap: the context and one admin key for it (management keys come from
+    the configuration, registered at cold start)."""
     if control.get_context(context_id) is None:
         create_context(control, store_for, context_id, {})
     else:
         store_for(context_id).ensure_reserved_principals(utcnow())
-    key = mint_context_key(control, context_id, 'admin', 'bootstrap', context_key)
-    return management, key
+    return mint_context_key(control, context_id, 'admin', 'bootstrap', context_key)

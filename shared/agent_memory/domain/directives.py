@@ -16,7 +16,7 @@ from agent_memory.domain import views
 from agent_memory.domain.ids import new_id, utcnow
 from agent_memory.domain.reconcile import Diff, Reconciler, Source, Speaker
 from agent_memory.domain.scopes import ScopeSets, within_region
-from agent_memory.domain.vocabulary import MemoryCategory
+from agent_memory.domain.vocabulary import MemoryCategory, names_self_entity
 from agent_memory.domain.write_plan import WritePlan
 from agent_memory.errors import BadRequest, NotFound, Unprocessable
 from agent_memory.extraction.model import EntityRef, ExtractedAttribute, ExtractedInstruction, Extraction, Invalidation
@@ -102,6 +102,8 @@ def accept_value(store: MemoryStore, caller_principal: str, write_patterns: list
     if row.get('entity') is None or not row.get('key'):
         raise Unprocessable('this uncertainty is not about one entity and key, so no value can settle it')
     entity_type, entity_name = row['entity'].id
+    if names_self_entity(entity_name) and [entity_type, entity_name] != Speaker(caller_principal, '').key:
+        raise BadRequest('a self entity is written only by its own principal; this doubt is theirs to settle')
     subject = EntityRef(type=entity_type, name=entity_name)
     extraction = Extraction(
         attributes=(ExtractedAttribute(entity=subject, key=row['key'], value=value, confidence=1.0),),

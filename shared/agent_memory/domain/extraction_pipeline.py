@@ -20,7 +20,7 @@ from agent_memory.db.turn_store import TurnStore
 from agent_memory.domain.chunks import chunk_id, split_text
 from agent_memory.domain.context_config import ContextConfig
 from agent_memory.domain.ids import new_id, utcnow
-from agent_memory.domain.reconcile import Diff, Reconciler, Source, Speaker
+from agent_memory.domain.reconcile import Diff, Reconciler, Source, Speaker, without_forged_self_refs
 from agent_memory.domain.vocabulary import MemoryCategory
 from agent_memory.domain.write_plan import TurnOutcome, WritePlan
 from agent_memory.extraction.errors import LlmFailure, ProviderOutputInvalid, ProviderRetryable
@@ -34,6 +34,7 @@ from agent_memory.extraction.model import (
     PriorTurn,
     UncertaintyKind,
 )
+from agent_memory.extraction.speaker import bind_first_person
 from agent_memory.observability import logger, metrics
 
 CONTEXT_WINDOW_TURNS = 6
@@ -69,9 +70,14 @@ class Extractors:
 
         A valid LLM result (which saw stage 0 as a hint) wins wherever it speaks; stage 0's instructions and
         uncertainties, and its facts at addresses the model left empty, are kept: what the rules caught is never
-        silently dropped (a tiny model's valid but empty reply must not cost the turn its facts).
+        silently dropped (a tiny model's valid but empty reply must not cost the turn its facts). First person is
+        bound to the message's named speaker, if any, after every stage.
         """
-        base = self.stage0(text, ctx)
+        extraction, outcome = self._run(text, ctx, model, final_delivery)
+        return bind_first_person(extraction, ctx.speaker), outcome
+
+    def _run(self, text: str, ctx: ExtractionContext, model: str | None, final_delivery: bool) -> tuple[Extraction, StageOutcome]:
+        base = without_forged_self_refs(self.stage0(text, ctx))
         if self.llm is None:
             return base, StageOutcome('stage0')
         try:
@@ -82,7 +88,8 @@ class Extractors:
             if not final_delivery:
                 raise
             return base, StageOutcome('stage0', exc.reason)
-        return result.extraction.merged(base.not_covered_by(result.extraction)), StageOutcome(result.mode)
+        model_result = without_forged_self_refs(result.extraction)
+        return model_result.merged(base.not_covered_by(model_result)), StageOutcome(result.mode)
 
 
 @dataclass(frozen=True)
@@ -98,6 +105,7 @@ class TurnInput:
     scope_sets: list[list[str]]
     principal: str
     category_override: MemoryCategory | None = None
+    speaker: str | None = None  # the message's ``name``
 
     @classmethod
     def from_row(cls, row: dict[str, Any]) -> TurnInput:
@@ -111,22 +119,27 @@ class TurnInput:
             row['scope_sets'],
             row['principal'],
             row.get('memory_category'),
+            row.get('speaker'),
         )
 
 
 def extraction_context(store: MemoryStore, turn: TurnInput, speaker: Speaker, read_patterns: list[str]) -> ExtractionContext:
     turns = TurnStore(store)
     entities, keys, labels = turns.vocabulary(read_patterns, VOCABULARY_LIMIT)
-    recent = turns.recent_turns(bare(turn.session) or '', turn.seq, CONTEXT_WINDOW_TURNS) if turn.session is not None else []
+    session = bare(turn.session)
+    recent = turns.recent_turns(session, turn.seq, CONTEXT_WINDOW_TURNS, read_patterns) if session is not None else []
     open_rows = turns.open_uncertainties(read_patterns, OPEN_UNCERTAINTY_LIMIT)
     return ExtractionContext(
         role=turn.role,
         observed_at=turn.observed_at,
         speaker_name=speaker.display_name,
+        speaker=turn.speaker,
         known_entities=tuple(KnownEntity(type=e['type'], name=e['name']) for e in entities),
         attribute_keys=tuple(keys),
         relation_labels=tuple(labels),
-        recent_turns=tuple(PriorTurn(role=t['role'], content=t['content'], observed_at=t['observed_at']) for t in recent),
+        recent_turns=tuple(
+            PriorTurn(role=t['role'], content=t['content'], observed_at=t['observed_at'], speaker=t.get('speaker')) for t in recent
+        ),
         open_uncertainties=tuple(_open_uncertainty(row, speaker) for row in open_rows),
     )
 
@@ -208,7 +221,8 @@ def process_turn(
     turn = TurnInput.from_row(row)
     principal = store.get_principal(turn.principal) or {'display_name': turn.principal, 'grants': {}}
     speaker = Speaker(turn.principal, principal['display_name'])
-    read_patterns = list((principal.get('grants') or {}).get('memory:read', []))
+    stored_region = row.get('read_region')  # the writer's effective grants (key and delegation included)
+    read_patterns = list(stored_region if stored_region is not None else (principal.get('grants') or {}).get('memory:read', []))
     ctx = extraction_context(store, turn, speaker, read_patterns)
     extraction, outcome = extractors.run(turn.content, ctx, config.models.extraction, final_delivery)
     session_id = bare(turn.session)

@@ -7,6 +7,7 @@ import datetime as dt
 from aws_lambda_powertools.metrics import MetricUnit
 
 from agent_memory.api.services import Services
+from agent_memory.config import get_settings
 from agent_memory.db.turn_store import TurnStore
 from agent_memory.domain.context_config import effective_config
 from agent_memory.domain.extraction_pipeline import process_turn
@@ -15,7 +16,6 @@ from agent_memory.extraction.errors import ProviderError
 from agent_memory.jobs import ExtractionJob
 from agent_memory.observability import logger, metrics
 
-STALE_AFTER = dt.timedelta(minutes=15)
 RESEND_LIMIT = 500
 
 
@@ -53,14 +53,15 @@ def _stored_error(exc: Exception) -> str:
 
 
 def resend_stale(services: Services) -> int:
-    """Hourly: turns still queued long after they were accepted (their send failed) get their job again."""
+    """Hourly: turns still not extracted long after their job was last sent get their job again."""
     if services.queue is None:
         return 0
     resent = 0
+    stale_after = dt.timedelta(seconds=get_settings().extraction_stale_seconds)
     for context_id in services.control.list_context_ids():
         store = services.store(context_id)
         turns = TurnStore(store)
-        stale = turns.stale_queued(utcnow() - STALE_AFTER, RESEND_LIMIT)
+        stale = turns.stale_pending(utcnow() - stale_after, RESEND_LIMIT)
         if stale:
             services.queue.send([ExtractionJob(context_id, (t,)) for t in stale])
             turns.mark_enqueued(stale, utcnow())

@@ -15,6 +15,7 @@ from agent_memory.db.connection import run_with_retry
 from agent_memory.db.memory_store import MemoryStore
 from agent_memory.db.records import bare, rid, when
 from agent_memory.db.turn_store import TurnStore
+from agent_memory.domain import sessions
 from agent_memory.domain.auth import Caller
 from agent_memory.domain.chunks import chunk_id, split_text
 from agent_memory.domain.extraction_pipeline import Extractors, TurnInput, preview_turn
@@ -45,9 +46,8 @@ def write_region(caller: Caller, requested: Any, session: dict[str, Any] | None)
 def session_for_write(store: MemoryStore, caller: Caller, session_id: str | None) -> dict[str, Any] | None:
     if session_id is None:
         return None
-    session = store.get_session(session_id)
-    # absent and out-of-region sessions answer identically (no id probing)
-    if session is None or not within_region(session['scope_sets'], caller.patterns('memory:write')):
+    session = sessions.writable(store, caller, session_id)
+    if session is None:  # absent and out-of-region sessions answer identically (no id probing)
         raise Forbidden(NO_SESSION)
     if session.get('closed_at') is not None:
         raise Conflict('session is closed')
@@ -103,24 +103,27 @@ def turn_row(
     caller: Caller,
     request_role: str,
     text: str,
-    session_id: str,
+    session_key: str,
     scope_sets: ScopeSets,
     now: dt.datetime,
     known_at: dt.datetime,
     status: str | None,
     category: str | None,
+    speaker: str | None = None,
 ) -> dict[str, Any]:
     return {
         'id': new_id(),
-        'session': rid('session', session_id),
+        'session': rid('session', session_key),
         'role': request_role,
         'content': text,
         'principal': caller.principal_id,
         'scope_sets': scope_sets,
+        'read_region': caller.patterns('memory:read'),  # bounds what extraction may send to an LLM with this turn
         'created_at': now,
         'observed_at': known_at,
         'extraction_status': status,
         'memory_category': category,
+        'speaker': speaker,
         'enqueued_at': now if status == 'queued' else None,
     }
 
@@ -152,14 +155,15 @@ def _remember_once(
     session = session_for_write(store, caller, request.session_id)
     scope_sets = write_region(caller, request.scopes, session)
     known_at = request.observed_at or now
-    session_id = request.session_id or f'sess_{new_id()}'
-    plan = WritePlan(now=now, principal=caller.principal_id, session_id=session_id)
-    if session is None:
-        plan.new_session = {'scope_sets': scope_sets, 'metadata': {}, 'principal': caller.principal_id, 'created_at': now}
+    session_key, session_id, plan_session = sessions.target(caller, session, request.session_id, scope_sets, now)
+    plan = WritePlan(now=now, principal=caller.principal_id, session_id=session_key)
+    plan.new_session = plan_session
     turn_id = None
     if request.text is not None and request.text.strip():
         status = {'triples': 'done', 'full': 'queued'}.get(request.infer)
-        turn = turn_row(caller, request.role, request.text, session_id, scope_sets, now, known_at, status, request.memory_category)
+        turn = turn_row(
+            caller, request.role, request.text, session_key, scope_sets, now, known_at, status, request.memory_category, request.name
+        )
         turn_id = turn['id']
         plan.turns.append(turn)
         plan.chunks = chunks_for(turn, now, request.labels)
@@ -182,7 +186,7 @@ def _remember_once(
             'latency_ms': 0.0,
             'created_at': now,
         }
-        source = Source('upsert', f'turn:{turn_id}' if turn_id else f'decision_trace:{trace_id}', session_id, caller.principal_id, turn_id)
+        source = Source('upsert', f'turn:{turn_id}' if turn_id else f'decision_trace:{trace_id}', session_key, caller.principal_id, turn_id)
         reconciler = Reconciler(
             store,
             plan,
@@ -218,6 +222,7 @@ def _preview(store: MemoryStore, caller: Caller, pipeline: Pipeline, request: Fa
         scope_sets,
         caller.principal_id,
         request.memory_category,
+        request.name,
     )
     diff = preview_turn(
         store, pipeline.extractors, caller.config, turn, Speaker(caller.principal_id, caller.display_name), caller.patterns('memory:read')
@@ -271,13 +276,13 @@ def remember_batch(
         now = utcnow()
         session = session_for_write(store, caller, request.session_id)
         scope_sets = write_region(caller, request.scopes, session)
-        session_id = request.session_id or f'sess_{new_id()}'
-        plan = WritePlan(now=now, principal=caller.principal_id, session_id=session_id)
-        if session is None:
-            plan.new_session = {'scope_sets': scope_sets, 'metadata': {}, 'principal': caller.principal_id, 'created_at': now}
+        session_key, session_id, plan_session = sessions.target(caller, session, request.session_id, scope_sets, now)
+        plan = WritePlan(now=now, principal=caller.principal_id, session_id=session_key)
+        plan.new_session = plan_session
         status = 'queued' if request.infer == 'full' else None
         for message in request.messages:
-            turn = turn_row(caller, message.role, message.content, session_id, scope_sets, now, message.ts or now, status, None)
+            observed = message.ts or now
+            turn = turn_row(caller, message.role, message.content, session_key, scope_sets, now, observed, status, None, message.name)
             plan.turns.append(turn)
             plan.chunks.extend(chunks_for(turn, now, request.labels))
         body = {'sessionId': session_id, 'turnIds': [t['id'] for t in plan.turns], 'status': 'queued' if status else 'stored'}
@@ -315,26 +320,27 @@ def extraction_status(store: MemoryStore, caller: Caller, turn_id: str) -> dict[
 def create_session(store: MemoryStore, caller: Caller, request: SessionCreate) -> dict[str, Any]:
     scope_sets = write_region(caller, request.scopes, None)
     session_id = request.id or f'sess_{new_id()}'
-    now = utcnow()
+    taken = Conflict(f'session {session_id!r} already exists')
+    if sessions.readable(store, caller, session_id) is not None:  # one the caller can see is reused, never shadowed
+        raise taken
+    fresh = sessions.new_session_row(caller, session_id, scope_sets, utcnow(), request.metadata)
     try:
-        row = store.create_session(
-            session_id, {'scope_sets': scope_sets, 'metadata': request.metadata, 'principal': caller.principal_id, 'created_at': now}
-        )
+        row = store.create_session(sessions.storage_key(caller.principal_id, session_id), fresh)
     except Conflict as exc:
-        raise Conflict(f'session {session_id!r} already exists') from exc
+        raise taken from exc
     return {'id': session_id, 'scopes': row['scope_sets'], 'metadata': row.get('metadata') or {}, 'createdAt': when(row['created_at'])}
 
 
 def readable_session(store: MemoryStore, caller: Caller, session_id: str) -> dict[str, Any]:
-    session = store.get_session(session_id)
-    if session is None or not visible(session['scope_sets'], caller.patterns('memory:read')):
+    session = sessions.readable(store, caller, session_id)
+    if session is None:
         raise NotFound('session not found')
     return session
 
 
 def list_turns(store: MemoryStore, caller: Caller, session_id: str, limit: int, offset: int) -> dict[str, Any]:
-    readable_session(store, caller, session_id)
-    rows = store.list_turns(session_id, limit + 1, offset)
+    session = readable_session(store, caller, session_id)
+    rows = store.list_turns(sessions.key_of(session), caller.patterns('memory:read'), limit + 1, offset)
     turns = [
         {
             'id': bare(r['id']),
@@ -353,7 +359,7 @@ def list_turns(store: MemoryStore, caller: Caller, session_id: str, limit: int, 
 
 
 def close_session(store: MemoryStore, caller: Caller, session_id: str) -> None:
-    session = store.get_session(session_id)
-    if session is None or not within_region(session['scope_sets'], caller.patterns('memory:write')):
+    session = sessions.writable(store, caller, session_id)
+    if session is None:
         raise NotFound('session not found')
-    store.close_session(session_id, utcnow())
+    store.close_session(sessions.key_of(session), utcnow())

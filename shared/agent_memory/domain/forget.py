@@ -1,11 +1,12 @@
 """POST /forget (CONTRACT §10): forget the facts and entities closest in meaning to a query.
 
-Only rows inside the caller's ``memory:forget`` region are candidates (a forget never reaches what the
-caller may not forget), only current ones, at most ``limit`` of them, and only those at cosine ≥
-``FORGET_SIMILARITY`` to the query — a vague query forgets nothing rather than the nearest thing.
-Soft (default): matched attributes end now; a matched entity has all its current facts, relations and
-actions ended (history stays readable). ``purge``: the matched attributes' whole address history, and
-matched entities with every fact about them, are erased. ``dryRun``: the same match, nothing written.
+Only rows the caller can read and that lie wholly inside its ``memory:forget`` region are candidates (an
+entity: one that touches the region), only current ones, at most ``limit`` of them, and only those at
+cosine ≥ ``FORGET_SIMILARITY`` to the query — a vague query forgets nothing rather than the nearest thing.
+Soft (default): matched attributes end now; a matched entity has its current facts, relations and
+actions inside the region ended (history stays readable). ``purge``: the matched attributes' address
+history inside the region, and matched entities with every fact about them inside the region, are erased;
+an entity something outside the region still refers to survives. ``dryRun``: the same match, nothing written.
 Passages (memory chunks) are not matched: they have no validity to end.
 """
 
@@ -14,7 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from agent_memory.db.forget_store import ForgetStore
-from agent_memory.db.memory_store import MemoryStore
+from agent_memory.db.memory_store import MemoryStore, ref_address
 from agent_memory.db.retrieval_store import ReadFilter, RetrievalStore
 from agent_memory.domain.auth import Caller
 from agent_memory.domain.ids import utcnow
@@ -32,7 +33,7 @@ def forget(store: MemoryStore, embedder: Embedder, caller: Caller, request: Forg
         raise Forbidden('forgetting needs a memory:forget grant')
     now = utcnow()
     vector = embedder.embed([request.query])[0]
-    where = ReadFilter(region, now)
+    where = ReadFilter(caller.patterns('memory:read'), now, forget_region=region)
     lookup = RetrievalStore(store)
     matched = []
     for table in ('attribute', 'entity'):
@@ -47,9 +48,9 @@ def forget(store: MemoryStore, embedder: Embedder, caller: Caller, request: Forg
     listed = [{'id': to_hit(table, row).id, 'text': to_hit(table, row).text, 'similarity': round(s, 4)} for s, table, row in matched]
     if request.dry_run:
         return {'deleted': 0, 'dryRun': True, 'matched': listed}
-    forgetting = ForgetStore(store)
+    forgetting = ForgetStore(store, region)
     if request.purge:
-        addresses = [f'{to_hit("attribute", row).entity_refs[0]}#{row["key"]}' for row in attributes]
+        addresses = [ref_address(to_hit('attribute', row).entity_refs[0], row['key']) for row in attributes]
         deleted = forgetting.purge(addresses, entity_refs)
     else:
         deleted = forgetting.expire([str(row['id'].id) for row in attributes], entity_refs, now)

@@ -26,4 +26,7 @@ def parse_rfc3339(raw: str) -> dt.datetime:
     value = dt.datetime.fromisoformat(raw.replace('Z', '+00:00'))
     if value.tzinfo is None:
         raise ValueError('timestamp needs a timezone offset')
-    return value.astimezone(dt.UTC)
+    try:
+        return value.astimezone(dt.UTC)
+    except OverflowError:  # 0001-01-01T00:00+01:00 has no UTC equivalent; callers turn ValueError into a 400
+        raise ValueError('timestamp out of range') from None

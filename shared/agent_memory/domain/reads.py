@@ -14,6 +14,7 @@ from agent_memory.db.memory_store import MemoryStore
 from agent_memory.domain import trace_views, views
 from agent_memory.domain.auth import Caller
 from agent_memory.domain.ids import utcnow
+from agent_memory.domain.params import parse_int
 from agent_memory.domain.reconcile import Speaker, entity_key
 from agent_memory.domain.vocabulary import CATEGORIES
 from agent_memory.errors import BadRequest, NotFound, NotImplementedYet
@@ -22,11 +23,7 @@ DEFAULT_LIMIT, MAX_LIMIT = 100, 500
 
 
 def parse_limit(raw: str | None, default: int = DEFAULT_LIMIT, maximum: int = MAX_LIMIT) -> int:
-    if raw is None or raw == '':
-        return default
-    if not raw.isdigit() or not 1 <= int(raw) <= maximum:
-        raise BadRequest(f'limit must be an integer in 1..{maximum}')
-    return int(raw)
+    return parse_int(raw, 'limit', 1, maximum, default)
 
 
 def encode_cursor(value: Any) -> str:
@@ -38,7 +35,7 @@ def decode_cursor(raw: str | None) -> Any:
         return None
     try:
         return json.loads(base64.urlsafe_b64decode(raw + '=' * (-len(raw) % 4)))
-    except (ValueError, json.JSONDecodeError) as exc:
+    except (ValueError, RecursionError) as exc:  # JSONDecodeError is a ValueError
         raise BadRequest('invalid cursor') from exc
 
 
@@ -83,10 +80,10 @@ def history(store: MemoryStore, caller: Caller, entity_type: str, name: str, att
 
 
 def delete_entity(store: MemoryStore, caller: Caller, entity_type: str, name: str) -> int:
-    key = entity_key(entity_type, name)
-    if store.get_entity(key, caller.patterns('memory:forget')) is None:
+    key, region = entity_key(entity_type, name), caller.patterns('memory:forget')
+    if store.get_entity(key, region) is None:
         raise NotFound('entity not found')
-    return store.close_entity_facts(key, utcnow())
+    return store.close_entity_facts(key, utcnow(), region)
 
 
 def state(store: MemoryStore, caller: Caller, limit: int) -> dict[str, Any]:

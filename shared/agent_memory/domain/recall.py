@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 from agent_memory.db.lifecycle_store import LifecycleStore
@@ -14,6 +15,7 @@ from agent_memory.db.memory_store import MemoryStore
 from agent_memory.db.records import rid
 from agent_memory.db.retrieval_store import ReadFilter
 from agent_memory.db.trace_store import TraceStore
+from agent_memory.domain import sessions
 from agent_memory.domain.auth import Caller
 from agent_memory.domain.ids import new_id, utcnow
 from agent_memory.domain.retrieval import FACT_SOURCES, Hit, Retrieval, RetrievalRequest, Retriever, fact_refs
@@ -80,7 +82,10 @@ def trace_row(
         'tier_entered': tier,
         'tier_reason': reason,
         'candidates': [{'id': h.id, 'table': h.table, 'score': h.score, 'lists': h.lists} for h in pool],
-        'returned': [{'id': h.id, 'table': h.table, 'rank': i, 'score': h.score} for i, h in enumerate(returned, start=1)],
+        'returned': [
+            {'id': h.id, 'table': h.table, 'rank': rank, 'score': h.score, 'occurred_at': h.occurred_at}
+            for rank, h in enumerate(returned, start=1)
+        ],
         'latency_ms': latency_ms,
         'visibility_fingerprint': fingerprint_,
         'session': rid('session', session_id) if session_id else None,
@@ -136,9 +141,10 @@ def _record_tier(tier: int) -> None:
 def query(store: MemoryStore, embedder: Embedder, caller: Caller, request: QueryRequest, endpoint: str = 'query') -> dict[str, Any]:
     caller, lens = reader(caller, request)
     now = utcnow()
-    retrieval = Retriever(store, embedder).run(
-        RetrievalRequest(request.query, request.k, request.mode, read_filter(caller, now, request), caller.principal_id)
-    )
+    where = read_filter(caller, now, request)
+    session_key = sessions.readable_key(store, caller, request.session_id)
+    where = replace(where, session_id=session_key)
+    retrieval = Retriever(store, embedder).run(RetrievalRequest(request.query, request.k, request.mode, where, caller.principal_id))
     wanted: set[str] = set()
     if 'facts' in request.include:
         wanted |= FACT_SOURCES
@@ -154,7 +160,7 @@ def query(store: MemoryStore, embedder: Embedder, caller: Caller, request: Query
         endpoint,
         now,
         mode=request.mode,
-        session_id=request.session_id,
+        session_id=session_key,
         source=request.source,
     )
     TraceStore(store).write(trace)

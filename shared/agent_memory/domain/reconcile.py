@@ -18,9 +18,11 @@ from agent_memory.domain.ids import new_id
 from agent_memory.domain.scopes import ScopeSets, overlaps
 from agent_memory.domain.vocabulary import (
     INITIAL_IMPORTANCE,
+    SELF_PREFIX,
     MemoryCategory,
     category_from_model,
     clean_display_name,
+    names_self_entity,
     normalise_name,
     normalise_type,
 )
@@ -93,7 +95,23 @@ class Speaker:
 
     @property
     def key(self) -> list[str]:
-        return ['person', normalise_name(f'self:{self.principal_id}')]
+        return ['person', normalise_name(f'{SELF_PREFIX}{self.principal_id}')]
+
+
+def without_forged_self_refs(extraction: Extraction) -> Extraction:
+    """Drop every extracted item naming a self entity other than through first person (``self``): a model or a crafted
+    turn spelling out ``self:<someone>`` must not write that principal's self facts (CONTRACT §6.2)."""
+
+    def forged(item: object) -> bool:
+        refs = [item] if isinstance(item, EntityRef) else [v for v in vars(item).values() if isinstance(v, EntityRef)]
+        return any(not ref.is_self and names_self_entity(ref.name) for ref in refs)
+
+    return Extraction(**{name: tuple(i for i in getattr(extraction, name) if not forged(i)) for name in Extraction.model_fields})
+
+
+def self_entity_ref(principal_id: str) -> str:
+    """The ``type/name`` reference of a principal's self entity (as retrieval hits carry it)."""
+    return '/'.join(Speaker(principal_id, '').key)
 
 
 def can_supersede(existing: dict[str, Any], new_kind: str, new_confidence: float, floor: float) -> bool:

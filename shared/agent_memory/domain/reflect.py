@@ -1,8 +1,10 @@
 """POST /reflect: a synthesis over fresh retrieval (never the cache), optionally persisted (CONTRACT §7.1).
 
 ``persist: true`` stores the reflection as a knowledge-category ``reflection`` attribute (confidence
-0.6, below curated facts) on the entity the query is most about, through the same reconciler as
-any other write, inside the caller's write region.
+0.6, below curated facts) on the entity the query is most about (never a self entity: those only
+extraction writes), through the same reconciler as any other write. It is stored no more visible than
+every row it was built from (``derived_scope``); when no such scope lies in the caller's write region the
+request is 403 and nothing is written.
 """
 
 from __future__ import annotations
@@ -14,12 +16,15 @@ from agent_memory.db.memory_store import MemoryStore
 from agent_memory.db.trace_store import TraceStore
 from agent_memory.domain import recall
 from agent_memory.domain.auth import Caller
+from agent_memory.domain.derived_scope import derived_scope, reply_sources
 from agent_memory.domain.facts import Pipeline, remember
 from agent_memory.domain.ids import new_id, utcnow
 from agent_memory.domain.retrieval import RetrievalRequest, Retriever
 from agent_memory.domain.synthesis import MAX_SOURCES, REFLECT_SYSTEM, Composer
 from agent_memory.domain.visibility import fingerprint
+from agent_memory.domain.vocabulary import names_self_entity
 from agent_memory.embeddings import Embedder
+from agent_memory.errors import Forbidden
 from agent_memory.models import FactsRequest, ReflectRequest, Triple
 
 REFLECTION_CONFIDENCE = 0.6
@@ -37,14 +42,18 @@ def reflect(
     composition = composer.compose(request.query, sources, [], None, system=REFLECT_SYSTEM)
     persisted: list[dict[str, Any]] = []
     if request.persist and composition.cited:
-        subject = next((h for _, h in composition.cited if h.entity_refs), None)
+        subject = next((r for _, h in composition.cited for r in h.entity_refs if not names_self_entity(r.split('/', 1)[1])), None)
         if subject is not None:
-            etype, name = subject.entity_refs[0].split('/', 1)
+            scope = derived_scope(store, caller.default_scopes, reply_sources(composition, []), caller.patterns('memory:write'))
+            if scope is None:
+                raise Forbidden('the reflection draws on rows that no scope inside your write region keeps as private; not persisted')
+            etype, name = subject.split('/', 1)
             triple = Triple.model_validate(
                 {'entity': {'type': etype, 'name': name}, 'key': 'reflection', 'value': composition.reply[:4096],
                  'memory_category': 'knowledge', 'confidence': REFLECTION_CONFIDENCE}
             )  # fmt: skip
-            _, written = remember(store, caller, pipeline, FactsRequest(infer='triples', triples=[triple]), None, None)
+            written_request = FactsRequest(infer='triples', triples=[triple], scopes=scope)
+            _, written = remember(store, caller, pipeline, written_request, None, None)
             persisted = written['extraction']['attributes']
     response_id = new_id()
     trace = recall.fresh_trace(

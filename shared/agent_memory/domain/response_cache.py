@@ -1,9 +1,10 @@
 """Tier 2, the semantic response cache (CONTRACT §8), read from the trace graph.
 
 A /chat message is embedded once; earlier cacheable answers of the same context with the same
-visibility fingerprint, younger than the freshness window and at least ``similarity_threshold``
-similar (HNSW, cosine) are tried best-first; the first one whose sources (every row it was built from,
-cited or not) are still valid is served.
+visibility fingerprint (or the caller's personal one), younger than the freshness window, made either
+for the same canonical question (``question_key``) or at least ``similarity_threshold`` similar (HNSW,
+cosine) and not a near miss of it (when/where, my/his, this/next), are tried best-first; the first one
+whose sources (every row it was built from, cited or not) are still valid is served.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import Any
 from agent_memory.db.memory_store import MemoryStore
 from agent_memory.db.trace_store import TraceStore
 from agent_memory.domain.context_config import ResponseCacheConfig
+from agent_memory.domain.question_key import QuestionKey
 from agent_memory.domain.retrieval import Hit
 from agent_memory.domain.synthesis import Composition
 from agent_memory.models import ChatRequest
@@ -41,7 +43,7 @@ class CacheDecision:
         assert self.hit is not None
         cited = [(c['marker'], _cited_hit(c)) for c in self.hit.cited]
         built_from = [_cited_hit(s) for s in self.hit.built_from]
-        return Composition(self.hit.reply, cited, self.hit.model, None, [self.hit.reply], built_from)
+        return Composition(self.hit.reply, cited, self.hit.model, None, [self.hit.reply], read_sources=built_from)
 
 
 def _cited_hit(citation: dict[str, Any]) -> Hit:
@@ -58,10 +60,12 @@ def consult_cache(
     config: ResponseCacheConfig,
     request: ChatRequest,
     has_prior_turns: bool,
-    visibility: str,
+    fingerprints: list[str],
     vector: list[float],
+    question: QuestionKey | None,
     now: dt.datetime,
 ) -> CacheDecision:
+    """``fingerprints``: the visibilities whose answers this caller may be served (shared, and its personal one)."""
     eligible = config.enabled and request.model is None and not has_prior_turns
     if not config.enabled:
         return CacheDecision(False, None, 'cache disabled for this context')
@@ -73,7 +77,8 @@ def consult_cache(
         return CacheDecision(False, None, 'session has prior turns: fresh answer, not cached')
     traces = TraceStore(store)
     since = now - dt.timedelta(seconds=config.freshness_window_seconds)
-    candidates = traces.cache_candidates(vector, visibility, since, config.similarity_threshold)
+    found = traces.cache_candidates(vector, fingerprints, since, config.similarity_threshold, str(question) if question else None)
+    candidates = [c for c in found if not _near_miss(question, c.get('question_key'))]
     for candidate in candidates:
         answer = candidate['answer']
         built_from = answer.get('built_from')
@@ -86,7 +91,15 @@ def consult_cache(
                 str(answer['id'].id), str(candidate['id'].id), candidate['similarity'], answer['reply'], cited, answer.get('model'),
                 built_from,
             )  # fmt: skip
-            return CacheDecision(eligible, hit, f'cache hit: similarity {hit.similarity:.3f} to retrieval_trace:{hit.retrieval_id}')
+            how = 'same question' if question and candidate.get('question_key') == str(question) else 'similar question'
+            reason = f'cache hit: {how}, similarity {hit.similarity:.3f} to retrieval_trace:{hit.retrieval_id}'
+            return CacheDecision(eligible, hit, reason)
     if candidates:
         return CacheDecision(eligible, None, f'cache miss: {len(candidates)} similar answers no longer valid')
-    return CacheDecision(eligible, None, f'cache miss: no answer at similarity ≥ {config.similarity_threshold}')
+    if found:
+        return CacheDecision(eligible, None, f'cache miss: {len(found)} similar answers ask something else')
+    return CacheDecision(eligible, None, f'cache miss: no answer to the same question or at similarity ≥ {config.similarity_threshold}')
+
+
+def _near_miss(question: QuestionKey | None, stored: str | None) -> bool:
+    return question is not None and stored is not None and question.conflicts_with(QuestionKey.parse(stored))

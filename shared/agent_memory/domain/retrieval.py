@@ -17,7 +17,7 @@ from typing import Any
 from surrealdb import RecordID
 
 from agent_memory.db.memory_store import MemoryStore
-from agent_memory.db.records import bare, ref, when
+from agent_memory.db.records import bare, ref, session_id_of, when
 from agent_memory.db.retrieval_store import ReadFilter, RetrievalStore
 from agent_memory.embeddings import Embedder
 
@@ -25,18 +25,24 @@ RRF_K = 60
 POOL = 256
 LIST_LIMIT = {'attribute': 32, 'memory_chunk': 32, 'entity': 16}
 GRAPH_LIMITS = (32, 16, 16)  # facts taken from the seeds, then from 1-hop and 2-hop neighbours
-# An entity row ("Alice (person)") answers little by itself: its lists count less than the facts' lists,
-# and a structured tier-1 match counts most (bench/retrieval.py measures hit@1 / hit@10 per mode).
+# Passages found by meaning and by words count alike; an entity row ("Alice (person)") answers little by itself;
+# a fact that is only *about* a named entity (graph) is weak evidence, a structured tier-1 match strong evidence.
+# Calibrated on LoCoMo conversations 0-2 (bench/locomo.py) and bench/retrieval.py (hit@1 / hit@10 per mode).
 LIST_WEIGHTS = {
     'vector:attribute': 1.0,
     'vector:memory_chunk': 1.0,
     'bm25:attribute': 0.7,
-    'bm25:memory_chunk': 0.7,
+    'bm25:memory_chunk': 1.0,
     'vector:entity': 0.3,
     'bm25:entity': 0.3,
-    'graph': 0.7,
+    'graph': 0.3,
     'tier1': 1.5,
 }
+# A fact or entity less similar than this to the query is not evidence for it: it leaves the vector list before
+# ranks are counted, so a short, frequently reinforced fact cannot outrank passages on proximity alone.
+SIMILARITY_FLOOR = {'vector:attribute': 0.5, 'vector:entity': 0.5}
+NEIGHBOUR_FROM = 4  # the best passages whose adjacent turns (the question before, the reply after) join the ranking
+NEIGHBOUR_SHARE = 0.5  # an adjacent turn scores this share of the passage that brought it
 SEED_SIMILARITY = 0.55  # an entity this close to the query (cosine) seeds graph expansion
 SOURCES = {'entity': 'entity', 'attribute': 'attribute', 'relates_to': 'relation', 'action': 'action', 'memory_chunk': 'memory_chunk'}
 FACT_SOURCES = frozenset({'entity', 'attribute', 'relation', 'action'})
@@ -131,8 +137,10 @@ class Hit:
     importance: float | None
     entity_refs: tuple[str, ...]
     role: str | None = None
+    position: tuple[str, int] | None = None  # a passage's (stored session key, turn seq): where its neighbours are
     key: Any = None  # the record key (a [type, name] list for entities)
     lists: dict[str, int] = field(default_factory=dict)  # list name -> rank (1-based)
+    scope_sets: list[list[str]] | None = None  # None when not read (a cached citation)
 
     @property
     def source(self) -> str:
@@ -175,6 +183,14 @@ class Seeds:
 
 
 @dataclass(frozen=True)
+class Candidates:
+    lists: dict[str, list[Hit]]  # list name -> hits, best first
+    seeds: Seeds
+    tier1: list[Hit]
+    vector: list[float] | None
+
+
+@dataclass(frozen=True)
 class RetrievalRequest:
     query: str
     k: int = 10
@@ -187,17 +203,14 @@ def words(text: str) -> list[str]:
     return _WORD.findall(text.lower())
 
 
-def phrasings(text: str, max_terms: int = 6) -> list[str]:
-    """Relaxed AND queries for BM25: all content words, then each with one word left out, and the
-    capitalised words on their own (names: "Which editor does Dana Ray Gray use?" → "Dana Ray Gray")."""
-    terms = list(dict.fromkeys(content_words(text).split()))[:max_terms]
-    out = [' '.join(terms)]
-    if len(terms) > 1:
-        out += [' '.join(terms[:i] + terms[i + 1 :]) for i in range(len(terms))]
-    proper = [w for w in re.findall(r"[A-Z][\w'-]*", text)[1:] if w.lower() not in STOP_WORDS]  # skip the sentence's first word
-    if proper:
-        out.append(' '.join(w.lower() for w in proper))
-    return list(dict.fromkeys(out))
+def query_terms(text: str) -> list[str]:
+    """The query's content words, once each, in order: the terms of the full-text lists (OR semantics)."""
+    return list(dict.fromkeys(content_words(text).split()))
+
+
+def is_first_person(query: str) -> bool:
+    """The query is about the caller ("what is my plan?"): retrieval looks up the caller's self entity."""
+    return bool(_FIRST_PERSON & set(words(query)))
 
 
 def content_words(text: str) -> str:
@@ -251,23 +264,35 @@ def to_hit(table: str, row: dict[str, Any]) -> Hit:
         refs = (actor, obj_ref) if obj_ref else (actor,)
     else:
         text = row['text']
-        resource = {'kind': 'session', 'sessionId': bare(row.get('session')), 'turnId': bare(row.get('turn'))}
+        resource = {'kind': 'session', 'sessionId': session_id_of(row.get('session')), 'turnId': bare(row.get('turn'))}
+        occurred = row.get('spoken_at') or occurred  # when it was said, not when it was stored
         refs = ()
-    return Hit(ref(row['id']) or '', table, 0.0, text, occurred, resource, importance, refs, role=row.get('role'), key=row['id'].id)
+    hit = Hit(
+        ref(row['id']) or '', table, 0.0, text, occurred, resource, importance, refs,
+        role=row.get('role'), key=row['id'].id, scope_sets=row.get('scope_sets'),
+    )  # fmt: skip
+    session_key = bare(row.get('session'))
+    if session_key and isinstance(row.get('seq'), int):
+        hit.position = (session_key, row['seq'])
+    return hit
 
 
 def importance_weight(hit: Hit) -> float:
-    """Importance ∈ [0, 2] maps to a weight in [0.5, 1.5]; passages count as importance 0.5, assistant replies lower."""
+    """Importance ∈ [0, 2] maps to a weight in [0.9, 1.1]: it orders facts of similar relevance but cannot lift an
+    irrelevant fact over a relevant passage (×1.1 per recall would otherwise let a few facts take every answer).
+    Passages count as importance 1; prior assistant replies rank below what users said."""
     if hit.table == 'memory_chunk':
-        return 0.6 if hit.role == 'assistant' else 0.75
-    return 0.5 + (hit.importance if hit.importance is not None else 1.0) / 2
+        return 0.9 if hit.role == 'assistant' else 1.0
+    return 0.9 + (hit.importance if hit.importance is not None else 1.0) / 10
 
 
 def fuse(lists: dict[str, list[Hit]], pool: int = POOL) -> list[Hit]:
     """Weighted reciprocal rank fusion (k = 60) over ranked lists, capped at ``pool``, weighted by importance."""
     merged: dict[str, Hit] = {}
     rrf: dict[str, float] = {}
-    for name, ranked in lists.items():
+    for name, listed in lists.items():
+        floor = SIMILARITY_FLOOR.get(name)
+        ranked = listed if floor is None else [h for h in listed if h.score >= floor]
         for rank, hit in enumerate(ranked, start=1):
             kept = merged.setdefault(hit.id, hit)
             kept.lists[name] = rank
@@ -290,12 +315,28 @@ class Retriever:
 
     def run(self, request: RetrievalRequest, vector: list[float] | None = None) -> Retrieval:
         started = time.perf_counter()
+        found = self.candidates(request, vector)
+        pool = fuse(found.lists)
+        if request.mode == 'hybrid':
+            pool = with_neighbours(pool, self._adjacent(pool, request.where))
+        hits = pool[: request.k]
+        shown = {h.id for h in hits}
+        pooled = {h.id: h for h in pool}
+        context_hits = [pooled.get(h.id, h) for h in found.tier1 if h.id not in shown]
+        reason = f'{request.mode}: {len(pool)} candidates from {sum(1 for v in found.lists.values() if v)} lists'
+        if found.tier1:
+            reason += f'; tier 1 seeded {len(found.tier1)} structured rows'
+        latency = (time.perf_counter() - started) * 1000
+        return Retrieval(hits, context_hits, found.seeds.names, pool, found.vector, latency, reason)
+
+    def candidates(self, request: RetrievalRequest, vector: list[float] | None = None) -> Candidates:
+        """Every ranked list the request's mode asks for, each bounded and filtered in the database."""
         where = request.where
         assert where is not None
         mode = request.mode
         if vector is None and mode != 'bm25':
             vector = self.embedder.embed([request.query])[0]
-        terms = phrasings(request.query)
+        terms = query_terms(request.query)
         lists: dict[str, list[Hit]] = {}
         if mode in ('hybrid', 'vector') and vector is not None:
             for table in ('attribute', 'entity', 'memory_chunk'):
@@ -313,15 +354,17 @@ class Retriever:
             tier1 = [to_hit('attribute', r) for r in self.db.attributes_at(seeds.named, keys, where)]
             if tier1:
                 lists['tier1'] = tier1
-        pool = fuse(lists)
-        hits = pool[: request.k]
-        shown = {h.id for h in hits}
-        pooled = {h.id: h for h in pool}
-        context_hits = [pooled.get(h.id, h) for h in tier1 if h.id not in shown]
-        reason = f'{mode}: {len(pool)} candidates from {sum(1 for v in lists.values() if v)} lists'
-        if tier1:
-            reason += f'; tier 1 seeded {len(tier1)} structured rows'
-        return Retrieval(hits, context_hits, seeds.names, pool, vector, (time.perf_counter() - started) * 1000, reason)
+        return Candidates(lists, seeds, tier1, vector)
+
+    def _adjacent(self, pool: list[Hit], where: ReadFilter | None) -> dict[str, list[Hit]]:
+        """Passage id → the passages of its turn's neighbours, for the best ``NEIGHBOUR_FROM`` passages."""
+        best = [(h.id, h.position) for h in pool if h.position is not None][:NEIGHBOUR_FROM]
+        if not best or where is None:
+            return {}
+        found = [to_hit('memory_chunk', r) for r in self.db.adjacent_passages([p for _, p in best], where)]
+        return {
+            hit_id: [n for n in found if n.position and n.position[0] == at[0] and abs(n.position[1] - at[1]) == 1] for hit_id, at in best
+        }
 
     @staticmethod
     def _scored(table: str, row: dict[str, Any], score: float) -> Hit:
@@ -333,7 +376,7 @@ class Retriever:
         """Entities the query is about: the caller's self entity for first-person questions, entities named in
         the query, and otherwise the nearest ones. Only the self and named entities feed tier 1."""
         named: dict[str, str] = {}
-        if _FIRST_PERSON & set(words(request.query)):
+        if is_first_person(request.query):
             for row in self.db.self_entities(request.principal_id, where):
                 key = row['id'].id
                 named[f'{key[0]}/{key[1]}'] = str(row['name'])
@@ -352,7 +395,7 @@ class Retriever:
         return Seeds(list(refs), list(named), list(dict.fromkeys(refs.values())))
 
     def _scored_entities(self, query: str, where: ReadFilter) -> list[Hit]:
-        return [self._scored('entity', r, float(r.get('bm25') or 0.0)) for r in self.db.text('entity', phrasings(query), 8, where)]
+        return [self._scored('entity', r, float(r.get('bm25') or 0.0)) for r in self.db.text('entity', query_terms(query), 8, where)]
 
     def _graph(self, seeds: list[str], where: ReadFilter, vector: list[float] | None) -> list[Hit]:
         """Facts of the seeds, then of their 1-hop and 2-hop neighbours (ranked by distance, then importance)."""
@@ -377,6 +420,21 @@ class Retriever:
         "which editor does Ana use?" → preferred_editor)."""
         asked = {_stem(w) for w in words(query) if w not in STOP_WORDS}
         return [k for k in self.db.attribute_keys(seeds, where) if asked & {_stem(p) for p in k.split('_') if p}]
+
+
+def with_neighbours(pool: list[Hit], adjacent: dict[str, list[Hit]]) -> list[Hit]:
+    """Evidence often spans turns (a question and its answer): each adjacent turn of a top passage gains
+    ``NEIGHBOUR_SHARE`` of that passage's score (joining the pool if absent), then the pool is re-sorted."""
+    if not adjacent:
+        return pool
+    merged = {h.id: h for h in pool}
+    base = {h.id: h.score for h in pool}
+    for source_id, neighbours in adjacent.items():
+        for n in neighbours:
+            kept = merged.setdefault(n.id, n)
+            kept.score += base[source_id] * NEIGHBOUR_SHARE
+            kept.lists.setdefault('adjacent', 1)
+    return sorted(merged.values(), key=lambda h: (-h.score, h.id))[:POOL]
 
 
 def fact_refs(hits: Sequence[Hit]) -> list[tuple[str, Any]]:

@@ -12,7 +12,7 @@ from collections.abc import Iterable, Sequence
 from agent_memory.errors import BadRequest
 
 ROOT = '/'
-_SEGMENT = re.compile(r'^[A-Za-z0-9_.@:-]{1,64}$')
+_SEGMENT = re.compile(r'[A-Za-z0-9_.@:-]{1,64}')
 MAX_DEPTH = 16
 MAX_CLAUSES = 32
 
@@ -25,7 +25,7 @@ def normalise_path(raw: str) -> str:
     if text in ('', ROOT):
         return ROOT
     segments = text.strip('/').split('/')
-    if len(segments) > MAX_DEPTH or not all(_SEGMENT.match(s) and s not in ('.', '..') for s in segments):
+    if len(segments) > MAX_DEPTH or not all(_SEGMENT.fullmatch(s) and s not in ('.', '..') for s in segments):
         raise BadRequest(f'invalid scope path {raw!r}')
     return '/'.join(segments)
 

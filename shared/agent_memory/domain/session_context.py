@@ -6,7 +6,7 @@ from typing import Any
 
 from agent_memory.db.memory_store import MemoryStore
 from agent_memory.db.trace_store import TraceStore
-from agent_memory.domain import recall, transcript
+from agent_memory.domain import recall, sessions, transcript
 from agent_memory.domain.auth import Caller
 from agent_memory.domain.context_block import render_context
 from agent_memory.domain.facts import readable_session
@@ -18,8 +18,8 @@ from agent_memory.models import ContextRequest, SessionContextRequest
 
 
 def render(store: MemoryStore, embedder: Embedder, caller: Caller, session_id: str, request: SessionContextRequest) -> dict[str, Any]:
-    readable_session(store, caller, session_id)
-    turns = transcript.window(store, session_id)
+    session_key = sessions.key_of(readable_session(store, caller, session_id))
+    turns = transcript.window(store, session_key, caller.patterns('memory:read'))
     query = request.query or ' '.join(t['content'] for t in turns if t['role'] == 'user')[-1000:]
     if not query.strip():
         return {'context': render_context(store, caller, [], utcnow(), turns), 'sessionId': session_id}
@@ -28,7 +28,7 @@ def render(store: MemoryStore, embedder: Embedder, caller: Caller, session_id: s
     retrieval = Retriever(store, embedder).run(RetrievalRequest(query, request.k, 'hybrid', where, caller.principal_id))
     in_window = {str(t['id'].id) for t in turns}
     hits = [h for h in retrieval.hits + retrieval.context_hits if h.resource.get('turnId') not in in_window]
-    trace = recall.fresh_trace(caller, query, retrieval, fingerprint(caller), 'session_context', now, returned=hits, session_id=session_id)
+    trace = recall.fresh_trace(caller, query, retrieval, fingerprint(caller), 'session_context', now, returned=hits, session_id=session_key)
     TraceStore(store).write(trace)
     recall.reinforce(store, hits)
     return {

@@ -11,7 +11,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from agent_memory.domain.retrieval import FACT_SOURCES, Hit, content_words
+from agent_memory.domain.answer_phrasing import is_asked_question, phrase, relevance
+from agent_memory.domain.retrieval import FACT_SOURCES, Hit
 from agent_memory.errors import ProviderUnavailable
 from agent_memory.extraction.llm import NO_API_KEY
 
@@ -38,22 +39,41 @@ class Composition:
     model: str | None
     tokens: dict[str, int] | None = None
     deltas: list[str] = field(default_factory=list)
-    # Every source the answer was built from (placed in the prompt, or quoted), cited or not: what a cached copy's
-    # validity is checked against (CONTRACT §8). None: not known, so the answer is never cached.
-    built_from: list[Hit] | None = None
+    # What the reply was built from beyond its citations: a model reads every source it is given, and the transcript
+    # (derived rows are stored no more visible than all of it; domain/derived_scope.py)
+    read_sources: list[Hit] = field(default_factory=list)
+    read_transcript: bool = False
+
+    @property
+    def built_from(self) -> list[Hit]:
+        """Every source the answer was built from (read or quoted), cited or not, once each: what the reply's scope is
+        derived from and what a cached copy's validity is checked against (CONTRACT §3, §8)."""
+        unique: dict[str, Hit] = {}
+        for hit in [*self.read_sources, *(hit for _, hit in self.cited)]:
+            unique.setdefault(hit.id, hit)
+        return list(unique.values())
 
 
 class Composer(Protocol):
     def compose(
-        self, question: str, sources: Sequence[Hit], transcript: Sequence[dict[str, Any]], model: str | None, system: str = CHAT_SYSTEM
-    ) -> Composition: ...
+        self,
+        question: str,
+        sources: Sequence[Hit],
+        transcript: Sequence[dict[str, Any]],
+        model: str | None,
+        system: str = CHAT_SYSTEM,
+        caller_refs: frozenset[str] = frozenset(),
+    ) -> Composition:
+        """``caller_refs``: the caller's own (self) entities, whose facts are about the person asking."""
+        ...
 
 
-def render_sources(sources: Sequence[Hit]) -> str:
+def render_sources(sources: Sequence[Hit], caller_refs: frozenset[str] = frozenset()) -> str:
     lines = []
     for i, hit in enumerate(sources, start=1):
         when = hit.occurred_at.date().isoformat() if hit.occurred_at else 'undated'
-        lines.append(f'[S{i}] ({hit.source}, {when}) {hit.text}')
+        about = ', about the user' if caller_refs & set(hit.entity_refs) else ''
+        lines.append(f'[S{i}] ({hit.source}, {when}{about}) {hit.text}')
     return '\n'.join(lines) if lines else '(nothing relevant in memory)'
 
 
@@ -82,14 +102,20 @@ class LlmComposer:
         self._client = openai.OpenAI(base_url=base_url, api_key=api_key or NO_API_KEY, timeout=timeout_seconds, max_retries=1)
 
     def compose(
-        self, question: str, sources: Sequence[Hit], transcript: Sequence[dict[str, Any]], model: str | None, system: str = CHAT_SYSTEM
+        self,
+        question: str,
+        sources: Sequence[Hit],
+        transcript: Sequence[dict[str, Any]],
+        model: str | None,
+        system: str = CHAT_SYSTEM,
+        caller_refs: frozenset[str] = frozenset(),
     ) -> Composition:
         import openai
 
         chosen = model or self.default_model
         if not chosen:
             raise ProviderUnavailable('no synthesis model is configured (models.synthesis or AGENT_MEMORY_LLM_SYNTHESIS_MODEL)')
-        parts = [f'<memory>\n{render_sources(sources)}\n</memory>']
+        parts = [f'<memory>\n{render_sources(sources, caller_refs)}\n</memory>']
         if transcript:
             convo = '\n'.join(f'{t["role"]}: {t["content"]}' for t in transcript)
             parts.append(f'# Conversation so far\n<conversation>\n{convo}\n</conversation>')
@@ -114,33 +140,43 @@ class LlmComposer:
         reply, cited = resolve_citations(''.join(deltas), sources)
         if not reply:
             raise ProviderUnavailable('synthesis returned an empty reply')
-        return Composition(reply, cited, chosen, usage, deltas, list(sources))
+        return Composition(reply, cited, chosen, usage, deltas, read_sources=list(sources), read_transcript=bool(transcript))
 
 
 class ExtractiveComposer:
-    """No LLM configured: answer with the most relevant retrieved facts (and passages), cited the same way."""
+    """No LLM configured: answer with the retrieved facts (or passages) that match the question best, cited the same way.
+
+    The best match comes first; a source is quoted only if it matches the question as well as the best one
+    (at most ``MAX_SENTENCES``). Earlier replies and the user's own questions are never quoted as evidence.
+    """
 
     MAX_SENTENCES = 3
 
     def compose(
-        self, question: str, sources: Sequence[Hit], transcript: Sequence[dict[str, Any]], model: str | None, system: str = CHAT_SYSTEM
+        self,
+        question: str,
+        sources: Sequence[Hit],
+        transcript: Sequence[dict[str, Any]],
+        model: str | None,
+        system: str = CHAT_SYSTEM,
+        caller_refs: frozenset[str] = frozenset(),
     ) -> Composition:
-        asked = set(content_words(question).split())
-        usable = [(n, hit) for n, hit in enumerate(sources, start=1) if hit.source != 'entity']  # "Alice (person)" answers nothing
-        ranked = sorted(
-            usable,
-            key=lambda item: (-len(asked & set(content_words(item[1].text).split())), item[1].source not in FACT_SOURCES, item[0]),
-        )
-        chosen = [(n, hit) for n, hit in ranked if asked & set(content_words(hit.text).split())][: self.MAX_SENTENCES]
+        usable = [
+            (n, hit, relevance(question, hit, caller_refs))
+            for n, hit in enumerate(sources, start=1)
+            if hit.source != 'entity' and hit.role != 'assistant' and not is_asked_question(hit)  # "Alice (person)" answers nothing
+        ]
+        ranked = sorted(usable, key=lambda item: (item[2], item[1].source in FACT_SOURCES, -item[0]), reverse=True)
+        best = ranked[0][2] if ranked else (False, 0.0, 0)
+        chosen = [(n, hit) for n, hit, score in ranked if score == best and best[2] > 0][: self.MAX_SENTENCES]
         if not chosen:
-            chosen = [(n, hit) for n, hit in usable if hit.source in FACT_SOURCES][:1]
+            chosen = [(n, hit) for n, hit, _ in usable if hit.source in FACT_SOURCES][:1]
         if not chosen:
             reply = "I don't have anything in memory about that yet."
-            return Composition(reply, [], None, None, [reply], [])
-        chosen.sort()
-        sentences = [f'{hit.text.rstrip(".")} [S{n}].' for n, hit in chosen]
+            return Composition(reply, [], None, None, [reply])
+        sentences = [f'{phrase(hit, caller_refs)} [S{n}].' for n, hit in chosen]
         reply = 'From memory: ' + ' '.join(sentences)
-        return Composition(reply, [(f'[S{n}]', hit) for n, hit in chosen], None, None, [reply], [hit for _, hit in chosen])
+        return Composition(reply, [(f'[S{n}]', hit) for n, hit in chosen], None, None, [reply])
 
 
 def source_ref(hit: Hit) -> dict[str, Any]:

@@ -23,6 +23,7 @@ from agent_memory.db.principal_store import PrincipalStore
 from agent_memory.db.records import bare, when
 from agent_memory.domain.auth import VERBS, Caller, hash_key, mint_token
 from agent_memory.domain.ids import new_id, utcnow
+from agent_memory.domain.params import parse_int
 from agent_memory.domain.scopes import (
     ROOT,
     ScopeSets,
@@ -211,7 +212,7 @@ def key_view(key: KeyRecord, secret: str | None = None) -> dict[str, Any]:
 
 
 def check_key_name(name: str) -> str:
-    if not re.match(KEY_NAME_PATTERN, name):
+    if not re.fullmatch(KEY_NAME_PATTERN, name):
         raise BadRequest('key name must match [A-Za-z0-9_.-]{1,64}')
     return name
 
@@ -220,13 +221,7 @@ def parse_ttl(raw: str | None) -> int | None:
     """``?ttlSeconds=`` as a positive integer (400 otherwise)."""
     if raw is None or raw == '':
         return None
-    try:
-        value = int(raw)
-    except ValueError:
-        raise BadRequest('ttlSeconds must be a positive integer') from None
-    if not 1 <= value <= MAX_TTL_SECONDS:
-        raise BadRequest(f'ttlSeconds must be between 1 and {MAX_TTL_SECONDS}')
-    return value
+    return parse_int(raw, 'ttlSeconds', 1, MAX_TTL_SECONDS, 0)
 
 
 def expiry(ttl_seconds: int | None, expires_at: dt.datetime | None, now: dt.datetime) -> dt.datetime | None:

@@ -11,10 +11,11 @@ import datetime as dt
 from typing import Any
 
 from agent_memory.db.memory_store import MemoryStore
-from agent_memory.db.records import bare, ref, when
+from agent_memory.db.records import bare, ref, session_id_of, when
 from agent_memory.db.trace_store import TraceStore
 from agent_memory.domain.auth import Caller
 from agent_memory.domain.ids import parse_rfc3339, utcnow
+from agent_memory.domain.params import parse_int
 from agent_memory.domain.recall import TIER_NAMES
 from agent_memory.domain.scopes import covered
 from agent_memory.domain.synthesis import public_citation
@@ -40,10 +41,18 @@ def _response(row: dict[str, Any] | None) -> dict[str, Any] | None:
         'citations': [public_citation(c) for c in row.get('cited') or []],
         'model': row.get('model'),
         'tokens': row.get('tokens'),
-        'sessionId': bare(row.get('session')),
+        'sessionId': session_id_of(row.get('session')),
         'latencyMs': row.get('latency_ms'),
         'createdAt': when(row.get('created_at')),
     }
+
+
+def _returned(item: dict[str, Any]) -> dict[str, Any]:
+    """A returned row on the wire: ``occurredAt`` is when it was said (a passage's turn ``ts``) or became known."""
+    out = {k: v for k, v in item.items() if k != 'occurred_at'}
+    if 'occurred_at' in item:
+        out['occurredAt'] = when(item['occurred_at'])
+    return out
 
 
 def _record(row: dict[str, Any]) -> dict[str, Any]:
@@ -59,7 +68,7 @@ def _record(row: dict[str, Any]) -> dict[str, Any]:
         'cached': bool(parent and parent.get('cached')),
         'latencyMs': row['latency_ms'],
         'createdAt': when(row['created_at']),
-        'sessionId': bare(row.get('session')),
+        'sessionId': session_id_of(row.get('session')),
         'source': row.get('source'),
         'parent': _response(parent),
         'retrievals': [
@@ -71,7 +80,7 @@ def _record(row: dict[str, Any]) -> dict[str, Any]:
                 'latencyMs': row['latency_ms'],
                 'retrievedIds': [r['id'] for r in returned],
                 'scores': [r['score'] for r in returned],
-                'returned': returned,
+                'returned': [_returned(r) for r in returned],
                 'createdAt': when(row['created_at']),
             }
         ],
@@ -129,10 +138,8 @@ def _with_response(store: MemoryStore, row: dict[str, Any]) -> dict[str, Any]:
 
 
 def stats(store: MemoryStore, caller: Caller, window_hours: str | None) -> dict[str, Any]:
-    hours = 24 if window_hours in (None, '') else window_hours
-    if not str(hours).isdigit() or not 1 <= int(hours) <= MAX_WINDOW_HOURS:
-        raise BadRequest(f'windowHours must be an integer in 1..{MAX_WINDOW_HOURS}')
-    since = utcnow() - dt.timedelta(hours=int(hours))
+    hours = parse_int(window_hours, 'windowHours', 1, MAX_WINDOW_HOURS, 24)
+    since = utcnow() - dt.timedelta(hours=hours)
     raw = TraceStore(store).stats(_principal_filter(caller), since)
     tiers = {TIER_NAMES.get(r['tier_entered'], str(r['tier_entered'])): r['n'] for r in raw['tiers']}
     total = sum(r['n'] for r in raw['tiers'])
@@ -140,7 +147,7 @@ def stats(store: MemoryStore, caller: Caller, window_hours: str | None) -> dict[
     cached = sum(r['n'] for r in raw['responses'] if r['cached'])
     responses = sum(r['n'] for r in raw['responses'])
     return {
-        'windowHours': int(hours),
+        'windowHours': hours,
         'totalQueries': total,
         'avgLatencyMs': round(latency, 3),
         'cacheHits': cached,

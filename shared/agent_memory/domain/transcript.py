@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from agent_memory.db.memory_store import MemoryStore
@@ -11,9 +12,11 @@ WINDOW_TURNS = 10
 WINDOW_CHARS = 8000
 
 
-def window(store: MemoryStore, session_id: str) -> list[dict[str, Any]]:
-    """Up to 10 user/assistant turns, at most 8,000 characters of the newest content, oldest first."""
-    turns = [t for t in TurnStore(store).recent_turns(session_id, 1 << 62, WINDOW_TURNS * 2) if t['role'] in ('user', 'assistant')]
+def window(store: MemoryStore, session_id: str, patterns: Sequence[str]) -> list[dict[str, Any]]:
+    """Up to 10 user/assistant turns the reader (``patterns``) may see, at most 8,000 characters of the newest content,
+    oldest first."""
+    recent = TurnStore(store).recent_turns(session_id, 1 << 62, WINDOW_TURNS * 2, patterns)
+    turns = [t for t in recent if t['role'] in ('user', 'assistant')]
     kept: list[dict[str, Any]] = []
     budget = WINDOW_CHARS
     for turn in reversed(turns[-WINDOW_TURNS:]):
@@ -27,4 +30,4 @@ def window(store: MemoryStore, session_id: str) -> list[dict[str, Any]]:
 
 def has_turns(store: MemoryStore, session_id: str) -> bool:
     """Any turn at all (system and tool turns count: the conversation is under way)."""
-    return bool(TurnStore(store).recent_turns(session_id, 1 << 62, 1))
+    return TurnStore(store).session_has_turns(session_id)

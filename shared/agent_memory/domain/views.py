@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from agent_memory.db.records import bare, ref, when
+from agent_memory.db.records import bare, ref, session_id_of, when
 
 
 def entity_detail(row: dict[str, Any]) -> dict[str, Any]:
@@ -25,7 +25,7 @@ def source_detail(source: dict[str, Any] | None) -> dict[str, Any] | None:
     return {
         'kind': source.get('kind'),
         'ref': source.get('ref'),
-        'sessionId': source.get('session_id'),
+        'sessionId': session_id_of(source.get('session_id')),
         'principal': source.get('principal'),
     }
 

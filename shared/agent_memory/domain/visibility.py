@@ -30,3 +30,8 @@ def fingerprint(caller: Caller, lens: Sequence[str] | None = None, labels: Seque
     region = sorted(set(narrow_to_lens(caller.patterns('memory:read'), lens)))
     payload = {'context': caller.context_id, 'read': region, 'labels': sorted(set(labels or []))}
     return hashlib.sha256(json.dumps(payload, sort_keys=True, separators=(',', ':')).encode()).hexdigest()
+
+
+def personal_fingerprint(shared: str, principal_id: str) -> str:
+    """The fingerprint of an answer only its principal may be served: one built on the caller's self entity (§8)."""
+    return hashlib.sha256(f'{shared}|principal:{principal_id}'.encode()).hexdigest()

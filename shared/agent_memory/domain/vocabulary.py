@@ -6,6 +6,8 @@ import re
 import unicodedata
 from typing import Literal
 
+from agent_memory.extraction.model import SELF
+
 MemoryCategory = Literal['identity', 'knowledge', 'context']
 CATEGORIES: tuple[MemoryCategory, ...] = ('identity', 'knowledge', 'context')
 
@@ -61,6 +63,16 @@ def normalise_type(raw: str) -> str:
 def normalise_name(raw: str) -> str:
     """Entity identity is exact on (type, normalised name): NFC, case-folded, single spaces."""
     return _SPACES.sub(' ', unicodedata.normalize('NFC', raw).strip()).casefold()
+
+
+SELF_PREFIX = 'self:'  # a principal's self entity is person/"self:<principal id>" (domain.reconcile.Speaker)
+
+
+def names_self_entity(name: str) -> bool:
+    """Self entities are reserved (CONTRACT §6.2): ``self`` (the first-person marker) and every ``self:<principal>``,
+    whatever the casing, spacing or entity type, since first person binds to the speaker whatever the type says."""
+    folded = normalise_name(name)
+    return folded == SELF or folded.startswith(SELF_PREFIX)
 
 
 def clean_display_name(raw: str) -> str:

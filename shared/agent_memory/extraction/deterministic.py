@@ -39,13 +39,14 @@ _ARTEFACT_REQUEST = re.compile(
 )
 T = TypeVar('T')
 MAX_TURN_CHARS = 20_000  # rules are linear, but a pasted document is not a conversational turn
+MAX_SENTENCES = 200  # a conversational turn has far fewer; bounds the worst case (the rest stays searchable as chunks)
 
 
 def extract(text: str, ctx: ExtractionContext) -> Extraction:
     if ctx.role in UNTRUSTED_ROLES or not text.strip():
         return Extraction()
     clean = normalise_text(text[:MAX_TURN_CHARS])
-    sentences = split_sentences(clean)
+    sentences = split_sentences(clean)[:MAX_SENTENCES]
     after_request = _asked_for_artefact(ctx)
     instructions = [i for s in sentences if (i := find_instruction(s, after_request))]
     reading = read_turn(sentences, Turn(clean, ctx)) if ctx.role == 'user' else Reading()

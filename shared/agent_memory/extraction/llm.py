@@ -85,6 +85,7 @@ class LlmExtractor:
         timeout_seconds: float = DEFAULT_TIMEOUT_SECONDS,
         temperature: float | None = None,
         structured_output: Setting = 'auto',
+        max_output_tokens: int | None = None,
         learned: LearnedModes = LEARNED,
         client: openai.OpenAI | None = None,
     ) -> None:
@@ -97,6 +98,9 @@ class LlmExtractor:
         self.timeout_seconds = timeout_seconds
         self.temperature = temperature  # None: the provider's default (some reasoning models reject any other value)
         self.structured_output = structured_output
+        # None sends no ``max_tokens`` (some reasoning models reject it); a server without its own cap then lets a small
+        # model that loops inside a JSON object generate until its context window is full.
+        self.max_output_tokens = max_output_tokens
         self._learned = learned
         if client is None:
             import openai
@@ -149,6 +153,8 @@ class LlmExtractor:
         import openai
 
         extra: dict[str, Any] = {} if self.temperature is None else {'temperature': self.temperature}
+        if self.max_output_tokens is not None:
+            extra['max_tokens'] = self.max_output_tokens
         response_format = prompts.response_format(mode)
         if response_format is not None:
             extra['response_format'] = cast('ResponseFormat', response_format)
@@ -210,10 +216,16 @@ def build_llm_extractor(
     api_key: str | None = None,
     timeout_seconds: float = DEFAULT_TIMEOUT_SECONDS,
     structured_output: Setting = 'auto',
+    max_output_tokens: int | None = None,
 ) -> LlmExtractor | None:
     """The LLM stage, or None when no base URL or no default model is configured (stage 0 is then the whole extractor)."""
     if not base_url or not model:
         return None
     return LlmExtractor(
-        base_url=base_url, model=model, api_key=api_key, timeout_seconds=timeout_seconds, structured_output=structured_output
+        base_url=base_url,
+        model=model,
+        api_key=api_key,
+        timeout_seconds=timeout_seconds,
+        structured_output=structured_output,
+        max_output_tokens=max_output_tokens,
     )

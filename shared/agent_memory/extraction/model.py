@@ -131,6 +131,7 @@ class PriorTurn(_Model):
     role: str
     content: str
     observed_at: dt.datetime
+    speaker: str | None = None  # the message's named speaker, if it had one
 
 
 class ExtractionContext(_Model):
@@ -139,6 +140,7 @@ class ExtractionContext(_Model):
     role: Literal['user', 'assistant', 'system', 'tool'] = 'user'
     observed_at: dt.datetime
     speaker_name: str | None = None  # the principal's display name (first person binds to its self entity)
+    speaker: str | None = None  # the message's named speaker: first person binds to person/<speaker> instead
     known_entities: tuple[KnownEntity, ...] = ()  # vocabulary: existing entities visible in the turn's scope, most used first
     attribute_keys: tuple[str, ...] = ()  # vocabulary: attribute keys in use, most used first
     relation_labels: tuple[str, ...] = ()

@@ -24,7 +24,7 @@ from mcp.shared.exceptions import MCPError
 from pydantic import ValidationError
 
 from agent_memory import __version__
-from agent_memory.api.http import enforce_rate_limit, public_detail, request_ref
+from agent_memory.api.http import public_detail, request_ref
 from agent_memory.api.services import get_services
 from agent_memory.domain.auth import Caller, authenticate_key
 from agent_memory.errors import AgentMemoryError
@@ -95,7 +95,6 @@ def run_tool(tool: Tool, args: ToolArgs, request: Any, auth: RequestAuth) -> typ
         caller = auth.caller
         if args.context_id is not None and args.context_id != caller.context_id:
             caller = authenticate_key(services.control, services.store, auth.headers, args.context_id)  # raises the 401
-        enforce_rate_limit(caller)
         output = tool.run(services, services.store(caller.context_id), caller, args, request)
         return types.CallToolResult(content=[types.TextContent(text=output.text)], structured_content=output.structured)
     except AgentMemoryError as exc:

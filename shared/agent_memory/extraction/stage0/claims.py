@@ -87,6 +87,11 @@ _STATUSES = (
 _ADVERBS = r'(?:(?:just|recently|finally|already|have|also|currently|still|now|really|actually)\s+)*'
 _LEADING_ADVERBS = re.compile(r'^(?:(?:now|currently|still|also|officially|actually|finally|technically)\s+)+', re.IGNORECASE)
 _KEY_MODIFIERS = re.compile(r'^(?:(?:new|current|updated|actual|official|latest)\s+)+')
+_FUNCTION_WORDS = word_set('to it that this them so too do does one ones there here the a an and or of for with me you up out')
+_PREFERENCE_KEYS = frozenset({'likes', 'dislikes', 'preference'})
+_DANGLING = re.compile(r'\b(?:it|they|them|this|that|these|those|he|she|him|her)\b', re.IGNORECASE)
+_PARTICULAR = re.compile(r'^(?:all\s+the|this|that|these|those|your|his|her|their)\s+(?-i:[a-z])', re.IGNORECASE)
+_LIKED_LEAD = re.compile(r'^(?:to\s+)?(?:(?:just|really|both|also|simply)\s+)*', re.IGNORECASE)
 _DIETS = r'vegetarian|vegan|pescatarian|pescetarian|gluten-free|lactose intolerant|kosher|halal|coeliac|celiac|teetotal'
 
 
@@ -117,6 +122,10 @@ def find_claims(text: str, is_self: bool) -> list[Claim]:
 def _plausible(claim: Claim) -> bool:
     if len(claim.key) > _MAX_KEY_CHARS or len(claim.value) > _MAX_VALUE_CHARS:
         return False
+    if all(w.lower() in _FUNCTION_WORDS for w in claim.value.split()):
+        return False  # "I love to." → not a value at all
+    if claim.key in _PREFERENCE_KEYS and _DANGLING.search(claim.value):
+        return False  # "the freedom and connection it brings": what "it" is lives in another sentence
     return is_plausible_name(claim.value) if claim.key in _NAME_KEYS else True
 
 
@@ -221,7 +230,7 @@ def _status(rest: str) -> list[Claim]:
 
 def _fan_of(rest: str) -> list[Claim]:
     m = _match(r'^(?:(?:a|an)\s+)?(?:(?:big|huge|massive|real|great|total)\s+)?(?:fan\s+of|into)\s+(?P<v>.+)$', rest)
-    value = clean_value(m.group('v')) if m else ''
+    value = _liked(m.group('v')) if m else ''
     return [Claim('likes', value)] if value and not _PRONOUN_OBJECT.match(value) else []
 
 
@@ -327,12 +336,23 @@ def _preference(text: str) -> list[Claim]:
     )
     if not m:
         return []
-    value = re.sub(r'^to\s+', '', clean_value(m.group('v')), flags=re.IGNORECASE)
+    value = _liked(m.group('v'))
     if not value or _PRONOUN_OBJECT.match(value) or _match(r'^(?:being|to be) called\b', value):
         return []
     verb = m.group('verb').lower()
     key = 'preference' if verb == 'prefer' else 'likes' if verb in ('like', 'love', 'enjoy', 'adore') else 'dislikes'
     return [Claim(key, value)]
+
+
+def _liked(raw: str) -> str:
+    """What is liked, without an infinitive marker or a leading adverb ("to just watch the sunset" → "watch the sunset").
+
+    Empty for one particular thing ("I love all the colours!", "I love your garden"): a reaction to something in the
+    conversation, not a lasting preference; a lasting one is generic ("I love gardens") or a name ("the Beatles").
+    """
+    if _PARTICULAR.match(raw):
+        return ''
+    return _LIKED_LEAD.sub('', clean_value(raw))
 
 
 def _is_tier(word: str) -> bool:
@@ -371,7 +391,7 @@ def _generic(text: str) -> list[Claim]:
         return []
     raw_key = _KEY_MODIFIERS.sub('', m.group('k').lower())
     key_words = raw_key.split()
-    if len(key_words) > 3 or set(key_words) & {'to', 'for', 'with', 'in', 'on', 'at', 'from', 'about', 'and'}:
+    if raw_key in _KEY_PREFIXES or len(key_words) > 3 or set(key_words) & {'to', 'for', 'with', 'in', 'on', 'at', 'from', 'about', 'and'}:
         return []
     key = _KEY_ALIASES.get(slug(raw_key), slug(raw_key))
     value = clean_value(m.group('v'))

@@ -54,6 +54,10 @@ VAGUE = re.compile(
     r'a few (?:days|weeks|months|years) (?:ago|back)|several (?:days|weeks|months|years) ago|(?:the )?other day|recently|lately|'
     r'someday|some day|one day|soon|sometime|at some point|eventually|in the (?:near |distant )?future|back in the day|'
     r'(?:in |during |over )?(?:the |this |last |next )?(?:spring|summer|autumn|winter)|(?:the |this |last |next )fall|'
+    r'(?:(?:right|just|shortly|soon|not long|long) )?(?:after|before|during) (?:the |my |our |his |her |their )?'
+    r'(?:wedding|move|pandemic|lockdown|divorce|funeral|graduation|surgery|accident|holidays|launch|merger|reorg|layoffs?|'
+    r'election|breakup|promotion|college|university|uni|high school|school|internship|birth|war|crash|acquisition|ipo)|'
+    r'when (?:the |my |our )?(?:kids?|children|baby|son|daughter) (?:was|were) (?:born|little|small|young)|'
     r'back when (?:i|we) (?:was|were) (?:a |an |in |at )?\w+|when (?:i|we) (?:was|were) (?:young|younger|little|a kid|a child|kids|'
     r'children|a student|students|in school|at school|in college|at university))\b',
     re.IGNORECASE,

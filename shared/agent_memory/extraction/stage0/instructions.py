@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 from agent_memory.extraction.model import ExtractedInstruction
-from agent_memory.extraction.stage0.lexicon import lemma, word_set
+from agent_memory.extraction.stage0.lexicon import is_past_form, lemma, word_set
 from agent_memory.extraction.stage0.text import body, capitalise, clip, words
 
 _FILLERS = re.compile(
@@ -22,21 +22,40 @@ _FILLERS = re.compile(
     r'\b[\s,:;!-]*)+',
     re.IGNORECASE,
 )
+# One trailing courtesy or persistence phrase, matched at the end only; ``_strip_trailing`` peels them one by one.
+# (A single pattern with a leading ``[\s,]+`` backtracks from every comma of a run: quadratic on ", , , …".)
 _TRAILING = re.compile(
-    r'(?:[\s,]+(?:please|pls|thanks|thank you|from now on|going forward|moving forward|in (?:the )?future|from here on(?: out)?))+$',
+    r'(?<=[\s,])(?:please|pls|thanks|thank you|from now on|going forward|moving forward|in (?:the )?future|from here on(?: out)?)$',
     re.IGNORECASE,
 )
+_LONGEST_TRAILING = len('from here on out')
 _PERSISTENCE = re.compile(
     r'\b(?:always|never|from now on|going forward|moving forward|in (?:the )?future|from here on|every time|each time|whenever|'
     r'with me|to me|your (?:responses|replies|answers|messages))\b',
     re.IGNORECASE,
 )
-_NOT_AFTER_CUE = word_set('mind the a an my your our this that it been so too ever again happy fun good nice same sure right')
-_NOT_AFTER_DONT = word_set('worry mind know think understand care get panic rush feel see remember bother')
-_STOP_OBJECT = word_set('it that this there now please')
+# Words after "always"/"never" that make a statement or a past event, not an imperative ("never had a chance").
+_NOT_AFTER_CUE = word_set(
+    'mind the a an my your our this that it been so too ever again happy fun good nice same sure right here there had was were '
+    'did saw thought knew felt got been gonna going really quite'
+)
+# "Don't worry", "don't give up", "don't forget to have fun": reassurance and encouragement between people.
+_NOT_AFTER_DONT = word_set('worry mind know think understand care get panic rush feel see remember bother forget let lose doubt hesitate')
+# "Never give up", "don't quit", "don't miss a beat": encouragement, whichever cue opens it.
+_ENCOURAGEMENT = word_set('quit miss sweat underestimate')
+_ENCOURAGING_PHRASES = frozenset({('give', 'up'), ('settle', 'for')})
+# "Don't be afraid to …", "never be shy": feelings, not a style ("don't be so formal" stays an instruction).
+_FEELINGS = word_set('afraid scared shy sad nervous discouraged down hard worried upset sorry ashamed embarrassed a')
+_STOP_OBJECT = word_set('it that this there now please by')
+# "Keep it short", "keep your replies under 100 words" (not "keep it up", "keep going": encouragement).
+_STYLE_COMPLEMENT = (
+    r'(?:short|shorter|brief|briefer|concise|simple|simpler|formal|informal|casual|light|professional|friendly|polite|tight|'
+    r'succinct|clear|plain|clean|under|below|within|to|in|at|more|less|precise|focused|high-level|technical|non-technical)\b'
+)
 _RESPONSE_STYLE = re.compile(
     r'^(?:respond|reply|answer|write|talk|speak|communicate)(?:\s+to me)?\s+(?:only\s+)?(?:in|using|with)\b'
-    r'|^keep\s+(?:your\s+|the\s+|all\s+)?(?:responses|replies|answers|messages|it|them|things|explanations|summaries|emails)\b',
+    r'|^keep\s+(?:your\s+|the\s+|all\s+)?(?:responses|replies|answers|messages|explanations|summaries|emails)\b'
+    rf'|^keep\s+(?:it|them|things)\s+(?:(?:very|really|nice and|short and)\s+)?{_STYLE_COMPLEMENT}',
     re.IGNORECASE,
 )
 _SUBORDINATE = re.compile(r'^(?:if|when|whenever|whatever|wherever|unless|for|in|before|after|once)\b[^,]{1,80},\s*', re.IGNORECASE)
@@ -91,12 +110,22 @@ def find_instruction(sentence: str, after_artefact_request: bool = False) -> Ext
     """The directive in a sentence, if any. After a request for an artefact ("write me an announcement"), "keep it short"
     is about that artefact, not a standing instruction."""
     raw = body(sentence)
-    core = _TRAILING.sub('', _FILLERS.sub('', raw)).strip(' ,;:')
+    core = _strip_trailing(_FILLERS.sub('', raw)).strip(' ,;:')
     if not core or not (_is_directive(core, raw) or _is_directive(_main_clause(core), raw)):
         return None
     if after_artefact_request and _ABOUT_IT.match(_main_clause(core)):
         return None
     return ExtractedInstruction(label=instruction_label(_main_clause(core))[:64], description=clip(capitalise(core), 1024))
+
+
+def _strip_trailing(text: str) -> str:
+    """ "Use metric units, please, going forward" → "Use metric units": trailing courtesies and persistence phrases."""
+    end = len(text)
+    while m := _TRAILING.search(text, max(0, end - _LONGEST_TRAILING), end):
+        end = m.start()
+        while end and text[end - 1] in ' \t,':
+            end -= 1
+    return text[:end]
 
 
 def _main_clause(core: str) -> str:
@@ -111,10 +140,10 @@ def _is_directive(core: str, raw: str) -> bool:
         return False
     first, second = tokens[0], tokens[1]
     if first in ('always', 'never'):
-        return second not in _NOT_AFTER_CUE
+        return _imperative(tokens[1:]) and second not in _NOT_AFTER_CUE
     if first in ("don't", 'dont') or tokens[:2] == ['do', 'not']:
-        verb = tokens[2] if first == 'do' and len(tokens) > 2 else second
-        return verb not in _NOT_AFTER_DONT and (len(tokens) > 2 or first == 'do')
+        rest = tokens[2:] if first == 'do' else tokens[1:]
+        return bool(rest) and _imperative(rest) and rest[0] not in _NOT_AFTER_DONT and (len(tokens) > 2 or first == 'do')
     if first == 'stop':
         return second not in _STOP_OBJECT
     if _RESPONSE_STYLE.match(core):
@@ -122,6 +151,14 @@ def _is_directive(core: str, raw: str) -> bool:
     if first in _GENERIC_VERBS:
         return bool(_PERSISTENCE.search(raw) or any(pattern.search(core) for _, pattern in _TOPICS))
     return False
+
+
+def _imperative(rest: list[str]) -> bool:
+    """The words after a cue read as a command about behaviour, not a past event, encouragement or a feeling."""
+    verb = rest[0]
+    if is_past_form(verb) or verb in _ENCOURAGEMENT or tuple(rest[:2]) in _ENCOURAGING_PHRASES:
+        return False
+    return not (verb == 'be' and len(rest) > 1 and rest[1] in _FEELINGS)
 
 
 def instruction_label(description: str) -> str:

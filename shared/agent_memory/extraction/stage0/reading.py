@@ -16,6 +16,7 @@ from agent_memory.extraction.stage0.subjects import Subject, UnclearSubject, can
 from agent_memory.extraction.stage0.text import clip, split_clauses, squash, strip_fillers
 
 CONFIDENT = 0.9
+MAX_CLAUSES = 40  # per sentence: "… and I … and I …" 3,000 times over is not a statement worth reading clause by clause
 _SMALL_TALK_PLANS = re.compile(
     r'\b(?:get back|be back|come back|talk|speak|chat|see you|catch up|check back|follow up|let you know)\b', re.I
 )
@@ -74,7 +75,7 @@ class Turn:
 def read_sentence(text: str, turn: Turn, opens_turn: bool = False) -> Reading:
     reading = Reading()
     conditional = False
-    for i, clause in enumerate(split_clauses(text)):
+    for i, clause in enumerate(split_clauses(text)[:MAX_CLAUSES]):
         clause = strip_fillers(clause)
         if conditional or is_hypothetical(clause):
             conditional = opens_hypothesis(clause)

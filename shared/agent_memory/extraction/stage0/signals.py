@@ -32,19 +32,34 @@ _SARCASM = (
     re.compile(r'\bwhat a (?:surprise|shock)\b', re.I),
     re.compile(r'\bas if\b', re.I),
 )
+_COMPLIMENT = re.compile(
+    r'^(?:wow|aww+|ooh|omg)\b'
+    r"|\b(?:that's|that is|it's|it is|this is|looks|look|sounds)\s+(?:so\s+|really\s+|absolutely\s+|just\s+)?"
+    r'(?:gorgeous|amazing|awesome|beautiful|stunning|great|cute|lovely|incredible|cool|fantastic|wonderful|nice|good)\b',
+    re.IGNORECASE,
+)
+# "I love the …" right after a compliment: about the thing just shown.
+REACTION = re.compile(r'^(?:I|we)\s+(?:really\s+|just\s+)?(?:love|like|adore|enjoy)\s+the\b', re.IGNORECASE)
 CLARIFICATION = re.compile(
     r'^(?:to be clear|to clarify|just to clarify|just to be clear|let me clarify|for the record|to be precise|correction|'
     r'to set the record straight)\b[\s,:;-]*',
     re.IGNORECASE,
 )
-CORRECTION_MARKER = r'(?:well|actually|i mean|i meant|or rather|rather|sorry|make that|scratch that)'
-# "A — well, B" / "A, actually B" / "A, I mean B" inside one sentence.
-CORRECTION_SPLIT = re.compile(rf'\s*(?:[—–]|--|\s-|,|\.\.\.|…)\s*{CORRECTION_MARKER}\b[,:]?\s*', re.IGNORECASE)
+CORRECTION_MARKER = (
+    r'(?:well|actually|i mean|i meant|or rather|rather|sorry|make that|scratch that|strike that|no wait|wait|'
+    r'or should i say|i should say|no(?=\s*,))'
+)
+# "A — well, B" / "A, actually B" / "A; no wait, B" / "A (well, B)" / "A: sorry, B" inside one sentence.
+CORRECTION_SPLIT = re.compile(rf'\s*(?:[—–]|--|\s-|,|;|:|\(|\.\.\.|…)\s*{CORRECTION_MARKER}\b[,:]?\s*', re.IGNORECASE)
 CORRECTION_START = re.compile(rf'^{CORRECTION_MARKER}\b[,:]?\s*', re.IGNORECASE)
 _FUTURE = re.compile(
     r"\b(?:will|'ll|shall|going to|gonna|next|tomorrow|upcoming|coming)\b|^(?:i'm|i am|we're|we are|\w+ is)\s+\w+ing\b", re.IGNORECASE
 )
 _PAST = re.compile(r'\b(?:was|were|did|had|ago|yesterday|last)\b', re.IGNORECASE)
+
+
+def is_compliment(sentence: str) -> bool:
+    return bool(_COMPLIMENT.search(sentence))
 
 
 def is_question(sentence: str) -> bool:

@@ -28,12 +28,13 @@ _LOWER_I = re.compile(r"\b(?:i'm|i've|i'll|i'd|im|ive|i)\b(?!['-])")
 LEADING_FILLERS = re.compile(
     r'^(?:(?:ok(?:ay)?|so|and|but|also|oh|hey(?: there)?|hi(?: there)?|hello|anyway|btw|by the way|quick update|update|fyi|'
     r'honestly(?: though)?|basically|right|alright|yes|yeah|no|well|plus|then|note|ps|heads up|good news|great news|big news|'
-    r'news|fun fact|side note)\b[\s,:;!.-]*)+',
+    r'news|fun fact|side note|these days|nowadays|right now|at the moment|'
+    r"(?:i think|i guess|i believe|i suppose)(?=\s+(?:i|i'm|i've|my|we|we're)\b))\b[\s,:;!.-]*)+",
     re.IGNORECASE,
 )
 # Where a captured value ends: clause punctuation, or a word that starts a new thought.
 _VALUE_END = re.compile(
-    r'\s*(?:[,;:()!?]|\s[—–-]{1,2}\s|\.\s|\.$)'
+    r'\s*(?:[,;:()!?]|\s[—–-]{1,2}\s|[—–]|(?<=\w)-{1,2}\s|\.\s|\.$)'
     r"|\s+(?:because|since|but|although|though|which|who|whom|where|whereas|so that|if|unless|when|while|for what it's worth|"
     r'right now|at the moment|currently|these days|nowadays|now|anymore|any more|either|too|as well|by the way|btw|'
     r'fluently|natively|really|actually|haha|lol)\b',

@@ -8,11 +8,25 @@ from dataclasses import replace
 from agent_memory.extraction.model import ExtractedUncertainty
 from agent_memory.extraction.stage0.claims import Claim
 from agent_memory.extraction.stage0.reading import Finding, Reading, Turn, read_sentence
-from agent_memory.extraction.stage0.signals import CLARIFICATION, CORRECTION_SPLIT, CORRECTION_START, is_question, sarcasm_marker
+from agent_memory.extraction.stage0.signals import (
+    CLARIFICATION,
+    CORRECTION_SPLIT,
+    CORRECTION_START,
+    REACTION,
+    is_compliment,
+    is_question,
+    sarcasm_marker,
+)
 from agent_memory.extraction.stage0.text import PROPER, body, clean_value, clip
 from agent_memory.extraction.stage0.titles import is_job_title
 
 TENTATIVE = 0.6
+# "it's", "technically", "more like": what leads a bare corrected value; " plan" is the key restated, not the value.
+_FRAGMENT_LEAD = re.compile(
+    r"^(?:(?:it's|it is|that's|that is|technically|more like|more precisely|precisely|officially|strictly speaking|really)\s+)+",
+    re.IGNORECASE,
+)
+_FRAGMENT_TIER = re.compile(r'\s+(?:plan|tier|subscription)$', re.IGNORECASE)
 _NAME_LIKE_KEYS = frozenset({'employer', 'location', 'hometown', 'name', 'preferred_name', 'current_location'})
 
 
@@ -21,6 +35,9 @@ def read_turn(sentences: list[str], turn: Turn) -> Reading:
     turn_marker = sarcasm_marker(turn.text) if re.search(r'(?:^|\s)/s\b', turn.text) else None
     previous: list[Finding] = []
     for index, sentence in enumerate(sentences):
+        if index and is_compliment(sentences[index - 1]) and REACTION.match(sentence):
+            previous = []
+            continue  # "Wow, that's gorgeous! I love the colours.": a reaction to what was shown, not a preference
         marker = turn_marker or sarcasm_marker(sentence)
         if marker:
             total.uncertainties.append(_sarcasm(sentence, marker))
@@ -88,7 +105,7 @@ def _clarify_fragment(text: str, turn: Turn) -> Reading:
 
 def fragment_value(text: str, key: str) -> str | None:
     """A bare phrase standing for a value of ``key`` ("co-CEO", "Cascais"), or None if it does not look like one."""
-    value = clean_value(re.sub(r'^(?:it\'s|it is|that\'s|that is)\s+', '', text.strip(), flags=re.IGNORECASE))
+    value = _FRAGMENT_TIER.sub('', _FRAGMENT_LEAD.sub('', clean_value(_FRAGMENT_LEAD.sub('', text.strip()))))
     if not value or len(value.split()) > 6:
         return None
     if key in _NAME_LIKE_KEYS:

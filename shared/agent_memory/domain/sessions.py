@@ -1,0 +1,70 @@
+"""Session ids (CONTRACT §3, issue 12 hole 12): a caller's session id never reveals or blocks anyone else's.
+
+A session is stored under ``<principal>/<session id>`` (the principal that created it; ``/`` never occurs in either
+part), with the caller's id in ``client_id``. A caller naming session ``X`` gets, in order: its own ``X``, then the
+oldest session called ``X`` (or a legacy one stored under the bare id) that lies in the region the operation needs —
+readable for reads, inside the write region for writes. So another principal's ``X`` outside that region is
+indistinguishable from no session at all, and creating ``X`` while someone else's invisible ``X`` exists simply
+creates the caller's own: no 409 oracle, no squatting. A session the caller can already read (a shared one) is
+reused rather than shadowed, and creating it again is the usual 409.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from agent_memory.db.memory_store import MemoryStore
+from agent_memory.db.records import bare
+from agent_memory.domain.auth import Caller
+from agent_memory.domain.ids import new_id
+from agent_memory.domain.scopes import ScopeSets, visible, within_region
+
+Region = Callable[[Sequence[Sequence[str]], Sequence[str]], bool]
+
+
+def storage_key(principal_id: str, session_id: str) -> str:
+    return f'{principal_id}/{session_id}'
+
+
+def key_of(session: dict[str, Any]) -> str:
+    return str(bare(session['id']))
+
+
+def _find(store: MemoryStore, caller: Caller, session_id: str, patterns: Sequence[str], inside: Region) -> dict[str, Any] | None:
+    own = storage_key(caller.principal_id, session_id)
+    candidates = store.sessions_named(own, session_id)
+    return next((s for s in candidates if inside(s['scope_sets'], patterns)), None)
+
+
+def readable(store: MemoryStore, caller: Caller, session_id: str) -> dict[str, Any] | None:
+    return _find(store, caller, session_id, caller.patterns('memory:read'), visible)
+
+
+def readable_key(store: MemoryStore, caller: Caller, session_id: str | None) -> str | None:
+    """The storage key a read filter by ``session_id`` uses; an unreadable id filters to the caller's own namespace
+    (which then matches nothing the caller could not see anyway)."""
+    if session_id is None:
+        return None
+    found = readable(store, caller, session_id)
+    return key_of(found) if found is not None else storage_key(caller.principal_id, session_id)
+
+
+def writable(store: MemoryStore, caller: Caller, session_id: str) -> dict[str, Any] | None:
+    return _find(store, caller, session_id, caller.patterns('memory:write'), within_region)
+
+
+def new_session_row(caller: Caller, session_id: str, scope_sets: ScopeSets, now: dt.datetime,
+                    metadata: dict[str, Any] | None = None) -> dict[str, Any]:  # fmt: skip
+    return {'scope_sets': scope_sets, 'metadata': metadata or {}, 'principal': caller.principal_id, 'client_id': session_id,
+            'created_at': now}  # fmt: skip
+
+
+def target(caller: Caller, session: dict[str, Any] | None, session_id: str | None, scope_sets: ScopeSets,
+           now: dt.datetime) -> tuple[str, str, dict[str, Any] | None]:  # fmt: skip
+    """A write's session: (storage key, the id callers see, the row to create when it is new)."""
+    if session is not None and session_id is not None:
+        return key_of(session), session_id, None
+    minted = f'sess_{new_id()}'
+    return storage_key(caller.principal_id, minted), minted, new_session_row(caller, minted, scope_sets, now)

@@ -1,0 +1,104 @@
+"""The response cache on real paraphrases and near misses, and first-person answers kept to their principal.
+
+Default configuration (threshold 0.92), the local MiniLM model, the extractive composer (no LLM configured),
+through the /chat handler on the real engine. The facts come from first-person turns extracted by the worker.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from agent_memory.api.services import Services
+from agent_memory.db.memory_store import MemoryStore
+from tests.conftest import Api, Worker
+from tests.integration.test_visibility_matrix import make_principal
+
+SHARED = {'memory:read': ['shared/*'], 'memory:write': ['shared/*']}
+
+
+def say(api: Api, worker: Worker, *texts: str) -> None:
+    for text in texts:
+        code, body, _ = api.call('facts', 'POST', '/facts', {'text': text})
+        assert code == 202, body
+    worker.drain()
+
+
+def chat(api: Api, message: str) -> dict[str, Any]:
+    code, body, _ = api.call('chat', 'POST', '/chat', {'message': message})
+    assert code == 200, body
+    return body
+
+
+def similarity(services: Services, a: str, b: str) -> float:
+    va, vb = services.embedder.embed([a, b])
+    return sum(x * y for x, y in zip(va, vb, strict=True))
+
+
+def test_the_documented_paraphrases_are_served_from_the_cache(api: Api, worker: Worker, services: Services) -> None:
+    say(api, worker, 'I am on the Pro plan.')
+    first = chat(api, 'what is my current plan?')
+    assert first['cached'] is False and 'Pro' in first['reply']
+    for paraphrase in ('which plan am I on?', 'tell me my subscription tier?'):
+        assert similarity(services, 'what is my current plan?', paraphrase) < 0.92  # the embedding alone misses them
+        served = chat(api, paraphrase)
+        assert served['cached'] is True and served['reply'] == first['reply'], paraphrase
+
+
+@pytest.mark.parametrize(
+    ('asked', 'near_miss'),
+    [
+        ('when is my next vacation?', 'where is my next vacation?'),
+        ('what is my phone number?', 'what is his phone number?'),
+        ('what meetings do I have this week?', 'what meetings do I have next week?'),  # cosine 0.97
+        ('what is my plan?', 'what was my plan?'),
+    ],
+)
+def test_a_near_miss_is_never_served_the_earlier_answer(api: Api, asked: str, near_miss: str) -> None:
+    chat(api, asked)
+    assert chat(api, near_miss)['cached'] is False
+    assert chat(api, asked)['cached'] is True  # the earlier answer is still there for the same question
+
+
+def test_a_near_miss_above_the_threshold_is_traced_as_asking_something_else(api: Api, store: MemoryStore, services: Services) -> None:
+    assert similarity(services, 'what meetings do I have this week?', 'what meetings do I have next week?') >= 0.92
+    chat(api, 'what meetings do I have this week?')
+    missed = chat(api, 'what meetings do I have next week?')
+    trace = store.get_trace('retrieval_trace', missed['retrievalTraceId'].split(':', 1)[1])
+    assert trace is not None and trace['tier_entered'] == 3 and 'ask something else' in trace['tier_reason']
+
+
+def test_a_first_person_answer_is_reused_only_by_its_principal(api: Api, services: Services, worker: Worker) -> None:
+    xavier = make_principal(services, api.context_id, 'xavier', SHARED, 'shared')
+    yann = make_principal(services, api.context_id, 'yann', SHARED, 'shared')  # the same readable region
+    say(xavier, worker, 'My name is Xavier.')
+    say(yann, worker, 'My name is Yann.')
+    first = chat(xavier, 'What is my name?')
+    assert first['cached'] is False and 'Xavier' in first['reply']
+    answer = chat(yann, 'What is my name?')
+    assert answer['cached'] is False and 'Yann' in answer['reply'] and 'Xavier' not in answer['reply']
+    again = chat(xavier, 'What is my name?')
+    assert again['cached'] is True and again['reply'] == first['reply']
+
+
+def test_an_answer_citing_the_callers_self_entity_by_name_is_reused_only_by_its_principal(
+    api: Api, services: Services, worker: Worker
+) -> None:
+    xavier = make_principal(services, api.context_id, 'xavier', SHARED, 'shared')  # display name "Xavier"
+    yann = make_principal(services, api.context_id, 'yann', SHARED, 'shared')
+    say(xavier, worker, 'I am on the Pro plan.')
+    first = chat(xavier, "What is Xavier's plan?")
+    assert first['cached'] is False and first['reply'].startswith('From memory: Your plan is Pro')
+    answer = chat(yann, "What is Xavier's plan?")
+    assert answer['cached'] is False and 'Your plan' not in answer['reply'] and 'Xavier plan: Pro' in answer['reply']
+
+
+def test_an_answer_about_someone_else_is_still_shared_by_equal_visibility(api: Api, services: Services) -> None:
+    xavier = make_principal(services, api.context_id, 'xavier', SHARED, 'shared')
+    yann = make_principal(services, api.context_id, 'yann', SHARED, 'shared')
+    triple = {'entity': {'type': 'person', 'name': 'Alice'}, 'key': 'role', 'value': 'CTO'}
+    assert xavier.call('facts', 'POST', '/facts', {'infer': 'triples', 'triples': [triple]})[0] == 200
+    first = chat(xavier, "What is Alice's role?")
+    served = chat(yann, "What is Alice's role?")
+    assert served['cached'] is True and served['reply'] == first['reply']

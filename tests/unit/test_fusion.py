@@ -1,0 +1,71 @@
+"""The fusion rules of hybrid retrieval (domain/retrieval.py), on hand-built candidate lists."""
+
+from __future__ import annotations
+
+import pytest
+
+from agent_memory.domain.retrieval import NEIGHBOUR_SHARE, RRF_K, Hit, fuse, with_neighbours
+
+
+def fact(name: str, score: float = 0.0, importance: float = 1.0) -> Hit:
+    return Hit(f'attribute:{name}', 'attribute', score, name, None, {}, importance, ())
+
+
+def passage(name: str, score: float = 0.0, seq: int | None = None, role: str = 'user') -> Hit:
+    hit = Hit(f'memory_chunk:{name}', 'memory_chunk', score, name, None, {'sessionId': 's'}, None, (), role=role)
+    hit.position = ('s', seq) if seq is not None else None
+    return hit
+
+
+def order(pool: list[Hit]) -> list[str]:
+    return [h.text for h in pool]
+
+
+def test_importance_cannot_lift_an_unrelated_fact_over_a_relevant_passage() -> None:
+    """A fact at the top of graph expansion and barely similar to the query, reinforced to the cap, stays below a
+    passage both passage lists rank first."""
+    pool = fuse(
+        {
+            'vector:memory_chunk': [passage('answer', 0.62)],
+            'bm25:memory_chunk': [passage('answer', 7.5)],
+            'vector:attribute': [fact('likes: to', 0.31, importance=2.0)],
+            'graph': [fact('likes: to', importance=2.0)],
+        }
+    )
+    assert order(pool) == ['answer', 'likes: to']
+
+
+def test_a_fact_below_the_similarity_floor_takes_no_rank_from_relevant_facts() -> None:
+    pool = fuse({'vector:attribute': [fact('unrelated', 0.2), fact('relevant', 0.7)]})
+    assert order(pool) == ['relevant']
+    assert pool[0].lists == {'vector:attribute': 1}
+    assert pool[0].score == pytest.approx(1.0 / (RRF_K + 1) * (0.9 + 1.0 / 10))
+
+
+def test_importance_still_orders_facts_of_similar_relevance() -> None:
+    pool = fuse({'vector:attribute': [fact('rarely used', 0.80, importance=0.2), fact('often recalled', 0.79, importance=2.0)]})
+    assert order(pool) == ['often recalled', 'rarely used']
+
+
+def test_prior_assistant_replies_rank_below_what_users_said() -> None:
+    pool = fuse({'vector:memory_chunk': [passage('reply', 0.7, role='assistant'), passage('said', 0.69)]})
+    assert order(pool) == ['said', 'reply']
+
+
+def test_adjacent_turns_gain_a_share_of_the_passage_that_brought_them() -> None:
+    question, other = passage('question', seq=4), passage('other')
+    question.score, other.score = 0.030, 0.020
+    reply = passage('reply', seq=5)
+    pool = with_neighbours([question, other], {question.id: [reply]})
+    assert order(pool) == ['question', 'other', 'reply']
+    assert reply.score == pytest.approx(0.030 * NEIGHBOUR_SHARE) and reply.lists == {'adjacent': 1}
+    other.score = 0.010  # a weaker unrelated passage falls below the neighbour
+    assert order(with_neighbours([question, other], {question.id: [passage('reply', seq=5)]})) == ['question', 'reply', 'other']
+
+
+def test_an_adjacent_turn_already_in_the_pool_adds_to_its_own_score() -> None:
+    question, reply = passage('question', seq=4), passage('reply', seq=5)
+    question.score, reply.score = 0.030, 0.010
+    pool = with_neighbours([question, reply], {question.id: [passage('reply', seq=5)]})
+    assert [h.id for h in pool] == [question.id, reply.id]
+    assert pool[1].score == pytest.approx(0.010 + 0.030 * NEIGHBOUR_SHARE)

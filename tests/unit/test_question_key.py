@@ -1,0 +1,66 @@
+"""The canonical question the response cache compares, and how a stored question is recognised."""
+
+from __future__ import annotations
+
+import pytest
+
+from agent_memory.domain.answer_phrasing import is_question
+from agent_memory.domain.question_key import QuestionKey, question_key
+
+
+def key(text: str) -> QuestionKey:
+    found = question_key(text)
+    assert found is not None, text
+    return found
+
+
+PLAN_PARAPHRASES = ['which plan am I on?', 'tell me my subscription tier?', "What's my plan, please?", 'Could you remind me of my plan']
+
+
+@pytest.mark.parametrize('paraphrase', PLAN_PARAPHRASES)
+def test_paraphrases_share_one_key(paraphrase: str) -> None:
+    assert key(paraphrase) == key('what is my current plan?')
+
+
+@pytest.mark.parametrize(
+    ('a', 'b'),
+    [
+        ('when is my next vacation?', 'where is my next vacation?'),
+        ('what is my phone number?', 'what is his phone number?'),
+        ('what meetings do I have this week?', 'what meetings do I have next week?'),
+        ('what is my plan?', 'what was my plan?'),
+        ('is my plan Pro?', 'is my plan not Pro?'),
+        ('what is my name?', 'what is your name?'),
+    ],
+)
+def test_near_misses_conflict(a: str, b: str) -> None:
+    assert key(a) != key(b) and key(a).conflicts_with(key(b))
+
+
+def test_who_does_what_to_whom_is_kept() -> None:
+    assert key('who does Alice manage?') != key('who manages Alice?')
+    assert key('does Alice report to Bob?') != key('does Bob report to Alice?')
+
+
+def test_different_terms_alone_are_not_a_conflict() -> None:
+    assert key("what is my sister's name?") != key("what is my brother's name?")
+    assert not key("What is Alice's role at Acme?").conflicts_with(key("What is Alice's job at Acme?"))
+
+
+def test_a_stored_key_parses_back() -> None:
+    original = key('when did my sister and I last fly to Rome?')
+    assert QuestionKey.parse(str(original)) == original
+
+
+def test_nothing_left_to_compare_has_no_key() -> None:
+    assert question_key('who am I?') is None and question_key('?!') is None
+
+
+@pytest.mark.parametrize('text', ['what is my current plan?', 'which plan am I on', 'Tell me my plan', 'Where do I live? Where do I work?'])
+def test_questions(text: str) -> None:
+    assert is_question(text)
+
+
+@pytest.mark.parametrize('text', ['I am on the Pro plan.', 'When I was young I lived in Rome.', 'I moved. Where should I eat?', ''])
+def test_statements(text: str) -> None:
+    assert not is_question(text)
