@@ -119,6 +119,9 @@ bench-locomo: install
 bench-cache: install
 	PYTHONPATH=shared:infra:. $(BIN)/python bench/cache.py
 
+bench-coldstart: install  # cold start per function; compare with the committed baseline
+	PYTHONPATH=shared:infra:. $(BIN)/python bench/coldstart.py --before bench/data/coldstart-before.json
+
 bench-remote-db: install
 	PYTHONPATH=shared:infra:. $(BIN)/python bench/remote_db.py
 

@@ -118,6 +118,56 @@ def rss_mb() -> int:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024
 
 
+# ==== part 0: one hit against one miss ===============================================================
+
+
+def part_hit_cost(args: argparse.Namespace, services: Services, data: dict[str, Any]) -> list[str]:
+    """Each of ``--hit-intents`` questions asked once (a miss: retrieval + the slow model) and then ``--hit-repeats`` times
+    verbatim (hits), in one fresh context at the default threshold: the per-call cost issue 14 measures."""
+    server = LlmTestServer(echo_sources=True).start()
+    previous = services._composer
+    services._composer = LlmComposer(server.base_url, 'test-model', None, 5.0)
+    try:
+        bench = ChatBench(services, server, data)
+        cid, key, store = bench.fresh_context(DEFAULT_THRESHOLD)
+        server.latency = args.latency
+        hits: list[float] = []
+        misses: list[float] = []
+        for intent in data['intents'][: args.hit_intents]:
+            question = intent['paraphrases'][0]
+            for n in range(1 + args.hit_repeats):
+                t0 = time.perf_counter()
+                status, body = bench.call(bench.chat_fn, 'POST', f'/api/v1/{cid}/chat', {'message': question}, key)
+                elapsed_ms = (time.perf_counter() - t0) * 1000
+                assert status == 200 and body['cached'] is (n > 0), body
+                (hits if body['cached'] else misses).append(elapsed_ms)
+        services.control.delete_context(cid)
+        services.forget_store(cid)
+    finally:
+        services._composer = previous
+        server.stop()
+    log(f'  hit p50 {pct(hits, 0.5):.1f} ms, miss p50 {pct(misses, 0.5):.1f} ms')
+    return [
+        '## 0. One hit against one miss\n',
+        table(
+            ['LLM ms', 'misses', 'miss ms p50 / p95', 'hits', 'hit ms p50 / p95', 'miss/hit p50', 'load average (1 min) at the end'],
+            [
+                [
+                    f'{args.latency * 1000:.0f}',
+                    str(len(misses)),
+                    f'{fmt(pct(misses, 0.5))} / {fmt(pct(misses, 0.95))}',
+                    str(len(hits)),
+                    f'{fmt(pct(hits, 0.5))} / {fmt(pct(hits, 0.95))}',
+                    f'{pct(misses, 0.5) / pct(hits, 0.5):.1f}x',
+                    f'{os.getloadavg()[0]:.1f}',
+                ]
+            ],
+        ),  # fmt: skip
+        f'\n{args.hit_intents} questions (the first paraphrase of each intent), each asked once and then {args.hit_repeats} times '
+        'verbatim, through the /chat handler in process (event to response).',
+    ]
+
+
 # ==== part 1: cache economics through /chat ==========================================================
 
 
@@ -849,6 +899,9 @@ def main() -> None:
     parser.add_argument('--min-before', type=int, default=2, help='minimum queries in a time-budgeted sample')
     parser.add_argument('--pending', type=int, default=1000, help='rows added after the rebuild')
     parser.add_argument('--anchors', type=int, default=3000, help='template questions embedded as vector anchors')
+    parser.add_argument('--hit-intents', type=int, default=20, help='part 0: questions asked once, then repeated')
+    parser.add_argument('--hit-repeats', type=int, default=5, help='part 0: verbatim repeats of each question (hits)')
+    parser.add_argument('--skip-hit-cost', action='store_true')
     parser.add_argument('--skip-economics', action='store_true')
     parser.add_argument('--skip-lookup', action='store_true')
     args = parser.parse_args()
@@ -865,6 +918,9 @@ def main() -> None:
         f'- python {platform.python_version()}, {platform.machine()}, {os.cpu_count()} CPUs, {platform.platform()}',
         '',
     ]
+    if not args.skip_hit_cost:
+        log('part 0: one hit against one miss')
+        report += part_hit_cost(args, services, data) + ['']
     if not args.skip_economics:
         log('part 1: cache economics through /chat')
         report += part_economics(args, services, data) + ['']

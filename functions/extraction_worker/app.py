@@ -12,6 +12,7 @@ from agent_memory.observability import logger, metrics
 
 # Every failed record is reported back (not an invocation error) so SQS retries exactly those messages.
 processor = BatchProcessor(event_type=EventType.SQS, raise_on_entire_batch_failure=False)
+get_services().embedder.warm()  # every job embeds its turns' chunks: load the model in the init phase
 
 
 def record_handler(record: SQSRecord) -> None:

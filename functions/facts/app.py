@@ -7,7 +7,7 @@ from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.metrics import MetricUnit
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
-from agent_memory.api.http import build_resolver, data_plane, header, json_response, parse_body
+from agent_memory.api.http import build_resolver, data_plane, header, json_response, parse_body, peek_session_id
 from agent_memory.api.services import get_services
 from agent_memory.domain import facts
 from agent_memory.errors import BadRequest
@@ -34,7 +34,7 @@ def prefer_wait() -> float:
 
 @app.post('/api/v1/<context_id>/facts')
 def post_facts(context_id: str) -> Any:
-    caller, store = data_plane(app, context_id)
+    caller, store = data_plane(app, context_id, peek_session_id(app))
     request, raw = parse_body(app, FactsRequest)
     facts.check_text_size(request.text)
     wait = prefer_wait()

@@ -7,7 +7,7 @@ from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.metrics import MetricUnit
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
-from agent_memory.api.http import build_resolver, enforce_rate_limit
+from agent_memory.api.http import build_resolver
 from agent_memory.api.services import get_services
 from agent_memory.config import get_settings
 from agent_memory.domain.auth import Caller, authenticate_key
@@ -29,10 +29,9 @@ def _caller() -> Caller:
     """The key's caller, or the same 401 problem+json as REST before any MCP parsing; every MCP request (initialize,
     tools/list, ping, tools/call, GET) takes a rate-limit token, so 429 problem+json with Retry-After."""
     services = get_services()
-    caller = authenticate_key(services.control, services.store, app.current_event.headers or {})
+    caller = authenticate_key(services.control, services.store, app.current_event.headers or {}, throttle=True)
     logger.append_keys(context=caller.context_id, principal=caller.principal_id)
     metrics.add_metric(name='McpRequests', unit=MetricUnit.Count, value=1)
-    enforce_rate_limit(caller)
     return caller
 
 

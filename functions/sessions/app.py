@@ -24,7 +24,7 @@ def create_session(context_id: str) -> Any:
 
 @app.get('/api/v1/<context_id>/sessions/<session_id>/turns')
 def list_turns(context_id: str, session_id: str) -> Any:
-    caller, store = data_plane(app, context_id)
+    caller, store = data_plane(app, context_id, session_id)
     offset = parse_int(query_param(app, 'offset') or query_param(app, 'cursor'), 'offset', 0, MAX_OFFSET, 0)
     return json_response(facts.list_turns(store, caller, session_id, parse_limit(query_param(app, 'limit')), offset))
 

@@ -108,8 +108,9 @@ def make_server(host: str, port: int, routes: list[Route], registry: HandlerRegi
             if self.headers.get('transfer-encoding'):  # a chunked body is not read: its bytes would poison the connection
                 self._refuse(*_problem(411, 'send the body with a Content-Length', self.path, 'Length required', 'length-required'))
                 return
-            raw_length = (self.headers.get('content-length') or '0').strip()
-            if not _CONTENT_LENGTH.fullmatch(raw_length):  # -1, 1e3, garbage: the body cannot be framed
+            lengths = self.headers.get_all('content-length') or ['0']
+            raw_length = lengths[0].strip()
+            if len(lengths) > 1 or not _CONTENT_LENGTH.fullmatch(raw_length):  # -1, 1e3, garbage, two: cannot be framed
                 self._refuse(*_problem(400, 'invalid Content-Length', self.path, 'Bad request', 'bad-request'))
                 return
             length = int(raw_length)

@@ -7,6 +7,7 @@ is idempotent per turn, so a duplicate or redelivered job changes nothing.
 from __future__ import annotations
 
 import json
+import threading
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -34,13 +35,23 @@ class JobQueue(Protocol):
 
 
 class SqsJobQueue:
-    """Sends jobs with boto3 (client built once per cold start)."""
+    """Sends jobs with boto3. The client is built on the first send and kept for the container's life: importing
+    boto3 and building a client costs more than a plain request, and most requests of most functions never send."""
 
     def __init__(self, queue_url: str, client: Any = None) -> None:
-        import boto3  # type: ignore[import-untyped]  # boto3 ships no type stubs
-
         self.queue_url = queue_url
-        self.client = client or boto3.client('sqs')
+        self._client = client
+        self._lock = threading.Lock()
+
+    @property
+    def client(self) -> Any:
+        if self._client is None:
+            with self._lock:
+                if self._client is None:
+                    import boto3  # type: ignore[import-untyped]  # boto3 ships no type stubs
+
+                    self._client = boto3.client('sqs')
+        return self._client
 
     def send(self, jobs: list[ExtractionJob]) -> None:
         for start in range(0, len(jobs), MAX_SQS_BATCH):

@@ -21,7 +21,8 @@ def _alias(*names: str) -> Any:
 
 
 class StrictModel(BaseModel):
-    model_config = ConfigDict(extra='forbid', populate_by_name=True, str_strip_whitespace=False)
+    # schemas are built on a model's first use, so a cold start pays only for the models its request validates
+    model_config = ConfigDict(extra='forbid', populate_by_name=True, str_strip_whitespace=False, defer_build=True)
 
 
 class EntityRefIn(StrictModel):

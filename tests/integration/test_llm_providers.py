@@ -282,24 +282,6 @@ def test_an_answer_built_from_nothing_is_not_cached(api: Api, server: LlmTestSer
     assert again['cached'] is False and 'Pro' in again['reply']
 
 
-def test_an_answer_without_recorded_sources_is_never_served(api: Api, server: LlmTestServer, services: Services) -> None:
-    server.reply_text('The plan Sam is on is Pro.').reply_text('Sam is on Pro.')
-    remember_plan(api, 'Pro')
-    first = chat(api)
-    services.store(api.context_id).q('UPDATE $id SET built_from = NONE;', id=_record(first['traceId']))  # as written before sources were
-
-    again = chat(api)
-
-    assert again['cached'] is False and server.chat_calls == 2
-
-
-def _record(trace_id: str) -> Any:
-    from agent_memory.db.records import rid
-
-    table, key = trace_id.split(':', 1)
-    return rid(table, key)
-
-
 @pytest.mark.parametrize('profile', PROFILES)
 def test_chat_answers_and_streams_on_every_server_profile(api: Api, server: LlmTestServer, profile: str) -> None:
     PROFILES[profile][0](server)

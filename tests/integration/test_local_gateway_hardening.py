@@ -128,3 +128,13 @@ def _safe(handler: Any) -> Any:
         return handler({}, LocalContext())
     except Exception as exc:  # noqa: BLE001 - the test reports failures instead of stopping at the first
         return repr(exc)
+
+
+def test_two_content_lengths_are_400_and_write_nothing(gateway: tuple[str, int], services: Services, api: Api) -> None:
+    # Which one frames the body is ambiguous (a smuggling vector): the bytes past the first are another request
+    smuggled = f'GET /api/v1/{api.context_id}/me HTTP/1.1\r\nHost: x\r\n\r\n'
+    body = b'{"id": "s1"}'
+    request = post_with_length(api, f'{len(body)}\r\nContent-Length: {len(body) + len(smuggled)}', body + smuggled.encode())
+    code, reply = raw_request(gateway, request)
+    assert code == 400, reply
+    assert services.db.query(services.store(api.context_id).database, 'SELECT * FROM session;')[0] == []

@@ -6,6 +6,7 @@ import dataclasses
 import datetime as dt
 import math
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
@@ -14,6 +15,7 @@ from agent_memory.config import get_settings
 from agent_memory.domain.plan_embeddings import attach_embeddings
 from agent_memory.domain.write_plan import WritePlan
 from agent_memory.embeddings import EmbeddingMismatch, LazyEmbedder, build_embedder, embedding_identity
+from agent_memory.embeddings.memo import VectorMemo
 from agent_memory.embeddings.remote import OpenAIEmbedder
 from agent_memory.errors import ProviderUnavailable
 from tests.llm_server import LlmTestServer
@@ -39,9 +41,10 @@ def test_local_model_gives_normalised_384_d_vectors_that_rank_paraphrases_first(
 
 def test_local_model_batches_match_single_calls(services: Services) -> None:
     texts = [f'sentence number {i} about topic {i % 7}' for i in range(40)]  # more than one batch of 32
-    batched = services.embedder.embed(texts)
+    model = services.embedder.warm()  # the model itself: the embedder's memo would answer the single calls from the batch
+    batched = model.embed(texts)
     for i in (0, 31, 32, 39):
-        assert cosine(batched[i], services.embedder.embed([texts[i]])[0]) > 0.9999
+        assert cosine(batched[i], model.embed([texts[i]])[0]) > 0.9999
 
 
 def test_openai_compatible_provider_uses_the_real_client(server: LlmTestServer) -> None:
@@ -103,6 +106,23 @@ def test_plan_embedding_covers_new_rows_and_defers_queued_chunks(services: Servi
     updates = attach_embeddings(plan, services.embedder)
     assert len(plan.chunks[0]['embedding']) == 384 and plan.chunks[1]['embedding'] is None and 'deferred' not in plan.chunks[1]
     assert len(plan.entities[0]['embedding']) == 384
-    expected = services.embedder.embed(['Alice home city: Berlin'])[0]
+    expected = services.embedder.warm().embed(['Alice home city: Berlin'])[0]  # the model, not the memo
     assert cosine(plan.new_attributes[0]['embedding'], expected) > 0.9999
     assert [chunk_id for chunk_id, _ in updates] == ['t1_0'] and len(updates[0][1]) == 384
+
+
+def test_memo_sends_each_new_text_to_the_model_once_and_forgets_the_oldest(services: Services) -> None:
+    model = services.embedder.warm()
+    sent: list[list[str]] = []
+
+    def counted(texts: Any) -> list[list[float]]:
+        sent.append(list(texts))
+        return model.embed(texts)
+
+    memo = VectorMemo(capacity=2)
+    first = memo.embed(['alpha', 'beta', 'alpha'], counted)
+    assert sent == [['alpha', 'beta']] and first[0] == first[2] == model.embed(['alpha'])[0]
+    assert memo.embed(['beta', 'alpha'], counted) == [first[1], first[0]] and len(sent) == 1
+    memo.embed(['gamma'], counted)  # capacity 2: 'beta' (least recently used) is forgotten
+    memo.embed(['alpha', 'beta'], counted)
+    assert sent[1:] == [['gamma'], ['beta']]

@@ -64,3 +64,16 @@ def test_questions(text: str) -> None:
 @pytest.mark.parametrize('text', ['I am on the Pro plan.', 'When I was young I lived in Rome.', 'I moved. Where should I eat?', ''])
 def test_statements(text: str) -> None:
     assert not is_question(text)
+
+
+@pytest.mark.parametrize(
+    ('a', 'b'),
+    [("What is Борис's role?", "What is Алиса's role?"), ('Which team is Sørensen on?', 'Which team is Sårensen on?'),
+     ('what is my 電話 number?', 'what is my 口座 number?')],
+)  # fmt: skip
+def test_words_of_any_script_stay_in_the_key(a: str, b: str) -> None:
+    assert key(a) != key(b)
+
+
+def test_a_question_without_latin_letters_has_a_key() -> None:
+    assert key('Какой у меня тариф?') == key('какой у меня  тариф')

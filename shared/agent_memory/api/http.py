@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import math
 import re
 from typing import Any, TypeVar
 
@@ -15,9 +14,8 @@ from agent_memory.api.services import get_services
 from agent_memory.config import get_settings
 from agent_memory.db.memory_store import MemoryStore
 from agent_memory.domain.auth import Caller, authenticate, authenticate_management, check_context_id
-from agent_memory.domain.ids import utcnow
 from agent_memory.domain.visibility import parse_lens, with_lens
-from agent_memory.errors import AgentMemoryError, BadRequest, PayloadTooLarge, StoreUnavailable, TooManyRequests
+from agent_memory.errors import AgentMemoryError, BadRequest, PayloadTooLarge, StoreUnavailable
 from agent_memory.observability import logger
 
 PROBLEM_JSON = 'application/problem+json'
@@ -111,6 +109,17 @@ def raw_json_body(app: APIGatewayHttpResolver) -> Any:
     return value
 
 
+def peek_session_id(app: APIGatewayHttpResolver) -> str | None:
+    """The body's ``sessionId`` before authentication, only to read that session in the same round trip; any problem
+    with the body is left for ``parse_body`` after authentication (a caller without a valid key learns nothing)."""
+    try:
+        body = raw_json_body(app)
+    except AgentMemoryError:
+        return None
+    value = body.get('sessionId', body.get('session_id'))
+    return value if isinstance(value, str) and len(value) <= 256 else None
+
+
 def parse_body(app: APIGatewayHttpResolver, model: type[M]) -> tuple[M, Any]:
     raw = raw_json_body(app)
     try:
@@ -129,28 +138,17 @@ def query_param(app: APIGatewayHttpResolver, name: str) -> str | None:
     return (app.current_event.query_string_parameters or {}).get(name)
 
 
-def data_plane(app: APIGatewayHttpResolver, context_id: str) -> tuple[Caller, MemoryStore]:
+def data_plane(app: APIGatewayHttpResolver, context_id: str, session_id: str | None = None) -> tuple[Caller, MemoryStore]:
     """Validate the context id (422), authenticate (401), rate-limit (429), apply a GET ``lens``;
-    return the caller with its context's store."""
+    return the caller with its context's store. A ``session_id`` the route will look up is read in the same round trip."""
     check_context_id(context_id)
     services = get_services()
-    caller = authenticate(services.control, services.store, app.current_event.headers or {}, context_id)
+    headers = app.current_event.headers or {}
+    caller = authenticate(services.control, services.store, headers, context_id, throttle=True, session_id=session_id)
     logger.append_keys(context=context_id, principal=caller.principal_id, acting_principal=caller.acting_principal_id)
-    enforce_rate_limit(caller)
     if app.current_event.http_method == 'GET':
         caller = with_lens(caller, parse_lens(query_param(app, 'lens')))
     return caller, services.store(context_id)
-
-
-def enforce_rate_limit(caller: Caller) -> None:
-    """Take one token from the bucket of the principal holding the key (the context's ``rate_limit`` config) or
-    raise 429 with Retry-After. Per principal, not per key: minting or rotating keys never buys a fresh bucket."""
-    limit = caller.config.rate_limit
-    if limit.enabled:
-        bucket = (caller.context_id, caller.key_holder)
-        wait = get_services().rate_limits.take(bucket, limit.requests_per_minute, limit.burst, utcnow())
-        if wait > 0:
-            raise TooManyRequests(f'rate limit of {limit.requests_per_minute} requests/minute exceeded', retry_after=math.ceil(wait))
 
 
 def management(app: APIGatewayHttpResolver) -> None:

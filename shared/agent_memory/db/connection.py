@@ -20,11 +20,8 @@ import time
 from functools import lru_cache
 from typing import Any
 
-import surrealdb.connections.blocking_ws as sdk_ws
-from surrealdb import Surreal
-from surrealdb.errors import SurrealError
-
 from agent_memory.config import get_settings
+from agent_memory.db.sdk import SurrealError, blocking_ws, connect
 from agent_memory.errors import AgentMemoryError, Conflict, StoreUnavailable, WriteConflict
 
 CONTROL_DB = 'control'
@@ -53,7 +50,7 @@ class Database:
         self._remote = url.split('://', 1)[0] in ('ws', 'wss')
         if timeout_seconds is not None:
             # The SDK has no per-connection setting: its ws transport reads this module constant on every RPC.
-            sdk_ws._RPC_RECV_TIMEOUT = timeout_seconds
+            blocking_ws._RPC_RECV_TIMEOUT = timeout_seconds
         self._lock = threading.RLock()
         self._conn: Any = None
         with self._lock:
@@ -65,7 +62,7 @@ class Database:
             self._discard()
         if self._conn is None:
             try:
-                self._conn = Surreal(self.url)
+                self._conn = connect(self.url)
                 if self._credentials:
                     self._conn.signin(self._credentials)
             except (SurrealError, OSError) as exc:

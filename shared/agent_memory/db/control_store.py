@@ -70,7 +70,7 @@ class KeyRecord:
     created_at: dt.datetime | None = None
 
 
-def _key(row: dict[str, Any]) -> KeyRecord:
+def key_record(row: dict[str, Any]) -> KeyRecord:
     return KeyRecord(
         row['context'], row['principal'], row['name'], row['hash'], row.get('grants'), row.get('expires_at'), row.get('created_at')
     )
@@ -220,7 +220,7 @@ class ControlStore:
 
     def get_key(self, key_hash: str) -> KeyRecord | None:
         row = self._q('SELECT * FROM ONLY $id;', id=rid('api_key', key_hash))[0]
-        return _key(row) if row else None
+        return key_record(row) if row else None
 
     def key_by_name(self, context_id: str, principal_id: str, name: str) -> KeyRecord | None:
         rows = self._q(
@@ -229,13 +229,13 @@ class ControlStore:
             principal=principal_id,
             name=name,
         )[0]
-        return _key(rows[0]) if rows else None
+        return key_record(rows[0]) if rows else None
 
     def list_keys(self, context_id: str, principal_id: str) -> list[KeyRecord]:
         rows = self._q(
             'SELECT * FROM api_key WHERE context = $ctx AND principal = $principal ORDER BY name;', ctx=context_id, principal=principal_id
         )[0]
-        return [_key(r) for r in rows or []]
+        return [key_record(r) for r in rows or []]
 
     def delete_key(self, context_id: str, principal_id: str, name: str) -> bool:
         rows = self._q(
@@ -245,21 +245,6 @@ class ControlStore:
             name=name,
         )[0]
         return bool(rows)
-
-    def find_key(self, key_hash: str, context_id: str) -> tuple[KeyRecord | None, dict[str, Any] | None]:
-        """The key with this hash and the context it names, in one round trip."""
-        key_row, context_row = self._q(
-            'SELECT * FROM ONLY $key; SELECT * FROM ONLY $ctx;', key=rid('api_key', key_hash), ctx=rid('context', context_id)
-        )
-        return (_key(key_row) if key_row else None), (dict(context_row) if context_row else None)
-
-    def find_key_and_its_context(self, key_hash: str) -> tuple[KeyRecord | None, dict[str, Any] | None]:
-        """The key with this hash and the context it belongs to, in one round trip (MCP: no context in the path)."""
-        _, (key_row, context_row) = self._q(
-            'LET $k = (SELECT * FROM ONLY $key); RETURN [$k, IF $k { (SELECT * FROM ONLY type::record("context", $k.context)) }];',
-            key=rid('api_key', key_hash),
-        )
-        return (_key(key_row) if key_row else None), (dict(context_row) if context_row else None)
 
     # ---- management keys ----------------------------------------------------------------------
     def replace_management_keys(self, key_hashes: list[str], now: dt.datetime) -> None:

@@ -17,11 +17,11 @@ from typing import Any
 
 from agent_memory.db.connection import Database, run_with_retry
 from agent_memory.db.memory_store import FACT_TABLES
-from agent_memory.db.records import rid
-from agent_memory.domain.vocabulary import DAILY_DECAY, IMPORTANCE_MAX, IMPORTANCE_MIN, REINFORCEMENT
+from agent_memory.db.records import Tx
+from agent_memory.db.reinforcement import reinforce_statement, reinforced_ids
+from agent_memory.domain.vocabulary import DAILY_DECAY, IMPORTANCE_MAX, IMPORTANCE_MIN
 
 DEFAULT_BATCH = 5000
-REINFORCE_TABLES = ('attribute', 'relates_to', 'action', 'entity')
 
 
 # (table, HNSW index) pairs of migration context/0005.
@@ -93,16 +93,12 @@ class LifecycleStore:
 
     def reinforce(self, refs: Iterable[tuple[str, Any]]) -> int:
         """Multiply importance by 1.1 (cap 2.0) for every (table, id) in one statement; retried on conflict."""
-        ids = [rid(table, key) for table, key in refs if table in REINFORCE_TABLES]
+        ids = reinforced_ids(refs)
         if not ids:
             return 0
-        result = run_with_retry(
-            lambda: self.db.query(
-                self.database,
-                'RETURN array::len((UPDATE $ids SET importance = math::min([$hi, importance * $factor]) RETURN VALUE 1));',
-                {'ids': ids, 'hi': IMPORTANCE_MAX, 'factor': REINFORCEMENT},
-            )
-        )
+        tx = Tx()
+        sql = f'RETURN array::len(({reinforce_statement(tx, ids)} RETURN VALUE 1));'
+        result = run_with_retry(lambda: self.db.query(self.database, sql, tx.params))
         return int(result[0] or 0)
 
     def vector_index_growth(self) -> dict[str, tuple[int, int]]:

@@ -7,11 +7,11 @@ import json
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from surrealdb import RecordID
-
 from agent_memory.db.connection import ALREADY_APPLIED, CONFLICT_MARKER, Database, context_db_name
 from agent_memory.db.migrations import ensure_migrated
 from agent_memory.db.records import Tx, entity_rid, rid
+from agent_memory.db.reinforcement import reinforce_statement, reinforced_ids
+from agent_memory.db.sdk import RecordID
 from agent_memory.db.trace_rows import add_traces
 from agent_memory.domain.plan_embeddings import attach_embeddings
 from agent_memory.domain.write_plan import WritePlan
@@ -76,6 +76,38 @@ def visibility_params(patterns: Sequence[str], prefix: str = 'vis') -> dict[str,
     return {f'{prefix}_all': '*' in patterns, f'{prefix}_exact': exact, f'{prefix}_prefixes': prefixes}
 
 
+ENTITY = f'SELECT * OMIT embedding FROM $id WHERE {VISIBLE};'
+INSTRUCTIONS = f'SELECT * FROM instruction WHERE active = true AND {VISIBLE} ORDER BY created_at ASC LIMIT $limit;'
+
+
+# A caller's session ``$own`` (``<principal>/<id>``), a legacy one stored under the bare id ``$legacy``, then every
+# other session with client id ``$client``, oldest first (domain/sessions.py picks the first inside the region).
+SESSIONS_NAMED = (
+    'array::concat((SELECT * FROM $own), (SELECT * FROM $legacy), '
+    '(SELECT * FROM session WHERE client_id = $client AND id != $own ORDER BY created_at ASC LIMIT 64))'
+)
+
+
+def category_sql(table: str, category_param: str) -> str:
+    """The newest current visible rows of ``table`` in one memory category (bound as ``category_param``), ``$limit`` of them."""
+    extra = f', {TENTATIVE}' if table == 'attribute' else ''
+    current = CURRENT if table == 'attribute' else CURRENT_EDGE
+    where = f'memory_category = {category_param} AND {VISIBLE}'
+    if table != 'entity':
+        where += f' AND {current}'
+    return f'SELECT *{extra} OMIT embedding FROM {table} WHERE {where} ORDER BY created_at DESC LIMIT $limit;'
+
+
+def uncertainties_sql(by_resolved: bool, after: bool) -> str:
+    """Visible uncertainties by id, optionally filtered by ``$resolved`` and paged after ``$after``."""
+    where = [VISIBLE]
+    if by_resolved:
+        where.append('resolved = $resolved')
+    if after:
+        where.append('id > $after')
+    return f'SELECT * FROM uncertainty WHERE {" AND ".join(where)} ORDER BY id ASC LIMIT $limit;'
+
+
 def _guard_unchanged(tx: Tx, table: str, condition: str, seen_ids: list[str]) -> None:
     """Abort the transaction (a retryable conflict) if the rows matching ``condition`` are not the ones planned on."""
     seen = tx.p([rid(table, i) for i in sorted(seen_ids)])
@@ -134,14 +166,8 @@ class MemoryStore:
     # ---- sessions and turns -----------------------------------------------------------------
     def sessions_named(self, own_key: str, session_id: str) -> list[dict[str, Any]]:
         """The caller's own session, then every other session with this client id (legacy: stored under it), oldest first."""
-        own, legacy, others = self.q(
-            'SELECT * FROM $own; SELECT * FROM $legacy; '
-            'SELECT * FROM session WHERE client_id = $client AND id != $own ORDER BY created_at ASC LIMIT 64;',
-            own=rid('session', own_key),
-            legacy=rid('session', session_id),
-            client=session_id,
-        )
-        return [dict(row) for row in [*own, *legacy, *others]]
+        rows = self.q(f'RETURN {SESSIONS_NAMED};', own=rid('session', own_key), legacy=rid('session', session_id), client=session_id)[0]
+        return [dict(row) for row in rows]
 
     def create_session(self, session_id: str, row: dict[str, Any]) -> dict[str, Any]:
         return dict(self.q('CREATE $id CONTENT $row RETURN AFTER;', id=rid('session', session_id), row=row)[0][0])
@@ -318,6 +344,8 @@ class MemoryStore:
             tx.add(f'CREATE {tx.p(rid("decision_trace", row.pop("id")))} CONTENT {tx.p(row)}')
         if plan.retrieval_trace:
             add_traces(tx, plan.retrieval_trace, plan.response_trace)
+        if reinforced := reinforced_ids(plan.reinforced):
+            tx.add(reinforce_statement(tx, reinforced))
         self.db.query(self.database, tx.sql(quiet=True), tx.params)
 
     # ---- idempotency ------------------------------------------------------------------------
@@ -338,7 +366,7 @@ class MemoryStore:
 
     def list_instructions(self, patterns: Sequence[str], limit: int) -> list[dict[str, Any]]:
         return self.rows(
-            f'SELECT * FROM instruction WHERE active = true AND {VISIBLE} ORDER BY created_at ASC LIMIT $limit;',
+            INSTRUCTIONS,
             limit=limit,
             **visibility_params(patterns),
         )
@@ -364,13 +392,8 @@ class MemoryStore:
         return dict(row) if row else None
 
     def list_uncertainties(self, patterns: Sequence[str], resolved: bool | None, limit: int, after: str | None) -> list[dict[str, Any]]:
-        where = [VISIBLE]
-        if resolved is not None:
-            where.append('resolved = $resolved')
-        if after:
-            where.append('id > $after')
         return self.rows(
-            f'SELECT * FROM uncertainty WHERE {" AND ".join(where)} ORDER BY id ASC LIMIT $limit;',
+            uncertainties_sql(resolved is not None, bool(after)),
             resolved=resolved,
             after=rid('uncertainty', after) if after else None,
             limit=limit,
@@ -393,27 +416,8 @@ class MemoryStore:
         )
 
     def get_entity(self, entity_key: list[str], patterns: Sequence[str]) -> dict[str, Any] | None:
-        rows = self.q(f'SELECT * OMIT embedding FROM $id WHERE {VISIBLE};', id=entity_rid(*entity_key), **visibility_params(patterns))[0]
+        rows = self.q(ENTITY, id=entity_rid(*entity_key), **visibility_params(patterns))[0]
         return dict(rows[0]) if rows else None
-
-    def entity_attributes(self, entity_key: list[str], patterns: Sequence[str], now: dt.datetime) -> list[dict[str, Any]]:
-        return self.rows(
-            f'SELECT *, {TENTATIVE} OMIT embedding FROM attribute WHERE entity_ref = $e AND {CURRENT} AND {VISIBLE} '
-            'ORDER BY key, created_at;',
-            e=entity_ref_key(entity_key),
-            now=now,
-            **visibility_params(patterns),
-        )
-
-    def entity_relations(self, entity_key: list[str], patterns: Sequence[str], now: dt.datetime) -> list[dict[str, Any]]:
-        outgoing, incoming = self.db.query(
-            self.database,
-            f'SELECT * FROM relates_to WHERE in_ref = $e AND {CURRENT_EDGE} AND {VISIBLE};'
-            f'SELECT * FROM relates_to WHERE out_ref = $e AND {CURRENT_EDGE} AND {VISIBLE};',
-            {'e': entity_ref_key(entity_key), 'now': now, **visibility_params(patterns)},
-        )
-        unique = {str(row['id']): row for row in [*outgoing, *incoming]}
-        return sorted(unique.values(), key=lambda row: row['created_at'])
 
     def attribute_history(self, entity_key: list[str], key: str, patterns: Sequence[str]) -> list[dict[str, Any]]:
         return self.rows(
@@ -422,29 +426,31 @@ class MemoryStore:
             **visibility_params(patterns),
         )
 
-    def close_entity_facts(self, entity_key: list[str], now: dt.datetime, region: Sequence[str]) -> int:
-        """Soft delete: every current attribute, relation and action of the entity inside the forget ``region`` ends now
-        (one transaction); rows outside it are neither touched nor counted."""
+    def close_entity_facts(self, entity_key: list[str], now: dt.datetime, region: Sequence[str], read: Sequence[str]) -> int:
+        """Soft delete: every current attribute, relation and action of the entity inside the forget ``region`` that the
+        caller can ``read`` ends now (one transaction); other rows are neither touched nor counted."""
         # Select first, then update by id: the WHERE fields are indexed and must not be scanned while updated.
         closes = [
-            f'LET ${name} = (UPDATE (SELECT VALUE id FROM {table} WHERE {field} = $ref AND {current} AND {INSIDE_FORGET}) '
+            f'LET ${name} = (UPDATE (SELECT VALUE id FROM {table} WHERE {field} = $ref AND {current} AND {INSIDE_FORGET} AND {VISIBLE}) '
             'SET valid_until = $now RETURN VALUE id);'
             for name, table, field in _ENTITY_FACT_LINKS
             for current in [CURRENT if table == 'attribute' else CURRENT_EDGE]
         ]
         total = ' + '.join(f'array::len(${name})' for name, _, _ in _ENTITY_FACT_LINKS)
         sql = f'BEGIN TRANSACTION;{"".join(closes)}UPDATE $e SET updated_at = $now;RETURN {total};COMMIT TRANSACTION;'
-        result = self.q(sql, e=entity_rid(*entity_key), ref=entity_ref_key(entity_key), now=now, **visibility_params(region, 'fg'))
+        result = self.q(
+            sql,
+            e=entity_rid(*entity_key),
+            ref=entity_ref_key(entity_key),
+            now=now,
+            **visibility_params(region, 'fg'),
+            **visibility_params(read),
+        )
         return int(result[-2] or 0)
 
     def current_by_category(self, table: str, category: str, patterns: Sequence[str], now: dt.datetime, limit: int) -> list[dict[str, Any]]:
-        extra = f', {TENTATIVE}' if table == 'attribute' else ''
-        current = CURRENT if table == 'attribute' else CURRENT_EDGE
-        where = f'memory_category = $cat AND {VISIBLE}'
-        if table != 'entity':
-            where += f' AND {current}'
         return self.rows(
-            f'SELECT *{extra} OMIT embedding FROM {table} WHERE {where} ORDER BY created_at DESC LIMIT $limit;',
+            category_sql(table, '$cat'),
             cat=category,
             now=now,
             limit=limit,

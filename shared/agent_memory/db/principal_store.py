@@ -32,6 +32,11 @@ class PrincipalStore:
         row = self._q('SELECT * FROM ONLY $id;', id=rid('principal', principal_id))[0]
         return dict(row) if row else None
 
+    def id_taken_ignoring_case(self, principal_id: str) -> bool:
+        """Whether a principal whose id differs from ``principal_id`` at most in case exists (ids are ASCII)."""
+        sql = 'SELECT VALUE id FROM principal WHERE string::lowercase(record::id(id)) = $folded LIMIT 1;'
+        return bool(self._q(sql, folded=principal_id.lower())[0])
+
     def by_external_id(self, external_id: str) -> dict[str, Any] | None:
         rows = self._q('SELECT * FROM principal WHERE external_id = $ext LIMIT 1;', ext=external_id)[0]
         return dict(rows[0]) if rows else None

@@ -5,8 +5,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-from surrealdb import RecordID
-
+from agent_memory.db.sdk import RecordID
 from agent_memory.domain.ids import iso
 
 

@@ -18,6 +18,11 @@ class TurnStore:
         row = self.store.q('SELECT * FROM ONLY $id;', id=rid('turn', turn_id))[0]
         return dict(row) if row else None
 
+    def pending_contents(self, turn_ids: Sequence[str]) -> list[str]:
+        """The text of those turns whose extraction is not done yet, in one round trip."""
+        rows = self.store.q("SELECT VALUE content FROM $ids WHERE extraction_status != 'done';", ids=[rid('turn', t) for t in turn_ids])
+        return [str(content) for content in rows[0] or []]
+
     def recent_turns(self, session_id: str, before_seq: int, limit: int, patterns: Sequence[str]) -> list[dict[str, Any]]:
         """The session's last turns before ``before_seq`` that ``patterns`` may read (each turn by its own scope)."""
         rows = self.store.rows(

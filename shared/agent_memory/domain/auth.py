@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import math
 import re
 import secrets
 from collections.abc import Mapping
@@ -15,12 +16,12 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from agent_memory.config import get_settings
-from agent_memory.db.control_store import ControlStore, KeyRecord
-from agent_memory.db.memory_store import MemoryStore
-from agent_memory.domain.context_config import ContextConfig, effective_config
+from agent_memory.db.caller_lookup import CallerRows, RateDefaults, key_context, resolve_caller
+from agent_memory.db.control_store import ControlStore
+from agent_memory.domain.context_config import ContextConfig, RateLimitConfig, effective_config
 from agent_memory.domain.ids import utcnow
 from agent_memory.domain.scopes import ScopeSets, intersect_grants
-from agent_memory.errors import Forbidden, Unauthorized, Unprocessable
+from agent_memory.errors import Forbidden, TooManyRequests, Unauthorized, Unprocessable
 
 CONTEXT_ID = re.compile(r'[A-Za-z0-9_-]{1,64}')  # always fullmatch: `$` would accept a trailing newline
 UNAUTHORIZED = 'missing, invalid or expired API key'
@@ -70,6 +71,8 @@ class Caller:
     key_id: str = ''
     acting_principal_id: str | None = None  # the key's own principal when delegating
     principal_grants: dict[str, list[str]] = field(default_factory=dict)  # the key's principal, before attenuation
+    # (session id, the sessions that id names for this principal), read with authentication: domain/sessions.py
+    sessions_named: tuple[str, tuple[dict[str, Any], ...]] | None = None
 
     def patterns(self, verb: str) -> list[str]:
         return list(self.grants.get(verb, []))
@@ -94,67 +97,81 @@ def _principal_grants(principal: dict[str, Any]) -> dict[str, list[str]]:
     return {verb: list(stored.get(verb, [])) for verb in VERBS}
 
 
-def authenticate(control: ControlStore, store_for: Any, headers: Mapping[str, str], context_id: str) -> Caller:
-    """Resolve the caller of a data-plane request or raise 401 (same body for every failure)."""
+def authenticate(control: ControlStore, store_for: Any, headers: Mapping[str, str], context_id: str, *, throttle: bool = False,
+                 session_id: str | None = None) -> Caller:  # fmt: skip
+    """Resolve the caller of a data-plane request or raise 401 (same body for every failure), in one round trip.
+
+    With ``throttle``, the same round trip takes a token from the key holder's rate-limit bucket (429 when empty);
+    with ``session_id``, it also reads the sessions that id may name for the caller (``Caller.sessions_named``).
+    """
     digest = hash_key(bearer(headers))
-    key, context = control.find_key(digest, context_id)
-    return _caller_for(store_for, headers, context_id, digest, key, context)
+    target = _header(headers, DELEGATION_HEADERS)
+    if target is not None:
+        target = target.removeprefix('principal:')  # clients send the bare id or the record form
+    rows = resolve_caller(control.db, digest, context_id, target, _RATE_DEFAULTS if throttle else None, utcnow(), session_id)
+    caller = _caller_for(context_id, digest, rows)
+    if session_id is not None and rows.sessions is not None:
+        caller = replace(caller, sessions_named=(session_id, tuple(rows.sessions)))
+    store_for(context_id)  # the context's store (migrations applied once per process) before the request uses it
+    if target is not None and target != caller.principal_id:
+        caller = delegate(caller, target, rows.target)
+    if rows.wait > 0:
+        limit = caller.config.rate_limit
+        raise TooManyRequests(f'rate limit of {limit.requests_per_minute} requests/minute exceeded', retry_after=math.ceil(rows.wait))
+    return caller
 
 
-def _caller_for(store_for: Any, headers: Mapping[str, str], context_id: str, digest: str, key: KeyRecord | None,
-                context: dict[str, Any] | None) -> Caller:  # fmt: skip
+_DEFAULT_LIMIT = RateLimitConfig()
+_RATE_DEFAULTS = RateDefaults(_DEFAULT_LIMIT.enabled, _DEFAULT_LIMIT.requests_per_minute, _DEFAULT_LIMIT.burst)
+
+
+def _caller_for(context_id: str, digest: str, rows: CallerRows) -> Caller:
+    key, context, principal = rows.key, rows.context, rows.principal
     if key is None or context is None or key.context != context_id or not hmac.compare_digest(key.hash, digest):
         raise Unauthorized(UNAUTHORIZED)
     if key.expires_at is not None and key.expires_at <= utcnow():
         raise Unauthorized(UNAUTHORIZED)
-    store: MemoryStore = store_for(context_id)
-    principal = store.get_principal(key.principal)
     if principal is None:
         raise Unauthorized(UNAUTHORIZED)
     own = _principal_grants(principal)
-    grants = intersect_grants(own, key.grants)
-    caller = Caller(
+    return Caller(
         context_id=context_id,
         principal_id=key.principal,
         display_name=principal['display_name'],
         kind=principal['kind'],
-        grants=grants,
+        grants=intersect_grants(own, key.grants),
         default_scopes=principal.get('default_scopes') or [['/']],
         config=effective_config(context.get('config')),
         key_grants=key.grants,
         key_id=digest,
         principal_grants=own,
     )
-    target = _header(headers, DELEGATION_HEADERS)
-    if target is not None:
-        target = target.removeprefix('principal:')  # clients send the bare id or the record form
-    return caller if target is None or target == caller.principal_id else delegate(store, caller, target)
 
 
 CONTEXT_HEADERS = ('x-agent-memory-context', 'x-memory-context', 'x-spectron-context')
 
 
-def authenticate_key(control: ControlStore, store_for: Any, headers: Mapping[str, str], requested: str | None = None) -> Caller:
+def authenticate_key(control: ControlStore, store_for: Any, headers: Mapping[str, str], requested: str | None = None, *,
+                     throttle: bool = False) -> Caller:  # fmt: skip
     """Resolve a caller whose context is the one its key belongs to (MCP has no context in the path).
 
     A context named by ``requested`` or a context header must be the key's own; any mismatch is the same 401.
     """
-    digest = hash_key(bearer(headers))
-    key, context = control.find_key_and_its_context(digest)
-    if key is None:
+    context_id = key_context(control.db, hash_key(bearer(headers)))
+    if context_id is None:
         raise Unauthorized(UNAUTHORIZED)
     for named in (requested, _header(headers, CONTEXT_HEADERS)):
-        if named is not None and named != key.context:
+        if named is not None and named != context_id:
             raise Unauthorized(UNAUTHORIZED)
-    return _caller_for(store_for, headers, key.context, digest, key, context)
+    return authenticate(control, store_for, headers, context_id, throttle=throttle)
 
 
-def delegate(store: MemoryStore, caller: Caller, target_id: str) -> Caller:
-    """Act for another principal: needs ``grant:manage``; the result never exceeds the manager's region."""
+def delegate(caller: Caller, target_id: str, target: dict[str, Any] | None) -> Caller:
+    """Act for another principal (``target``, None if it does not exist): needs ``grant:manage``; the result never
+    exceeds the manager's region."""
     managed = caller.patterns('grant:manage')
     if not managed:
         raise Forbidden('acting on behalf of another principal needs grant:manage')
-    target = store.get_principal(target_id)
     if target is None:
         raise Forbidden('cannot act on behalf of that principal')
     region = dict.fromkeys(VERBS, managed)

@@ -26,8 +26,8 @@ from agent_memory.domain.facts import Pipeline, chunks_for, enqueue, session_for
 from agent_memory.domain.ids import new_id, utcnow
 from agent_memory.domain.reconcile import self_entity_ref
 from agent_memory.domain.response_cache import consult_cache
-from agent_memory.domain.retrieval import RetrievalRequest, Retriever, is_first_person
-from agent_memory.domain.synthesis import MAX_SOURCES, Composer, citation_wire, public_citation, source_ref
+from agent_memory.domain.retrieval import RetrievalRequest, Retriever, fact_refs, is_first_person
+from agent_memory.domain.synthesis import MAX_SOURCES, Composer, citation_wire, public_citation
 from agent_memory.domain.visibility import fingerprint, personal_fingerprint
 from agent_memory.domain.write_plan import WritePlan
 from agent_memory.embeddings import Embedder
@@ -77,8 +77,8 @@ def chat(
         composition = composer.compose(request.message, sources, window, model, caller_refs=mine)  # raises before anything is written
         tier, reason = 3, f'{decision.reason}; {retrieval.tier_reason}'
     metrics.add_metric(name=f'Tier{tier}', unit='Count', value=1)
-    # An answer built on the caller's self entity (a first-person question, or a source about the caller, cited or
-    # only read, which the reply may phrase as "your …") is reusable only by this principal.
+    # An answer built on the caller's self entity (a first-person question, or a fact about the caller it cites or a
+    # model read, which the reply may phrase as "your …") is reusable only by this principal.
     about_caller = is_first_person(request.message) or any(mine & set(hit.entity_refs) for hit in composition.built_from)
     visibility = personal if about_caller else shared
     latency_ms = (time.perf_counter() - started) * 1000
@@ -86,9 +86,8 @@ def chat(
         citation_wire(marker, hit) | {'table': hit.table, 'key': hit.key, 'entity_refs': list(hit.entity_refs)}
         for marker, hit in composition.cited
     ]
-    built_from = [source_ref(hit) for hit in composition.built_from]
     # An answer built from nothing has nothing a later write could invalidate it by: never cached.
-    cacheable = decision.eligible and decision.hit is None and bool(built_from)
+    cacheable = decision.eligible and decision.hit is None and bool(composition.built_from)
     response_id, retrieval_id = new_id(), new_id()
     plan = WritePlan(now=now, principal=caller.principal_id, session_id=session_key)
     plan.new_session = plan_session
@@ -130,18 +129,18 @@ def chat(
         'reused_from': rid('response_trace', decision.hit.response_id) if decision.hit else None,
         'cache_eligible': cacheable,
         'cited': citations,
-        'built_from': built_from,
-        'cited_entity_refs': sorted({ref for source in built_from for ref in source['entity_refs']}),
+        'read_sources': [{'table': hit.table, 'key': hit.key} for hit in composition.read_sources],
+        'cited_entity_refs': sorted({ref for hit in composition.built_from for ref in hit.entity_refs}),  # §8: built from
         'visibility_fingerprint': visibility,
         'principal': caller.principal_id,
         'session': rid('session', session_key),
         'endpoint': 'chat',
         'created_at': now,
     }
+    plan.reinforced = fact_refs([hit for _, hit in composition.cited])
     run_with_retry(lambda: store.apply(plan))
     if queued:
         enqueue(store, caller.context_id, pipeline, [user_turn['id']])
-    recall.reinforce(store, [hit for _, hit in composition.cited])
     body = {
         'reply': composition.reply,
         'sessionId': session_id,

@@ -13,10 +13,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from surrealdb import RecordID
-
 from agent_memory.db.memory_store import MemoryStore
 from agent_memory.db.records import rid
+from agent_memory.db.sdk import RecordID
 from agent_memory.domain.scopes import MAX_CLAUSES, ScopeSets, within_region
 from agent_memory.domain.synthesis import Composition
 

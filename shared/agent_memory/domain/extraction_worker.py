@@ -8,7 +8,9 @@ from aws_lambda_powertools.metrics import MetricUnit
 
 from agent_memory.api.services import Services
 from agent_memory.config import get_settings
+from agent_memory.db.memory_store import MemoryStore
 from agent_memory.db.turn_store import TurnStore
+from agent_memory.domain.chunks import split_text
 from agent_memory.domain.context_config import effective_config
 from agent_memory.domain.extraction_pipeline import process_turn
 from agent_memory.domain.ids import utcnow
@@ -31,6 +33,8 @@ def handle_job(services: Services, body: str, receive_count: int) -> None:
     config = effective_config(context.get('config'))
     store = services.store(job.context_id)
     final = receive_count >= services.max_receives
+    if len(job.turn_ids) > 1:
+        prefetch_chunk_vectors(services, store, job.turn_ids)
     for turn_id in job.turn_ids:
         try:
             result = process_turn(store, services.extractors, config, turn_id, final_delivery=final)
@@ -50,6 +54,16 @@ def _stored_error(exc: Exception) -> str:
     if isinstance(exc, ProviderError):
         return f'LLM provider {exc.reason}; the message will be retried'
     return f'{type(exc).__name__}: {exc}'[:2000]
+
+
+def prefetch_chunk_vectors(services: Services, store: MemoryStore, turn_ids: tuple[str, ...]) -> None:
+    """One model call for every chunk of the job: each turn's commit then finds its chunks' vectors remembered
+    (LazyEmbedder's memo) and embeds only the entities and attributes it creates. Only a speed-up: if it fails,
+    each turn embeds its own chunks and fails (and is recorded) there."""
+    try:
+        services.embedder.embed([text for content in TurnStore(store).pending_contents(turn_ids) for text in split_text(content)])
+    except Exception:
+        logger.warning('chunk prefetch failed; turns embed their own chunks', exc_info=True)
 
 
 def resend_stale(services: Services) -> int:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from aws_lambda_powertools.metrics import MetricUnit
@@ -83,12 +83,14 @@ def remember(
     if request.infer == 'full' and pipeline.queue is None:
         raise QueueUnavailable('the extraction queue is not configured; use infer "none" or "triples"')  # checked before writing
     digest = body_hash('POST', f'/api/v1/{caller.context_id}/facts', raw_body)
+    # The first attempt uses the session read with authentication; a write re-planned after a conflict reads it afresh.
+    attempts, fresh = iter([caller]), replace(caller, sessions_named=None)
     status, body = replay_or_run(
         store,
         caller.principal_id,
         idempotency_key,
         digest,
-        lambda: run_with_retry(lambda: _remember_once(store, caller, request, idempotency_key, digest)),
+        lambda: run_with_retry(lambda: _remember_once(store, next(attempts, fresh), request, idempotency_key, digest)),
     )
     if request.infer != 'full' or status != 202:
         return status, body

@@ -48,7 +48,7 @@ def forget(store: MemoryStore, embedder: Embedder, caller: Caller, request: Forg
     listed = [{'id': to_hit(table, row).id, 'text': to_hit(table, row).text, 'similarity': round(s, 4)} for s, table, row in matched]
     if request.dry_run:
         return {'deleted': 0, 'dryRun': True, 'matched': listed}
-    forgetting = ForgetStore(store, region)
+    forgetting = ForgetStore(store, region, caller.patterns('memory:read'))
     if request.purge:
         addresses = [ref_address(to_hit('attribute', row).entity_refs[0], row['key']) for row in attributes]
         deleted = forgetting.purge(addresses, entity_refs)

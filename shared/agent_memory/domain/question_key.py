@@ -20,9 +20,11 @@ marks a near miss that similar wording must not hide.
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass
 
-_TOKEN = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
+# Letters and digits of any script: a word the key dropped would make two different questions one key.
+_TOKEN = re.compile(r"[^\W_]+(?:'[^\W_]+)?")
 _CONTRACTIONS = {
     "what's": 'what is', 'whats': 'what is', "who's": 'who is', "where's": 'where is', "when's": 'when is',
     "how's": 'how is', "i'm": 'i am', "i've": 'i have', "i'd": 'i would', "i'll": 'i will', "it's": 'it is',
@@ -109,7 +111,11 @@ def _singular(word: str) -> str:
 
 def question_key(text: str) -> QuestionKey | None:
     """The key of ``text``, or None when nothing content-bearing is left (nothing to compare on)."""
-    spoken = ' ' + ' '.join(_CONTRACTIONS.get(t, t) for t in _TOKEN.findall(text.lower().replace('’', "'"))) + ' '
+    spoken = (
+        ' '
+        + ' '.join(_CONTRACTIONS.get(t, t) for t in _TOKEN.findall(unicodedata.normalize('NFC', text).casefold().replace('’', "'")))
+        + ' '
+    )
     for phrase in _FILLER_PHRASES:
         spoken = spoken.replace(f' {phrase} ', ' ')
     for phrase, word in _PHRASE_SYNONYMS:

@@ -11,6 +11,7 @@ from typing import Any
 from urllib.parse import unquote
 
 from agent_memory.db.memory_store import MemoryStore
+from agent_memory.db.view_reads import entity_rows, state_rows
 from agent_memory.domain import trace_views, views
 from agent_memory.domain.auth import Caller
 from agent_memory.domain.ids import utcnow
@@ -52,15 +53,13 @@ def list_entities(store: MemoryStore, caller: Caller, entity_type: str | None, l
 
 
 def entity_view(store: MemoryStore, caller: Caller, key: list[str]) -> dict[str, Any]:
-    patterns = caller.patterns('memory:read')
-    entity = store.get_entity(key, patterns)
+    entity, attributes, relations = entity_rows(store, key, caller.patterns('memory:read'), utcnow())
     if entity is None:
         raise NotFound('entity not found')
-    now = utcnow()
     return {
         'entity': views.entity_detail(entity),
-        'attributes': [views.attribute_detail(r) for r in store.entity_attributes(key, patterns, now)],
-        'relations': [views.relation_detail(r) for r in store.entity_relations(key, patterns, now)],
+        'attributes': [views.attribute_detail(r) for r in attributes],
+        'relations': [views.relation_detail(r) for r in relations],
     }
 
 
@@ -80,14 +79,14 @@ def history(store: MemoryStore, caller: Caller, entity_type: str, name: str, att
 
 
 def delete_entity(store: MemoryStore, caller: Caller, entity_type: str, name: str) -> int:
-    key, region = entity_key(entity_type, name), caller.patterns('memory:forget')
-    if store.get_entity(key, region) is None:
+    key, region, read = entity_key(entity_type, name), caller.patterns('memory:forget'), caller.patterns('memory:read')
+    if store.get_entity(key, read) is None or store.get_entity(key, region) is None:  # unreadable answers as absent
         raise NotFound('entity not found')
-    return store.close_entity_facts(key, utcnow(), region)
+    return store.close_entity_facts(key, utcnow(), region, read)
 
 
 def state(store: MemoryStore, caller: Caller, limit: int) -> dict[str, Any]:
-    patterns, now = caller.patterns('memory:read'), utcnow()
+    rows = state_rows(store, CATEGORIES, caller.patterns('memory:read'), utcnow(), limit + 1)
     truncated = dict.fromkeys(('entities', 'attributes', 'relations', 'actions', 'instructions', 'unknowns'), False)
     result: dict[str, Any] = {}
     shapes = (
@@ -99,16 +98,14 @@ def state(store: MemoryStore, caller: Caller, limit: int) -> dict[str, Any]:
     for category in CATEGORIES:
         section: dict[str, Any] = {}
         for name, table, shape in shapes:
-            rows = store.current_by_category(table, category, patterns, now, limit + 1)
-            truncated[name] = truncated[name] or len(rows) > limit
-            section[name] = [shape(r) for r in rows[:limit]]
+            current = rows.current[(category, table)]
+            truncated[name] = truncated[name] or len(current) > limit
+            section[name] = [shape(r) for r in current[:limit]]
         result[category] = section
-    instructions = store.list_instructions(patterns, limit + 1)
-    unknowns = store.list_uncertainties(patterns, False, limit + 1, None)
-    truncated['instructions'] = len(instructions) > limit
-    truncated['unknowns'] = len(unknowns) > limit
-    result['instructions'] = [views.instruction_detail(r) for r in instructions[:limit]]
-    result['unknowns'] = [{'about': u['about'], 'reason': u['reason']} for u in unknowns[:limit]]
+    truncated['instructions'] = len(rows.instructions) > limit
+    truncated['unknowns'] = len(rows.unknowns) > limit
+    result['instructions'] = [views.instruction_detail(r) for r in rows.instructions[:limit]]
+    result['unknowns'] = [{'about': u['about'], 'reason': u['reason']} for u in rows.unknowns[:limit]]
     result['truncated'] = truncated
     return result
 

@@ -4,7 +4,7 @@ A /chat message is embedded once; earlier cacheable answers of the same context 
 visibility fingerprint (or the caller's personal one), younger than the freshness window, made either
 for the same canonical question (``question_key``) or at least ``similarity_threshold`` similar (HNSW,
 cosine) and not a near miss of it (when/where, my/his, this/next), are tried best-first; the first one
-whose sources (every row it was built from, cited or not) are still valid is served.
+whose citations are still valid is served.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ class CachedAnswer:
     reply: str
     cited: list[dict[str, Any]]
     model: str | None
-    built_from: list[dict[str, Any]]
+    read_sources: list[dict[str, Any]]  # what the original reply read beyond its citations ({table, key})
 
 
 @dataclass(frozen=True)
@@ -42,8 +42,8 @@ class CacheDecision:
     def composition(self) -> Composition:
         assert self.hit is not None
         cited = [(c['marker'], _cited_hit(c)) for c in self.hit.cited]
-        built_from = [_cited_hit(s) for s in self.hit.built_from]
-        return Composition(self.hit.reply, cited, self.hit.model, None, [self.hit.reply], read_sources=built_from)
+        read = [_cited_hit({**r, 'id': '', 'marker': ''}) for r in self.hit.read_sources]  # scopes are read when stored
+        return Composition(self.hit.reply, cited, self.hit.model, None, [self.hit.reply], read_sources=read)
 
 
 def _cited_hit(citation: dict[str, Any]) -> Hit:
@@ -81,15 +81,13 @@ def consult_cache(
     candidates = [c for c in found if not _near_miss(question, c.get('question_key'))]
     for candidate in candidates:
         answer = candidate['answer']
-        built_from = answer.get('built_from')
-        if built_from is None:
-            continue  # what the answer was built from is not recorded: its validity cannot be checked
+        cited = list(answer.get('cited') or [])
         refs = list(answer.get('cited_entity_refs') or [])
-        if traces.still_valid([(s['table'], s['key']) for s in built_from], refs, answer['created_at'], now):
-            cited = list(answer.get('cited') or [])
+        built_from = [*cited, *(answer.get('read_sources') or [])]  # CONTRACT §8: "cited" is everything it was built from
+        if traces.still_valid([(c['table'], c['key']) for c in built_from], refs, answer['created_at'], now):
             hit = CachedAnswer(
                 str(answer['id'].id), str(candidate['id'].id), candidate['similarity'], answer['reply'], cited, answer.get('model'),
-                built_from,
+                list(answer.get('read_sources') or []),
             )  # fmt: skip
             how = 'same question' if question and candidate.get('question_key') == str(question) else 'similar question'
             reason = f'cache hit: {how}, similarity {hit.similarity:.3f} to retrieval_trace:{hit.retrieval_id}'

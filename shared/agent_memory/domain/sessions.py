@@ -33,8 +33,11 @@ def key_of(session: dict[str, Any]) -> str:
 
 
 def _find(store: MemoryStore, caller: Caller, session_id: str, patterns: Sequence[str], inside: Region) -> dict[str, Any] | None:
-    own = storage_key(caller.principal_id, session_id)
-    candidates = store.sessions_named(own, session_id)
+    prefetched = caller.sessions_named
+    if prefetched is not None and prefetched[0] == session_id:
+        candidates: Sequence[dict[str, Any]] = prefetched[1]  # read in the authentication round trip
+    else:
+        candidates = store.sessions_named(storage_key(caller.principal_id, session_id), session_id)
     return next((s for s in candidates if inside(s['scope_sets'], patterns)), None)
 
 

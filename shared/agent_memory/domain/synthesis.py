@@ -179,11 +179,6 @@ class ExtractiveComposer:
         return Composition(reply, [(f'[S{n}]', hit) for n, hit in chosen], None, None, [reply])
 
 
-def source_ref(hit: Hit) -> dict[str, Any]:
-    """A row an answer was built from, as stored on its response trace for cache validity."""
-    return {'id': hit.id, 'table': hit.table, 'key': hit.key, 'entity_refs': list(hit.entity_refs)}
-
-
 def citation_wire(marker: str, hit: Hit) -> dict[str, Any]:
     return {'marker': marker, 'id': hit.id, 'kind': hit.source, 'snippet': hit.text[:280], 'score': round(hit.score, 6), 'role': hit.role}
 

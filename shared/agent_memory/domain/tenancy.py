@@ -122,6 +122,10 @@ def create_principal(principals: PrincipalStore, request: PrincipalCreate) -> tu
     else:
         default_scopes = checked_default_scopes(request.default_scopes, grants)
     principal_id = request.id or f'p_{new_id()}'
+    # Self entities are person/"self:<id>" with the name case-folded (CONTRACT §6.2): ids differing only in case
+    # would share one, each reading and writing the other's first-person facts.
+    if principal_id.lower() in RESERVED_PRINCIPALS or principals.id_taken_ignoring_case(principal_id):
+        raise Conflict(f'principal {principal_id!r} already exists')
     row = {
         'display_name': request.display_name,
         'kind': request.kind,

@@ -73,4 +73,5 @@ class WritePlan:
     decision_trace: dict[str, Any] | None = None
     retrieval_trace: dict[str, Any] | None = None  # /chat: written with the turns it stored
     response_trace: dict[str, Any] | None = None
+    reinforced: list[tuple[str, Any]] = field(default_factory=list)  # (table, id) of the facts a /chat reply cited
     idempotency: IdempotencyRecord | None = None

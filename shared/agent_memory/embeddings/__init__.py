@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from typing import Protocol
 
 from agent_memory.config import Settings
+from agent_memory.embeddings.memo import VectorMemo
 
 LOCAL_MODEL_ID = 'all-MiniLM-L6-v2-int8'
 LOCAL_DIMENSION = 384
@@ -40,13 +41,15 @@ def embedding_identity(settings: Settings) -> tuple[str, int]:
 
 
 class LazyEmbedder:
-    """The configured provider, loaded on first use (or ``warm()`` during a Lambda's init phase)."""
+    """The configured provider, loaded on first use (or ``warm()`` during a Lambda's init phase); a text embedded
+    recently in this process is not sent to the model again (``VectorMemo``)."""
 
     def __init__(self, settings: Settings) -> None:
         self._settings = settings
         self.model_id, self.dimension = embedding_identity(settings)
         self._loaded: Embedder | None = None
         self._lock = threading.Lock()
+        self._memo = VectorMemo()
 
     def warm(self) -> Embedder:
         if self._loaded is None:
@@ -56,7 +59,7 @@ class LazyEmbedder:
         return self._loaded
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
-        return self.warm().embed(texts) if texts else []
+        return self._memo.embed(texts, self.warm().embed) if texts else []
 
 
 def build_embedder(settings: Settings) -> Embedder:

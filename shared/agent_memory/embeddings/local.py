@@ -37,9 +37,13 @@ class LocalMiniLM:
         self._lock = threading.Lock()  # one inference at a time keeps peak memory bounded on small Lambdas
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
-        vectors: list[list[float]] = []
-        for start in range(0, len(texts), BATCH):
-            vectors.extend(self._embed_batch(texts[start : start + BATCH]).tolist())
+        # A batch is padded to its longest text: batching texts of similar length wastes no work on padding.
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        vectors: list[list[float]] = [[] for _ in texts]
+        for start in range(0, len(order), BATCH):
+            batch = order[start : start + BATCH]
+            for i, vector in zip(batch, self._embed_batch([texts[i] for i in batch]).tolist(), strict=True):
+                vectors[i] = vector
         return vectors
 
     def _embed_batch(self, texts: Sequence[str]) -> np.ndarray[Any, np.dtype[np.float32]]:

@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import anyio
-from mcp.server.lowlevel import Server
-from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
+
+from agent_memory.mcp_server.sdk import Server, StreamableHTTPSessionManager
 
 
 @dataclass

@@ -18,9 +18,6 @@ from typing import Any
 
 import mcp_types as types
 from aws_lambda_powertools.metrics import MetricUnit
-from mcp.server.context import ServerRequestContext
-from mcp.server.lowlevel import Server
-from mcp.shared.exceptions import MCPError
 from pydantic import ValidationError
 
 from agent_memory import __version__
@@ -28,6 +25,7 @@ from agent_memory.api.http import public_detail, request_ref
 from agent_memory.api.services import get_services
 from agent_memory.domain.auth import Caller, authenticate_key
 from agent_memory.errors import AgentMemoryError
+from agent_memory.mcp_server.sdk import MCPError, Server, ServerRequestContext
 from agent_memory.mcp_server.tools import TOOLS, Tool, ToolArgs
 from agent_memory.observability import logger, metrics
 

@@ -1,0 +1,247 @@
+"""Cold start per Lambda function: a fresh interpreter imports ``functions/<name>/app.py`` and serves one event.
+
+    PYTHONPATH=shared:infra:. .venv/bin/python bench/coldstart.py                 # every function, 5 runs each
+    PYTHONPATH=shared:infra:. .venv/bin/python bench/coldstart.py --runs 3 --only health,retrieval,mcp
+    PYTHONPATH=shared:infra:. .venv/bin/python bench/coldstart.py --save before.json   # keep the numbers ...
+    PYTHONPATH=shared:infra:. .venv/bin/python bench/coldstart.py --before before.json # ... and print them side by side
+
+A set-up process first builds a SurrealKV database on disk (context ``dev``, an admin key, a few stored facts
+with their vectors), so every first request does real work: authentication, a migrated context, rows to read.
+Then, per function and run, a child interpreter (code root = the function's folder plus ``shared``, as the
+Lambda layer lays it out) times from its first line: (a) the handler import, (b) import + the first request
+(a representative event from ``tests/events/``), in wall time and in CPU time (the CPU figure is steadier on
+a shared box). It also reports the heavy libraries the import loaded. Printed: p50 per function.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+EVENTS = ROOT / 'tests' / 'events'
+KEY_SECRET = 'coldstart-key-secret'
+MANAGEMENT_KEY = 'coldstart-management-key'
+DEV_KEY = 'am_coldstart_dev_admin_key_0123456789'
+HEAVY = ('openai', 'numpy', 'onnxruntime', 'tokenizers', 'mcp', 'starlette', 'boto3', 'botocore', 'aiohttp', 'requests', 'pydantic')
+
+# function -> the event its first request serves (placeholders: REPLACE_WITH_DEV_KEY, the management key)
+FUNCTIONS: dict[str, str] = {
+    'health': 'health_get.json',
+    'contexts': 'contexts_get.json',
+    'keys': 'keys_list.json',
+    'sessions': 'sessions_get_turns.json',
+    'entities': 'entities_get_list.json',
+    'views': 'profile_get.json',
+    'traces': 'traces_get.json',
+    'lifecycle': 'lifecycle_post_decay.json',
+    'sweep_daily': 'schedule_daily.json',
+    'sweep_hourly': 'schedule_hourly.json',
+    'extraction_worker': 'extraction_worker_sqs.json',
+    'facts': 'facts_post_text.json',
+    'retrieval': 'query_post.json',
+    'chat': 'chat_post.json',
+    'mcp': 'mcp_post.json',
+}
+EMBEDDING_FUNCTIONS = {'facts', 'retrieval', 'chat', 'mcp', 'extraction_worker'}
+
+
+def child_env(db_url: str, code_root: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(('AGENT_MEMORY_', 'POWERTOOLS_', 'PYTHON'))}
+    env.update(
+        {
+            'PYTHONPATH': f'{code_root}{os.pathsep}{ROOT / "shared"}',
+            'PYTHONDONTWRITEBYTECODE': '1',
+            'AGENT_MEMORY_DB_URL': db_url,
+            'AGENT_MEMORY_KEY_SECRET': KEY_SECRET,
+            'AGENT_MEMORY_MANAGEMENT_KEY': MANAGEMENT_KEY,
+            'POWERTOOLS_LOG_LEVEL': 'ERROR',
+            'POWERTOOLS_METRICS_NAMESPACE': 'AgentMemoryBench',
+            'POWERTOOLS_METRICS_DISABLED': 'true',
+            'AWS_DEFAULT_REGION': 'us-east-1',
+        }
+    )
+    return env
+
+
+CONTEXT = """
+class Context:
+    function_name = 'coldstart'; memory_limit_in_mb = 1024; aws_request_id = 'coldstart'
+    invoked_function_arn = 'arn:aws:lambda:us-east-1:000000000000:function:coldstart'
+    def get_remaining_time_in_millis(self): return 300000
+"""
+
+SETUP = (
+    CONTEXT
+    + """
+from agent_memory.api.services import get_services
+from agent_memory.domain.contexts import create_context, mint_context_key
+services = get_services()
+create_context(services.control, services.store, 'dev', {})
+mint_context_key(services.control, 'dev', 'admin', 'coldstart', token=%(key)r)
+services.store('dev')
+import importlib.util, json
+for function, name in (('sessions', 'sessions_post.json'), ('facts', 'facts_post_triples.json'),
+                       ('facts', 'facts_post_text.json')):
+    spec = importlib.util.spec_from_file_location(function, %(functions)r + '/' + function + '/app.py')
+    app = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(app)
+    with open(%(events)r + '/' + name) as f:
+        event = json.loads(f.read().replace('REPLACE_WITH_DEV_KEY', %(key)r))
+    result = app.lambda_handler(event, Context())
+    assert result['statusCode'] < 300, result
+services.db.close()
+"""
+)
+
+# Runs in the child. Nothing but the standard library is imported before the clock starts.
+CHILD = (
+    """
+import time
+t0, c0 = time.perf_counter(), time.process_time()
+import json, sys
+import app
+t1, c1 = time.perf_counter(), time.process_time()
+loaded = sorted(m for m in %(heavy)r if m in sys.modules)
+with open(%(event)r) as f:
+    event = json.loads(f.read().replace('REPLACE_WITH_DEV_KEY', %(key)r).replace('REPLACE_WITH_MANAGEMENT_KEY', %(mkey)r))
+"""
+    + CONTEXT
+    + """
+result = app.lambda_handler(event, Context())
+t2, c2 = time.perf_counter(), time.process_time()
+status = result.get('statusCode') if isinstance(result, dict) else None
+print(json.dumps({'import': (t1 - t0) * 1e3, 'first': (t2 - t0) * 1e3, 'import_cpu': (c1 - c0) * 1e3,
+                  'first_cpu': (c2 - c0) * 1e3, 'status': status, 'loaded': loaded,
+                  'after': sorted(m for m in %(heavy)r if m in sys.modules)}))
+"""
+)
+
+
+def python() -> str:
+    return str(ROOT / '.venv' / 'bin' / 'python') if (ROOT / '.venv' / 'bin' / 'python').exists() else sys.executable
+
+
+def prepare(db_url: str) -> None:
+    code = SETUP % {'key': DEV_KEY, 'events': str(EVENTS), 'functions': str(ROOT / 'functions')}
+    code_root = ROOT / 'functions' / 'facts'
+    subprocess.run([python(), '-c', code], env=child_env(db_url, code_root), check=True, cwd=code_root)
+
+
+def one_run(db_url: str, name: str) -> dict[str, Any]:
+    code_root = ROOT / 'functions' / name
+    code = CHILD % {'heavy': HEAVY, 'event': str(EVENTS / FUNCTIONS[name]), 'key': DEV_KEY, 'mkey': MANAGEMENT_KEY}
+    env = child_env(db_url, code_root)
+    done = subprocess.run([python(), '-c', code], env=env, cwd=code_root, capture_output=True, text=True, timeout=300)
+    if done.returncode != 0:
+        raise RuntimeError(f'{name}: exit {done.returncode}\n{done.stderr[-2000:]}')
+    result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    return result
+
+
+def measure(db_url: str, names: list[str], runs: int) -> dict[str, dict[str, Any]]:
+    out: dict[str, dict[str, Any]] = {}
+    samples: dict[str, list[dict[str, Any]]] = {name: [] for name in names}
+    for _ in range(runs):  # interleaved: a burst of load on the shared box spreads over every function
+        for name in names:
+            samples[name].append(one_run(db_url, name))
+    for name, rows in samples.items():
+        out[name] = {key: statistics.median(r[key] for r in rows) for key in ('import', 'first', 'import_cpu', 'first_cpu')}
+        out[name].update(status=rows[-1]['status'], loaded=rows[-1]['loaded'], after=rows[-1]['after'])
+        print(f'  {name}: import {out[name]["import"]:.0f} ms, first request {out[name]["first"]:.0f} ms', file=sys.stderr)
+    return out
+
+
+def goal(name: str) -> int:
+    return 600 if name in EMBEDDING_FUNCTIONS else 250
+
+
+def report(now: dict[str, dict[str, Any]], before: dict[str, dict[str, Any]] | None) -> None:
+    def cell(data: dict[str, dict[str, Any]] | None, name: str, key: str) -> str:
+        return f'{data[name][key]:.0f}' if data and name in data else '–'
+
+    print('\n## Cold start per function (fresh interpreter, p50; ms; CPU ms in brackets)\n')
+    print('| function | status | import before | import after | import + first request before | import + first request after | goal |')
+    print('|---|---|---|---|---|---|---|')
+    for name, row in now.items():
+        imports = [f'{cell(data, name, "import")} ({cell(data, name, "import_cpu")})' for data in (before, now)]
+        firsts = [f'{cell(data, name, "first")} ({cell(data, name, "first_cpu")})' for data in (before, now)]
+        print(f'| {name} | {row["status"]} | {" | ".join(imports)} | {" | ".join(firsts)} | ≤ {goal(name)} |')
+    print('\n| function | heavy modules after the import, before | after |')
+    print('|---|---|---|')
+    for name, row in now.items():
+        print(f'| {name} | {", ".join(before[name]["loaded"]) if before and name in before else "–"} | {", ".join(row["loaded"]) or "–"} |')
+
+
+def floors(runs: int) -> None:
+    """What a fresh interpreter pays for the libraries every function needs, alone."""
+    probes = {
+        'python -c pass': 'pass',
+        'import surrealdb': 'import surrealdb',
+        'import surrealdb_embedded (the engine)': 'import surrealdb_embedded',
+        'import aws_lambda_powertools.event_handler': 'import aws_lambda_powertools.event_handler',
+        'import pydantic': 'import pydantic',
+        'import boto3; boto3.client("sqs")': 'import boto3; boto3.client("sqs", region_name="us-east-1")',
+        'import numpy, onnxruntime, tokenizers': 'import numpy, onnxruntime, tokenizers',
+        'import mcp.server.lowlevel': 'import mcp.server.lowlevel',
+        'agent_memory.db.sdk (the SDK without its HTTP transports)': 'import agent_memory.db.sdk',
+        'agent_memory.mcp_server.sdk (the MCP server parts only)': 'import agent_memory.mcp_server.sdk',
+        'import mcp_types (the protocol models, needed)': 'import mcp_types',
+        'plain-handler floor: Powertools resolver + logger + metrics, pydantic, db.sdk': (
+            'import aws_lambda_powertools.event_handler.api_gateway, aws_lambda_powertools.logging, '
+            'aws_lambda_powertools.metrics, pydantic, agent_memory.db.sdk'
+        ),
+    }
+    env = {**os.environ, 'PYTHONPATH': str(ROOT / 'shared')}
+    print('\n## Floors: one library alone in a fresh interpreter (p50 of the whole process: wall ms, CPU ms)\n')
+    print('| probe | wall ms | CPU ms |')
+    print('|---|---|---|')
+    for label, code in probes.items():
+        walls, cpus = [], []
+        for _ in range(runs):
+            t0 = time.perf_counter()
+            probe = f'{code}\nimport time; print(time.process_time() * 1e3)'
+            done = subprocess.run([python(), '-c', probe], env=env, check=True, capture_output=True, text=True)
+            walls.append((time.perf_counter() - t0) * 1e3)
+            cpus.append(float(done.stdout.split()[-1]))
+        print(f'| `{label}` | {statistics.median(walls):.0f} | {statistics.median(cpus):.0f} |')
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument('--runs', type=int, default=5)
+    parser.add_argument('--only', help='comma-separated function names')
+    parser.add_argument('--save', type=Path, help='write the p50s as JSON (to compare a later run with)')
+    parser.add_argument('--before', type=Path, help='a JSON file written by --save, printed side by side')
+    parser.add_argument('--load', type=Path, help='print a run saved with --save instead of measuring')
+    parser.add_argument('--skip-floors', action='store_true')
+    args = parser.parse_args()
+    names = args.only.split(',') if args.only else list(FUNCTIONS)
+    unknown = set(names) - set(FUNCTIONS)
+    if unknown:
+        parser.error(f'unknown functions: {sorted(unknown)}')
+    if args.load:
+        now = json.loads(args.load.read_text())
+    else:
+        with tempfile.TemporaryDirectory(prefix='coldstart-') as tmp:
+            db_url = f'surrealkv://{tmp}/db'
+            print('preparing the database', file=sys.stderr)
+            prepare(db_url)
+            now = measure(db_url, names, args.runs)
+    if args.save:
+        args.save.write_text(json.dumps(now, indent=1))
+    report(now, json.loads(args.before.read_text()) if args.before else None)
+    if not args.skip_floors:
+        floors(args.runs)
+
+
+if __name__ == '__main__':
+    main()

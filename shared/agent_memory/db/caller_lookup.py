@@ -1,0 +1,104 @@
+"""Everything a data-plane request needs to know about its caller, in one database round trip.
+
+One transaction reads the key (control database), the context it names, the key's principal and the
+delegation target (the context's own database), and takes a token from the principal's rate-limit bucket.
+A remote database charges every round trip, and this one precedes every authenticated request.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+from typing import Any
+
+from agent_memory.db.connection import CONTROL_DB, Database, context_db_name, run_with_retry
+from agent_memory.db.control_store import KeyRecord, key_record
+from agent_memory.db.memory_store import SESSIONS_NAMED
+from agent_memory.db.rate_limit_store import TAKE_TOKEN
+from agent_memory.db.records import rid
+
+# Never bind $c, $s, $cl, $p or $pre here (closure names in the visibility predicates, docs/architecture.md).
+# The token is taken only for a valid, unexpired key of this context whose principal exists; the bucket's
+# settings are the context's ``rate_limit`` override over the defaults passed in.
+_RESOLVE = """
+BEGIN TRANSACTION;
+LET $am_key = (SELECT * FROM ONLY $key_id);
+LET $am_ctx = (SELECT * FROM ONLY $ctx_id);
+LET $am_ok = $am_key != NONE AND $am_ctx != NONE AND $am_key.context = $ctx
+    AND ($am_key.expires_at = NONE OR $am_key.expires_at > $now);
+USE DB %(context_db)s;
+LET $am_principal = IF $am_ok THEN (SELECT * FROM ONLY type::record('principal', $am_key.principal)) END;
+LET $am_target = IF $am_principal != NONE AND $target != NONE THEN (SELECT * FROM ONLY type::record('principal', $target)) END;
+-- The sessions named by the request's session id, for whom the request acts (the target when delegating).
+LET $am_as = IF $am_target != NONE THEN $target ELSE $am_key.principal END;
+LET $own = IF $named_session != NONE THEN type::record('session', $am_as + '/' + $named_session) END;
+LET $legacy = IF $named_session != NONE THEN type::record('session', $named_session) END;
+LET $client = $named_session;
+LET $am_sessions = IF $am_principal != NONE AND $named_session != NONE THEN %(sessions_named)s END;
+USE DB %(control_db)s;
+LET $am_limit = $am_ctx.config.rate_limit ?? {};
+LET $take = $throttle AND $am_principal != NONE AND ($am_limit.enabled ?? $default_enabled);
+LET $id = type::record('rate_bucket', [$ctx, $am_key.principal ?? '']);
+LET $burst = <float> ($am_limit.burst ?? $default_burst);
+LET $rate = ($am_limit.requests_per_minute ?? $default_rpm) / 60.0;
+%(take)s
+RETURN { key: $am_key, context: $am_ctx, principal: $am_principal, target: $am_target, sessions: $am_sessions, wait: $wait };
+COMMIT TRANSACTION;
+"""
+
+
+@dataclass(frozen=True)
+class RateDefaults:
+    enabled: bool
+    requests_per_minute: int
+    burst: int
+
+
+@dataclass(frozen=True)
+class CallerRows:
+    key: KeyRecord | None
+    context: dict[str, Any] | None
+    principal: dict[str, Any] | None  # None unless the key is valid for this context
+    target: dict[str, Any] | None  # the delegation target, None when absent or unknown
+    sessions: list[dict[str, Any]] | None  # the sessions named ``session`` (see SESSIONS_NAMED), None when not asked
+    wait: float  # 0 when a token was taken (or throttling is off), else seconds until one is available
+
+
+def resolve_caller(db: Database, key_hash: str, context_id: str, target: str | None, throttle: RateDefaults | None,
+                   now: dt.datetime, session: str | None = None) -> CallerRows:  # fmt: skip
+    """Read the key, context, principal, delegation target and the sessions named ``session``; take a rate-limit
+    token unless ``throttle`` is None."""
+    sql = _RESOLVE % {
+        'context_db': context_db_name(context_id),
+        'control_db': CONTROL_DB,
+        'take': TAKE_TOKEN,
+        'sessions_named': SESSIONS_NAMED,
+    }
+    defaults = throttle or RateDefaults(False, 1, 1)
+    params = {
+        'key_id': rid('api_key', key_hash),
+        'ctx_id': rid('context', context_id),
+        'ctx': context_id,
+        'target': target,
+        'named_session': session,  # $session is a protected variable
+        'now': now,
+        'throttle': throttle is not None,
+        'default_enabled': defaults.enabled,
+        'default_rpm': defaults.requests_per_minute,
+        'default_burst': defaults.burst,
+    }
+    row = run_with_retry(lambda: db.query(CONTROL_DB, sql, params))[-2]
+    return CallerRows(
+        key=key_record(row['key']) if row.get('key') else None,
+        context=dict(row['context']) if row.get('context') else None,
+        principal=dict(row['principal']) if row.get('principal') else None,
+        target=dict(row['target']) if row.get('target') else None,
+        sessions=[dict(r) for r in row['sessions']] if row.get('sessions') is not None else None,
+        wait=float(row.get('wait') or 0.0),
+    )
+
+
+def key_context(db: Database, key_hash: str) -> str | None:
+    """The context a key belongs to (MCP has no context in the path), or None for an unknown key."""
+    value = db.query(CONTROL_DB, 'SELECT VALUE context FROM ONLY $id;', {'id': rid('api_key', key_hash)})[0]
+    return str(value) if value else None

@@ -1,0 +1,22 @@
+"""The reinforcement statement (CONTRACT §5: importance ×1.1 of the current value, cap 2.0), for a request's own
+transaction or on its own."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from agent_memory.db.records import Tx, rid
+from agent_memory.db.sdk import RecordID
+from agent_memory.domain.vocabulary import IMPORTANCE_MAX, REINFORCEMENT
+
+REINFORCE_TABLES = ('attribute', 'relates_to', 'action', 'entity')
+
+
+def reinforced_ids(refs: Iterable[tuple[str, Any]]) -> list[RecordID]:
+    return [rid(table, key) for table, key in refs if table in REINFORCE_TABLES]
+
+
+def reinforce_statement(tx: Tx, ids: list[RecordID]) -> str:
+    """``UPDATE`` of every id in one statement; the caller decides what it returns."""
+    return f'UPDATE {tx.p(ids)} SET importance = math::min([{tx.p(IMPORTANCE_MAX)}, importance * {tx.p(REINFORCEMENT)}])'

@@ -1,0 +1,92 @@
+"""What a cold start imports: each handler module, in a fresh interpreter laid out as Lambda lays it out (the
+function's folder plus the shared layer), must not load libraries its first request does not need. No timing:
+the check is which modules are in ``sys.modules`` (``bench/coldstart.py`` has the milliseconds)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+EMBEDDING = {'chat', 'retrieval', 'mcp', 'extraction_worker'}  # their first request embeds: the model loads in the init phase
+PLAIN = sorted(p.name for p in (ROOT / 'functions').iterdir() if (p / 'app.py').exists() and p.name not in EMBEDDING)
+NEVER = ('openai', 'aiohttp', 'requests', 'boto3')  # the LLM client; the SDK's HTTP transports; SQS before a send
+NOT_IN_PLAIN = ('numpy', 'onnxruntime', 'tokenizers', 'mcp', 'mcp_types', 'starlette')
+MCP_UNUSED = ('mcp.client', 'mcp.server.mcpserver', 'cryptography')
+
+
+def loaded_after(code: str, watched: tuple[str, ...], code_root: Path = ROOT / 'shared', **env: str) -> list[str]:
+    """Run ``code`` in a fresh interpreter; return which of ``watched`` ended up in ``sys.modules``."""
+    script = f'{code}\nimport json, sys\nprint(json.dumps([m for m in {watched!r} if m in sys.modules]))'
+    environ = {k: v for k, v in os.environ.items() if not k.startswith(('AGENT_MEMORY_', 'PYTHON'))}
+    environ.update(
+        PYTHONPATH=os.pathsep.join([str(code_root), str(ROOT / 'shared')]),
+        AGENT_MEMORY_DB_URL='mem://',
+        AGENT_MEMORY_KEY_SECRET='cold-start-test',
+        POWERTOOLS_METRICS_DISABLED='true',
+        **env,
+    )
+    done = subprocess.run([sys.executable, '-c', script], env=environ, cwd=code_root, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    loaded: list[str] = json.loads(done.stdout.strip().splitlines()[-1])
+    return loaded
+
+
+@pytest.mark.parametrize('function', PLAIN)
+def test_plain_handler_import_loads_no_model_llm_mcp_or_http_transport(function: str) -> None:
+    assert loaded_after('import app', NEVER + NOT_IN_PLAIN, ROOT / 'functions' / function) == []
+
+
+@pytest.mark.parametrize('function', sorted(EMBEDDING))
+def test_embedding_handler_import_loads_the_model_but_no_llm_client_or_http_transport(function: str) -> None:
+    watched = NEVER + ('numpy', 'onnxruntime') + (() if function == 'mcp' else ('mcp', 'mcp_types'))
+    assert loaded_after('import app', watched, ROOT / 'functions' / function) == ['numpy', 'onnxruntime']
+
+
+def test_mcp_handler_import_skips_the_sdk_client_and_high_level_server() -> None:
+    assert loaded_after('import app', MCP_UNUSED, ROOT / 'functions' / 'mcp') == []
+
+
+def test_a_configured_queue_does_not_import_boto3_until_a_job_is_sent() -> None:
+    queue_url = 'https://sqs.us-east-1.amazonaws.com/000000000000/cold-start-test'
+    code = 'import app\nfrom agent_memory.api.services import get_services\nget_services().db.ping()'
+    env = {'AGENT_MEMORY_QUEUE_URL': queue_url, 'AWS_DEFAULT_REGION': 'us-east-1'}
+    assert loaded_after(code, ('boto3',), ROOT / 'functions' / 'health', **env) == []
+    touched = code + '\nget_services().queue.client'
+    assert loaded_after(touched, ('boto3',), ROOT / 'functions' / 'health', **env) == ['boto3']
+
+
+def test_deferred_sdk_package_resolves_every_name_to_the_real_objects() -> None:
+    """After the deferred import, ``from surrealdb import X`` elsewhere still works and names the same class."""
+    code = (
+        'from agent_memory.db.sdk import RecordID, connect\n'
+        'import sys\n'
+        'from surrealdb import streaming\n'  # a submodule not imported yet, by from-import: no package __init__
+        'assert "aiohttp" not in sys.modules\n'
+        'from surrealdb import RecordID as Public, Surreal\n'
+        'assert Public is RecordID\n'
+        'db = connect("mem://")\n'
+        'assert db.query_raw("RETURN 1;")["result"][0]["result"] == 1\n'
+        'assert type(db).__name__ == type(Surreal("mem://")).__name__\n'
+    )
+    assert loaded_after(code, ('aiohttp',)) == ['aiohttp']  # the full package __init__ ran on demand
+
+
+def test_request_models_build_their_schemas_only_when_a_request_validates_one() -> None:
+    code = (
+        'import app\n'
+        'from agent_memory import models\n'
+        'from agent_memory.api.services import get_services\n'
+        'get_services().db.ping()\n'
+        'built = [n for n, c in vars(models).items() if isinstance(c, type) and issubclass(c, models.StrictModel)'
+        ' and c.__pydantic_complete__]\n'
+        'assert built == [], built\n'
+        'models.QueryRequest.model_validate({"query": "where does Ada live"})\n'
+        'assert models.QueryRequest.__pydantic_complete__\n'
+    )
+    assert loaded_after(code, ('numpy',), ROOT / 'functions' / 'health') == []
