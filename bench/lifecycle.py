@@ -172,7 +172,7 @@ def make_rows(start: int, stop: int, now: dt.datetime) -> list[dict[str, Any]]:
             'key': f'k{i % 50}',
             'value': f'{WORDS[i % 20]} {WORDS[(i // 20) % 20]} {WORDS[(i // 400) % 20]} {i}',
             'memory_category': category(i),
-            'importance': importance(i),
+            'importance_base': importance(i),
             'confidence': 0.9,
             'source': {'kind': 'bench'},
             'valid_from': created,
@@ -221,7 +221,7 @@ def load(db: Database, name: str, n: int, now: dt.datetime, stmt_rows: int) -> f
     t0 = time.perf_counter()
     people = [
         {'id': RecordID('entity', ['person', f'p{k}']), 'name': f'p{k}', 'type': 'person', 'memory_category': 'identity',
-         'importance': 1.0, 'scope_sets': [['/']], 'created_at': now, 'updated_at': now}
+         'importance_base': 1.0, 'scope_sets': [['/']], 'created_at': now, 'updated_at': now}
         for k in range(ENTITIES)
     ]  # fmt: skip
     db.query(name, 'INSERT INTO entity $rows RETURN NONE;', {'rows': people})
@@ -285,7 +285,7 @@ def naive_decay(db: Database, name: str) -> int:
         if factor is None:
             continue
         value = max(IMPORTANCE_MIN, min(IMPORTANCE_MAX, row['importance'] * factor))
-        db.query(name, 'UPDATE $id SET importance = $v RETURN NONE;', {'id': row['id'], 'v': value})
+        db.query(name, 'UPDATE $id SET importance_base = $v RETURN NONE;', {'id': row['id'], 'v': value})
         updated += 1
         if updated % 100_000 == 0:
             log(f'    naive decay: {updated:,} rows updated')

@@ -1,12 +1,9 @@
 """Set-based lifecycle statements: decay, expiry, trace purge, reinforcement (CONTRACT §5, §9).
 
-Each sweep is a handful of SurrealQL statements run in bounded batches: one statement updates
-up to ``batch`` rows selected by the sweep's own predicate, so a batch never holds more than
-``batch`` rows in memory and a repeated or concurrent run finds nothing left to do.
-
-Measured (bench/lifecycle.py): linear-ish to 100k rows, N^1.67 to 1M (374 s at 1M, 42% of a Lambda's
-limit) because each batch re-walks rows earlier batches finished. A record-id keyset was tried and was
-slower: SurrealDB 3.2 reads an open-ended id range to its end before applying LIMIT.
+Each sweep costs what changes (docs/architecture.md, "Importance and lifecycle"): decay bumps the
+context's decay clock and ``importance`` is computed on read (migration 0015); expiry reads the
+``expiry_from`` index of open context rows; trace purge walks ``created_at`` forward. Batches hold at
+most ``batch`` ids, and a repeated or concurrent run finds nothing left to do.
 """
 
 from __future__ import annotations
@@ -19,9 +16,11 @@ from agent_memory.db.connection import Database, run_with_retry
 from agent_memory.db.memory_store import FACT_TABLES
 from agent_memory.db.records import Tx
 from agent_memory.db.reinforcement import reinforce_statement, reinforced_ids
-from agent_memory.domain.vocabulary import DAILY_DECAY, IMPORTANCE_MAX, IMPORTANCE_MIN
+from agent_memory.domain.vocabulary import DAILY_DECAY
 
 DEFAULT_BATCH = 5000
+# Lower bound of every known-time range scan: index entries of NONE sort before any datetime.
+OLDEST = dt.datetime(1, 1, 1, tzinfo=dt.UTC)
 
 
 # (table, HNSW index) pairs of migration context/0005.
@@ -40,59 +39,81 @@ class LifecycleStore:
         self.batch = batch
 
     def _drain(self, statement: str, **params: object) -> int:
-        """Repeat one batched statement until it affects nothing; return the rows it touched."""
+        """Repeat one batched statement until it affects fewer than a batch; return the rows it touched."""
         total = 0
         while True:
-            affected = run_with_retry(lambda: self.db.query(self.database, statement, {**params, 'batch': self.batch})[0])
+            affected = run_with_retry(lambda: self.db.query(self.database, statement, {**params, 'batch': self.batch})[-1])
             total += int(affected or 0)
             if not affected or affected < self.batch:
                 return total
 
-    def decay(self, day: str) -> int:
-        """One day's decay step for every non-identity fact not yet decayed under ``day``."""
-        total = 0
-        for table in FACT_TABLES:
-            for category, factor in DAILY_DECAY.items():
-                total += self._drain(
-                    'RETURN array::len((UPDATE (SELECT VALUE id FROM type::table($table) WHERE memory_category = $cat '
-                    'AND decay_day != $day LIMIT $batch) '
-                    'SET importance = math::max([$lo, math::min([$hi, importance * $factor])]), decay_day = $day '
-                    'RETURN VALUE 1));',
-                    table=table,
-                    cat=category,
-                    day=day,
-                    factor=factor,
-                    lo=IMPORTANCE_MIN,
-                    hi=IMPORTANCE_MAX,
-                )
-        return total
+    def decay(self, day: str | None) -> int:
+        """One decay step: bump the context's decay clock (O(1)); ``day`` makes the step once per calendar day.
+
+        Returns the facts whose importance the step lowered (every non-identity fact), counted on the
+        category indexes; no fact row is written.
+        """
+        stepped = run_with_retry(
+            lambda: self.db.query(
+                self.database,
+                'UPDATE lifecycle_clock:decay SET decay_epoch += 1, scheduled_day = $day ?? scheduled_day '
+                'WHERE $day IS NONE OR scheduled_day != $day RETURN VALUE decay_epoch;',
+                {'day': day},
+            )[-1]
+        )
+        if not stepped:
+            return 0
+        counts = [
+            f'(SELECT count() FROM {table} WHERE memory_category = "{category}" GROUP ALL)[0].count ?? 0'
+            for table in FACT_TABLES
+            for category in DAILY_DECAY
+        ]
+        return int(self.db.query(self.database, f'RETURN math::sum([{", ".join(counts)}]);')[-1] or 0)
 
     def expire(self, now: dt.datetime, cutoff: dt.datetime) -> int:
-        """Context-category attributes and actions with no own ``valid_until``, known before ``cutoff``, end now."""
+        """Context-category attributes and actions with no own ``valid_until``, known before ``cutoff``, end now.
+
+        ``expiry_from`` (migration 0015) indexes exactly the open context rows and drops a row once it has a
+        ``valid_until``, so each batch reads only rows that are due. The ids are selected first: an UPDATE
+        must not filter on an indexed field it changes (engine quirk, docs/architecture.md).
+        """
         total = 0
         for table in ('attribute', 'action'):
             total += self._drain(
-                'RETURN array::len((UPDATE (SELECT VALUE id FROM type::table($table) WHERE memory_category = "context" '
-                'AND created_at < $cutoff AND valid_until IS NONE LIMIT $batch) SET valid_until = $now RETURN VALUE 1));',
+                'LET $due = SELECT VALUE id FROM type::table($table) WHERE expiry_from >= $oldest AND expiry_from < $cutoff '
+                'LIMIT $batch; '
+                'RETURN array::len((UPDATE $due SET valid_until = $now WHERE valid_until IS NONE RETURN VALUE 1));',
                 table=table,
                 cutoff=cutoff,
                 now=now,
+                oldest=OLDEST,
             )
         return total
 
     def purge_traces(self, cutoffs: dict[str, dt.datetime]) -> int:
+        """Delete traces older than their cutoff, walking the ``created_at`` index forward from the last batch."""
         total = 0
         for table, cutoff in cutoffs.items():
-            total += self._drain(
-                'RETURN array::len((DELETE (SELECT VALUE id FROM type::table($table) WHERE created_at < $cutoff LIMIT $batch) '
-                'RETURN BEFORE));',
-                table=table,
-                cutoff=cutoff,
-            )
+            start = OLDEST
+            while True:
+                deleted, last = run_with_retry(
+                    lambda table=table, cutoff=cutoff, start=start: self.db.query(
+                        self.database,
+                        'LET $rows = SELECT id, created_at FROM type::table($table) WHERE created_at >= $start '
+                        'AND created_at < $cutoff ORDER BY created_at LIMIT $batch; '
+                        'DELETE $rows.id; '
+                        'RETURN [array::len($rows), $rows[-1].created_at];',
+                        {'table': table, 'cutoff': cutoff, 'start': start, 'batch': self.batch},
+                    )[-1]
+                )
+                total += int(deleted)
+                if deleted < self.batch:
+                    break
+                start = last
         return total
 
     def reinforce(self, refs: Iterable[tuple[str, Any]]) -> int:
-        """Multiply importance by 1.1 (cap 2.0) for every (table, id) in one statement; retried on conflict."""
+        """Multiply the current importance by 1.1 (cap 2.0) for every (table, id) in one statement; retried on conflict."""
         ids = reinforced_ids(refs)
         if not ids:
             return 0

@@ -108,6 +108,13 @@ def uncertainties_sql(by_resolved: bool, after: bool) -> str:
     return f'SELECT * FROM uncertainty WHERE {" AND ".join(where)} ORDER BY id ASC LIMIT $limit;'
 
 
+def stored_fact(planned: dict[str, Any]) -> dict[str, Any]:
+    """A planned fact row as stored: its initial importance is the decay base (``importance`` is computed, migration 0015)."""
+    row = dict(planned)
+    row['importance_base'] = row.pop('importance')
+    return row
+
+
 def _guard_unchanged(tx: Tx, table: str, condition: str, seen_ids: list[str]) -> None:
     """Abort the transaction (a retryable conflict) if the rows matching ``condition`` are not the ones planned on."""
     seen = tx.p([rid(table, i) for i in sorted(seen_ids)])
@@ -281,13 +288,13 @@ class MemoryStore:
             row = dict(entity)
             tx.add(
                 f'UPSERT {tx.p(entity_rid(*row.pop("key")))} SET name = name ?? $e.name, type = $e.type, '
-                'memory_category = memory_category ?? $e.memory_category, importance = importance ?? $e.importance, '
+                'memory_category = memory_category ?? $e.memory_category, importance_base = importance_base ?? $e.importance, '
                 'scope_sets = array::union(scope_sets ?? [], $e.scope_sets), created_at = created_at ?? $e.created_at, '
                 'self_principal = self_principal ?? $e.self_principal, embedding = embedding ?? $e.embedding, '
                 'updated_at = $e.updated_at'.replace('$e', tx.p(row))
             )
         for attribute in plan.new_attributes:
-            row = dict(attribute)
+            row = stored_fact(attribute)
             row['entity'] = entity_rid(*row.pop('entity_key'))
             tx.add(f'CREATE {tx.p(rid("attribute", row.pop("id")))} CONTENT {tx.p(row)}')
         for old_id, new_id in plan.superseded:
@@ -300,7 +307,7 @@ class MemoryStore:
                 f'confidence = math::max([confidence, {tx.p(confidence)}])'
             )
         for relation in plan.new_relations:
-            row = dict(relation)
+            row = stored_fact(relation)
             src, dst = entity_rid(*row.pop('from_key')), entity_rid(*row.pop('to_key'))
             tx.add(f'RELATE {tx.p(src)}->{tx.p(rid("relates_to", row.pop("id")))}->{tx.p(dst)} CONTENT {tx.p(row)}')
         for rel_id in plan.refreshed_relations:
@@ -308,7 +315,7 @@ class MemoryStore:
         for rel_id in plan.closed_relations:
             tx.add(f'UPDATE {tx.p(rid("relates_to", rel_id))} SET valid_until = {now} WHERE valid_until IS NONE OR valid_until > {now}')
         for action in plan.new_actions:
-            row = dict(action)
+            row = stored_fact(action)
             row['actor'] = entity_rid(*row.pop('actor_key'))
             object_key = row.pop('object_key', None)
             row['object'] = entity_rid(*object_key) if object_key else None

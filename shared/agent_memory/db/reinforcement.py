@@ -18,5 +18,13 @@ def reinforced_ids(refs: Iterable[tuple[str, Any]]) -> list[RecordID]:
 
 
 def reinforce_statement(tx: Tx, ids: list[RecordID]) -> str:
-    """``UPDATE`` of every id in one statement; the caller decides what it returns."""
-    return f'UPDATE {tx.p(ids)} SET importance = math::min([{tx.p(IMPORTANCE_MAX)}, importance * {tx.p(REINFORCEMENT)}])'
+    """``UPDATE`` of every id in one statement; the caller decides what it returns.
+
+    ``importance`` is computed (migration 0015): the reinforced current value becomes the row's base at the
+    decay clock read in the same statement, so later decay steps start from it.
+    """
+    return (
+        f'UPDATE {tx.p(ids)} SET importance_base = math::min([{tx.p(IMPORTANCE_MAX)}, '
+        f'fn::decayed_importance(importance_base, memory_category, decay_epoch) * {tx.p(REINFORCEMENT)}]), '
+        'decay_epoch = lifecycle_clock:decay.decay_epoch'
+    )

@@ -11,7 +11,7 @@ from aws_lambda_powertools.metrics import MetricUnit
 
 from agent_memory.db.lifecycle_store import LifecycleStore
 from agent_memory.domain.context_config import ContextConfig
-from agent_memory.domain.ids import new_id, utcnow
+from agent_memory.domain.ids import utcnow
 from agent_memory.observability import logger, metrics
 
 Sweep = Callable[[LifecycleStore, ContextConfig, dt.datetime], int]
@@ -19,7 +19,7 @@ Sweep = Callable[[LifecycleStore, ContextConfig, dt.datetime], int]
 
 def decay(store: LifecycleStore, _config: ContextConfig, now: dt.datetime, day: str | None = None) -> int:
     """Scheduled runs pass the calendar day (a redelivered event then changes nothing); manual runs always step."""
-    return store.decay(day or f'manual:{new_id()}')
+    return store.decay(day)
 
 
 def scheduled_decay(store: LifecycleStore, config: ContextConfig, now: dt.datetime) -> int:
