@@ -345,13 +345,12 @@ def test_the_configured_output_cap_is_sent_on_every_extraction_request(
     monkeypatch.setenv('AGENT_MEMORY_LLM_BASE_URL', llm.base_url)
     monkeypatch.setenv('AGENT_MEMORY_LLM_EXTRACTION_MODEL', 'capped-model')
     monkeypatch.setenv('AGENT_MEMORY_LLM_MAX_OUTPUT_TOKENS', '256')
-    get_settings.cache_clear()
+    settings = get_settings.__wrapped__()  # read from the environment now, leaving the cached settings alone
     try:
-        monkeypatch.setattr(services, 'extractors', build_extractors(get_settings()))
+        monkeypatch.setattr(services, 'extractors', build_extractors(settings))
         turn = queue_turn(api, 'My name is Sam.')
         worker.drain()
     finally:
-        get_settings.cache_clear()
         llm.stop()
 
     assert extraction(api, turn)['mode'] == 'json_object'
