@@ -8,6 +8,7 @@ from typing import Any
 from agent_memory.api.services import Services
 from agent_memory.db.memory_store import MemoryStore
 from agent_memory.db.retrieval_store import DF_CAP, ReadFilter, RetrievalStore
+from agent_memory.db.term_frequencies import TermFrequencies
 from agent_memory.domain.ids import utcnow
 from tests.conftest import Api
 from tests.integration.test_visibility_matrix import make_principal
@@ -83,6 +84,43 @@ def test_terms_in_more_rows_than_the_cap_are_left_out_of_the_or(api: Api, store:
         batch(api, notes[start : start + 100])
     batch(api, ['Caroline: the lighthouse sketch is done.'])
     db = RetrievalStore(store)
-    assert db.selective('memory_chunk', ['caroline', 'lighthouse', 'note']) == ['lighthouse']
+    terms = ['caroline', 'lighthouse', 'note']
+    # one probe for every table: each table's terms are judged by that table's counts (few entity rows here)
+    assert db.selective(['entity', 'memory_chunk'], terms) == {'entity': terms, 'memory_chunk': ['lighthouse']}
     rows = db.text('memory_chunk', ['caroline', 'note'], 5, ReadFilter(['*'], utcnow()))
     assert len(rows) == 5 and all(r['text'].startswith('Caroline: note ') for r in rows)
+
+
+def test_all_text_lists_in_one_round_trip_rank_like_each_list_alone(api: Api, store: MemoryStore) -> None:
+    fillers = [f'Caroline: note {i}' for i in range(8)]  # the query terms stay rare enough to score above 0
+    batch(api, ['Caroline: the lighthouse sketch is done.', 'Melanie: I painted the harbour at dawn.', *fillers])
+    db, where = RetrievalStore(store), ReadFilter(['*'], utcnow())
+    limits = {'attribute': 8, 'entity': 4, 'memory_chunk': 8}
+    terms = ['lighthouse', 'harbour', 'melanie']
+    together = db.text_lists(limits, terms, where)
+    assert list(together) == list(limits)
+    assert [r['text'] for r in together['memory_chunk']] and together['memory_chunk'][0]['bm25'] > 0
+    for table, limit in limits.items():
+        assert [r['id'] for r in together[table]] == [r['id'] for r in db.text_lists({table: limit}, terms, where)[table]]
+    calls: list[str] = []
+    original = store.q
+    store.q = lambda sql, **params: calls.append(sql) or original(sql, **params)  # type: ignore[method-assign]
+    RetrievalStore(store, TermFrequencies()).text_lists(limits, terms, where)
+    assert len(calls) == 2  # the document-frequency probe, then every list
+    calls.clear()
+    db.text_lists(limits, [*terms, 'dawn'], where)
+    assert len(calls) == 2 and calls[0].count('@1@') == len(limits)  # only the new word is probed, in every table
+    calls.clear()
+    assert [r['id'] for r in db.text_lists(limits, terms, where)['memory_chunk']] == [r['id'] for r in together['memory_chunk']]
+    assert len(calls) == 1  # every count known: the lists alone
+
+
+def test_remembered_document_frequencies_expire() -> None:
+    now = [0.0]
+    frequencies = TermFrequencies(ttl=60, max_entries=2, clock=lambda: now[0])
+    frequencies.remember({('memory_chunk', 'caroline'): 257, ('memory_chunk', 'dawn'): 1})
+    assert frequencies.known([('memory_chunk', 'caroline'), ('entity', 'caroline')]) == {('memory_chunk', 'caroline'): 257}
+    frequencies.remember({('entity', 'caroline'): 1})  # over max_entries: the least recently used goes
+    assert frequencies.known([('memory_chunk', 'dawn')]) == {}
+    now[0] = 60.0
+    assert frequencies.known([('memory_chunk', 'caroline'), ('entity', 'caroline')]) == {}

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -24,6 +24,7 @@ from agent_memory.db.memory_store import (
     visibility_params,
 )
 from agent_memory.db.records import rid
+from agent_memory.db.term_frequencies import TermFrequencies, frequencies_of
 
 EF_SEARCH = 64  # HNSW candidate list per query (bench/retrieval.py: recall@10 against exact search)
 OVERFETCH = 1.5  # KNN neighbours fetched per row kept after filtering; k × OVERFETCH must stay ≤ EF_SEARCH
@@ -110,28 +111,37 @@ class ReadFilter:
 
 
 class RetrievalStore:
-    def __init__(self, store: MemoryStore) -> None:
+    def __init__(self, store: MemoryStore, frequencies: TermFrequencies | None = None) -> None:
         self.store = store
+        self.frequencies = frequencies or frequencies_of(store)
 
     def _rows(self, sql: str, params: dict[str, Any]) -> list[dict[str, Any]]:
         return list(self.store.q(sql, **params)[0] or [])
 
     def vector(self, table: str, vector: list[float], limit: int, where: ReadFilter) -> list[dict[str, Any]]:
-        """Nearest rows by cosine. The KNN runs unfiltered and the filter applies to its result: on 3.2 a
-        predicate inside the KNN is evaluated per scanned row and costs ~10x (bench/README.md), so
-        ``OVERFETCH`` × ``limit`` neighbours are taken and filtered down to ``limit``."""
-        predicate = where.predicate(table)
-        if predicate is None:
-            return []
-        sql = (
-            f'SELECT {PROJECTIONS[table]}, distance FROM (SELECT *, vector::distance::knn() AS distance FROM {table} '
-            f'WHERE embedding <|{min(EF_SEARCH, math.ceil(limit * OVERFETCH))},{EF_SEARCH}|> $vector) '
-            f'WHERE distance IS NOT NONE AND {predicate} ORDER BY distance LIMIT {int(limit)};'
-        )
-        return self._rows(sql, {**where.params(), 'vector': vector})
+        return self.vector_lists({table: limit}, vector, where)[table]
+
+    def vector_lists(self, limits: dict[str, int], vector: list[float], where: ReadFilter) -> dict[str, list[dict[str, Any]]]:
+        """Nearest rows by cosine per table, every table in one round trip. The KNN runs unfiltered and the filter
+        applies to its result: on 3.2 a predicate inside the KNN is evaluated per scanned row and costs ~10x
+        (bench/README.md), so ``OVERFETCH`` × ``limit`` neighbours are taken and filtered down to ``limit``."""
+        statements = {}
+        for table, limit in limits.items():
+            predicate = where.predicate(table)
+            if predicate is not None:
+                statements[table] = (
+                    f'SELECT {PROJECTIONS[table]}, distance FROM (SELECT *, vector::distance::knn() AS distance FROM {table} '
+                    f'WHERE embedding <|{min(EF_SEARCH, math.ceil(limit * OVERFETCH))},{EF_SEARCH}|> $vector) '
+                    f'WHERE distance IS NOT NONE AND {predicate} ORDER BY distance LIMIT {int(limit)};'
+                )
+        return self._statements(limits, statements, {**where.params(), 'vector': vector})
 
     def text(self, table: str, terms: Sequence[str], limit: int, where: ReadFilter) -> list[dict[str, Any]]:
-        """BM25 with OR semantics: one ``@n@`` per term, the row's score the sum of its terms' scores, best first.
+        return self.text_lists({table: limit}, terms, where)[table]
+
+    def text_lists(self, limits: dict[str, int], terms: Sequence[str], where: ReadFilter) -> dict[str, list[dict[str, Any]]]:
+        """BM25 with OR semantics per table: one ``@n@`` per term, the row's score the sum of its terms' scores,
+        best first. Two round trips whatever the number of tables: the document-frequency probe, then the lists.
 
         3.2 clamps a term's score to 0 when the term is in about half the rows or more (a speaker's name in a
         conversation), so such a term adds nothing to the order; rows that match only such terms come last and
@@ -139,29 +149,51 @@ class RetrievalStore:
         A match costs ~50 µs per matching row, so terms in more than ``DF_CAP`` rows are left out of the OR
         (``selective``); when every term is that common the terms are ANDed instead (only their intersection).
         """
-        predicate = where.predicate(table)
         terms = [t for t in dict.fromkeys(terms) if t][:MAX_TERMS]
-        if predicate is None or not terms:
-            return []
-        field_ = TEXT_FIELDS[table]
-        kept = self.selective(table, terms)
-        clauses = [f'{field_} @{i}@ $t{i}' for i in range(1, len(kept) + 1)] or [f'{field_} @1@ $t1']
-        score = ' + '.join(f'search::score({i})' for i in range(1, len(clauses) + 1))
-        sql = (
-            f'SELECT {PROJECTIONS[table]}, {score} AS bm25 FROM {table} '
-            f'WHERE ({" OR ".join(clauses)}) AND {predicate} ORDER BY bm25 DESC LIMIT {int(limit)};'
-        )
-        words = {f't{i}': t for i, t in enumerate(kept, start=1)} if kept else {'t1': ' '.join(terms)}
-        rows = self._rows(sql, {**where.params(), **words})
-        scored = [r for r in rows if (r.get('bm25') or 0) > 0]
-        return scored or rows
+        predicates = {table: where.predicate(table) for table in limits} if terms else {}
+        kept = self.selective([t for t, p in predicates.items() if p is not None], terms)
+        statements, words = {}, {f't{i}': t for i, t in enumerate(terms, start=1)}
+        for table, predicate in predicates.items():
+            if predicate is None:
+                continue
+            field_ = TEXT_FIELDS[table]
+            # $tN is the Nth query term; @i@ numbers this statement's matches for search::score(i)
+            slots = [terms.index(t) + 1 for t in kept[table]]
+            clauses = [f'{field_} @{i}@ $t{n}' for i, n in enumerate(slots, start=1)] or [f'{field_} @1@ $all']
+            score = ' + '.join(f'search::score({i})' for i in range(1, len(clauses) + 1))
+            statements[table] = (
+                f'SELECT {PROJECTIONS[table]}, {score} AS bm25 FROM {table} '
+                f'WHERE ({" OR ".join(clauses)}) AND {predicate} ORDER BY bm25 DESC LIMIT {int(limits[table])};'
+            )
+        found = self._statements(limits, statements, {**where.params(), **words, 'all': ' '.join(terms)})
+        return {table: [r for r in rows if (r.get('bm25') or 0) > 0] or rows for table, rows in found.items()}
 
-    def selective(self, table: str, terms: Sequence[str]) -> list[str]:
-        """The terms found in at most ``DF_CAP`` rows of ``table`` (each count stops at ``DF_CAP`` + 1)."""
-        field_ = TEXT_FIELDS[table]
-        probes = ', '.join(f'count((SELECT id FROM {table} WHERE {field_} @1@ $t{i} LIMIT {DF_CAP + 1}))' for i in range(1, len(terms) + 1))
-        counts = self.store.q(f'RETURN [{probes}];', **{f't{i}': t for i, t in enumerate(terms, start=1)})[0] or []
-        return [t for t, n in zip(terms, counts, strict=True) if n <= DF_CAP]
+    def selective(self, tables: Sequence[str], terms: Sequence[str]) -> dict[str, list[str]]:
+        """Per table, the terms found in at most ``DF_CAP`` of its rows (each count stops at ``DF_CAP`` + 1).
+        Counts come from ``self.frequencies`` when fresh; the others are probed in one round trip (as 0 in a table
+        too small to hold a common term)."""
+        keys = [(table, term) for table in tables for term in terms]
+        counts = self.frequencies.known(keys)
+        missing = [k for k in keys if k not in counts]
+        if missing:
+            # a table of at most DF_CAP rows holds no common term: its terms are not searched for
+            sizes = ''.join(f'LET $n_{t} = count((SELECT id FROM {t} LIMIT {DF_CAP + 1}));\n' for t in dict.fromkeys(t for t, _ in missing))
+            probes = ', '.join(
+                f'IF $n_{table} > {DF_CAP} THEN count((SELECT id FROM {table} WHERE {TEXT_FIELDS[table]} @1@ $t{i} '
+                f'LIMIT {DF_CAP + 1})) ELSE 0 END'
+                for i, (table, _) in enumerate(missing)
+            )
+            found = self.store.q(f'{sizes}RETURN [{probes}];', **{f't{i}': term for i, (_, term) in enumerate(missing)})[-1] or []
+            probed = dict(zip(missing, found, strict=True))
+            self.frequencies.remember(probed)
+            counts.update(probed)
+        return {table: [t for t in terms if counts[(table, t)] <= DF_CAP] for table in tables}
+
+    def _statements(self, tables: Iterable[str], statements: dict[str, str], params: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
+        """Run one SELECT per table in a single round trip; tables without a statement get no rows."""
+        results = self.store.q('\n'.join(statements.values()), **params) if statements else []
+        found = {table: list(rows or []) for table, rows in zip(statements, results, strict=True)}
+        return {table: found.get(table, []) for table in tables}
 
     def adjacent_passages(self, turns: Sequence[tuple[str, int]], where: ReadFilter) -> list[dict[str, Any]]:
         """The first passage of the turns just before and after each (session id, seq), filtered like any passage."""

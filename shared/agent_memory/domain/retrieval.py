@@ -22,7 +22,7 @@ from agent_memory.embeddings import Embedder
 
 RRF_K = 60
 POOL = 256
-LIST_LIMIT = {'attribute': 32, 'memory_chunk': 32, 'entity': 16}
+LIST_LIMIT = {'attribute': 32, 'entity': 16, 'memory_chunk': 32}  # also the order the lists enter fusion
 GRAPH_LIMITS = (32, 16, 16)  # facts taken from the seeds, then from 1-hop and 2-hop neighbours
 # Passages found by meaning and by words count alike; an entity row ("Alice (person)") answers little by itself;
 # a fact that is only *about* a named entity (graph) is weak evidence, a structured tier-1 match strong evidence.
@@ -338,12 +338,10 @@ class Retriever:
         terms = query_terms(request.query)
         lists: dict[str, list[Hit]] = {}
         if mode in ('hybrid', 'vector') and vector is not None:
-            for table in ('attribute', 'entity', 'memory_chunk'):
-                rows = self.db.vector(table, vector, LIST_LIMIT[table], where)
+            for table, rows in self.db.vector_lists(LIST_LIMIT, vector, where).items():
                 lists[f'vector:{table}'] = [self._scored(table, r, 1.0 - float(r['distance'])) for r in rows]
         if mode in ('hybrid', 'bm25'):
-            for table in ('attribute', 'entity', 'memory_chunk'):
-                rows = self.db.text(table, terms, LIST_LIMIT[table], where)
+            for table, rows in self.db.text_lists(LIST_LIMIT, terms, where).items():
                 lists[f'bm25:{table}'] = [self._scored(table, r, float(r.get('bm25') or 0.0)) for r in rows]
         seeds = self._seeds(request, where, lists)
         tier1: list[Hit] = []

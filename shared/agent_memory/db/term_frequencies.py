@@ -1,0 +1,61 @@
+"""How many rows of a context's table hold a query term, remembered for a minute per process.
+
+The lexical lists leave out terms in more than ``DF_CAP`` rows (retrieval_store.py). Probing that costs one
+full-text search per term and table, more than the lists themselves (bench/README.md, query stages), while the
+same words (speaker names, "what", "when") come back in nearly every question. A stale count only decides
+whether a term joins the OR: a term that grew common since is searched for one more minute (slower, never
+wrong), one that was deleted away is left out for at most that long; visibility is applied by the lists.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+import weakref
+from collections import OrderedDict
+from collections.abc import Callable, Iterable
+
+TTL_SECONDS = 60.0
+MAX_ENTRIES = 100_000
+
+Key = tuple[str, str]  # table, term
+
+
+class TermFrequencies:
+    def __init__(self, ttl: float = TTL_SECONDS, max_entries: int = MAX_ENTRIES, clock: Callable[[], float] = time.monotonic) -> None:
+        self.ttl, self.max_entries, self.clock = ttl, max_entries, clock
+        self._counts: OrderedDict[Key, tuple[int, float]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def known(self, keys: Iterable[Key]) -> dict[Key, int]:
+        """The counts still fresh among ``keys``."""
+        now, found = self.clock(), {}
+        with self._lock:
+            for key in keys:
+                entry = self._counts.get(key)
+                if entry is not None and entry[1] > now:
+                    found[key] = entry[0]
+                    self._counts.move_to_end(key)
+        return found
+
+    def remember(self, counts: dict[Key, int]) -> None:
+        expires = self.clock() + self.ttl
+        with self._lock:
+            for key, count in counts.items():
+                self._counts[key] = (count, expires)
+                self._counts.move_to_end(key)
+            while len(self._counts) > self.max_entries:
+                self._counts.popitem(last=False)
+
+
+_PER_STORE: weakref.WeakKeyDictionary[object, TermFrequencies] = weakref.WeakKeyDictionary()
+_PER_STORE_LOCK = threading.Lock()
+
+
+def frequencies_of(store: object) -> TermFrequencies:
+    """The counts of one context's store (services keep one store per context; they go when it goes)."""
+    with _PER_STORE_LOCK:
+        found = _PER_STORE.get(store)
+        if found is None:
+            found = _PER_STORE[store] = TermFrequencies()
+        return found
