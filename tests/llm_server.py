@@ -10,6 +10,14 @@ end to end: serialisation, headers, status-code mapping and timeouts.
     server.latency = 0.5            # every completion takes 0.5 s (a simulated model, for benchmarks)
     server.echo_sources = True      # an unscripted chat request answers citing every [S#] it was given
 
+Modes that reproduce real OpenAI-compatible servers (they apply to every chat request, scripted or not):
+
+    server.refuse_formats('json_schema')                   # llama-cpp-python: HTTP 500 with a validation body
+    server.refuse_formats('json_schema', 'json_object', status=400)  # a server without structured output
+    server.prose = True             # content arrives wrapped in prose ("Sure! Here is the JSON: {...} Hope ...")
+    server.markers = False          # content never carries [S#] citation markers (small local models)
+    server.validation_error()       # scripted: one HTTP 500 whose body is a request-validation error
+
 ``stream: true`` requests get the same content as server-sent ``chat.completion.chunk`` frames (one per
 word, then a usage frame and ``[DONE]``). ``POST /v1/embeddings`` answers deterministic unit vectors of
 ``embedding_dimension`` derived from each input's hash (a stand-in provider; not a semantic model).
@@ -36,6 +44,7 @@ import pytest
 
 _ERRORS: dict[int, tuple[str, str | None, str]] = {
     400: ('invalid_request_error', None, 'Invalid request.'),
+    403: ('invalid_request_error', None, 'You are not allowed to use this model.'),
     401: ('invalid_request_error', 'invalid_api_key', 'Incorrect API key provided.'),
     404: ('invalid_request_error', 'model_not_found', 'The model does not exist or you do not have access to it.'),
     429: ('requests', 'rate_limit_exceeded', 'Rate limit reached for requests. Please try again in 20ms.'),
@@ -74,8 +83,11 @@ class LlmTestServer:
     host: str = '127.0.0.1'
     latency: float = 0.0
     echo_sources: bool = False
+    prose: bool = False
+    markers: bool = True
     embedding_dimension: int = 8
     requests: list[RecordedRequest] = field(default_factory=list)
+    _refused: dict[str, int] = field(default_factory=dict)  # response_format type -> status answered
     _script: deque[Behaviour] = field(default_factory=deque)
     _lock: threading.Lock = field(default_factory=threading.Lock)
     _stopping: threading.Event = field(default_factory=threading.Event)
@@ -97,6 +109,17 @@ class LlmTestServer:
 
     def error(self, status: int, message: str | None = None) -> LlmTestServer:
         return self._push(Behaviour('error', status=status, message=message))
+
+    def validation_error(self) -> LlmTestServer:
+        """One HTTP 500 whose body reports a request-validation error, with a server file path in it (as
+        llama-cpp-python's server answers a request it cannot parse)."""
+        return self._push(Behaviour('error', status=500, message=VALIDATION_MESSAGE))
+
+    def refuse_formats(self, *formats: str, status: int = 500) -> LlmTestServer:
+        """Every later request with one of these ``response_format`` types is refused (500: with a validation body)."""
+        with self._lock:
+            self._refused.update(dict.fromkeys(formats, status))
+        return self
 
     def stall(self, seconds: float) -> LlmTestServer:
         return self._push(Behaviour('stall', seconds=seconds))
@@ -151,14 +174,28 @@ class LlmTestServer:
             return sum(1 for r in self.requests if r.path.rstrip('/') == '/v1/chat/completions')
 
     def _next(self, request: RecordedRequest) -> Behaviour:
+        response_format = request.body.get('response_format') or {}
         with self._lock:
             self.requests.append(request)
-            if self._script:
-                return self._script.popleft()
-        if self.echo_sources:
+            refused = self._refused.get(str(response_format.get('type')))
+            if refused is not None:  # refused before the script is consulted, as a real server would
+                message = VALIDATION_MESSAGE if refused == 500 else f'response_format type {response_format.get("type")!r} is not supported'
+                return Behaviour('error', status=refused, message=message)
+            behaviour = self._script.popleft() if self._script else None
+        if behaviour is None and self.echo_sources:
             markers = sorted(set(re.findall(r'\[S\d+\]', json.dumps(request.body.get('messages', [])))), key=lambda m: int(m[2:-1]))
-            return Behaviour('content', content=f'Answer from memory {" ".join(markers)}.'.replace('  ', ' '))
-        return Behaviour('error', status=500, message='no behaviour scripted for this request')
+            behaviour = Behaviour('content', content=f'Answer from memory {" ".join(markers)}.'.replace('  ', ' '))
+        if behaviour is None:
+            return Behaviour('error', status=500, message='no behaviour scripted for this request')
+        return self._as_served(behaviour)
+
+    def _as_served(self, behaviour: Behaviour) -> Behaviour:
+        if behaviour.kind != 'content':
+            return behaviour
+        content = behaviour.content if self.markers else re.sub(r'\s*\[S\d+\]', '', behaviour.content)
+        if self.prose:
+            content = f'Sure! Here is the JSON you asked for:\n{content}\nLet me know if you need anything else.'
+        return Behaviour('content', content=content)
 
     def _embeddings(self, body: dict[str, Any]) -> dict[str, Any]:
         inputs = body.get('input')
@@ -260,6 +297,13 @@ class _Handler(BaseHTTPRequestHandler):
             self.wfile.write(data)
         except (BrokenPipeError, ConnectionResetError):
             pass  # the client gave up (a timeout test): nothing to answer
+
+
+VALIDATION_MESSAGE = (
+    '1 validation error for CreateChatCompletionRequest\nresponse_format.type\n'
+    "  Input should be 'text' or 'json_object' [type=literal_error, input_value='json_schema', input_type=str]\n"
+    '  File "/opt/venv/lib/python3.11/site-packages/llama_cpp/server/app.py", line 507, in create_chat_completion'
+)
 
 
 def _error_body(status: int, message: str | None = None) -> dict[str, Any]:

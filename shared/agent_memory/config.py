@@ -7,6 +7,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
+from agent_memory.extraction.structured_output import Setting, parse_setting
+
 DEFAULT_DATA_DIR = '.data'
 EMBEDDING_PROVIDERS = ('local', 'openai')
 
@@ -29,6 +31,8 @@ class Settings:
     llm_extraction_model: str | None
     llm_timeout_seconds: float
     llm_synthesis_model: str | None
+    llm_structured_output: Setting
+    llm_max_output_tokens: int | None
     embedding_provider: str
     embedding_model: str | None
     embedding_dimension: int
@@ -46,6 +50,15 @@ class Settings:
     @property
     def is_embedded(self) -> bool:
         return self.db_url.split('://', 1)[0] in {'mem', 'memory', 'file', 'surrealkv', 'surrealkv+versioned'}
+
+
+def _positive_int_or_none(raw: str | None) -> int | None:
+    if not raw:
+        return None
+    value = int(raw)
+    if value <= 0:
+        raise ValueError(f'AGENT_MEMORY_LLM_MAX_OUTPUT_TOKENS must be a positive integer, got {raw!r}')
+    return value
 
 
 def _env(name: str, default: str | None = None) -> str | None:
@@ -107,6 +120,8 @@ def get_settings() -> Settings:
         llm_extraction_model=_env('LLM_EXTRACTION_MODEL'),
         llm_timeout_seconds=float(_env('LLM_TIMEOUT_SECONDS', '20') or 20),
         llm_synthesis_model=_env('LLM_SYNTHESIS_MODEL'),
+        llm_structured_output=parse_setting(_env('LLM_STRUCTURED_OUTPUT')),
+        llm_max_output_tokens=_positive_int_or_none(_env('LLM_MAX_OUTPUT_TOKENS')),
         embedding_provider=provider,
         embedding_model=_env('EMBEDDING_MODEL'),
         embedding_dimension=int(_env('EMBEDDING_DIMENSION', '384') or 384),

@@ -8,6 +8,7 @@ import pytest
 
 from agent_memory.domain.extraction_pipeline import Extractors
 from agent_memory.extraction.llm import LlmExtractor
+from agent_memory.extraction.structured_output import LearnedModes
 from tests.conftest import Api, Worker
 from tests.llm_server import LlmTestServer, llm_server  # noqa: F401 - the fixture
 
@@ -20,7 +21,7 @@ def reply(**parts: Any) -> dict[str, Any]:
 
 @pytest.fixture
 def with_llm(services: Any, llm_server: LlmTestServer, monkeypatch: pytest.MonkeyPatch) -> LlmTestServer:  # noqa: F811
-    llm = LlmExtractor(base_url=llm_server.base_url, model='test-model', api_key='sk-test', timeout_seconds=2)
+    llm = LlmExtractor(base_url=llm_server.base_url, model='test-model', api_key='sk-test', timeout_seconds=2, learned=LearnedModes())
     monkeypatch.setattr(services, 'extractors', Extractors(stage0=services.extractors.stage0, llm=llm))
     return llm_server
 
@@ -39,7 +40,7 @@ def test_the_model_result_is_reconciled_and_stage0_directives_are_kept(api: Api,
     worker.drain()
     assert len(with_llm.requests) == 1 and with_llm.requests[0].body['model'] == 'test-model'
     status = api.call('facts', 'GET', f'/extractions/{turn}')[1]
-    assert status['status'] == 'done' and 'error' not in status
+    assert status['status'] == 'done' and status['mode'] == 'json_schema' and 'error' not in status and 'llmError' not in status
     _, profile, _ = api.call('views', 'GET', '/profile')
     assert [(f['key'], f['value']) for f in profile['selfFacts']] == [('title', 'staff engineer')]
     assert [i['description'] for i in profile['instructions']] == ['Always answer in bullet points']  # from stage 0
@@ -61,7 +62,7 @@ def test_invalid_output_twice_keeps_stage0_and_records_why(api: Api, worker: Wor
     turn = queue_turn(api, 'My name is Sam.')
     worker.drain()
     status = api.call('facts', 'GET', f'/extractions/{turn}')[1]
-    assert status['status'] == 'done' and 'kept stage 0' in status['error']
+    assert (status['status'], status['mode'], status['llmError']) == ('done', 'stage0', 'invalid_output') and 'error' not in status
     assert [(a['key'], a['value']) for a in status['extraction']['attributes']] == [('name', 'Sam')]
 
 
@@ -70,4 +71,4 @@ def test_a_timeout_fails_the_message_for_a_retry(api: Api, worker: Worker, with_
     turn = queue_turn(api, 'My name is Sam.')
     result = worker.deliver(worker.receive())
     assert len(result['batchItemFailures']) == 1
-    assert 'ProviderRetryable' in api.call('facts', 'GET', f'/extractions/{turn}')[1]['error']
+    assert api.call('facts', 'GET', f'/extractions/{turn}')[1]['error'] == 'LLM provider timeout; the message will be retried'

@@ -106,6 +106,8 @@ def build_extractors(settings: Settings) -> Extractors:
             model=settings.llm_extraction_model,
             api_key=settings.llm_api_key,
             timeout_seconds=settings.llm_timeout_seconds,
+            structured_output=settings.llm_structured_output,
+            max_output_tokens=settings.llm_max_output_tokens,
         )
     return Extractors(stage0=_stage0, llm=llm)
 

@@ -255,7 +255,8 @@ class MemoryStore:
             tx.add(f"IF (SELECT VALUE extraction_status FROM ONLY {turn_ref}) = 'done' {{ THROW '{ALREADY_APPLIED}' }}")
             tx.add(
                 f"UPDATE {turn_ref} SET extraction_status = 'done', extraction_result = {tx.p(outcome.result_json)}, "
-                f'extraction_error = {tx.p(outcome.error)}, extracted_at = {now}'
+                f'extraction_error = NONE, extraction_mode = {tx.p(outcome.mode)}, llm_error = {tx.p(outcome.llm_error)}, '
+                f'extracted_at = {now}'
             )
         if plan.idempotency:
             record = plan.idempotency

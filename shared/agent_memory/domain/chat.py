@@ -86,6 +86,8 @@ def chat(
         citation_wire(marker, hit) | {'table': hit.table, 'key': hit.key, 'entity_refs': list(hit.entity_refs)}
         for marker, hit in composition.cited
     ]
+    # An answer built from nothing has nothing a later write could invalidate it by: never cached.
+    cacheable = decision.eligible and decision.hit is None and bool(composition.built_from)
     response_id, retrieval_id = new_id(), new_id()
     plan = WritePlan(now=now, principal=caller.principal_id, session_id=session_key)
     plan.new_session = plan_session
@@ -114,7 +116,7 @@ def chat(
         session_id=session_key,
         trace_id=retrieval_id,
     )
-    plan.retrieval_trace['cache_eligible'] = decision.eligible and decision.hit is None
+    plan.retrieval_trace['cache_eligible'] = cacheable
     plan.retrieval_trace['question_key'] = str(question) if question else None
     plan.response_trace = {
         'id': response_id,
@@ -125,7 +127,7 @@ def chat(
         'latency_ms': latency_ms,
         'cached': decision.hit is not None,
         'reused_from': rid('response_trace', decision.hit.response_id) if decision.hit else None,
-        'cache_eligible': decision.eligible and decision.hit is None,
+        'cache_eligible': cacheable,
         'cited': citations,
         'read_sources': [{'table': hit.table, 'key': hit.key} for hit in composition.read_sources],
         'cited_entity_refs': sorted({ref for hit in composition.built_from for ref in hit.entity_refs}),  # §8: built from

@@ -23,7 +23,8 @@ from agent_memory.domain.ids import new_id, utcnow
 from agent_memory.domain.reconcile import Diff, Reconciler, Source, Speaker, without_forged_self_refs
 from agent_memory.domain.vocabulary import MemoryCategory
 from agent_memory.domain.write_plan import TurnOutcome, WritePlan
-from agent_memory.extraction.errors import ProviderOutputInvalid
+from agent_memory.extraction.errors import LlmFailure, ProviderOutputInvalid, ProviderRetryable
+from agent_memory.extraction.llm import LlmExtraction
 from agent_memory.extraction.model import (
     EntityRef,
     ExtractedUncertainty,
@@ -46,7 +47,16 @@ Stage0 = Callable[[str, ExtractionContext], Extraction]
 class LlmStage(Protocol):
     """What the pipeline needs from the LLM stage (``extraction.llm.LlmExtractor`` provides it)."""
 
-    def extract(self, text: str, ctx: ExtractionContext, stage0: Extraction, model: str | None = None) -> Extraction: ...
+    def extract(self, text: str, ctx: ExtractionContext, stage0: Extraction, model: str | None = None) -> LlmExtraction: ...
+
+
+@dataclass(frozen=True)
+class StageOutcome:
+    """How a turn was extracted: ``mode`` is ``stage0`` or the structured-output mode of the LLM result;
+    ``llm_error`` the classified reason the LLM stage failed (stage 0 was then kept)."""
+
+    mode: str
+    llm_error: LlmFailure | None = None
 
 
 @dataclass(frozen=True)
@@ -54,25 +64,32 @@ class Extractors:
     stage0: Stage0
     llm: LlmStage | None = None
 
-    def run(self, text: str, ctx: ExtractionContext, model: str | None) -> tuple[Extraction, str | None]:
-        """Stage 0 always; the LLM stage when configured. Its invalid output keeps stage 0 and reports why.
+    def run(self, text: str, ctx: ExtractionContext, model: str | None, final_delivery: bool = False) -> tuple[Extraction, StageOutcome]:
+        """Stage 0 always; the LLM stage when configured. Whatever the LLM stage fails with keeps stage 0 and reports
+        why, except a transient provider error before the final delivery, which propagates so SQS retries the message.
 
-        A valid LLM result (which saw stage 0 as a hint) replaces stage 0, except that stage 0's instructions and
-        uncertainties are kept: a directive or a doubt the rules caught is never silently dropped. First person is
+        A valid LLM result (which saw stage 0 as a hint) wins wherever it speaks; stage 0's instructions and
+        uncertainties, and its facts at addresses the model left empty, are kept: what the rules caught is never
+        silently dropped (a tiny model's valid but empty reply must not cost the turn its facts). First person is
         bound to the message's named speaker, if any, after every stage.
         """
-        extraction, error = self._run(text, ctx, model)
-        return bind_first_person(extraction, ctx.speaker), error
+        extraction, outcome = self._run(text, ctx, model, final_delivery)
+        return bind_first_person(extraction, ctx.speaker), outcome
 
-    def _run(self, text: str, ctx: ExtractionContext, model: str | None) -> tuple[Extraction, str | None]:
+    def _run(self, text: str, ctx: ExtractionContext, model: str | None, final_delivery: bool) -> tuple[Extraction, StageOutcome]:
         base = without_forged_self_refs(self.stage0(text, ctx))
         if self.llm is None:
-            return base, None
+            return base, StageOutcome('stage0')
         try:
-            model_result = without_forged_self_refs(self.llm.extract(text, ctx, base, model))
-            return model_result.merged(Extraction(instructions=base.instructions, uncertainties=base.uncertainties)), None
-        except ProviderOutputInvalid as exc:  # ProviderRetryable propagates: the message is retried by SQS
-            return base, f'LLM stage output invalid, kept stage 0: {exc}'
+            result = self.llm.extract(text, ctx, base, model)
+        except ProviderOutputInvalid as exc:
+            return base, StageOutcome('stage0', exc.reason)
+        except ProviderRetryable as exc:
+            if not final_delivery:
+                raise
+            return base, StageOutcome('stage0', exc.reason)
+        model_result = without_forged_self_refs(result.extraction)
+        return model_result.merged(base.not_covered_by(model_result)), StageOutcome(result.mode)
 
 
 @dataclass(frozen=True)
@@ -143,7 +160,7 @@ def plan_turn(
     speaker: Speaker,
     config: ContextConfig,
     session_id: str | None,
-    error: str | None,
+    outcome: StageOutcome,
 ) -> tuple[WritePlan, Diff]:
     """Reconcile one turn's extraction into a plan that also marks the turn done (applied by the caller)."""
     started = time.perf_counter()
@@ -175,7 +192,7 @@ def plan_turn(
     reconciler.run(extraction)
     plan.decision_trace['latency_ms'] = (time.perf_counter() - started) * 1000
     if turn.turn_id:
-        plan.turn_outcome = TurnOutcome(turn.turn_id, json.dumps(diff.as_json()), error)
+        plan.turn_outcome = TurnOutcome(turn.turn_id, json.dumps(diff.as_json()), outcome.mode, outcome.llm_error)
         plan.chunk_embeddings = [(chunk_id(turn.turn_id, i), text) for i, text in enumerate(split_text(turn.content))]
     return plan, diff
 
@@ -186,8 +203,13 @@ class TurnResult:
     diff: dict[str, Any] | None = None
 
 
-def process_turn(store: MemoryStore, extractors: Extractors, config: ContextConfig, turn_id: str) -> TurnResult:
-    """Extract and reconcile one stored turn; a turn already done is left alone (idempotent per turn)."""
+def process_turn(
+    store: MemoryStore, extractors: Extractors, config: ContextConfig, turn_id: str, final_delivery: bool = True
+) -> TurnResult:
+    """Extract and reconcile one stored turn; a turn already done is left alone (idempotent per turn).
+
+    ``final_delivery`` False lets a transient provider error propagate (the message is retried); True (the last
+    SQS delivery, or a caller that cannot retry) reconciles stage 0 instead."""
     turns = TurnStore(store)
     row = turns.get_turn(turn_id)
     if row is None:
@@ -202,11 +224,11 @@ def process_turn(store: MemoryStore, extractors: Extractors, config: ContextConf
     stored_region = row.get('read_region')  # the writer's effective grants (key and delegation included)
     read_patterns = list(stored_region if stored_region is not None else (principal.get('grants') or {}).get('memory:read', []))
     ctx = extraction_context(store, turn, speaker, read_patterns)
-    extraction, error = extractors.run(turn.content, ctx, config.models.extraction)
+    extraction, outcome = extractors.run(turn.content, ctx, config.models.extraction, final_delivery)
     session_id = bare(turn.session)
 
     def attempt() -> Diff:
-        plan, diff = plan_turn(store, turn, extraction, speaker, config, session_id, error)
+        plan, diff = plan_turn(store, turn, extraction, speaker, config, session_id, outcome)
         store.apply(plan)
         return diff
 
@@ -215,8 +237,8 @@ def process_turn(store: MemoryStore, extractors: Extractors, config: ContextConf
     except AlreadyApplied:
         return TurnResult('done')  # a concurrent delivery of the same job finished first
     metrics.add_metric(name='ExtractionDone', unit=MetricUnit.Count, value=1)
-    if error:
-        metrics.add_metric(name='ExtractionLlmInvalid', unit=MetricUnit.Count, value=1)
+    if outcome.llm_error:
+        metrics.add_metric(name='ExtractionLlmFallback', unit=MetricUnit.Count, value=1)
     return TurnResult('done', diff.as_json())
 
 
@@ -225,6 +247,6 @@ def preview_turn(
 ) -> dict[str, Any]:
     """``infer: preview``: the diff a full extraction would produce now, with nothing persisted."""
     ctx = extraction_context(store, turn, speaker, read_patterns)
-    extraction, _ = extractors.run(turn.content, ctx, config.models.extraction)
-    _, diff = plan_turn(store, turn, extraction, speaker, config, None, None)
+    extraction, outcome = extractors.run(turn.content, ctx, config.models.extraction, final_delivery=True)  # nothing retries a preview
+    _, diff = plan_turn(store, turn, extraction, speaker, config, None, outcome)
     return diff.as_json()

@@ -14,6 +14,7 @@ from agent_memory.domain.chunks import split_text
 from agent_memory.domain.context_config import effective_config
 from agent_memory.domain.extraction_pipeline import process_turn
 from agent_memory.domain.ids import utcnow
+from agent_memory.extraction.errors import ProviderError
 from agent_memory.jobs import ExtractionJob
 from agent_memory.observability import logger, metrics
 
@@ -22,7 +23,8 @@ RESEND_LIMIT = 500
 
 def handle_job(services: Services, body: str, receive_count: int) -> None:
     """Process each turn in order. A failure is recorded on the turn and re-raised so SQS retries the message;
-    on the last allowed receive the turn is marked failed (the message then moves to the DLQ)."""
+    on the last allowed receive a transient provider error no longer propagates (the turn is reconciled with
+    stage 0), and any other failure marks the turn failed (the message then moves to the DLQ)."""
     job = ExtractionJob.from_json(body)
     context = services.control.get_context(job.context_id)
     if context is None:
@@ -30,20 +32,28 @@ def handle_job(services: Services, body: str, receive_count: int) -> None:
         return
     config = effective_config(context.get('config'))
     store = services.store(job.context_id)
+    final = receive_count >= services.max_receives
     if len(job.turn_ids) > 1:
         prefetch_chunk_vectors(services, store, job.turn_ids)
     for turn_id in job.turn_ids:
         try:
-            result = process_turn(store, services.extractors, config, turn_id)
+            result = process_turn(store, services.extractors, config, turn_id, final_delivery=final)
         except Exception as exc:
-            final = receive_count >= services.max_receives
-            TurnStore(store).mark(turn_id, 'failed' if final else 'queued', f'{type(exc).__name__}: {exc}'[:2000])
+            TurnStore(store).mark(turn_id, 'failed' if final else 'queued', _stored_error(exc))
             metrics.add_metric(name='ExtractionFailed', unit=MetricUnit.Count, value=1)
             logger.exception(
                 'extraction failed', extra={'context': job.context_id, 'turn': turn_id, 'receive_count': receive_count, 'final': final}
             )
             raise
         logger.info('turn extracted', extra={'context': job.context_id, 'turn': turn_id, 'status': result.status})
+
+
+def _stored_error(exc: Exception) -> str:
+    """What the turn shows as ``error``: a provider failure only as its classified reason (its text can carry the
+    provider's file paths or echoed data), anything else as the exception."""
+    if isinstance(exc, ProviderError):
+        return f'LLM provider {exc.reason}; the message will be retried'
+    return f'{type(exc).__name__}: {exc}'[:2000]
 
 
 def prefetch_chunk_vectors(services: Services, store: MemoryStore, turn_ids: tuple[str, ...]) -> None:

@@ -310,6 +310,10 @@ def extraction_status(store: MemoryStore, caller: Caller, turn_id: str) -> dict[
     body: dict[str, Any] = {'turnId': turn_id, 'status': status}
     if row.get('extraction_result'):
         body['extraction'] = json.loads(row['extraction_result'])
+    if row.get('extraction_mode'):
+        body['mode'] = row['extraction_mode']
+    if row.get('llm_error'):
+        body['llmError'] = row['llm_error']
     if row.get('extraction_error'):
         body['error'] = row['extraction_error']
     return body

@@ -46,7 +46,12 @@ class Composition:
 
     @property
     def built_from(self) -> list[Hit]:
-        return [*self.read_sources, *(hit for _, hit in self.cited)]
+        """Every source the answer was built from (read or quoted), cited or not, once each: what the reply's scope is
+        derived from and what a cached copy's validity is checked against (CONTRACT §3, §8)."""
+        unique: dict[str, Hit] = {}
+        for hit in [*self.read_sources, *(hit for _, hit in self.cited)]:
+            unique.setdefault(hit.id, hit)
+        return list(unique.values())
 
 
 class Composer(Protocol):

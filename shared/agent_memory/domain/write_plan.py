@@ -32,7 +32,8 @@ class TurnOutcome:
 
     turn_id: str
     result_json: str
-    error: str | None = None
+    mode: str  # stage0, or the structured-output mode of the LLM extraction
+    llm_error: str | None = None  # the classified reason the LLM stage fell back to stage 0
 
 
 @dataclass

@@ -1,20 +1,22 @@
 """The LLM extraction stage: one structured-output call to any OpenAI-compatible endpoint (CONTRACT §6.2).
 
-Failure handling, decided once here so the worker only has two exceptions to know:
+Failure handling, decided once here so the worker only has two exceptions to know, each carrying a
+classified ``reason`` (``errors.LlmFailure``) that is safe to store on the turn:
 
 * invalid JSON or a reply that does not match the schema → exactly one repair request (the rejected
-  reply and the reason are sent back); still invalid → ``ProviderOutputInvalid``: the caller keeps
-  stage 0 and records the failure on the turn.
-* 429, 408, 409, any 5xx, a timeout or a connection failure → ``ProviderRetryable``: the worker fails
-  the SQS message and SQS retries it after the visibility timeout (then the DLQ). The client itself
-  never retries (``max_retries=0``), so one attempt costs at most ``timeout_seconds`` per request,
-  and a whole ``extract`` at most about twice that (first request plus the repair).
-* any other 4xx (400 bad request or context too long, 401/403 bad key, 404 unknown model, 422) →
-  ``ProviderRequestRejected``, a ``ProviderOutputInvalid``: retrying the message cannot fix a
-  configuration problem, and failing it would only park every turn in the DLQ, so stage 0 is kept and
-  the failure is recorded on the turn, like invalid output. No repair request is sent for these.
+  reply and the reason are sent back); still invalid → ``ProviderOutputInvalid`` (``invalid_output``):
+  the caller keeps stage 0 and records the failure on the turn.
+* 429, 408, 409, 500 (unless its body says the request was invalid), 502/503/504, a timeout or a
+  connection failure → ``ProviderRetryable``: the worker fails the SQS message and SQS retries it after
+  the visibility timeout; the final delivery reconciles stage 0. The client itself never retries
+  (``max_retries=0``), so one attempt costs at most ``timeout_seconds`` per request.
+* 400, 422 or a 500 with a validation body → in ``auto`` the same request in the next weaker
+  structured-output mode (``structured_output``); rejected in every mode → ``ProviderRequestRejected``.
+* 401/403, 404 and any other status → ``ProviderRequestRejected`` at once, a ``ProviderOutputInvalid``:
+  retrying cannot fix a configuration problem, so stage 0 is kept and the reason recorded. No repair
+  request is sent for these.
 * a 2xx body that is not a chat completion (e.g. an HTML page: the base URL misses ``/v1``) →
-  ``ProviderOutputInvalid`` for the same reason, also without a repair request.
+  ``ProviderOutputInvalid`` (``malformed_response``), also without a repair request.
 
 Nothing here reads the environment: ``build_llm_extractor`` takes the settings as parameters.
 ``openai`` is imported lazily, so a deployment without an LLM never pays for the import.
@@ -23,11 +25,14 @@ Nothing here reads the environment: ``build_llm_extractor`` takes the settings a
 from __future__ import annotations
 
 import json
+import re
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
 from agent_memory.extraction import prompts
-from agent_memory.extraction.errors import ProviderOutputInvalid, ProviderRetryable
+from agent_memory.extraction.errors import LlmFailure, ProviderOutputInvalid, ProviderRetryable
 from agent_memory.extraction.model import Extraction, ExtractionContext
+from agent_memory.extraction.structured_output import LEARNED, LearnedModes, Mode, Setting
 from agent_memory.observability import logger
 
 if TYPE_CHECKING:
@@ -39,19 +44,37 @@ DEFAULT_TIMEOUT_SECONDS = 20.0
 # Sent when no key is configured: local OpenAI-compatible servers (llama.cpp, vLLM, Ollama) need none,
 # and the openai client refuses to start without one (it would otherwise fall back to OPENAI_API_KEY).
 NO_API_KEY = 'no-key'
-_RETRYABLE_STATUS = frozenset({408, 409, 429})
+_RETRYABLE_STATUS = frozenset({408, 409, 429, 500, 502, 503, 504})
+_MODE_DEPENDENT_STATUS = frozenset({400, 422, 500})  # what a server answers to a response_format it does not support
+# A 500 whose body reads like this is the server validating the request (llama-cpp-python answers an unsupported
+# response_format so), not an outage: retrying the same request cannot succeed.
+_INVALID_REQUEST_BODY = re.compile(
+    r'validation error|invalid request|input should be|extra inputs|unsupported|not supported|unrecognized|unknown (?:field|parameter)',
+    re.IGNORECASE,
+)
 
 
 class ProviderRequestRejected(ProviderOutputInvalid):
-    """The provider refused the request with a 4xx that retrying cannot fix (bad key, unknown model, request too large)."""
+    """The provider refused the request with a status that retrying cannot fix (bad key, unknown model, bad request)."""
 
-    def __init__(self, message: str, status_code: int) -> None:
-        super().__init__(message)
+    def __init__(self, reason: LlmFailure, detail: str, status_code: int) -> None:
+        super().__init__(reason, detail)
         self.status_code = status_code
+
+    @property
+    def mode_dependent(self) -> bool:
+        return self.status_code in _MODE_DEPENDENT_STATUS
+
+
+@dataclass(frozen=True)
+class LlmExtraction:
+    extraction: Extraction
+    mode: Mode  # the structured-output mode the server accepted
 
 
 class LlmExtractor:
-    """One per cold start; ``extract`` is one chat.completions call (plus at most one repair call) per turn."""
+    """One per cold start; ``extract`` is one chat.completions call (plus at most one repair call) per turn, plus one
+    rejected call per weaker mode while the server's mode is not yet known."""
 
     def __init__(
         self,
@@ -61,15 +84,24 @@ class LlmExtractor:
         api_key: str | None = None,
         timeout_seconds: float = DEFAULT_TIMEOUT_SECONDS,
         temperature: float | None = None,
+        structured_output: Setting = 'auto',
+        max_output_tokens: int | None = None,
+        learned: LearnedModes = LEARNED,
         client: openai.OpenAI | None = None,
     ) -> None:
         if not base_url or not model:
             raise ValueError('an LLM extractor needs a base URL and a model')
         if timeout_seconds <= 0:
             raise ValueError('timeout_seconds must be positive')
+        self.base_url = base_url
         self.default_model = model
         self.timeout_seconds = timeout_seconds
         self.temperature = temperature  # None: the provider's default (some reasoning models reject any other value)
+        self.structured_output = structured_output
+        # None sends no ``max_tokens`` (some reasoning models reject it); a server without its own cap then lets a small
+        # model that loops inside a JSON object generate until its context window is full.
+        self.max_output_tokens = max_output_tokens
+        self._learned = learned
         if client is None:
             import openai
 
@@ -79,51 +111,83 @@ class LlmExtractor:
     def close(self) -> None:
         self._client.close()
 
-    def extract(self, text: str, ctx: ExtractionContext, stage0: Extraction, model: str | None = None) -> Extraction:
+    def extract(self, text: str, ctx: ExtractionContext, stage0: Extraction, model: str | None = None) -> LlmExtraction:
         """The extraction of ``text`` (complete, not a delta over stage 0: stage 0 is only a hint to the model).
 
         ``model`` is the context's ``models.extraction`` override; None uses the default model.
         Raises ``ProviderRetryable`` (retry the SQS message) or ``ProviderOutputInvalid`` (keep stage 0, record it).
         """
         model = model or self.default_model
-        messages = prompts.build_messages(text, ctx, stage0)
-        content = self._complete(model, messages)
+        modes = self._learned.candidates(self.structured_output, self.base_url, model)
+        for mode in modes:
+            messages = prompts.build_messages(text, ctx, stage0, mode)
+            try:
+                content = self._complete(model, messages, mode)
+            except ProviderRequestRejected as exc:
+                if not exc.mode_dependent or mode == modes[-1]:
+                    raise
+                logger.warning(
+                    'LLM provider rejected the request, trying the next structured-output mode', extra={'model': model, 'mode': mode}
+                )
+                continue
+            self._learned.accepted(self.base_url, model, mode)
+            return LlmExtraction(self._parse_or_repair(model, messages, mode, content, ctx), mode)
+        raise AssertionError('unreachable: the last mode re-raises')  # pragma: no cover
+
+    def _parse_or_repair(self, model: str, messages: list[dict[str, str]], mode: Mode, content: str, ctx: ExtractionContext) -> Extraction:
         try:
             return prompts.parse_reply(content, ctx)
         except ValueError as exc:
             error = prompts.describe_error(exc)
         logger.warning('LLM extraction output invalid, sending one repair request', extra={'model': model, 'error': error})
-        repaired = self._complete(model, [*messages, *prompts.repair_messages(content, error)])
+        repaired = self._complete(model, [*messages, *prompts.repair_messages(content, error)], mode)
         try:
             return prompts.parse_reply(repaired, ctx)
         except ValueError as exc:
             error = prompts.describe_error(exc)
         logger.warning('LLM extraction output still invalid after the repair request', extra={'model': model, 'error': error})
-        raise ProviderOutputInvalid(f'model {model!r} returned invalid output twice: {error}')
+        raise ProviderOutputInvalid('invalid_output', f'model {model!r} returned invalid output twice: {error}')
 
-    def _complete(self, model: str, messages: list[dict[str, str]]) -> str:
+    def _complete(self, model: str, messages: list[dict[str, str]], mode: Mode) -> str:
         """One request; the reply's text (empty when the model sent none, which then fails parsing)."""
         import openai
 
         extra: dict[str, Any] = {} if self.temperature is None else {'temperature': self.temperature}
+        if self.max_output_tokens is not None:
+            extra['max_tokens'] = self.max_output_tokens
+        response_format = prompts.response_format(mode)
+        if response_format is not None:
+            extra['response_format'] = cast('ResponseFormat', response_format)
         try:
             completion = self._client.chat.completions.create(
                 model=model,
                 # Plain role/content dicts are valid message params; the cast only spares building TypedDicts by hand.
                 messages=cast('list[ChatCompletionMessageParam]', messages),
-                response_format=cast('ResponseFormat', prompts.response_format()),
                 **extra,
             )
-        except openai.APIConnectionError as exc:  # includes APITimeoutError
-            raise ProviderRetryable(f'LLM provider unreachable or too slow: {type(exc).__name__}') from exc
+        except openai.APITimeoutError as exc:
+            raise ProviderRetryable('timeout', f'LLM provider too slow: {type(exc).__name__}') from exc
+        except openai.APIConnectionError as exc:
+            raise ProviderRetryable('unreachable', f'LLM provider unreachable: {type(exc).__name__}') from exc
         except openai.APIStatusError as exc:
-            message = f'LLM provider answered HTTP {exc.status_code}: {_error_message(exc)}'
-            if exc.status_code in _RETRYABLE_STATUS or exc.status_code >= 500:
-                raise ProviderRetryable(message) from exc
-            raise ProviderRequestRejected(message, exc.status_code) from exc
+            raise _classify(exc) from exc
         except (openai.APIResponseValidationError, json.JSONDecodeError) as exc:
-            raise ProviderOutputInvalid(f'LLM provider sent a malformed response: {type(exc).__name__}') from exc
+            raise ProviderOutputInvalid('malformed_response', f'LLM provider sent a malformed response: {type(exc).__name__}') from exc
         return _reply_text(completion)
+
+
+def _classify(exc: openai.APIStatusError) -> ProviderRetryable | ProviderRequestRejected:
+    status, message = exc.status_code, _error_message(exc)
+    detail = f'LLM provider answered HTTP {status}: {message[:300]}'  # for the logs only
+    if status == 500 and _INVALID_REQUEST_BODY.search(message):
+        return ProviderRequestRejected('request_rejected', detail, status)
+    if status in _RETRYABLE_STATUS:
+        return ProviderRetryable('rate_limited' if status == 429 else 'server_error', detail)
+    if status in (401, 403):
+        return ProviderRequestRejected('auth_failed', detail, status)
+    if status == 404:
+        return ProviderRequestRejected('model_not_found' if 'model' in message.lower() else 'not_found', detail, status)
+    return ProviderRequestRejected('request_rejected', detail, status)
 
 
 def _reply_text(completion: object) -> str:
@@ -131,7 +195,7 @@ def _reply_text(completion: object) -> str:
     proxy's answer) is a malformed response, not model output: no repair, keep stage 0 like a rejected request."""
     choices = getattr(completion, 'choices', None)
     if not isinstance(choices, list):
-        raise ProviderOutputInvalid('LLM provider sent a response that is not a chat completion (check the base URL)')
+        raise ProviderOutputInvalid('malformed_response', 'LLM provider sent a response that is not a chat completion (check the base URL)')
     content = getattr(getattr(choices[0], 'message', None), 'content', None) if choices else None
     return content if isinstance(content, str) else ''  # no text (a refusal, no choices) fails parsing → repair
 
@@ -139,8 +203,10 @@ def _reply_text(completion: object) -> str:
 def _error_message(exc: openai.APIStatusError) -> str:
     body = exc.body
     if isinstance(body, dict) and isinstance(body.get('message'), str):
-        return str(body['message'])[:300]
-    return exc.message[:300]
+        return str(body['message'])
+    if isinstance(body, dict | list):
+        return json.dumps(body)
+    return exc.message
 
 
 def build_llm_extractor(
@@ -149,8 +215,17 @@ def build_llm_extractor(
     model: str | None,
     api_key: str | None = None,
     timeout_seconds: float = DEFAULT_TIMEOUT_SECONDS,
+    structured_output: Setting = 'auto',
+    max_output_tokens: int | None = None,
 ) -> LlmExtractor | None:
     """The LLM stage, or None when no base URL or no default model is configured (stage 0 is then the whole extractor)."""
     if not base_url or not model:
         return None
-    return LlmExtractor(base_url=base_url, model=model, api_key=api_key, timeout_seconds=timeout_seconds)
+    return LlmExtractor(
+        base_url=base_url,
+        model=model,
+        api_key=api_key,
+        timeout_seconds=timeout_seconds,
+        structured_output=structured_output,
+        max_output_tokens=max_output_tokens,
+    )

@@ -103,6 +103,24 @@ class Extraction(_Model):
 
         return Extraction(**{name: union(getattr(self, name), getattr(other, name)) for name in type(self).model_fields})
 
+    def not_covered_by(self, later: Extraction) -> Extraction:
+        """What of this (stage 0) result a later stage leaves unsaid: the instructions and uncertainties, and the
+        attributes, relations and negations at addresses (entity + key, subject + label) the later result does not
+        fill. A model can correct a stage-0 value by giving the same address another one, but cannot lose it."""
+        keys = {(a.entity, a.key) for a in later.attributes} | {(i.entity, i.key) for i in later.invalidations}
+        labels = {(r.subject, r.label) for r in later.relations}
+        attributes = tuple(a for a in self.attributes if (a.entity, a.key) not in keys)
+        relations = tuple(r for r in self.relations if (r.subject, r.label) not in labels)
+        referenced = {a.entity for a in attributes} | {r.subject for r in relations} | {r.object for r in relations}
+        return Extraction(
+            entities=tuple(e for e in self.entities if e in referenced),
+            attributes=attributes,
+            relations=relations,
+            instructions=self.instructions,
+            uncertainties=self.uncertainties,
+            invalidations=tuple(i for i in self.invalidations if (i.entity, i.key) not in keys),
+        )
+
 
 class KnownEntity(_Model):
     type: str

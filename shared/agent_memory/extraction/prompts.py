@@ -33,6 +33,7 @@ from agent_memory.extraction.model import (
     Invalidation,
     UncertaintyKind,
 )
+from agent_memory.extraction.structured_output import Mode
 
 SCHEMA_NAME = 'memory_extraction'
 DATA_OPEN = '<untrusted_data>'
@@ -179,9 +180,13 @@ EXTRACTION_SCHEMA: dict[str, Any] = _object(
 )
 
 
-def response_format() -> dict[str, Any]:
-    """The ``response_format`` argument of ``chat.completions.create``."""
-    return {'type': 'json_schema', 'json_schema': {'name': SCHEMA_NAME, 'strict': True, 'schema': EXTRACTION_SCHEMA}}
+def response_format(mode: Mode = 'json_schema') -> dict[str, Any] | None:
+    """The ``response_format`` argument of ``chat.completions.create`` for a structured-output mode (None: omit it)."""
+    if mode == 'json_schema':
+        return {'type': 'json_schema', 'json_schema': {'name': SCHEMA_NAME, 'strict': True, 'schema': EXTRACTION_SCHEMA}}
+    if mode == 'json_object':
+        return {'type': 'json_object'}
+    return None
 
 
 # ---------------------------------------------------------------------------------------------------------------------
@@ -271,11 +276,16 @@ def data_payload(text: str, ctx: ExtractionContext, stage0: Extraction) -> dict[
     }
 
 
-def build_messages(text: str, ctx: ExtractionContext, stage0: Extraction) -> list[dict[str, str]]:
-    """The system prompt (rules) and the user message (the data block, framed as untrusted)."""
+SCHEMA_IN_PROMPT = f'\nThe "{SCHEMA_NAME}" JSON schema your reply must match:\n' + json.dumps(EXTRACTION_SCHEMA, separators=(',', ':'))
+
+
+def build_messages(text: str, ctx: ExtractionContext, stage0: Extraction, mode: Mode = 'json_schema') -> list[dict[str, str]]:
+    """The system prompt (rules; the schema too when the server does not receive it as ``json_schema``) and the
+    user message (the data block, framed as untrusted)."""
     data = _safe_json(data_payload(text, ctx, stage0))
     user = f'{USER_PREAMBLE}\n{DATA_OPEN}\n{data}\n{DATA_CLOSE}\n{USER_CLOSING}'
-    return [{'role': 'system', 'content': SYSTEM_PROMPT}, {'role': 'user', 'content': user}]
+    system = SYSTEM_PROMPT if mode == 'json_schema' else SYSTEM_PROMPT + SCHEMA_IN_PROMPT
+    return [{'role': 'system', 'content': system}, {'role': 'user', 'content': user}]
 
 
 def repair_messages(rejected: str, error: str) -> list[dict[str, str]]:
@@ -397,6 +407,22 @@ def _unfence(content: str) -> str:
     return content.strip()
 
 
+def _embedded_object(content: str) -> dict[str, Any] | None:
+    """The first JSON object inside prose ("Here is the extraction: {...} Hope this helps"), which models
+    without a structured-output mode often write; None when there is none."""
+    decoder = json.JSONDecoder()
+    start = content.find('{')
+    while start != -1:
+        try:
+            value, _ = decoder.raw_decode(content, start)
+        except json.JSONDecodeError:
+            value = None
+        if isinstance(value, dict):
+            return value
+        start = content.find('{', start + 1)
+    return None
+
+
 def parse_reply(content: str, ctx: ExtractionContext) -> Extraction:
     """The model's reply as an ``Extraction``. Raises ``ValueError`` (``ValidationError`` is one) with a short reason."""
     content = _unfence(content)
@@ -405,7 +431,9 @@ def parse_reply(content: str, ctx: ExtractionContext) -> Extraction:
     try:
         raw = json.loads(content)
     except json.JSONDecodeError as exc:
-        raise ValueError(f'not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})') from exc
+        raw = _embedded_object(content)
+        if raw is None:
+            raise ValueError(f'not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})') from exc
     if not isinstance(raw, dict):
         raise ValueError(f'the top level must be a JSON object, got {type(raw).__name__}')
     reply = _Reply.model_validate(raw)

@@ -1,0 +1,365 @@
+"""OpenAI-compatible servers as users run them (issue 16), through the worker Lambda and the /chat handler.
+
+Each ``PROFILES`` entry configures the test server like a real server: llama-cpp-python (refuses
+``json_schema`` with an HTTP 500 validation body), a server without structured output, a model that
+writes prose around its JSON, a model that never emits citation markers. For each: stage 0 is kept,
+the structured-output fallback is taken, a failure is recorded as a classified reason without the
+provider's text, and an uncited /chat answer is invalidated when its fact is superseded.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+
+from agent_memory.api.services import Services, build_extractors
+from agent_memory.config import get_settings
+from agent_memory.domain.extraction_pipeline import Extractors
+from agent_memory.domain.synthesis import LlmComposer
+from agent_memory.extraction.llm import LlmExtractor
+from agent_memory.extraction.structured_output import LearnedModes
+from tests.conftest import Api, Worker
+from tests.llm_server import VALIDATION_MESSAGE, LlmTestServer
+
+SAM_TURN = (
+    'Hi, I am Sam. I work at Acme as a data engineer and I moved from the Free plan to Pro last week. Always answer in bullet points.'
+)
+STAGE0_FACTS = {('name', 'Sam'), ('employer', 'Acme'), ('title', 'data engineer'), ('plan', 'Pro')}
+SELF = {'type': 'person', 'name': 'self'}
+PROVIDER_TEXT = ('validation error', 'File "', 'site-packages', 'CreateChatCompletionRequest', '/srv/')
+
+
+def llm_reply(*facts: tuple[str, str]) -> dict[str, Any]:
+    attributes = [
+        {'entity': SELF, 'key': key, 'value': value, 'category': 'identity', 'confidence': 0.95, 'valid_from': None, 'valid_until': None,
+         'tentative': False}
+        for key, value in facts
+    ]  # fmt: skip
+    return {'entities': [SELF], 'attributes': attributes, 'relations': [], 'actions': [], 'instructions': [], 'uncertainties': [],
+            'invalidations': []}  # fmt: skip
+
+
+# name → (configure the server, the structured-output mode the extraction ends up using)
+PROFILES: dict[str, tuple[Callable[[LlmTestServer], object], str]] = {
+    'llama-cpp-python': (lambda s: s.refuse_formats('json_schema'), 'json_object'),
+    'no-structured-output': (lambda s: s.refuse_formats('json_schema', 'json_object', status=400), 'prompt'),
+    'prose-around-json': (lambda s: (s.refuse_formats('json_schema', 'json_object', status=422), setattr(s, 'prose', True)), 'prompt'),
+    'no-citation-markers': (lambda s: setattr(s, 'markers', False), 'json_schema'),
+}
+
+
+@pytest.fixture
+def server(services: Services, monkeypatch: pytest.MonkeyPatch) -> Iterator[LlmTestServer]:
+    """Extraction and /chat synthesis both routed to one test server (the real openai client, real HTTP)."""
+    llm = LlmTestServer().start()
+    extractor = LlmExtractor(base_url=llm.base_url, model='local-model', timeout_seconds=2, learned=LearnedModes())
+    monkeypatch.setattr(services, 'extractors', Extractors(stage0=services.extractors.stage0, llm=extractor))
+    monkeypatch.setattr(services, '_composer', LlmComposer(llm.base_url, 'local-model', None, 5.0))
+    yield llm
+    extractor.close()
+    llm.stop()
+
+
+def queue_turn(api: Api, text: str = SAM_TURN) -> str:
+    code, body, _ = api.call('facts', 'POST', '/facts', {'text': text})
+    assert code == 202, body
+    return str(body['turnId'])
+
+
+def extraction(api: Api, turn: str) -> dict[str, Any]:
+    code, body, _ = api.call('facts', 'GET', f'/extractions/{turn}')
+    assert code == 200, body
+    return body
+
+
+def self_facts(api: Api) -> set[tuple[str, str]]:
+    _, profile, _ = api.call('views', 'GET', '/profile')
+    return {(f['key'], f['value']) for f in profile['selfFacts']}
+
+
+def instructions(api: Api) -> list[str]:
+    _, profile, _ = api.call('views', 'GET', '/profile')
+    return [i['description'] for i in profile['instructions']]
+
+
+def assert_no_provider_text(body: dict[str, Any]) -> None:
+    text = json.dumps(body)
+    assert not [marker for marker in PROVIDER_TEXT if marker in text], text
+
+
+# -- extraction through the worker ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize('profile', PROFILES)
+def test_each_server_profile_extracts_with_the_strongest_accepted_mode(
+    api: Api, worker: Worker, server: LlmTestServer, profile: str
+) -> None:
+    configure, expected_mode = PROFILES[profile]
+    configure(server)
+    server.reply_json(llm_reply(('name', 'Sam'), ('employer', 'Acme'), ('plan', 'Pro'), ('team', 'data platform')))
+
+    turn = queue_turn(api)
+    worker.drain()
+
+    status = extraction(api, turn)
+    assert status['status'] == 'done' and status['mode'] == expected_mode and 'llmError' not in status
+    assert ('team', 'data platform') in self_facts(api)  # only the model found this one
+    assert instructions(api) == ['Always answer in bullet points']  # stage 0's directive is always kept
+    sent = [(r.body.get('response_format') or {}).get('type') for r in server.requests]
+    assert sent == {'json_schema': ['json_schema'], 'json_object': ['json_schema', 'json_object'],
+                    'prompt': ['json_schema', 'json_object', None]}[expected_mode]  # fmt: skip
+    if expected_mode != 'json_schema':  # the server does not get the schema as a parameter: it is in the prompt
+        assert '"memory_extraction" JSON schema' in server.requests[-1].message('system')
+
+
+@pytest.mark.parametrize('profile', ['llama-cpp-python', 'no-structured-output'])
+def test_the_accepted_mode_is_remembered_for_the_next_turn(api: Api, worker: Worker, server: LlmTestServer, profile: str) -> None:
+    configure, expected_mode = PROFILES[profile]
+    configure(server)
+    server.reply_json(llm_reply(('name', 'Sam'))).reply_json(llm_reply(('plan', 'Pro')))
+    queue_turn(api, 'My name is Sam.')
+    worker.drain()
+    probing = len(server.requests)
+
+    second = queue_turn(api, 'My plan is Pro.')
+    worker.drain()
+
+    assert len(server.requests) == probing + 1  # straight to the mode that worked, no rejected request first
+    assert extraction(api, second)['mode'] == expected_mode
+
+
+def test_a_server_refusing_every_mode_keeps_stage0_and_records_the_class_only(api: Api, worker: Worker, server: LlmTestServer) -> None:
+    server.refuse_formats('json_schema', 'json_object')
+    server.validation_error()  # the plain-prompt request is refused too
+
+    turn = queue_turn(api)
+    worker.drain()
+
+    status = extraction(api, turn)
+    assert status['status'] == 'done' and status['mode'] == 'stage0' and status['llmError'] == 'request_rejected'
+    assert_no_provider_text(status)
+    assert self_facts(api) >= STAGE0_FACTS
+    assert instructions(api) == ['Always answer in bullet points']
+    assert len(server.requests) == 3  # one per mode, no SQS retry: the same request cannot succeed later
+    assert worker.dead_letters() == []
+
+
+@pytest.mark.parametrize(
+    ('status', 'message', 'reason'),
+    [
+        (404, 'The model `smollm3` does not exist at /srv/models/smollm3.gguf', 'model_not_found'),
+        (401, 'Incorrect API key provided: sk-abc. File "/srv/app.py"', 'auth_failed'),
+        (500, VALIDATION_MESSAGE, 'request_rejected'),
+    ],
+)
+def test_a_permanent_error_keeps_stage0_on_the_first_delivery(
+    api: Api, worker: Worker, server: LlmTestServer, status: int, message: str, reason: str
+) -> None:
+    if status == 500:  # a validation error is mode-dependent: every mode is tried, all are refused
+        server.refuse_formats('json_object', 'json_schema')
+    server.error(status, message)
+
+    turn = queue_turn(api)
+    first = worker.deliver(worker.receive())
+
+    assert first['batchItemFailures'] == []  # not retried by SQS
+    body = extraction(api, turn)
+    assert body['status'] == 'done' and body['mode'] == 'stage0' and body['llmError'] == reason
+    assert_no_provider_text(body)
+    assert self_facts(api) >= STAGE0_FACTS
+
+
+@pytest.mark.parametrize(('status', 'reason'), [(429, 'rate_limited'), (502, 'server_error'), (503, 'server_error'), (504, 'server_error')])
+def test_transient_errors_are_retried_then_the_final_delivery_keeps_stage0(
+    api: Api, worker: Worker, server: LlmTestServer, services: Services, status: int, reason: str
+) -> None:
+    for _ in range(services.max_receives):
+        server.error(status, 'upstream said: File "/srv/gateway.py", line 12')
+
+    turn = queue_turn(api)
+    first = worker.deliver(worker.receive())
+
+    assert len(first['batchItemFailures']) == 1
+    queued = extraction(api, turn)
+    assert queued['status'] == 'queued' and queued['error'] == f'LLM provider {reason}; the message will be retried'
+    assert_no_provider_text(queued)
+    worker.drain()
+    done = extraction(api, turn)
+    assert done['status'] == 'done' and done['mode'] == 'stage0' and done['llmError'] == reason and 'error' not in done
+    assert self_facts(api) >= STAGE0_FACTS
+    assert len(server.requests) == services.max_receives
+    assert worker.dead_letters() == []
+
+
+def test_a_timeout_on_every_delivery_keeps_stage0(api: Api, worker: Worker, server: LlmTestServer, services: Services) -> None:
+    for _ in range(services.max_receives):
+        server.stall(3)
+
+    turn = queue_turn(api, 'My name is Sam.')
+    worker.drain()
+
+    body = extraction(api, turn)
+    assert (body['status'], body['mode'], body['llmError']) == ('done', 'stage0', 'timeout')
+    assert ('name', 'Sam') in self_facts(api)
+
+
+def test_a_redelivered_job_after_the_stage0_fallback_is_not_applied_twice(
+    api: Api, worker: Worker, server: LlmTestServer, services: Services
+) -> None:
+    for _ in range(services.max_receives):
+        server.error(503)
+    turn = queue_turn(api)
+    messages = worker.receive()
+    body = messages[0]['Body']
+    worker.deliver(messages)
+    worker.drain()
+    before = extraction(api, turn)
+
+    worker.sqs.send_message(QueueUrl=worker.queue_url, MessageBody=body)  # SQS at-least-once: the same job again
+    worker.drain()
+
+    assert extraction(api, turn) == before
+    _, profile, _ = api.call('views', 'GET', '/profile')
+    assert sorted((f['key'], f['value']) for f in profile['selfFacts']) == sorted(STAGE0_FACTS)
+    assert len(server.requests) == services.max_receives  # the done turn is not extracted again
+
+
+# -- /chat ----------------------------------------------------------------------------------------------------------
+
+SAM = {'type': 'person', 'name': 'Sam'}
+QUESTION = 'What plan is Sam on?'
+
+
+def remember_plan(api: Api, value: str) -> None:
+    code, body, _ = api.call('facts', 'POST', '/facts', {'infer': 'triples', 'triples': [{'entity': SAM, 'key': 'plan', 'value': value}]})
+    assert code == 200, body
+
+
+def chat(api: Api, message: str = QUESTION) -> dict[str, Any]:
+    code, body, _ = api.call('chat', 'POST', '/chat', {'message': message})
+    assert code == 200, body
+    return body
+
+
+@pytest.mark.parametrize('profile', PROFILES)
+def test_an_uncited_answer_is_invalidated_when_its_fact_is_superseded(api: Api, server: LlmTestServer, profile: str) -> None:
+    PROFILES[profile][0](server)
+    server.markers = False  # the model never cites, whatever the profile
+    server.reply_text('The plan Sam is on is Pro. [S1]').reply_text('Sam is on the Enterprise plan. [S1]')
+    remember_plan(api, 'Pro')
+
+    first = chat(api)
+    assert 'Pro' in first['reply'] and first['citations'] == [] and first['cached'] is False
+    assert 'Sam plan: Pro' in server.requests[0].message('user')  # the fact was in the prompt: the answer was built from it
+    remember_plan(api, 'Enterprise')  # supersedes Pro
+    again = chat(api)
+
+    assert again['cached'] is False and 'Enterprise' in again['reply']
+    assert server.chat_calls == 2
+
+
+def test_an_uncited_answer_is_served_from_the_cache_while_its_sources_are_current(api: Api, server: LlmTestServer) -> None:
+    server.markers = False
+    server.reply_text('The plan Sam is on is Pro.')
+    remember_plan(api, 'Pro')
+
+    chat(api)
+    again = chat(api)
+
+    assert again['cached'] is True and again['reply'] == 'The plan Sam is on is Pro.' and server.chat_calls == 1
+
+
+def test_an_answer_built_from_nothing_is_not_cached(api: Api, server: LlmTestServer) -> None:
+    server.reply_text("I don't know Sam's plan.").reply_text('Sam is on the Pro plan.')
+
+    assert chat(api)['cached'] is False
+    remember_plan(api, 'Pro')  # a fact about an entity the first answer could not have named
+    again = chat(api)
+
+    assert again['cached'] is False and 'Pro' in again['reply']
+
+
+@pytest.mark.parametrize('profile', PROFILES)
+def test_chat_answers_and_streams_on_every_server_profile(api: Api, server: LlmTestServer, profile: str) -> None:
+    PROFILES[profile][0](server)
+    server.reply_text('Sam is on Pro [S1].')
+    remember_plan(api, 'Pro')
+
+    result = api.call_raw('chat', 'POST', '/chat', {'message': QUESTION, 'stream': True})
+
+    assert result['statusCode'] == 200 and 'text/event-stream' in result['headers']['Content-Type']
+    assert 'Pro' in result['body'] and 'response_format' not in server.requests[0].body  # synthesis never asks for structured output
+
+
+def test_a_synthesis_validation_error_is_a_503_without_provider_text(api: Api, server: LlmTestServer) -> None:
+    server.validation_error().validation_error()  # the client's one retry too
+    remember_plan(api, 'Pro')
+
+    code, body, _ = api.call('chat', 'POST', '/chat', {'message': QUESTION})
+
+    assert code == 503
+    assert_no_provider_text(body)
+
+
+def test_a_valid_but_empty_model_reply_keeps_stage0_facts(api: Api, worker: Worker, server: LlmTestServer) -> None:
+    server.reply_json(llm_reply())  # what a tiny model often answers: valid, and empty
+
+    turn = queue_turn(api)
+    worker.drain()
+
+    assert extraction(api, turn)['mode'] == 'json_schema'
+    assert self_facts(api) >= STAGE0_FACTS
+    assert instructions(api) == ['Always answer in bullet points']
+
+
+def test_the_model_corrects_a_stage0_value_at_the_same_address(api: Api, worker: Worker, server: LlmTestServer) -> None:
+    server.reply_json(llm_reply(('plan', 'Pro annual')))
+
+    queue_turn(api)
+    worker.drain()
+
+    facts = self_facts(api)
+    assert ('plan', 'Pro annual') in facts and ('plan', 'Pro') not in facts  # one plan: the model's
+    assert {('name', 'Sam'), ('employer', 'Acme')} <= facts  # the addresses it left empty keep stage 0's values
+
+
+def test_a_preview_with_the_provider_down_shows_stage0(api: Api, server: LlmTestServer) -> None:
+    server.error(503, 'upstream said: File "/srv/gateway.py", line 12')  # nothing retries a synchronous preview
+
+    code, body, _ = api.call('facts', 'POST', '/facts', {'infer': 'preview', 'text': SAM_TURN})
+
+    assert code == 200, body
+    assert {(a['key'], a['value']) for a in body['extraction']['attributes']} >= STAGE0_FACTS
+    assert_no_provider_text(body)
+
+
+def test_the_configured_output_cap_is_sent_on_every_extraction_request(
+    api: Api, worker: Worker, services: Services, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A small model looping inside a JSON object otherwise generates until the server's context is full (minutes)."""
+    llm = LlmTestServer().start()
+    llm.refuse_formats('json_schema').reply_text('{"entities": [').reply_json(llm_reply(('name', 'Sam')))
+    monkeypatch.setenv('AGENT_MEMORY_LLM_BASE_URL', llm.base_url)
+    monkeypatch.setenv('AGENT_MEMORY_LLM_EXTRACTION_MODEL', 'capped-model')
+    monkeypatch.setenv('AGENT_MEMORY_LLM_MAX_OUTPUT_TOKENS', '256')
+    settings = get_settings.__wrapped__()  # read from the environment now, leaving the cached settings alone
+    try:
+        monkeypatch.setattr(services, 'extractors', build_extractors(settings))
+        turn = queue_turn(api, 'My name is Sam.')
+        worker.drain()
+    finally:
+        llm.stop()
+
+    assert extraction(api, turn)['mode'] == 'json_object'
+    assert [r.body.get('max_tokens') for r in llm.requests] == [256, 256, 256]  # rejected mode, truncated reply, repair
+
+
+def test_no_output_cap_is_sent_unless_configured(api: Api, worker: Worker, server: LlmTestServer) -> None:
+    server.reply_json(llm_reply(('name', 'Sam')))
+    queue_turn(api, 'My name is Sam.')
+    worker.drain()
+
+    assert server.requests and all('max_tokens' not in r.body for r in server.requests)
