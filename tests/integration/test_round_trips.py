@@ -125,3 +125,13 @@ def test_refused_keys_take_no_token_from_the_principals_bucket(services: Service
     assert [api.call('views', 'GET', '/me', key=k)[0] for k in ('am_unknown', expired, expired)] == [401, 401, 401]
     # Then the principal's token is still there (the authentication round trip took it only for a valid key)
     assert [api.call('views', 'GET', '/me')[0] for _ in range(2)] == [200, 429]
+
+
+@pytest.mark.parametrize('field', ['sessionId', 'session_id'])
+def test_an_empty_session_id_read_with_authentication_is_a_400_not_a_500(api: Api, services: Services, field: str) -> None:
+    # Given a body naming the empty session id (found by the fuzzer: the auth lookup built a record id from it)
+    before = services.store(api.context_id).table_counts()
+    # When it is written, then it is refused as bad input and nothing is stored
+    code, body, _ = api.call('facts', 'POST', '/facts', {'infer': 'none', 'text': 'hello', field: ''})
+    assert code == 400, body
+    assert services.store(api.context_id).table_counts() == before

@@ -80,7 +80,7 @@ def resolve_caller(db: Database, key_hash: str, context_id: str, target: str | N
         'ctx_id': rid('context', context_id),
         'ctx': context_id,
         'target': target,
-        'named_session': session,  # $session is a protected variable
+        'named_session': session or None,  # $session is a protected variable; '' names no record
         'now': now,
         'throttle': throttle is not None,
         'default_enabled': defaults.enabled,
