@@ -7,7 +7,7 @@ from typing import Any
 
 from agent_memory.api.services import Services
 from agent_memory.db.memory_store import MemoryStore
-from agent_memory.db.retrieval_store import DF_CAP, ReadFilter, RetrievalStore
+from agent_memory.db.retrieval_store import DF_CAP, ReadFilter, RetrievalStore, TermPlan, plan_terms
 from agent_memory.db.term_frequencies import TermFrequencies
 from agent_memory.domain.ids import utcnow
 from tests.conftest import Api
@@ -76,19 +76,40 @@ def test_an_adjacent_turn_outside_the_requested_labels_never_joins(api: Api) -> 
     assert code == 200 and ids(found) == ['Melanie: What did you end up calling the new puppy?']
 
 
-def test_terms_in_more_rows_than_the_cap_are_left_out_of_the_or(api: Api, store: MemoryStore) -> None:
-    """A term in more than ``DF_CAP`` rows would cost a scan of all of them and rank nothing: it is dropped; when
-    every term is that common, the list falls back to their intersection."""
+def test_a_single_common_term_beside_selective_ones_is_left_out_of_the_or(api: Api, store: MemoryStore) -> None:
+    """A term in more than ``DF_CAP`` rows would cost a scan of all of them and rank nothing the selective terms do
+    not: alone beside them it is dropped; when every term is that common, the list is their intersection."""
     notes = [f'Caroline: note {i}' for i in range(DF_CAP + 4)]
     for start in range(0, len(notes), 100):
         batch(api, notes[start : start + 100])
     batch(api, ['Caroline: the lighthouse sketch is done.'])
     db = RetrievalStore(store)
-    terms = ['caroline', 'lighthouse', 'note']
+    terms = ['caroline', 'lighthouse']
     # one probe for every table: each table's terms are judged by that table's counts (few entity rows here)
-    assert db.selective(['entity', 'memory_chunk'], terms) == {'entity': terms, 'memory_chunk': ['lighthouse']}
-    rows = db.text('memory_chunk', ['caroline', 'note'], 5, ReadFilter(['*'], utcnow()))
+    counts = db.term_counts(['entity', 'memory_chunk'], [*terms, 'note'])
+    assert {k: v > DF_CAP for k, v in counts.items() if k[0] == 'memory_chunk'} == {
+        ('memory_chunk', 'caroline'): True, ('memory_chunk', 'lighthouse'): False, ('memory_chunk', 'note'): True,
+    }  # fmt: skip
+    assert plan_terms(terms, {t: counts[('memory_chunk', t)] for t in terms}) == TermPlan(('lighthouse',), ())
+    where = ReadFilter(['*'], utcnow())
+    assert [r['text'] for r in db.text('memory_chunk', terms, 5, where)] == ['Caroline: the lighthouse sketch is done.']
+    rows = db.text('memory_chunk', ['caroline', 'note'], 5, where)
     assert len(rows) == 5 and all(r['text'].startswith('Caroline: note ') for r in rows)
+
+
+def test_common_terms_find_their_intersection_beside_a_selective_term(api: Api) -> None:
+    """Each of the question's names and keys is in more than ``DF_CAP`` rows and only their combination is selective
+    (a large context: bench/retrieval.py at 10k facts). A selective word that matches nothing ("use") must not leave
+    the list empty: the common terms are searched for together."""
+    walks = [f'Dana: I walked the dog to the park, day {i}.' for i in range(DF_CAP + 1)]
+    crashes = [f'Eli: my editor crashed again, take {i}.' for i in range(DF_CAP + 1)]
+    rows = walks + crashes
+    for start in range(0, len(rows), 100):
+        batch(api, rows[start : start + 100])
+    batch(api, ['Dana: my editor is Vim, nothing else.'])
+    code, body, _ = api.call('retrieval', 'POST', '/query', {'query': 'Which editor does Dana use?', 'mode': 'bm25'})
+    assert code == 200
+    assert ids(body) == ['Dana: my editor is Vim, nothing else.']
 
 
 def test_all_text_lists_in_one_round_trip_rank_like_each_list_alone(api: Api, store: MemoryStore) -> None:

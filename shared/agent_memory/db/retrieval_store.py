@@ -39,7 +39,7 @@ PROJECTIONS = {
     'action': 'id, summary, actor, object, object_text, verb, importance, created_at, occurred_at, scope_sets, actor.name AS actor_name',
 }
 MAX_TERMS = 8  # query terms sent to a full-text list (content words, in query order)
-DF_CAP = 256  # a term in more rows than this costs > ~13 ms per list and is left out of the OR
+DF_CAP = 256  # a term in more rows than this costs > ~13 ms per list alone: it only joins the AND of the common terms
 TEXT_FIELDS = {'attribute': 'search_text', 'entity': 'name', 'memory_chunk': 'text'}
 VECTOR_TABLES = ('attribute', 'entity', 'memory_chunk')
 
@@ -110,6 +110,27 @@ class ReadFilter:
         return ' AND '.join(clauses)
 
 
+@dataclass(frozen=True)
+class TermPlan:
+    """How one table's lexical list uses the query's terms."""
+
+    rare: tuple[str, ...]  # in at most DF_CAP rows (or unknown to the table): each its own scored OR branch
+    together: tuple[tuple[str, ...], ...]  # common terms, ANDed: "dana", "ray" and "editor" are each in thousands of
+    # rows of a large context, their intersection in one; matching each alone would cost ~50 µs per matching row
+
+
+def plan_terms(terms: Sequence[str], counts: dict[str, int]) -> TermPlan:
+    """Selective terms are ORed and scored; the common ones (in more than ``DF_CAP`` rows) are searched for only
+    together, as one AND branch, when there are several of them or nothing else to search for. A single common
+    term beside selective ones is left out: alone it would match (and cost) every row it is in and rank nothing
+    the selective terms do not (the fixed cap used to drop every common term, so at 10k synthetic facts a question
+    naming a person and a key found nothing: bench/README.md)."""
+    rare = tuple(t for t in terms if counts[t] <= DF_CAP)
+    common = tuple(t for t in terms if counts[t] > DF_CAP)
+    together = (common,) if len(common) > 1 or (common and not rare) else ()
+    return TermPlan(rare, together)
+
+
 class RetrievalStore:
     def __init__(self, store: MemoryStore, frequencies: TermFrequencies | None = None) -> None:
         self.store = store
@@ -140,36 +161,39 @@ class RetrievalStore:
         return self.text_lists({table: limit}, terms, where)[table]
 
     def text_lists(self, limits: dict[str, int], terms: Sequence[str], where: ReadFilter) -> dict[str, list[dict[str, Any]]]:
-        """BM25 with OR semantics per table: one ``@n@`` per term, the row's score the sum of its terms' scores,
-        best first. Two round trips whatever the number of tables: the document-frequency probe, then the lists.
+        """BM25 per table, best first: one scored ``@n@`` per selective term (OR semantics: the row's score is the sum
+        of its terms' scores) and the common terms ANDed into one more branch (``plan_terms``). At most two round
+        trips whatever the number of tables: the document-frequency probe (skipped when every count is known), then
+        the lists.
 
         3.2 clamps a term's score to 0 when the term is in about half the rows or more (a speaker's name in a
         conversation), so such a term adds nothing to the order; rows that match only such terms come last and
         are dropped whenever some row scored above 0 (they are no lexical evidence, only noise in the fusion).
-        A match costs ~50 µs per matching row, so terms in more than ``DF_CAP`` rows are left out of the OR
-        (``selective``); when every term is that common the terms are ANDed instead (only their intersection).
         """
         terms = [t for t in dict.fromkeys(terms) if t][:MAX_TERMS]
         predicates = {table: where.predicate(table) for table in limits} if terms else {}
-        kept = self.selective([t for t, p in predicates.items() if p is not None], terms)
-        statements, words = {}, {f't{i}': t for i, t in enumerate(terms, start=1)}
+        counts = self.term_counts([t for t, p in predicates.items() if p is not None], terms)
+        statements, params = {}, {}
         for table, predicate in predicates.items():
             if predicate is None:
                 continue
+            plan = plan_terms(terms, {t: counts[(table, t)] for t in terms})
             field_ = TEXT_FIELDS[table]
-            # $tN is the Nth query term; @i@ numbers this statement's matches for search::score(i)
-            slots = [terms.index(t) + 1 for t in kept[table]]
-            clauses = [f'{field_} @{i}@ $t{n}' for i, n in enumerate(slots, start=1)] or [f'{field_} @1@ $all']
-            score = ' + '.join(f'search::score({i})' for i in range(1, len(clauses) + 1))
+            branches = [*plan.rare, *(' '.join(group) for group in plan.together)]
+            # @i@ numbers this statement's matches for search::score(i); a branch of several words is their AND
+            for i, words in enumerate(branches, start=1):
+                params[f'{table}_{i}'] = words
+            clauses = ' OR '.join(f'{field_} @{i}@ ${table}_{i}' for i in range(1, len(branches) + 1))
+            score = ' + '.join(f'search::score({i})' for i in range(1, len(branches) + 1))
             statements[table] = (
                 f'SELECT {PROJECTIONS[table]}, {score} AS bm25 FROM {table} '
-                f'WHERE ({" OR ".join(clauses)}) AND {predicate} ORDER BY bm25 DESC LIMIT {int(limits[table])};'
+                f'WHERE ({clauses}) AND {predicate} ORDER BY bm25 DESC LIMIT {int(limits[table])};'
             )
-        found = self._statements(limits, statements, {**where.params(), **words, 'all': ' '.join(terms)})
+        found = self._statements(limits, statements, {**where.params(), **params})
         return {table: [r for r in rows if (r.get('bm25') or 0) > 0] or rows for table, rows in found.items()}
 
-    def selective(self, tables: Sequence[str], terms: Sequence[str]) -> dict[str, list[str]]:
-        """Per table, the terms found in at most ``DF_CAP`` of its rows (each count stops at ``DF_CAP`` + 1).
+    def term_counts(self, tables: Sequence[str], terms: Sequence[str]) -> dict[tuple[str, str], int]:
+        """(table, term) → rows of the table holding the term, counted up to ``DF_CAP`` + 1 (more is "common").
         Counts come from ``self.frequencies`` when fresh; the others are probed in one round trip (as 0 in a table
         too small to hold a common term)."""
         keys = [(table, term) for table in tables for term in terms]
@@ -187,7 +211,7 @@ class RetrievalStore:
             probed = dict(zip(missing, found, strict=True))
             self.frequencies.remember(probed)
             counts.update(probed)
-        return {table: [t for t in terms if counts[(table, t)] <= DF_CAP] for table in tables}
+        return counts
 
     def _statements(self, tables: Iterable[str], statements: dict[str, str], params: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
         """Run one SELECT per table in a single round trip; tables without a statement get no rows."""

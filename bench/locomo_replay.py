@@ -1,0 +1,162 @@
+"""Offline replay of hybrid fusion on LoCoMo: tune ranking without re-running every query through the handler.
+
+``--dump`` runs the service's own candidate lists (``Retriever.candidates``, hybrid mode, admin caller) once per
+question on a copy of a cached ``bench/locomo.py`` ingest and pickles them, with every passage's (session, seq)
+position, under ``bench/.cache/locomo/replay-<ingest>-<retrieval code>-<n>.pkl``. The replay then fuses those lists
+with the real ``fuse`` and ``with_neighbours`` (module constants overridden per variant) and scores evidence
+recall@10 per category beside Okapi BM25, exactly as ``bench/locomo.py`` counts it. The lists themselves (what the
+database returns) are not replayed: a change to ``db/retrieval_store.py`` or to the query terms needs a new dump
+(the retrieval code is part of the file name). Final numbers always come from ``bench/locomo.py``.
+
+Run: ``PYTHONPATH=shared:infra:. .venv/bin/python bench/locomo_replay.py --conversations 0,1,2,3,4``
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import hashlib
+import json
+import os
+import pickle
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from bench_env import ROOT  # noqa: I001  # first: paths and environment before the service imports
+from locomo import CACHE, CUTS, Scores, code_version, source_turns
+from locomo_data import CATEGORIES, Conversation, Okapi, default_data_path, load
+
+RETRIEVAL_CODE = ('shared/agent_memory/db/retrieval_store.py', 'shared/agent_memory/domain/retrieval.py')
+
+
+def retrieval_version() -> str:
+    digest = hashlib.sha256()
+    for entry in RETRIEVAL_CODE:
+        digest.update((ROOT / entry).read_bytes())
+    return digest.hexdigest()[:8]
+
+
+def dump_path(conv: Conversation) -> Path:
+    return CACHE / f'replay-{code_version()}-{retrieval_version()}-{conv.index}.pkl'
+
+
+def dump(conv: Conversation, out: Path) -> None:
+    """Pickle every question's candidate lists and every passage's position (runs in its own process)."""
+    source = CACHE / f'{code_version()}-{conv.index}'
+    manifest = json.loads((source / 'manifest.json').read_text())
+    work = Path(tempfile.mkdtemp(prefix='replay-'))
+    try:
+        shutil.copytree(source / 'db', work / 'db')
+        os.environ['AGENT_MEMORY_DB_URL'] = f'surrealkv://{work / "db"}'
+        from agent_memory.api.services import get_services
+        from agent_memory.db.retrieval_store import ReadFilter
+        from agent_memory.domain.ids import utcnow
+        from agent_memory.domain.retrieval import RetrievalRequest, Retriever, to_hit
+
+        services = get_services()
+        services.embedder.warm()
+        store = services.store(manifest['context'])
+        retriever = Retriever(store, services.embedder)
+        where = ReadFilter(['*'], utcnow())
+        questions = []
+        for n, q in enumerate(conv.questions, 1):
+            found = retriever.candidates(RetrievalRequest(q.text, 20, 'hybrid', where, 'admin'))
+            questions.append(dict(found.lists))
+            if n % 50 == 0:
+                print(f'  {conv.sample_id}: {n}/{len(conv.questions)} questions', file=sys.stderr)
+        from agent_memory.db.retrieval_store import PROJECTIONS
+
+        rows = store.q(f"SELECT {PROJECTIONS['memory_chunk']} FROM memory_chunk WHERE record::id(id) ENDS WITH '_0';")[0]
+        passages = [to_hit('memory_chunk', r) for r in rows]
+        by_ref = source_turns(store, {v: k for k, v in manifest['turns'].items()})
+        out.write_bytes(pickle.dumps({'questions': questions, 'passages': passages, 'by_ref': by_ref}))
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def cached_dump(conv: Conversation, data: Path) -> dict[str, Any]:
+    path = dump_path(conv)
+    if not path.exists():
+        command = [sys.executable, __file__, '--data', str(data), '--conversations', str(conv.index), '--dump-into', str(path)]
+        subprocess.run(command, check=True)
+    loaded: dict[str, Any] = pickle.loads(path.read_bytes())
+    return loaded
+
+
+@contextmanager
+def overridden(module: Any, values: dict[str, Any]) -> Iterator[None]:
+    saved = {name: getattr(module, name) for name in values}
+    for name, value in values.items():
+        setattr(module, name, value)
+    try:
+        yield
+    finally:
+        for name, value in saved.items():
+            setattr(module, name, value)
+
+
+def replay(conv: Conversation, dumped: dict[str, Any], variant: dict[str, Any], scores: Scores) -> None:
+    """Fuse each question's lists as ``Retriever.run`` does in hybrid mode and score the top ``max(CUTS)``."""
+    from agent_memory.domain import retrieval
+
+    at = {h.position: h for h in dumped['passages'] if h.position}
+    by_ref = dumped['by_ref']
+    with overridden(retrieval, variant):
+        for q, lists in zip(conv.questions, dumped['questions'], strict=True):
+            pool = retrieval.fuse(copy.deepcopy(lists))
+            best = [(h.id, h.position) for h in pool if h.position is not None][: retrieval.NEIGHBOUR_FROM]
+            adjacent = {hit_id: [copy.deepcopy(at[n]) for n in ((p[0], p[1] - 1), (p[0], p[1] + 1)) if n in at] for hit_id, p in best}
+            pool = retrieval.with_neighbours(pool, adjacent)
+            scores.add(q, [{by_ref[h.id]} if h.id in by_ref else set() for h in pool[: max(CUTS)]])
+
+
+def table(rows: dict[str, Scores]) -> None:
+    header = ' '.join(f'{CATEGORIES[c]:>11}' for c in CATEGORIES)
+    print(f'{"recall@10":<28} {header} {"overall":>8} {"r@5":>6} {"r@20":>6}')
+    for label, s in rows.items():
+        per = ' '.join(f'{s.recall(10, c):>11.3f}' for c in CATEGORIES)
+        print(f'{label:<28} {per} {s.recall(10):>8.3f} {s.recall(5):>6.3f} {s.recall(20):>6.3f}')
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument('--data', type=Path, default=default_data_path(ROOT))
+    parser.add_argument('--conversations', default='0,1,2,3,4')
+    parser.add_argument('--variants', type=Path, help='JSON {label: {CONSTANT: value}} of domain/retrieval.py overrides')
+    parser.add_argument('--dump-into', type=Path, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    conversations = load(args.data, [int(i) for i in args.conversations.split(',')])
+    if args.dump_into:
+        dump(conversations[0], args.dump_into)
+        return
+    variants: dict[str, dict[str, Any]] = {'as coded': {}}
+    if args.variants:
+        variants.update(json.loads(args.variants.read_text()))
+    dumps = {conv.index: cached_dump(conv, args.data) for conv in conversations}
+    splits = {'all': [c.index for c in conversations], '0-2': [0, 1, 2], '3-4': [3, 4]}
+    for split, members in splits.items():
+        chosen = [c for c in conversations if c.index in members]
+        if not chosen or (split != 'all' and len(chosen) == len(conversations)):
+            continue
+        rows: dict[str, Scores] = {}
+        okapi = rows['Okapi BM25'] = Scores()
+        for conv in chosen:
+            ranked = Okapi([t.text for t in conv.turns])
+            for q in conv.questions:
+                okapi.add(q, [{conv.turns[i].dia_id} for i in ranked.top(q.text, max(CUTS))])
+        for label, variant in variants.items():
+            rows[label] = Scores()
+            for conv in chosen:
+                replay(conv, dumps[conv.index], variant, rows[label])
+        print(f'\nconversations {split} ({sum(len(c.questions) for c in chosen)} questions)')
+        table(rows)
+
+
+if __name__ == '__main__':
+    main()

@@ -1,0 +1,27 @@
+"""Which query terms a lexical list searches for, and how (db/retrieval_store.py ``plan_terms``)."""
+
+from __future__ import annotations
+
+from agent_memory.db.retrieval_store import DF_CAP, TermPlan, plan_terms
+
+COMMON = DF_CAP + 1  # counts stop here: more is "common"
+
+
+def test_selective_terms_are_ored_and_a_lone_common_term_beside_them_is_dropped() -> None:
+    assert plan_terms(['caroline', 'lighthouse', 'sketch'], {'caroline': COMMON, 'lighthouse': 3, 'sketch': 9}) == TermPlan(
+        ('lighthouse', 'sketch'), ()
+    )
+
+
+def test_several_common_terms_are_searched_for_together() -> None:
+    counts = {'editor': COMMON, 'dana': COMMON, 'ray': COMMON, 'use': 0}
+    assert plan_terms(['editor', 'dana', 'ray', 'use'], counts) == TermPlan(('use',), (('editor', 'dana', 'ray'),))
+
+
+def test_only_common_terms_still_search_for_their_intersection() -> None:
+    assert plan_terms(['caroline'], {'caroline': COMMON}) == TermPlan((), (('caroline',),))
+    assert plan_terms(['dana', 'ray'], {'dana': COMMON, 'ray': COMMON}) == TermPlan((), (('dana', 'ray'),))
+
+
+def test_a_term_at_the_cap_is_still_selective() -> None:
+    assert plan_terms(['dana', 'ray'], {'dana': DF_CAP, 'ray': COMMON}) == TermPlan(('dana',), ())
