@@ -72,7 +72,7 @@ def dump(conv: Conversation, out: Path) -> None:
                 print(f'  {conv.sample_id}: {n}/{len(conv.questions)} questions', file=sys.stderr)
         from agent_memory.db.retrieval_store import PROJECTIONS
 
-        rows = store.q(f"SELECT {PROJECTIONS['memory_chunk']} FROM memory_chunk WHERE record::id(id) ENDS WITH '_0';")[0]
+        rows = store.q(f"SELECT {PROJECTIONS['memory_chunk']} FROM memory_chunk WHERE string::ends_with(<string> record::id(id), '_0');")[0]
         passages = [to_hit('memory_chunk', r) for r in rows]
         by_ref = source_turns(store, {v: k for k, v in manifest['turns'].items()})
         out.write_bytes(pickle.dumps({'questions': questions, 'passages': passages, 'by_ref': by_ref}))
@@ -107,9 +107,12 @@ def replay(conv: Conversation, dumped: dict[str, Any], variant: dict[str, Any], 
 
     at = {h.position: h for h in dumped['passages'] if h.position}
     by_ref = dumped['by_ref']
+    variant = dict(variant)
+    depth = variant.pop('DEPTH', {})  # list name -> rows kept: a shorter list than the dump's, as a smaller LIMIT gives
     with overridden(retrieval, variant):
         for q, lists in zip(conv.questions, dumped['questions'], strict=True):
-            pool = retrieval.fuse(copy.deepcopy(lists))
+            lists = {name: hits[: depth.get(name, len(hits))] for name, hits in lists.items()}
+            pool = retrieval.favour_named_speakers(retrieval.fuse(copy.deepcopy(lists)), q.text)
             best = [(h.id, h.position) for h in pool if h.position is not None][: retrieval.NEIGHBOUR_FROM]
             adjacent = {hit_id: [copy.deepcopy(at[n]) for n in ((p[0], p[1] - 1), (p[0], p[1] + 1)) if n in at] for hit_id, p in best}
             pool = retrieval.with_neighbours(pool, adjacent)

@@ -197,14 +197,19 @@ def embed_cached(services: Services, name: str, texts: list[str]) -> np.ndarray[
     return vectors
 
 
-def load_rows(services: Services, ctx: str, rows: list[tuple[str, str, str]], vectors: np.ndarray[Any, Any],
-              names: list[str], name_vectors: np.ndarray[Any, Any]) -> float:  # fmt: skip
+def load_rows(services: Services, ctx: str, rows: list[tuple[str, str, str]], vectors: np.ndarray[Any, Any] | None,
+              names: list[str], name_vectors: np.ndarray[Any, Any] | None) -> float:  # fmt: skip
+    """Insert the people and their facts; without vectors (``--lexical-only``) the rows carry no embedding."""
+
+    def embedding(found: np.ndarray[Any, Any] | None, i: int) -> dict[str, Any]:
+        return {} if found is None else {'embedding': found[i].tolist()}
+
     store = services.store(ctx)
     now = dt.datetime.now(dt.UTC)
     started = time.perf_counter()
     entities = [
         {'id': RecordID('entity', ['person', name.lower()]), 'name': name, 'type': 'person', 'memory_category': 'identity',
-         'importance': 1.0, 'scope_sets': [['/']], 'created_at': now, 'updated_at': now, 'embedding': name_vectors[i].tolist()}
+         'importance_base': 1.0, 'scope_sets': [['/']], 'created_at': now, 'updated_at': now, **embedding(name_vectors, i)}
         for i, name in enumerate(names)
     ]  # fmt: skip
     for start in range(0, len(entities), 500):
@@ -212,8 +217,8 @@ def load_rows(services: Services, ctx: str, rows: list[tuple[str, str, str]], ve
     for start in range(0, len(rows), 500):
         batch = [
             {'entity': RecordID('entity', ['person', name.lower()]), 'key': key, 'value': value, 'memory_category': 'knowledge',
-             'importance': 0.8, 'confidence': 1.0, 'source': {'kind': 'upsert'}, 'valid_from': now, 'created_at': now,
-             'confirmed_at': now, 'scope_sets': [['/']], 'embedding': vectors[start + j].tolist()}
+             'importance_base': 0.8, 'confidence': 1.0, 'source': {'kind': 'upsert'}, 'valid_from': now, 'created_at': now,
+             'confirmed_at': now, 'scope_sets': [['/']], **embedding(vectors, start + j)}
             for j, (name, key, value) in enumerate(rows[start : start + 500])
         ]  # fmt: skip
         store.q('INSERT INTO attribute $rows RETURN NONE;', rows=batch)
@@ -255,18 +260,39 @@ def query_api(fn: Any, ctx: str, key: str, questions: list[tuple[str, str]], mod
     return times, top1 / len(questions), top10 / len(questions)
 
 
+def asked(rows: list[tuple[str, str, str]], size: int) -> list[tuple[str, str]]:
+    """``QUERIES`` questions, each about one fact, with the hit text that answers it."""
+    picks = random.Random(size).sample(range(size), QUERIES)
+    return [(QUESTIONS[rows[i][1]].format(n=rows[i][0]), attribute_text(*rows[i])) for i in picks]
+
+
+def new_context(services: Services, size: int) -> tuple[str, str]:
+    ctx = f'benchr{size}t{int(time.time())}'
+    create_context(services.control, services.store, ctx, {})
+    return ctx, mint_context_key(services.control, ctx, 'admin', 'bench')
+
+
+def run_lexical(size: int, services: Services, fn: Any) -> list[dict[str, Any]]:
+    """The lexical list alone (``mode: bm25``) over rows without embeddings: for sizes whose embeddings would take
+    longer to compute than the run may last (100k on a loaded 2-vCPU machine)."""
+    rows = facts(size)
+    ctx, key = new_context(services, size)
+    load_s = load_rows(services, ctx, rows, None, sorted({name for name, _, _ in rows}), None)
+    times, hit1, hit10 = query_api(fn, ctx, key, asked(rows, size), 'bm25')
+    services.control.delete_context(ctx)
+    services.forget_store(ctx)
+    return [{'size': size, 'state': 'lexical only', 'load_s': load_s, 'bm25_p50': pct(times, 50), 'bm25_p95': pct(times, 95),
+             'bm25_hit1': hit1, 'bm25_hit10': hit10}]  # fmt: skip
+
+
 def run(size: int, services: Services, fn: Any) -> list[dict[str, Any]]:
     rows = facts(size)
     names = sorted({name for name, _, _ in rows})
     vectors = embed_cached(services, f'attributes_{size}', [attribute_text(n, k, v) for n, k, v in rows])
     name_vectors = embed_cached(services, f'entities_{size}', [entity_text(n, 'person') for n in names])
-    rng = random.Random(size)
-    picks = rng.sample(range(size), QUERIES)
-    questions = [(QUESTIONS[rows[i][1]].format(n=rows[i][0]), attribute_text(*rows[i])) for i in picks]
+    questions = asked(rows, size)
     qv = np.asarray(services.embedder.embed([q for q, _ in questions]), dtype=np.float32)
-    ctx = f'benchr{size}t{int(time.time())}'
-    create_context(services.control, services.store, ctx, {})
-    key = mint_context_key(services.control, ctx, 'admin', 'bench')
+    ctx, key = new_context(services, size)
     load_s = load_rows(services, ctx, rows, vectors, names, name_vectors)
     store = services.store(ctx)
     ids = [str(r) for r in store.q('SELECT VALUE record::id(id) FROM attribute;')[0]]
@@ -305,6 +331,7 @@ def run(size: int, services: Services, fn: Any) -> list[dict[str, Any]]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument('--sizes', default='1000,10000,100000')
+    parser.add_argument('--lexical-only', action='store_true', help='no embeddings: mode bm25 alone (see run_lexical)')
     args = parser.parse_args()
     services = get_services()
     services.embedder.warm()
@@ -312,11 +339,11 @@ def main() -> None:
     results = []
     for size in (int(s) for s in args.sizes.split(',')):
         print(f'size {size}', file=sys.stderr)
-        results.extend(run(size, services, fn))
+        results.extend((run_lexical if args.lexical_only else run)(size, services, fn))
     print(f'\nHNSW (k=10, ef={EF_SEARCH}) vs exact, and the hourly rebuild')
     columns = ('KNN p50 ms', 'KNN p95 ms', 'recall@10', 'numpy ms/q', 'load s', 'rebuild s')
     print(f'{"facts":>7} {"state":<14} ' + ' '.join(f'{c:>10}' for c in columns))
-    for r in results:
+    for r in (r for r in results if 'knn_p50' in r):
         values = (r['knn_p50'], r['knn_p95'], r['recall'], r.get('numpy_ms', nan), r.get('load_s', nan), r.get('rebuild_s', nan))
         print(f'{r["size"]:>7} {r["state"]:<14} ' + ' '.join(f'{v:>10.3f}' for v in values))
     print('\nPOST /query through the handler (after the rebuild unless noted)')
@@ -325,7 +352,7 @@ def main() -> None:
         if r['state'] == 'no rebuild':
             print(f'{r["size"]:>7} {"hybrid, no rebuild":<22} {r["hybrid_p50"]:>8.1f} {r["hybrid_p95"]:>8.1f} {"":>6} {"":>7}')
             continue
-        for mode in ('hybrid', 'vector', 'bm25'):
+        for mode in (m for m in ('hybrid', 'vector', 'bm25') if f'{m}_p50' in r):
             print(f'{r["size"]:>7} {mode:<22} {r[f"{mode}_p50"]:>8.1f} {r[f"{mode}_p95"]:>8.1f} '
                   f'{r[f"{mode}_hit1"]:>6.2f} {r[f"{mode}_hit10"]:>7.2f}')  # fmt: skip
 
