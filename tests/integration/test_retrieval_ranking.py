@@ -162,7 +162,8 @@ def test_what_the_named_person_said_leads_an_equally_relevant_passage(api: Api) 
 
 
 def test_a_possessive_names_an_entity_for_the_structured_lookup(api: Api) -> None:
-    triples = [{'entity': {'type': 'person', 'name': n}, 'key': 'favourite_food', 'value': v} for n, v in (('Ana', 'ramen'), ('Bo', 'tacos'))]
+    foods = (('Ana', 'ramen'), ('Bo', 'tacos'))
+    triples = [{'entity': {'type': 'person', 'name': n}, 'key': 'favourite_food', 'value': v} for n, v in foods]
     code, body, _ = api.call('facts', 'POST', '/facts', {'infer': 'triples', 'triples': triples})
     assert code == 200, body
     code, body, _ = api.call('retrieval', 'POST', '/query', {'query': "What is Ana's favourite food?"})
