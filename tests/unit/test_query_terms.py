@@ -6,7 +6,7 @@ from agent_memory.domain.retrieval import query_terms, words
 
 
 def test_pronouns_and_function_words_are_no_search_terms() -> None:
-    """"her" and "his" are in a large share of any conversation: left in a question they only add noise."""
+    """ "her" and "his" are in a large share of any conversation: left in a question they only add noise."""
     assert query_terms('When did Nate win his first video game tournament?') == ['nate', 'win', 'first', 'video', 'game', 'tournament']
     assert query_terms('What did she say about her sister before the trip?') == ['say', 'sister', 'trip']
 
