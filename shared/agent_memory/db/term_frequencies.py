@@ -1,10 +1,11 @@
 """How many rows of a context's table hold a query term, remembered for a minute per process.
 
-The lexical lists leave out terms in more than ``DF_CAP`` rows (retrieval_store.py). Probing that costs one
-full-text search per term and table, more than the lists themselves (bench/README.md, query stages), while the
-same words (speaker names, "what", "when") come back in nearly every question. A stale count only decides
-whether a term joins the OR: a term that grew common since is searched for one more minute (slower, never
-wrong), one that was deleted away is left out for at most that long; visibility is applied by the lists.
+The lexical lists search for a term in more than ``DF_CAP`` rows only together with the other common terms
+(retrieval_store.plan_terms). Probing that costs one full-text search per term and table, more than the lists
+themselves (bench/README.md, query stages), while the same words (speaker names, "what", "when") come back in
+nearly every question. A stale count only decides how a term is searched for: a term that grew common since is
+searched for alone one more minute (slower, never wrong), one that was deleted away is searched for only with the
+other common terms for at most that long; visibility is applied by the lists.
 """
 
 from __future__ import annotations
