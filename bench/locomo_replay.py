@@ -112,7 +112,7 @@ def replay(conv: Conversation, dumped: dict[str, Any], variant: dict[str, Any], 
     with overridden(retrieval, variant):
         for q, lists in zip(conv.questions, dumped['questions'], strict=True):
             lists = {name: hits[: depth.get(name, len(hits))] for name, hits in lists.items()}
-            pool = retrieval.favour_named_speakers(retrieval.fuse(copy.deepcopy(lists)), q.text)
+            pool = retrieval.fuse(copy.deepcopy(lists))
             best = [(h.id, h.position) for h in pool if h.position is not None][: retrieval.NEIGHBOUR_FROM]
             adjacent = {hit_id: [copy.deepcopy(at[n]) for n in ((p[0], p[1] - 1), (p[0], p[1] + 1)) if n in at] for hit_id, p in best}
             pool = retrieval.with_neighbours(pool, adjacent)

@@ -147,20 +147,6 @@ def test_remembered_document_frequencies_expire() -> None:
     assert frequencies.known([('memory_chunk', 'caroline'), ('entity', 'caroline')]) == {}
 
 
-def test_what_the_named_person_said_leads_an_equally_relevant_passage(api: Api) -> None:
-    """People mostly speak about themselves: a question naming Joanna prefers what Joanna said."""
-    messages = [
-        {'content': 'I painted the lighthouse at dawn with my new brushes.', 'name': 'Nate'},
-        {'content': 'I painted the lighthouse at dawn.', 'name': 'Joanna'},
-        *({'content': f'We talked about {f}.', 'name': 'Nate'} for f in FILLER),
-    ]
-    code, body, _ = api.call('facts', 'POST', '/facts/batch', {'messages': messages, 'infer': 'none'})
-    assert code == 200, body
-    code, body, _ = api.call('retrieval', 'POST', '/query', {'query': 'What did Joanna paint at dawn with brushes?', 'k': 3})
-    assert code == 200
-    assert ids(body)[:2] == ['I painted the lighthouse at dawn.', 'I painted the lighthouse at dawn with my new brushes.']
-
-
 def test_a_possessive_names_an_entity_for_the_structured_lookup(api: Api) -> None:
     foods = (('Ana', 'ramen'), ('Bo', 'tacos'))
     triples = [{'entity': {'type': 'person', 'name': n}, 'key': 'favourite_food', 'value': v} for n, v in foods]

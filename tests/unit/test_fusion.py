@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from agent_memory.domain.retrieval import NEIGHBOUR_SHARE, RRF_K, SPEAKER_WEIGHT, Hit, favour_named_speakers, fuse, with_neighbours
+from agent_memory.domain.retrieval import NEIGHBOUR_SHARE, RRF_K, Hit, fuse, with_neighbours
 
 
 def fact(name: str, score: float = 0.0, importance: float = 1.0) -> Hit:
     return Hit(f'attribute:{name}', 'attribute', score, name, None, {}, importance, ())
 
 
-def passage(name: str, score: float = 0.0, seq: int | None = None, role: str = 'user', speaker: str | None = None) -> Hit:
-    hit = Hit(f'memory_chunk:{name}', 'memory_chunk', score, name, None, {'sessionId': 's'}, None, (), role=role, speaker=speaker)
+def passage(name: str, score: float = 0.0, seq: int | None = None, role: str = 'user') -> Hit:
+    hit = Hit(f'memory_chunk:{name}', 'memory_chunk', score, name, None, {'sessionId': 's'}, None, (), role=role)
     hit.position = ('s', seq) if seq is not None else None
     return hit
 
@@ -69,16 +69,3 @@ def test_an_adjacent_turn_already_in_the_pool_adds_to_its_own_score() -> None:
     pool = with_neighbours([question, reply], {question.id: [passage('reply', seq=5)]})
     assert [h.id for h in pool] == [question.id, reply.id]
     assert pool[1].score == pytest.approx(0.010 + 0.030 * NEIGHBOUR_SHARE)
-
-
-def test_passages_said_by_the_person_a_question_names_gain_the_speaker_weight() -> None:
-    by_nate, by_joanna = passage('nate', 0.030, speaker='Nate'), passage('joanna', 0.029, speaker='Joanna')
-    pool = favour_named_speakers([by_nate, by_joanna], "What are Joanna's hobbies?")
-    assert order(pool) == ['joanna', 'nate']
-    assert by_joanna.score == pytest.approx(0.029 * SPEAKER_WEIGHT) and by_nate.score == 0.030
-
-
-def test_a_question_naming_no_speaker_leaves_the_order_alone() -> None:
-    pool = [passage('nate', 0.030, speaker='Nate'), passage('joanna', 0.029, speaker='Joanna'), passage('unnamed', 0.028)]
-    assert order(favour_named_speakers(pool, 'What did they paint?')) == ['nate', 'joanna', 'unnamed']
-    assert [h.score for h in pool] == [0.030, 0.029, 0.028]

@@ -33,9 +33,8 @@ OVERFETCH = 1.5  # KNN neighbours fetched per row kept after filtering; k × OVE
 PROJECTIONS = {
     'attribute': 'id, key, value, importance, created_at, scope_sets, entity, entity.name AS entity_name, entity.type AS entity_type',
     'entity': 'id, name, type, importance, created_at, scope_sets',
-    # spoken_at: when the turn was said (its ts); seq: the turn's place in its session (adjacent turns); speaker: its name
-    'memory_chunk': 'id, text, created_at, role, session, turn, scope_sets, turn.observed_at AS spoken_at, turn.seq AS seq, '
-    'turn.speaker AS speaker',
+    # spoken_at: when the turn was said (its ts); seq: the turn's place in its session (adjacent turns)
+    'memory_chunk': 'id, text, created_at, role, session, turn, scope_sets, turn.observed_at AS spoken_at, turn.seq AS seq',
     'relates_to': 'id, in, out, label, importance, created_at, scope_sets, in.name AS in_name, out.name AS out_name',
     'action': 'id, summary, actor, object, object_text, verb, importance, created_at, occurred_at, scope_sets, actor.name AS actor_name',
 }

@@ -42,7 +42,6 @@ LIST_WEIGHTS = {
 SIMILARITY_FLOOR = {'vector:attribute': 0.5, 'vector:entity': 0.5}
 NEIGHBOUR_FROM = 4  # the best passages whose adjacent turns (the question before, the reply after) join the ranking
 NEIGHBOUR_SHARE = 0.5  # an adjacent turn scores this share of the passage that brought it
-SPEAKER_WEIGHT = 1.3  # a passage said by a person the question names (people mostly speak about themselves)
 SEED_SIMILARITY = 0.55  # an entity this close to the query (cosine) seeds graph expansion
 SOURCES = {'entity': 'entity', 'attribute': 'attribute', 'relates_to': 'relation', 'action': 'action', 'memory_chunk': 'memory_chunk'}
 FACT_SOURCES = frozenset({'entity', 'attribute', 'relation', 'action'})
@@ -76,7 +75,6 @@ class Hit:
     entity_refs: tuple[str, ...]
     role: str | None = None
     position: tuple[str, int] | None = None  # a passage's (stored session key, turn seq): where its neighbours are
-    speaker: str | None = None  # who said a passage (the message's ``name``), when known
     key: Any = None  # the record key (a [type, name] list for entities)
     lists: dict[str, int] = field(default_factory=dict)  # list name -> rank (1-based)
     scope_sets: list[list[str]] | None = None  # None when not read (a cached citation)
@@ -209,7 +207,7 @@ def to_hit(table: str, row: dict[str, Any]) -> Hit:
         refs = ()
     hit = Hit(
         ref(row['id']) or '', table, 0.0, text, occurred, resource, importance, refs,
-        role=row.get('role'), key=row['id'].id, scope_sets=row.get('scope_sets'), speaker=row.get('speaker'),
+        role=row.get('role'), key=row['id'].id, scope_sets=row.get('scope_sets'),
     )  # fmt: skip
     session_key = bare(row.get('session'))
     if session_key and isinstance(row.get('seq'), int):
@@ -258,7 +256,6 @@ class Retriever:
         found = self.candidates(request, vector)
         pool = fuse(found.lists)
         if request.mode == 'hybrid':
-            pool = favour_named_speakers(pool, request.query)
             pool = with_neighbours(pool, self._adjacent(pool, request.where))
         hits = pool[: request.k]
         shown = {h.id for h in hits}
@@ -359,21 +356,6 @@ class Retriever:
         "which editor does Ana use?" → preferred_editor)."""
         asked = {_stem(w) for w in words(query) if w not in STOP_WORDS}
         return [k for k in self.db.attribute_keys(seeds, where) if asked & {_stem(p) for p in k.split('_') if p}]
-
-
-def favour_named_speakers(pool: list[Hit], query: str) -> list[Hit]:
-    """Passages said by a person the question names gain ``SPEAKER_WEIGHT``: a question about Joanna is mostly
-    answered by what Joanna said (on LoCoMo's dev conversations 96 % of the evidence turns of a question naming one
-    speaker are that speaker's, against about half of all turns), while the name itself, in half the rows, ranks
-    nothing lexically."""
-    spoken = f' {" ".join(words(query))} '
-    named = {h.speaker for h in pool if h.speaker and f' {" ".join(words(h.speaker))} ' in spoken}
-    if not named:
-        return pool
-    for hit in pool:
-        if hit.speaker in named:
-            hit.score *= SPEAKER_WEIGHT
-    return sorted(pool, key=lambda h: (-h.score, h.id))
 
 
 def with_neighbours(pool: list[Hit], adjacent: dict[str, list[Hit]]) -> list[Hit]:
