@@ -130,6 +130,11 @@ class TestInstructions:
             'Always here for you if you need to talk.',
             'Never had the chance to go there myself.',
             "Don't quit now, you're so close.",
+            # LoCoMo: proverbs, states and encouragement that opened with a cue word
+            'Never say never!',
+            'Always up for something sweet.',
+            'Always staying filled with self-belief.',
+            "Don't ever quit on what you love.",
         ],
     )
     def test_encouragement_between_people_is_not_an_instruction(self, text: str) -> None:
@@ -143,6 +148,9 @@ class TestInstructions:
             ("Don't be so formal with me.", 'tone'),
             ('Never be verbose.', 'length'),
             ("Don't give me long answers.", 'length'),
+            ('Never ever use emojis.', 'style'),
+            ("Don't ever use bullet points.", 'format'),
+            ('Always bring up the budget first, from now on.', 'bring-up'),
         ],
     )
     def test_directives_to_the_assistant_still_are(self, text: str, label: str) -> None:
