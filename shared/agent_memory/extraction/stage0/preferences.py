@@ -26,7 +26,7 @@ _ADVERBS = (
     r'definitely|much|personally)\s+)*'
 )
 _LIKE_VERBS = {'like': 'likes', 'love': 'likes', 'enjoy': 'likes', 'adore': 'likes', 'prefer': 'preference'}
-_FAN = r'(?:(?:a|an)\s+)?(?:(?:big|huge|massive|real|great|total)\s+)?(?:fan\s+of|into|all\s+about)'
+_FAN = r'(?:(?:a|an)\s+)?(?:(?:big|huge|massive|real|great|total|really|so)\s+)?(?:fan\s+of|into|all\s+about|keen\s+on|obsessed\s+with)'
 _PASSIONATE = r'(?:(?:really|so|very|truly|deeply|super)\s+)?passionate\s+about'
 # "Harry Potter is my favorite book", "Dance is my passion", "Spider-Man has always been a favorite of mine".
 _FAVOURITE_OF_MINE = re.compile(
@@ -81,7 +81,7 @@ def liked(raw: str) -> str:
 
 
 def enthusiasm(rest: str) -> list[Claim]:
-    """After "I'm" or "I've always been": "a big fan of X", "into X", "all about X", "passionate about X"."""
+    """After "I'm" or "I've always been": "a big fan of X", "into X", "all about X", "keen on X", "passionate about X"."""
     m = match(rf'^(?:{_FAN}|{_PASSIONATE})\s+(?P<v>.+)$', rest)
     value = liked(m.group('v')) if m else ''
     return [Claim('likes', value)] if value and not PRONOUN_OBJECT.match(value) else []

@@ -19,6 +19,7 @@ _CLAUSE_BREAK = re.compile(
     r"|,\s+(?=(?:I|I'm|I've|I'll|I'd|my|we|we're)\b)"
     r'|,\s*(?=(?:if|unless|in case|assuming)\b)'
     r'|,\s+(?:so|but)\s+(?=(?:that|it|this|they)\b)'
+    r"|,?\s+(?:because|'cause|cause|since)\s+(?=(?:I|I'm|I've|we|we're)\s)"
     r"|\s+[—–-]{1,2}\s+(?=(?:I|I'm|I've|we|we're|my|it|it's|that|they|he|she)\b)"
 )
 _SPACES = re.compile(r'\s+')
