@@ -37,7 +37,7 @@ _PERSISTENCE = re.compile(
 # Words after "always"/"never" that make a statement or a past event, not an imperative ("never had a chance").
 _NOT_AFTER_CUE = word_set(
     'mind the a an my your our this that it been so too ever again happy fun good nice same sure right here there had was were '
-    'did saw thought knew felt got been gonna going really quite up down out on off in for about with there'
+    'did saw thought knew felt got been gonna going really quite up down out on off in for about with'
 )
 # Gerunds that are base forms ("always bring a charger"): any other -ing word after a cue is not a command.
 _ING_VERBS = word_set('bring sing ring swing sting string spring wring ping')
@@ -142,10 +142,10 @@ def _is_directive(core: str, raw: str) -> bool:
         return False
     first, second = tokens[0], tokens[1]
     if first in ('always', 'never'):
-        rest = _past_ever(tokens[1:])
+        rest = _skip_ever(tokens[1:])
         return _imperative(rest) and rest[0] not in _NOT_AFTER_CUE
     if first in ("don't", 'dont') or tokens[:2] == ['do', 'not']:
-        rest = _past_ever(tokens[2:] if first == 'do' else tokens[1:])
+        rest = _skip_ever(tokens[2:] if first == 'do' else tokens[1:])
         return bool(rest) and _imperative(rest) and rest[0] not in _NOT_AFTER_DONT and (len(tokens) > 2 or first == 'do')
     if first == 'stop':
         return second not in _STOP_OBJECT
@@ -156,7 +156,7 @@ def _is_directive(core: str, raw: str) -> bool:
     return False
 
 
-def _past_ever(rest: list[str]) -> list[str]:
+def _skip_ever(rest: list[str]) -> list[str]:
     """ "Never ever use emojis", "don't ever quit": the verb is the word after "ever"."""
     return rest[1:] if rest[:1] == ['ever'] and len(rest) > 1 else rest
 

@@ -31,7 +31,7 @@ _PASSIONATE = r'(?:(?:really|so|very|truly|deeply|super)\s+)?passionate\s+about'
 # "Harry Potter is my favorite book", "Dance is my passion", "Spider-Man has always been a favorite of mine".
 _FAVOURITE_OF_MINE = re.compile(
     r'^(?P<x>.+?)\s+(?:is|are|has\s+always\s+been|have\s+always\s+been)\s+(?:(?:definitely|still|also|now|probably)\s+)?'
-    r'(?:(?P<one>one\s+of\s+my\s+(?:all-time\s+)?favou?rites|a\s+favou?rite\s+of\s+mine|my\s+(?:all-time\s+)?favou?rite|my\s+passion)'
+    r'(?:(?:one\s+of\s+my\s+(?:all-time\s+)?favou?rites|a\s+favou?rite\s+of\s+mine|my\s+(?:all-time\s+)?favou?rite|my\s+passion)'
     r'|my\s+(?:all-time\s+)?(?P<k>favou?rite\s+[a-z][\w-]*(?:\s+[a-z][\w-]*)?))'
     r'(?:\s+(?:too|ever|of\s+all\s+time))?$',
     re.IGNORECASE,
@@ -66,7 +66,7 @@ def unnamed_favourite(text: str) -> list[Claim]:
     """ "My favorite is the banana split sundae": the favourite of an unnamed kind is still something liked."""
     m = match(r'^(?:my|our)\s+(?:all-time\s+|absolute\s+)?favou?rite\s+is\s+(?P<v>.+)$', text)
     value = liked(m.group('v')) if m else ''
-    return [Claim('likes', value)] if value and not _NOT_A_THING.match(value) and not PRONOUN_OBJECT.match(value) else []
+    return [] if _NOT_A_THING.match(value) else _named('likes', value)
 
 
 def liked(raw: str) -> str:
@@ -83,8 +83,7 @@ def liked(raw: str) -> str:
 def enthusiasm(rest: str) -> list[Claim]:
     """After "I'm" or "I've always been": "a big fan of X", "into X", "all about X", "keen on X", "passionate about X"."""
     m = match(rf'^(?:{_FAN}|{_PASSIONATE})\s+(?P<v>.+)$', rest)
-    value = liked(m.group('v')) if m else ''
-    return [Claim('likes', value)] if value and not PRONOUN_OBJECT.match(value) else []
+    return _named('likes', liked(m.group('v')) if m else '')
 
 
 def long_held(text: str) -> list[Claim]:
@@ -92,14 +91,12 @@ def long_held(text: str) -> list[Claim]:
     if m := match(r"^(?:i|we)(?:'ve|\s+have)\s+(?:always\s+|long\s+|really\s+)?been\s+(?:really\s+|so\s+)?(?P<rest>.+)$", text):
         return enthusiasm(m.group('rest'))
     m = match(r"^(?:i|we)(?:'ve|\s+have)\s+always\s+had\s+a\s+(?:love|passion|soft\s+spot)\s+for\s+(?P<v>.+)$", text)
-    value = liked(m.group('v')) if m else ''
-    return [Claim('likes', value)] if value and not PRONOUN_OBJECT.match(value) else []
+    return _named('likes', liked(m.group('v')) if m else '')
 
 
 def not_a_fan(rest: str) -> list[Claim]:
     m = match(r'^not\s+(?:(?:a|an)\s+)?(?:(?:big|huge|great|massive)\s+)?fan\s+of\s+(?P<v>.+)$', rest)
-    value = clean_value(m.group('v')) if m else ''
-    return [Claim('dislikes', value)] if value and not PRONOUN_OBJECT.match(value) else []
+    return _named('dislikes', clean_value(m.group('v')) if m else '')
 
 
 def plays(text: str) -> list[Claim]:
@@ -107,6 +104,11 @@ def plays(text: str) -> list[Claim]:
     m = match(r'^(?:i|we)\s+(?:(?:usually|also|still|mostly|often|sometimes|really|just|mainly)\s+)*play\s+(?:the\s+)?(?P<v>.+)$', text)
     value = clean_value(m.group('v')) if m and not _PLAYED.match(m.group('v')) else ''
     return [Claim('plays', value)] if value and len(value.split()) <= 4 else []
+
+
+def _named(key: str, value: str) -> list[Claim]:
+    """A claim when the value names its thing ("it", "that", "the idea" name nothing here)."""
+    return [Claim(key, value)] if value and not PRONOUN_OBJECT.match(value) else []
 
 
 def favourite_as_first_person(clause: str) -> str | None:
