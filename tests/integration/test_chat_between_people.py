@@ -38,3 +38,15 @@ def test_a_chat_between_two_people_stores_each_ones_preferences_and_no_instructi
         ('likes', 'writing'),
     }
     assert entity_facts(api, 'Nate') == {('likes', 'turtles')}
+
+
+def test_instruments_and_games_someone_plays_accumulate(api: Api, worker: Worker) -> None:
+    messages = [
+        {'role': 'user', 'name': 'Melanie', 'content': 'Yeah, I play clarinet!', 'ts': '2023-05-08T13:56:00Z'},
+        {'role': 'user', 'name': 'Melanie', 'content': 'I also play the violin these days.', 'ts': '2023-06-08T13:56:00Z'},
+    ]
+    assert api.call('facts', 'POST', '/facts/batch', {'messages': messages, 'extract': 'per_message'})[0] == 202
+
+    worker.drain()
+
+    assert entity_facts(api, 'Melanie') == {('plays', 'clarinet'), ('plays', 'violin')}
