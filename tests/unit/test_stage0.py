@@ -312,6 +312,11 @@ class TestConversationalPreferences:
             'I play a lot these days.',
             'My aim was to show warmth, love and self-acceptance.',
             "That's why I love them.",
+            "I'm keen to try your recipe.",
+            "I'm obsessed with this show!",
+            "I'm keen on that idea.",
+            'This is my favorite!',
+            'Which one is your favorite?',
         ],
     )
     def test_lookalikes_state_nothing(self, text: str) -> None:
