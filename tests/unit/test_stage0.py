@@ -240,6 +240,7 @@ class TestPreferences:
             'Yeah, I love to.',  # "likes: to"
             'I love the calm it gives me.',  # what "it" is was said in another sentence
             'I really like that.',
+            'I love the thought Nate!',  # the "likes: thought Nate"
         ],
     )
     def test_fragments_are_not_values(self, text: str) -> None:
