@@ -754,3 +754,70 @@ def test_random_sentences_from_corpus_fragments_never_fail() -> None:
         text = ' '.join(rng.choice(fragments) for _ in range(rng.randint(1, 12)))
         for role in ('user', 'system', 'assistant'):
             assert isinstance(run(text, role=role, known=TEAM), Extraction)
+
+
+class TestCasualRegisters:
+    """Typing fast: misspelt cue words, texting abbreviations and names typed all in lowercase (issue 11, blind2)."""
+
+    @pytest.mark.parametrize(
+        ('text', 'expected'),
+        [
+            ('I definately prefer window seats.', {('self', 'preference', 'window seats')}),
+            ('My manger is Tom Reyes.', {('self', 'manager', 'Tom Reyes')}),
+            ('We upgarded to the Team plan.', {('self', 'plan', 'Team')}),
+            ("I'm originaly from Sofia.", {('self', 'hometown', 'Sofia')}),
+        ],
+    )
+    def test_a_misspelt_cue_word_is_read_as_the_word_meant(self, text: str, expected: set[tuple[str, str, str]]) -> None:
+        assert facts(run(text)) == expected
+
+    def test_a_misspelt_cue_keeps_the_date_of_its_clause(self) -> None:
+        assert day(only(run('We upgarded to the Enterprise plan yesterday.'), 'plan').valid_from) == '2024-06-11'
+
+    def test_a_misspelt_directive_is_an_instruction_described_as_typed(self) -> None:
+        (instruction,) = run('Alwyas use British spelling.').instructions
+        assert (instruction.description, instruction.label) == ('Alwyas use British spelling', 'language')
+
+    @pytest.mark.parametrize(
+        'text',
+        [
+            "I'm on the Starter plan.",  # a tier name one letter from "started" is a name, not a slip
+            'Edinbrugh is lovely.',
+            'I had a fever last week.',  # short words one letter from a cue ("never") are other words
+            'Keep your answers short.',  # an inflection is not a slip ("answers" is not "answer")
+        ],
+    )
+    def test_words_that_are_not_slips_stay_as_typed(self, text: str) -> None:
+        plain = run(text.replace('Edinbrugh', 'Edinburgh'))
+        assert facts(run(text)) == {(e, k, v.replace('Edinburgh', 'Edinbrugh')) for e, k, v in facts(plain)}
+        assert [i.description for i in run(text).instructions] == [i.description for i in plain.instructions]
+
+    def test_texting_abbreviations_of_time_words(self) -> None:
+        assert day(only(run('I moved to Leeds lst month.'), 'location').valid_from) == '2024-05-01'
+
+    @pytest.mark.parametrize(
+        ('text', 'expected'),
+        [
+            (
+                'hey, im dana, i work at brightwave as a product designer',
+                {('self', 'name', 'Dana'), ('self', 'employer', 'Brightwave'), ('self', 'title', 'product designer')},
+            ),
+            ('i live in lisbon these days', {('self', 'location', 'Lisbon')}),
+            ('my name is dana kim', {('self', 'name', 'Dana Kim')}),
+        ],
+    )
+    def test_names_typed_in_lowercase(self, text: str, expected: set[tuple[str, str, str]]) -> None:
+        result = run(text)
+        assert facts(result) == expected
+        assert {(r.label, r.object.name) for r in result.relations} <= {('works_at', 'Brightwave'), ('lives_in', 'Lisbon')}
+
+    @pytest.mark.parametrize(
+        'text',
+        ['i work at home these days', 'i live in fear of deadlines', 'hey, im tired', 'i work for myself', 'i live in the city centre'],
+    )
+    def test_lowercase_words_that_are_not_names_stay_unnamed(self, text: str) -> None:
+        result = run(text)
+        assert not {k for _, k, _ in facts(result)} & {'name', 'employer', 'location'}, facts(result)
+
+    def test_capitalised_turns_keep_capitalisation_as_the_name_signal(self) -> None:
+        assert facts(run('I work at home. I live in a small town.')) == set()

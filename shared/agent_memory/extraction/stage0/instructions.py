@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 
 from agent_memory.extraction.model import ExtractedInstruction
+from agent_memory.extraction.stage0.casual import as_spoken
 from agent_memory.extraction.stage0.lexicon import is_past_form, lemma, word_set
 from agent_memory.extraction.stage0.text import body, capitalise, clip, words
 
@@ -108,15 +109,19 @@ _LABEL_SKIP = word_set(
 )
 
 
-def find_instruction(sentence: str, after_artefact_request: bool = False) -> ExtractedInstruction | None:
+def find_instruction(sentence: str, after_artefact_request: bool = False, spoken: str | None = None) -> ExtractedInstruction | None:
     """The directive in a sentence, if any. After a request for an artefact ("write me an announcement"), "keep it short"
-    is about that artefact, not a standing instruction."""
+    is about that artefact, not a standing instruction. ``sentence`` may have its cue words repaired ("Alwyas" →
+    "Always"); the description is then taken from the same span of ``spoken``, the sentence as typed."""
     raw = body(sentence)
     core = _strip_trailing(_FILLERS.sub('', raw)).strip(' ,;:')
     if not core or not (_is_directive(core, raw) or _is_directive(_main_clause(core), raw)):
         return None
     if after_artefact_request and _ABOUT_IT.match(_main_clause(core)):
         return None
+    if spoken is not None:
+        start = raw.index(core)
+        core = as_spoken(raw, body(spoken), start, start + len(core))
     return ExtractedInstruction(label=instruction_label(_main_clause(core))[:64], description=clip(capitalise(core), 1024))
 
 
