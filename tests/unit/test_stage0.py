@@ -821,3 +821,64 @@ class TestCasualRegisters:
 
     def test_capitalised_turns_keep_capitalisation_as_the_name_signal(self) -> None:
         assert facts(run('I work at home. I live in a small town.')) == set()
+
+
+class TestLongSentencesAndDashes:
+    """Long compound sentences and dashes (issue 11, blind2)."""
+
+    @pytest.mark.parametrize(
+        ('text', 'description'),
+        [
+            ('Never use bullet points - I like prose.', 'Never use bullet points'),
+            ('Never use bullet points — I like prose.', 'Never use bullet points'),
+            ("Always use metric units, I'm in Oslo.", 'Always use metric units'),
+            ('If I ask for code, always use Python.', 'If I ask for code, always use Python'),
+        ],
+    )
+    def test_a_directive_ends_where_the_speakers_own_clause_starts(self, text: str, description: str) -> None:
+        assert [i.description for i in run(text).instructions] == [description]
+
+    def test_the_speakers_clause_after_a_directive_is_still_read(self) -> None:
+        assert facts(run('Never use bullet points - I like prose.')) == {('self', 'likes', 'prose')}
+
+    def test_a_clause_opening_with_its_time_before_the_first_person(self) -> None:
+        result = run('So I work at Northwind, mostly doing backend work, and last month I finally got promoted to staff engineer.')
+        assert facts(result) == {('self', 'employer', 'Northwind'), ('self', 'title', 'staff engineer')}
+        assert day(only(result, 'title').valid_from) == '2024-05-01'
+
+    def test_an_event_told_next_in_the_sentence_happened_on_the_same_day(self) -> None:
+        result = run('I met the Lumen team yesterday to go over the plan, and then I sent them the revised quote.')
+        assert [(a.verb, day(a.occurred_at)) for a in result.actions] == [('meet', '2024-06-11'), ('send', '2024-06-11')]
+        assert result.actions[1].object_text == 'revised quote'
+
+    def test_an_event_with_its_own_time_keeps_it(self) -> None:
+        result = run("I booked the flight yesterday, and I'm flying out on Friday.")
+        assert [(a.verb, day(a.occurred_at)) for a in result.actions] == [('book', '2024-06-11'), ('fly', '2024-06-14')]
+
+    def test_an_undated_event_alone_stays_undated(self) -> None:
+        assert [day(a.occurred_at) for a in run('I sent them the revised quote.').actions] == [None]
+
+    @pytest.mark.parametrize(
+        ('text', 'place'),
+        [
+            ("I grew up in Halifax, but I'm originally from a small village near Cork.", 'Cork'),
+            ("I'm from a little town outside of Porto.", 'Porto'),
+            ("I'm from Sofia.", 'Sofia'),
+        ],
+    )
+    def test_origin_in_a_place_near_a_named_one(self, text: str, place: str) -> None:
+        assert facts(run(text)) == {('self', 'hometown', place)}
+
+    def test_a_correction_between_dashes_keeps_the_date_after_it(self) -> None:
+        result = run('I moved to Munich - sorry, Hamburg - in January.')
+        (location,) = result.attributes
+        assert (location.value, location.tentative, day(location.valid_from)) == ('Hamburg', True, '2024-01-01')
+        assert [(u.kind, u.key) for u in result.uncertainties] == [('self_correction', 'location')]
+
+    def test_leaving_a_job_just_said_to_be_over_is_not_also_an_event(self) -> None:
+        result = run('I no longer work at Quantlytics, I left last month.')
+        assert result.invalidations == (Invalidation(entity=ME, key='employer', value='Quantlytics'),)
+        assert result.actions == ()
+
+    def test_leaving_something_named_is_still_an_event(self) -> None:
+        assert [a.verb for a in run('I left the party early yesterday.').actions] == ['leave']
