@@ -47,9 +47,7 @@ def extract(text: str, ctx: ExtractionContext) -> Extraction:
     if ctx.role in UNTRUSTED_ROLES or not text.strip():
         return Extraction()
     raw = text[:MAX_TURN_CHARS]
-    clean = normalise_text(raw)
-    if is_caseless(raw):
-        clean = capitalise_names(clean)
+    clean = capitalise_names(normalise_text(raw), caseless=is_caseless(raw))
     sentences = split_sentences(clean)[:MAX_SENTENCES]
     repaired = [repair_cue_words(s) for s in sentences]
     after_request = _asked_for_artefact(ctx)

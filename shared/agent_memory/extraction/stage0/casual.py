@@ -76,17 +76,17 @@ def _one_slip(word: str, cue: str) -> bool:
 # Where a lowercase typist puts a name: after these cues (lowercase, the first person already restored to "I").
 _NAME_SLOT = re.compile(
     r"(?P<cue>\bmy name is |\bmy name's |\bcall me |\bI go by |\b(?:work|working|worked) (?:at|for) |\bjoined "
-    r"|\b(?:live|living|lived|based|located|moved|relocated|move|moving) (?:in|to) |\bI'm (?:originally )?from "
-    r"|^(?:(?:hey|hi|hello|yo)(?: there)?,? )I'm )"
+    r"|\b(?:live|living|lived|based|located|moved|relocated|move|moving) (?:in|to) |\bI'm (?:originally )?from )"
     r'(?P<name>[a-z]+(?: [a-z]+){0,2})'
 )
+# "hey, im jamie, a backend dev at Quorum": a greeting then a lowercase word standing alone is a name in any turn.
+_GREETING_NAME = re.compile(r"^(?P<cue>(?:hey|hi|hello|yo)(?: there)?,? I'm )(?P<name>[a-z]+)(?=[,.!]|$| and )", re.IGNORECASE)
 _NOT_NAME_WORDS = NOT_NAMES | word_set(
     'a an the my our your his her their this that these those some any home work night nights weekends remote remotely myself '
     'ourselves it them as and or but since in on at for with from to now days then there here so because which who where when '
     'while if until by of about just still also really currently again too either anymore me you him us town city country '
     'office school college uni university bed love fear hope peace stuck lost bored hungry sick confused exhausted excited'
 )
-_ONE_WORD_CUES = ("I'm", 'call me', 'I go by')
 
 
 def is_caseless(text: str) -> bool:
@@ -94,15 +94,19 @@ def is_caseless(text: str) -> bool:
     return len(text.split()) > 1 and not any(ch.isupper() for ch in text)
 
 
-def capitalise_names(text: str) -> str:
-    """In a caseless turn, capitalise the words in a name slot: "I work at brightwave as …" → "I work at Brightwave as …"."""
-    return _NAME_SLOT.sub(_capitalised, text)
+def capitalise_names(text: str, caseless: bool) -> str:
+    """Capitalise the words of a name typed in lowercase: after a greeting ("hey, im jamie,") in any turn, and in every
+    name slot of a caseless turn ("i work at brightwave as …" → "I work at Brightwave as …")."""
+    text = _GREETING_NAME.sub(lambda m: _capitalised(m, limit=1), text)
+    return (
+        _NAME_SLOT.sub(lambda m: _capitalised(m, limit=1 if m.group('cue').startswith(('call', 'I go')) else 3), text) if caseless else text
+    )
 
 
-def _capitalised(m: re.Match[str]) -> str:
+def _capitalised(m: re.Match[str], limit: int) -> str:
     words = m.group('name').split()
     taken: list[str] = []
-    for word in words[: 1 if m.group('cue').rstrip().endswith(_ONE_WORD_CUES) else 3]:
+    for word in words[:limit]:
         if word in _NOT_NAME_WORDS:
             break
         taken.append(word.capitalize())
