@@ -103,5 +103,6 @@ def test_the_llm_stage_is_told_the_speaker_and_its_self_binds_to_them(api: Api, 
     prompt = request.body['messages'][1]['content']
     assert '"speaker_display_name": "Melanie"' in prompt and '"speaker_is_named": true' in prompt
     assert '"speaker": "Caroline"' in prompt
-    assert facts_of(api, 'Melanie') == {'hobby': 'climbing'}
+    # (stage 0 also reads "X is my thing" as something liked, bound to the same speaker)
+    assert facts_of(api, 'Melanie') == {'hobby': 'climbing', 'likes': 'Climbing'}
     assert self_facts(api) == []
