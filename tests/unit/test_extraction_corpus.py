@@ -8,8 +8,9 @@ family fails here. Weak families, and why:
     "actually no, VP of …") are missed.
   * context — transient states beyond a few shapes (at/in/working on/on leave) are missed.
   * the blind split (never tuned on) shows the real gap for unseen phrasing: precision ≈ 0.74, recall ≈ 0.45.
-The quality floors hold over dev, holdout and blind; blind2 (a second blind split in other registers, never tuned on)
-is only held at its untuned level (precision 0.83, recall 0.72 when written).
+The quality floors hold over dev, holdout and blind. blind2 (other registers) was measured untuned at precision 0.83,
+recall 0.72, then its failures drove general fixes (issue 11): it is held like dev now. blind3 (other registers again,
+written before those fixes and never tuned on) is held at its measured level (0.875 / 0.500 after the blind2 fixes).
 """
 
 from __future__ import annotations
@@ -104,9 +105,13 @@ class TestQuality:
         blind = split_report('blind')
         assert blind.overall.precision >= 0.7 and blind.overall.recall >= 0.4, list(blind.errors())
 
-    def test_second_blind_split_stays_at_its_untuned_level(self) -> None:
+    def test_second_blind_split_does_not_regress_after_its_fixes(self) -> None:
         blind2 = split_report('blind2')
-        assert blind2.overall.precision >= 0.8 and blind2.overall.recall >= 0.7, list(blind2.errors())
+        assert blind2.overall.precision >= 0.97 and blind2.overall.recall >= 0.97, list(blind2.errors())
+
+    def test_third_blind_split_stays_at_its_measured_level(self) -> None:
+        blind3 = split_report('blind3')
+        assert blind3.overall.precision >= 0.85 and blind3.overall.recall >= 0.48, list(blind3.errors())
 
     def test_negative_turns_stay_clean(self, report: Report) -> None:
         dirty = [o.turn.ref for o in report.negative_turns if o.spurious]
