@@ -235,10 +235,10 @@ class _Handler(BaseHTTPRequestHandler):
     owner: LlmTestServer
     protocol_version = 'HTTP/1.1'
 
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base class's signature
+    def log_message(self, format: str, *args: Any) -> None:  # the base class's signature
         pass  # keep the test output clean
 
-    def do_POST(self) -> None:  # noqa: N802 - http.server's naming
+    def do_POST(self) -> None:  # http.server's naming
         raw = self.rfile.read(int(self.headers.get('content-length') or 0))
         try:
             body = json.loads(raw or b'{}')

@@ -241,7 +241,7 @@ class LossyProxy:
 
             do_GET = do_POST = do_DELETE = _relay
 
-            def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
+            def log_message(self, format: str, *args: Any) -> None:  # stdlib signature
                 return
 
         self.server = ThreadingHTTPServer(('127.0.0.1', 0), Handler)

@@ -237,7 +237,7 @@ def test_concurrent_reinforcement_loses_no_update(api: Api, services: Services, 
             barrier.wait()
             for _ in range(calls_each):
                 store.reinforce(refs)
-        except BaseException as exc:  # noqa: BLE001 - surfaced below
+        except BaseException as exc:  # surfaced below
             errors.append(exc)
 
     # When 4 threads each reinforce both facts twice, at the same time

@@ -126,7 +126,7 @@ def test_concurrent_metric_flushes_lose_and_break_nothing(monkeypatch: pytest.Mo
 def _safe(handler: Any) -> Any:
     try:
         return handler({}, LocalContext())
-    except Exception as exc:  # noqa: BLE001 - the test reports failures instead of stopping at the first
+    except Exception as exc:  # the test reports failures instead of stopping at the first
         return repr(exc)
 
 
