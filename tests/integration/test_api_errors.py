@@ -8,6 +8,7 @@ import pytest
 
 from agent_memory.db.memory_store import MemoryStore
 from tests.conftest import Api
+from tests.support.db_snapshot import snapshot
 
 ALICE_PLAN = {'entity': {'type': 'person', 'name': 'Alice'}, 'key': 'plan', 'value': 'Pro'}
 
@@ -41,7 +42,7 @@ BAD_FACTS: list[tuple[str, Any, int]] = [
 def test_bad_facts_are_rejected_and_change_nothing(api: Api, store: MemoryStore, case: str, body: Any, status: int) -> None:
     # Given a context with one fact in it
     assert api.call('facts', 'POST', '/facts', {'infer': 'triples', 'triples': [ALICE_PLAN]})[0] == 200
-    before = store.table_counts()
+    before = snapshot(store)
 
     # When a bad request arrives
     code, problem, headers = api.call('facts', 'POST', '/facts', body)
@@ -51,18 +52,18 @@ def test_bad_facts_are_rejected_and_change_nothing(api: Api, store: MemoryStore,
     assert headers['Content-Type'] == 'application/problem+json'
     assert problem['status'] == status and problem['message'] == problem['detail'] and problem['title']
     assert problem['instance'] == f'/api/v1/{api.context_id}/facts'
-    assert store.table_counts() == before
+    assert snapshot(store) == before
 
 
 def test_unknown_key_and_unknown_context_answer_the_same_401(api: Api, store: MemoryStore) -> None:
-    before = store.table_counts()
+    before = snapshot(store)
     wrong_key = api.call('facts', 'POST', '/facts', {'infer': 'none', 'text': 'hi'}, key='am_not-a-key')
     other_context = api.call('facts', 'POST', '/api/v1/no-such-context/facts', {'infer': 'none', 'text': 'hi'})
     missing = api.call('views', 'GET', '/me', headers={'authorization': ''})
     for code, body, _ in (wrong_key, other_context, missing):
         assert code == 401
         assert body['detail'] == wrong_key[1]['detail']
-    assert store.table_counts() == before
+    assert snapshot(store) == before
 
 
 def test_a_key_of_one_context_is_401_on_another(api: Api, services: Any) -> None:
@@ -103,11 +104,11 @@ def test_bad_context_id_is_422(api: Api) -> None:
     ],
 )
 def test_bad_reads(api: Api, store: MemoryStore, function: str, method: str, path: str, query: dict[str, str] | None, status: int) -> None:
-    before = store.table_counts()
+    before = snapshot(store)
     code, body, _ = api.call(function, method, path, query=query)
     assert code == status, body
     assert body['status'] == status
-    assert store.table_counts() == before
+    assert snapshot(store) == before
 
 
 def test_internal_errors_do_not_leak(api: Api, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -126,10 +127,10 @@ def test_full_without_a_queue_is_503_and_stores_nothing(
     api: Api, store: MemoryStore, services: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(services, 'queue', None)
-    before = store.table_counts()
+    before = snapshot(store)
     code, body, _ = api.call('facts', 'POST', '/facts', {'text': 'I moved to Berlin'})
     assert code == 503 and 'queue' in body['detail']
-    assert store.table_counts() == before
+    assert snapshot(store) == before
 
 
 def test_a_body_that_is_not_utf8_is_400_not_500(api: Api) -> None:

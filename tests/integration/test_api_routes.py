@@ -10,6 +10,7 @@ import pytest
 from agent_memory.db.memory_store import MemoryStore
 from agent_memory.domain.chunks import split_text
 from tests.conftest import MANAGEMENT_KEY, Api, load_function
+from tests.support.db_snapshot import snapshot
 
 
 def triple(name: str, key: str, value: str, **extra: Any) -> dict[str, Any]:
@@ -46,9 +47,9 @@ def test_closed_session_refuses_new_turns_but_keeps_old_ones(api: Api, store: Me
     _, session, _ = api.call('sessions', 'POST', '/sessions', {})
     api.call('facts', 'POST', '/facts', {'infer': 'none', 'text': 'kept', 'session_id': session['id']})
     assert api.call('sessions', 'DELETE', f'/sessions/{session["id"]}')[0] == 204
-    before = store.table_counts()
+    before = snapshot(store)
     assert api.call('facts', 'POST', '/facts', {'infer': 'none', 'text': 'late', 'session_id': session['id']})[0] == 409
-    assert store.table_counts() == before
+    assert snapshot(store) == before
     assert [t['content'] for t in api.call('sessions', 'GET', f'/sessions/{session["id"]}/turns')[1]['turns']] == ['kept']
 
 

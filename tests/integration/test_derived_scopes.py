@@ -17,6 +17,7 @@ from tests.conftest import Api
 from tests.integration.test_response_cache import llm  # noqa: F401 - the fixture
 from tests.integration.test_visibility_matrix import make_principal
 from tests.llm_server import LlmTestServer
+from tests.support.db_snapshot import snapshot
 
 HR = 'team/a/hr'
 
@@ -86,10 +87,10 @@ def test_a_model_reply_counts_every_source_it_read_even_uncited(office: Office, 
 
 
 def test_reflect_persist_is_403_when_no_private_enough_scope_is_writable(office: Office, store: MemoryStore) -> None:
-    before = store.table_counts()
+    before = snapshot(store)
     code, body, _ = office.analyst.call('retrieval', 'POST', '/reflect', {'query': "Dana's salary", 'persist': True})
     assert code == 403, body
-    assert store.table_counts() == before
+    assert snapshot(store) == before
 
 
 def test_reflect_persist_stores_the_reflection_no_wider_than_its_sources(office: Office, store: MemoryStore) -> None:

@@ -10,6 +10,7 @@ from agent_memory.api.services import Services
 from agent_memory.db.memory_store import MemoryStore
 from tests.conftest import Api
 from tests.integration.test_visibility_matrix import make_principal
+from tests.support.db_snapshot import snapshot
 
 ALICE = {'type': 'person', 'name': 'Alice'}
 
@@ -66,10 +67,10 @@ def test_purge_erases_the_address_history_and_forgetting_an_entity_takes_its_fac
 
 
 def test_a_vague_query_forgets_nothing(world: Api, store: MemoryStore) -> None:
-    before = store.table_counts()
+    before = snapshot(store)
     code, result = forget(world, query='the weather on Mars tomorrow')
     assert code == 200 and result == {'deleted': 0, 'purged': False, 'matched': []}
-    assert store.table_counts() == before
+    assert snapshot(store) == before
 
 
 def test_forget_is_bounded_by_the_forget_grant(world: Api, services: Services, store: MemoryStore) -> None:
@@ -84,6 +85,6 @@ def test_forget_is_bounded_by_the_forget_grant(world: Api, services: Services, s
 
 @pytest.mark.parametrize('body', [{}, {'query': ''}, {'query': '  '}, {'query': 'x', 'limit': 51}, {'query': 'x', 'purge': 'yes please'}])
 def test_bad_forget_requests_are_400_and_change_nothing(world: Api, store: MemoryStore, body: dict[str, Any]) -> None:
-    before = store.table_counts()
+    before = snapshot(store)
     assert world.call('retrieval', 'POST', '/forget', body)[0] == 400
-    assert store.table_counts() == before
+    assert snapshot(store) == before

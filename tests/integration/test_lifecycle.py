@@ -17,6 +17,7 @@ from agent_memory.domain.context_config import effective_config
 from agent_memory.domain.contexts import create_context, mint_context_key
 from local_runtime.events import LocalContext, schedule_event
 from tests.conftest import Api, load_function
+from tests.support.db_snapshot import snapshot
 
 ALICE = {'type': 'person', 'name': 'alice'}
 
@@ -362,11 +363,11 @@ def test_trace_purge_never_touches_facts(api: Api, store: MemoryStore) -> None:
     # Given an old context fact and old traces
     remember(api, 'mood', 'busy', 'context', ago(200))
     _seed_traces(store)
-    facts_before = {t: n for t, n in store.table_counts().items() if t in FACT_TABLES}
+    facts_before = {t: digest for t, digest in snapshot(store).items() if t in FACT_TABLES}
     # When traces are purged
     sweep(api, 'purge-traces')
     # Then fact tables are untouched and the fact is still current (purging is not expiry)
-    assert {t: n for t, n in store.table_counts().items() if t in FACT_TABLES} == facts_before
+    assert {t: digest for t, digest in snapshot(store).items() if t in FACT_TABLES} == facts_before
     assert 'mood' in current_attributes(api)
 
 

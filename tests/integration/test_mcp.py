@@ -19,6 +19,7 @@ from local_runtime.events import LocalContext, http_event
 from tests.conftest import Api, Worker, load_function
 from tests.integration.test_visibility_matrix import make_principal
 from tests.llm_server import LlmTestServer
+from tests.support.db_snapshot import snapshot
 
 ACCEPT = 'application/json, text/event-stream'
 ALICE = {'type': 'person', 'name': 'Alice'}
@@ -111,9 +112,9 @@ def test_remember_full_queues_extraction_and_the_worker_applies_it(api: Api, wor
 
 
 def test_remember_preview_changes_nothing(api: Api, store: MemoryStore) -> None:
-    before = store.table_counts()
+    before = snapshot(store)
     preview = ok(api, 'remember', text='My name is Ada.', infer='preview')
-    assert preview['mode'] == 'preview' and store.table_counts() == before
+    assert preview['mode'] == 'preview' and snapshot(store) == before
 
 
 def test_recall_reinforces_and_never_uses_the_response_cache(seeded: Api, store: MemoryStore, services: Services) -> None:
@@ -175,14 +176,14 @@ def test_inspect_entity_attribute_and_trace(seeded: Api) -> None:
 
 
 def test_tool_failures_are_is_error_results_with_status(seeded: Api, store: MemoryStore) -> None:
-    before = store.table_counts()
+    before = snapshot(store)
     missing = call(seeded, 'inspect', ref='entity:person/nobody')
     assert missing['isError'] is True
     assert missing['structuredContent'] == {'error': {'status': 404, 'title': 'Not found', 'message': 'entity not found'}}
     assert missing['content'][0]['text'] == 'Not found (404): entity not found'
     bad_ref = call(seeded, 'inspect', ref='banana')
     assert bad_ref['isError'] is True and bad_ref['structuredContent']['error']['status'] == 400
-    assert store.table_counts() == before
+    assert snapshot(store) == before
 
 
 @pytest.mark.parametrize(
@@ -192,11 +193,11 @@ def test_tool_failures_are_is_error_results_with_status(seeded: Api, store: Memo
     ids=['missing', 'empty', 'blank', 'k-over-50', 'k-not-int', 'bad-enum', 'unknown-field'],
 )  # fmt: skip
 def test_malformed_arguments_are_json_rpc_invalid_params(api: Api, arguments: dict[str, Any], store: MemoryStore) -> None:
-    before = store.table_counts()
+    before = snapshot(store)
     answer = rpc(api.key, 'tools/call', {'name': 'recall', 'arguments': arguments})
     assert 'result' not in answer and answer['error']['code'] == -32602
     assert answer['error']['message'].startswith('invalid arguments for recall:')
-    assert store.table_counts() == before
+    assert snapshot(store) == before
 
 
 @pytest.mark.parametrize(
@@ -207,10 +208,10 @@ def test_malformed_arguments_are_json_rpc_invalid_params(api: Api, arguments: di
 )  # fmt: skip
 def test_arguments_the_rest_route_would_refuse_are_invalid_params(api: Api, store: MemoryStore, tool: str, arguments: dict[str, Any],
                                                                   problem: str) -> None:  # fmt: skip
-    before = store.table_counts()
+    before = snapshot(store)
     answer = rpc(api.key, 'tools/call', {'name': tool, 'arguments': arguments})
     assert answer['error']['code'] == -32602 and problem in answer['error']['message'], answer
-    assert store.table_counts() == before
+    assert snapshot(store) == before
 
 
 def test_scope_sets_lens_and_the_scopes_alias_are_accepted(api: Api, store: MemoryStore) -> None:
@@ -220,10 +221,10 @@ def test_scope_sets_lens_and_the_scopes_alias_are_accepted(api: Api, store: Memo
 
 
 def test_text_over_the_limit_is_a_413_result_and_stores_nothing(api: Api, store: MemoryStore) -> None:
-    before = store.table_counts()
+    before = snapshot(store)
     result = call(api, 'remember', text='x' * (64 * 1024 + 1), infer='none')
     assert result['isError'] is True and result['structuredContent']['error']['status'] == 413
-    assert store.table_counts() == before
+    assert snapshot(store) == before
 
 
 def test_unsupported_refs_say_what_is_missing(api: Api) -> None:
@@ -244,10 +245,10 @@ def test_unknown_tool_is_method_not_found(api: Api) -> None:
 
 def test_write_without_the_grant_is_a_403_result(services: Services, context_id: str, store: MemoryStore) -> None:
     reader = make_principal(services, context_id, 'reader', {'memory:read': ['*']}, '/')
-    before = store.table_counts()
+    before = snapshot(store)
     result = call(reader, 'remember', text='sneaky', infer='none')
     assert result['isError'] is True and result['structuredContent']['error']['status'] == 403
-    assert store.table_counts() == before
+    assert snapshot(store) == before
     assert ok(reader, 'recall', query='anything')['hits'] == []  # reading is allowed
 
 
@@ -276,10 +277,10 @@ def test_the_key_pins_the_context(api: Api, services: Services, store: MemorySto
     result = rpc_raw(api.key, {'jsonrpc': '2.0', 'id': 1, 'method': 'tools/list'}, {'x-agent-memory-context': 'elsewhere'})
     assert result['statusCode'] == 401
     assert rpc(api.key, 'tools/list', **{'x-spectron-context': api.context_id})['result']['tools']
-    before = store.table_counts()
+    before = snapshot(store)
     wrong = call(api, 'remember', text='misrouted', infer='none', context_id='elsewhere')
     assert wrong['isError'] is True and wrong['structuredContent']['error']['status'] == 401
-    assert store.table_counts() == before
+    assert snapshot(store) == before
     assert ok(api, 'remember', text='routed', infer='none', context_id=api.context_id)['mode'] == 'none'
 
 

@@ -11,6 +11,7 @@ from agent_memory.domain.extraction_pipeline import Extractors
 from agent_memory.extraction.llm import LlmExtractor
 from tests.conftest import Api, Worker
 from tests.llm_server import LlmTestServer, llm_server  # noqa: F401 - the fixture
+from tests.support.db_snapshot import snapshot
 
 
 def facts_of(api: Api, name: str) -> dict[str, str]:
@@ -70,11 +71,11 @@ BAD_NAMES: list[tuple[str, Any]] = [
 
 @pytest.mark.parametrize(('case', 'name'), BAD_NAMES, ids=[c[0] for c in BAD_NAMES])
 def test_a_bad_speaker_name_is_a_400_and_changes_nothing(api: Api, store: MemoryStore, case: str, name: Any) -> None:
-    before = store.table_counts()
+    before = snapshot(store)
     single = api.call('facts', 'POST', '/facts', {'infer': 'none', 'text': 'I live in Boston.', 'name': name})
     batch = api.call('facts', 'POST', '/facts/batch', {'infer': 'none', 'messages': [{'content': 'Hi.', 'name': name}]})
     assert (single[0], batch[0]) == (400, 400), (single[1], batch[1])
-    assert store.table_counts() == before
+    assert snapshot(store) == before
 
 
 @pytest.fixture

@@ -9,6 +9,7 @@ from surrealdb import RecordID
 
 from agent_memory.db.memory_store import MemoryStore
 from tests.conftest import Api
+from tests.support.db_snapshot import snapshot
 
 ALICE = {'type': 'person', 'name': 'alice'}
 ALICE_REF = 'entity:person/alice'
@@ -236,13 +237,13 @@ def test_idempotency_key_replays_the_same_body(api: Api, store: MemoryStore) -> 
     headers = {'Idempotency-Key': 'write-1'}
     status1, first, _ = api.call('facts', 'POST', '/facts', body, headers=headers)
     assert status1 == 200, first
-    counts = store.table_counts()
+    counts = snapshot(store)
     # When the same key and body are sent again
     status2, second, _ = api.call('facts', 'POST', '/facts', body, headers=headers)
     # Then the stored response comes back unchanged and nothing was written
     assert status2 == 200
     assert second == first
-    assert store.table_counts() == counts
+    assert snapshot(store) == counts
 
 
 def test_idempotency_key_with_a_different_body_is_409_and_changes_nothing(api: Api, store: MemoryStore) -> None:
@@ -250,14 +251,14 @@ def test_idempotency_key_with_a_different_body_is_409_and_changes_nothing(api: A
     headers = {'Idempotency-Key': 'write-1'}
     status, _, _ = api.call('facts', 'POST', '/facts', {'infer': 'triples', 'triples': [triple('employer', 'Acme')]}, headers=headers)
     assert status == 200
-    counts = store.table_counts()
+    counts = snapshot(store)
     # When the key is reused with another body
     status, problem, _ = api.call('facts', 'POST', '/facts', {'infer': 'triples', 'triples': [triple('employer', 'Globex')]},
                                   headers=headers)  # fmt: skip
     # Then 409, and the state is untouched
     assert status == 409, problem
     assert problem['status'] == 409
-    assert store.table_counts() == counts
+    assert snapshot(store) == counts
     assert current_values(api, 'employer') == ['Acme']
 
 

@@ -19,6 +19,7 @@ from agent_memory.domain.write_plan import AddressGuard, WritePlan
 from agent_memory.errors import StoreUnavailable, WriteConflict
 from agent_memory.models import FactsRequest
 from tests.conftest import Api
+from tests.support.db_snapshot import snapshot
 
 
 def test_migrations_are_recorded_and_applied_once(services: Any, context_id: str) -> None:
@@ -106,13 +107,13 @@ def test_a_stale_plan_is_refused_whole(store: MemoryStore) -> None:
     # Given a plan made when the address was empty, applied once
     first, _ = _plan(store, 'Free', [])
     store.apply(first)
-    before = store.table_counts()
+    before = snapshot(store)
     # When a second plan that also believed the address empty is applied
     stale, _ = _plan(store, 'Pro', [])
     # Then the transaction throws and nothing of it (session, entity update, attribute) lands
     with pytest.raises(WriteConflict):
         store.apply(stale)
-    assert store.table_counts() == before
+    assert snapshot(store) == before
 
 
 def _in_threads(work: list[Any]) -> None:

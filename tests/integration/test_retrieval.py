@@ -12,6 +12,7 @@ from agent_memory.api.services import Services
 from agent_memory.db.memory_store import MemoryStore
 from tests.conftest import Api, Worker
 from tests.integration.test_visibility_matrix import make_principal
+from tests.support.db_snapshot import snapshot
 
 ALICE = {'type': 'person', 'name': 'Alice'}
 ACME = {'type': 'organisation', 'name': 'Acme'}
@@ -107,10 +108,10 @@ def test_k_and_include_bound_the_response(world: Api) -> None:
     ],
 )
 def test_bad_query_is_400_and_writes_nothing(world: Api, store: MemoryStore, body: dict[str, Any]) -> None:
-    before = store.table_counts()
+    before = snapshot(store)
     code, problem, headers = world.call('retrieval', 'POST', '/query', body)
     assert code == 400 and problem['status'] == 400 and problem['detail']
-    assert store.table_counts() == before
+    assert snapshot(store) == before
 
 
 def test_only_current_facts_by_default_and_history_as_of(world: Api) -> None:

@@ -15,6 +15,7 @@ from tests.conftest import Api, Worker
 from tests.integration.test_extraction_llm_pipeline import reply, with_llm  # noqa: F401 - the fixture
 from tests.integration.test_visibility_matrix import make_principal
 from tests.llm_server import LlmTestServer, llm_server  # noqa: F401 - the fixture
+from tests.support.db_snapshot import snapshot
 
 TEAM = {'memory:read': ['team/*'], 'memory:write': ['team/*']}
 
@@ -40,10 +41,10 @@ def test_a_triple_naming_a_self_entity_is_400_and_writes_nothing(pair: tuple[Api
     triple: dict[str, Any] = {'entity': {'type': 'person', 'name': name}, 'key': 'title', 'value': 'intern'}
     if place == 'target':
         triple = {'entity': {'type': 'organisation', 'name': 'Acme'}, 'key': 'employs', 'target': {'type': 'person', 'name': name}}
-    before = store.table_counts()
+    before = snapshot(store)
     code, body, _ = bob.call('facts', 'POST', '/facts', {'infer': 'triples', 'triples': [triple]})
     assert code == 400 and 'self entities are reserved' in body['detail']
-    assert store.table_counts() == before
+    assert snapshot(store) == before
 
 
 def test_a_model_naming_another_principals_self_entity_writes_nothing_there(pair: tuple[Api, Api], worker: Worker,
@@ -65,8 +66,8 @@ def test_only_the_owner_settles_a_doubt_about_its_self_entity(pair: tuple[Api, A
     flag = record_uncertainty(store, 'alice title', 'CEO or co-CEO?', 'self_correction', [['team']],
                               entity=['person', 'self:alice'], key='title')  # fmt: skip
     path = f'/uncertainty/{flag["id"].split(":", 1)[1]}/resolve'
-    before = store.table_counts()
+    before = snapshot(store)
     assert bob.call('views', 'POST', path, {'acceptedValue': 'intern'})[0] == 400
-    assert store.table_counts() == before
+    assert snapshot(store) == before
     assert alice.call('views', 'POST', path, {'acceptedValue': 'co-CEO'})[0] == 200
     assert self_facts(alice) == [('title', 'co-CEO')]

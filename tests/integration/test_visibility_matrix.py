@@ -14,6 +14,7 @@ from agent_memory.domain.auth import hash_key, mint_token
 from agent_memory.domain.ids import utcnow
 from agent_memory.domain.visibility import fingerprint
 from tests.conftest import Api
+from tests.support.db_snapshot import snapshot
 
 ORG, ALICE, BOB = 'org/acme', 'org/acme/user/alice', 'org/acme/user/bob'
 
@@ -106,11 +107,11 @@ def test_bob_cannot_read_or_append_to_alices_session(world: World) -> None:
 
 
 def test_writes_outside_the_write_region_are_403_and_change_nothing(world: World, store: MemoryStore) -> None:
-    before = store.table_counts()
+    before = snapshot(store)
     body = {'infer': 'triples', 'scopes': [[ALICE]], 'triples': [{'entity': {'type': 'person', 'name': 'Alice'}, 'key': 'x', 'value': 'y'}]}
     assert world.bob.call('facts', 'POST', '/facts', body)[0] == 403
     assert world.reader.call('facts', 'POST', '/facts', {'infer': 'none', 'text': 'hi'})[0] == 403
-    assert store.table_counts() == before
+    assert snapshot(store) == before
     # a write without scopes lands in the caller's default region, visible to its owner only
     assert world.bob.call('facts', 'POST', '/facts', {'infer': 'triples', 'triples': [body['triples'][0] | {'key': 'nickname'}]})[0] == 200
     assert 'y' not in values(world.alice)['state'] and 'y' in values(world.bob)['state']
