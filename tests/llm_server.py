@@ -6,7 +6,7 @@ end to end: serialisation, headers, status-code mapping and timeouts.
     server.reply_json({...})        # 200, the object as the assistant message content
     server.reply_text('not json')   # 200, raw text as the content
     server.error(429)               # an OpenAI-style error body (+ Retry-After on 429)
-    server.stall(3.0)               # answer nothing for 3 s (longer than the client timeout)
+    server.stall()                  # answer nothing for STALL_NEVER s (a stop cuts it short): outlasts any client timeout
     server.latency = 0.5            # every completion takes 0.5 s (a simulated model, for benchmarks)
     server.echo_sources = True      # an unscripted chat request answers citing every [S#] it was given
 
@@ -51,6 +51,11 @@ _ERRORS: dict[int, tuple[str, str | None, str]] = {
     500: ('server_error', None, 'The server had an error while processing your request.'),
     503: ('server_error', None, 'The engine is currently overloaded, please try again later.'),
 }
+
+
+# A stall no client timeout in the tests comes near: only a broken timeout waits it out, and then the test fails (the
+# late answer is an empty object) instead of hanging.
+STALL_NEVER = 120.0
 
 
 @dataclass(frozen=True)
@@ -121,7 +126,7 @@ class LlmTestServer:
             self._refused.update(dict.fromkeys(formats, status))
         return self
 
-    def stall(self, seconds: float) -> LlmTestServer:
+    def stall(self, seconds: float = STALL_NEVER) -> LlmTestServer:
         return self._push(Behaviour('stall', seconds=seconds))
 
     def _push(self, behaviour: Behaviour) -> LlmTestServer:

@@ -67,7 +67,7 @@ def test_invalid_output_twice_keeps_stage0_and_records_why(api: Api, worker: Wor
 
 
 def test_a_timeout_fails_the_message_for_a_retry(api: Api, worker: Worker, with_llm: LlmTestServer) -> None:
-    with_llm.stall(3)
+    with_llm.stall()
     turn = queue_turn(api, 'My name is Sam.')
     result = worker.deliver(worker.receive())
     assert len(result['batchItemFailures']) == 1

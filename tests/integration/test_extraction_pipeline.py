@@ -10,7 +10,9 @@ from typing import Any
 import pytest
 
 from agent_memory.db.memory_store import MemoryStore
+from agent_memory.domain import facts as facts_domain
 from tests.conftest import Api, Worker
+from tests.support.clock import VirtualTime
 from tests.support.db_snapshot import snapshot
 
 
@@ -126,10 +128,17 @@ def test_prefer_wait_answers_200_with_the_diff_when_the_worker_is_quick(api: Api
     assert [(a['key'], a['value']) for a in body['extraction']['attributes']] == [('name', 'Ada')]
 
 
-def test_prefer_wait_times_out_with_202(api: Api) -> None:
-    started = time.monotonic()
+def test_prefer_wait_times_out_with_202(api: Api, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Given no worker running, and the wait's clock virtual (it moves only when the handler sleeps)
+    clock = VirtualTime()
+    monkeypatch.setattr(facts_domain, 'time', clock)
+    started = clock.now
+    # When a write asks to wait up to 1 s for its extraction
     code, body, _ = api.call('facts', 'POST', '/facts', {'text': 'My name is Ada.'}, headers={'Prefer': 'wait=1'})
-    assert code == 202 and body['status'] == 'queued' and 0.9 < time.monotonic() - started < 5
+    # Then it polled for exactly the budget, then answered 202 queued
+    assert code == 202 and body['status'] == 'queued', body
+    assert clock.now - started == pytest.approx(1.0) and len(clock.naps) > 1
+    # And a wait beyond 25 s is refused
     assert api.call('facts', 'POST', '/facts', {'text': 'x'}, headers={'Prefer': 'wait=60'})[0] == 400
 
 

@@ -196,7 +196,7 @@ def test_transient_errors_are_retried_then_the_final_delivery_keeps_stage0(
 
 def test_a_timeout_on_every_delivery_keeps_stage0(api: Api, worker: Worker, server: LlmTestServer, services: Services) -> None:
     for _ in range(services.max_receives):
-        server.stall(3)
+        server.stall()
 
     turn = queue_turn(api, 'My name is Sam.')
     worker.drain()

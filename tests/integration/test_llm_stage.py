@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -301,17 +300,14 @@ def test_server_errors_are_retryable(extractor: LlmExtractor, llm_server: LlmTes
 
 
 def test_a_slow_provider_times_out_as_retryable(llm_server: LlmTestServer) -> None:  # noqa: F811
+    # Given a provider that answers nothing until the test is over, and a client with a short timeout
     extractor = build_llm_extractor(base_url=llm_server.base_url, model='m', api_key='k', timeout_seconds=0.5)
     assert extractor is not None
-    llm_server.stall(5.0)
-
-    started = time.monotonic()
+    llm_server.stall()
+    # When the extractor asks it, Then the client gives up on its own (no answer ever comes) as a retryable failure
     with pytest.raises(ProviderRetryable, match='too slow'):
         extractor.extract('hi', _ctx(), Extraction())
-    elapsed = time.monotonic() - started
-
-    assert 0.4 <= elapsed < 2.0
-    assert len(llm_server.requests) == 1
+    assert len(llm_server.requests) == 1  # one attempt: a timeout is not retried inside the request
     extractor.close()
 
 

@@ -20,6 +20,7 @@ from agent_memory.errors import StoreUnavailable, WriteConflict
 from agent_memory.models import FactsRequest
 from tests.conftest import Api
 from tests.support.db_snapshot import snapshot
+from tests.support.ports import free_port
 
 
 def test_migrations_are_recorded_and_applied_once(services: Any, context_id: str) -> None:
@@ -162,6 +163,7 @@ def test_concurrent_turns_get_distinct_sequence_numbers(api: Api, store: MemoryS
 
 
 def test_unreachable_hosted_database_is_store_unavailable() -> None:
-    database = Database('ws://127.0.0.1:9/rpc', 'agent_memory')
+    # Given a hosted-database URL on a port nothing listens on, When the service pings it, Then it is a 503, not a crash
+    database = Database(f'ws://127.0.0.1:{free_port()}/rpc', 'agent_memory')
     with pytest.raises(StoreUnavailable):
         database.ping()

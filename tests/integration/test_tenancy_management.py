@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import datetime as dt
-import time
 import uuid
 from collections.abc import Iterator
 from typing import Any
@@ -11,6 +10,7 @@ from typing import Any
 import pytest
 
 from agent_memory.api.services import Services
+from agent_memory.domain import auth
 from agent_memory.domain.auth import hash_key
 from tests.conftest import MANAGEMENT_KEY, Api
 
@@ -403,14 +403,19 @@ def test_keys_are_stored_only_as_hmac(ctx: str, services: Services) -> None:
     assert all(str(r['id'].id) == r['hash'] for r in rows)
 
 
-def test_expired_keys_fail(ctx: str, services: Services) -> None:
-    # Given a key minted with a one-second TTL
+def test_expired_keys_fail(ctx: str, services: Services, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Given a key minted with a one-second TTL: it expires one second after the mint
+    not_before = dt.datetime.now(dt.UTC)
     minted = mint(ctx, 'admin', 'short', {'ttlSeconds': 1})
+    not_after = dt.datetime.now(dt.UTC)
     expires = dt.datetime.fromisoformat(minted['expiresAt'].replace('Z', '+00:00'))
-    assert dt.timedelta(0) < expires - dt.datetime.now(dt.UTC) <= dt.timedelta(seconds=1)
-    # When the TTL passes, Then it is 401
-    time.sleep(1.1)
-    assert me(ctx, minted['secret'])[0] == 401
+    assert not_before + dt.timedelta(seconds=1) <= expires <= not_after + dt.timedelta(seconds=1)
+    # When the authentication clock reads just before the expiry, Then the key works; at the expiry, Then it is 401
+    with monkeypatch.context() as clock:
+        clock.setattr(auth, 'utcnow', lambda: expires - dt.timedelta(microseconds=1))
+        assert me(ctx, minted['secret'])[0] == 200
+        clock.setattr(auth, 'utcnow', lambda: expires)
+        assert me(ctx, minted['secret'])[0] == 401
     # And a key whose stored expiry is in the past fails the same way
     other = mint(ctx, 'admin', 'other', {'expiresAt': (dt.datetime.now(dt.UTC) + dt.timedelta(hours=1)).isoformat()})
     assert me(ctx, other['secret'])[0] == 200

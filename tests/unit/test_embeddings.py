@@ -19,6 +19,7 @@ from agent_memory.embeddings.memo import VectorMemo
 from agent_memory.embeddings.remote import OpenAIEmbedder
 from agent_memory.errors import ProviderUnavailable
 from tests.llm_server import LlmTestServer
+from tests.support.ports import free_port
 
 
 def cosine(a: list[float], b: list[float]) -> float:
@@ -69,7 +70,7 @@ def test_openai_provider_rejects_a_wrong_dimension_and_maps_failures(server: Llm
     with pytest.raises(ProviderUnavailable, match='returned 8 dimensions'):
         OpenAIEmbedder(server.base_url, 'm', 16, None, 5.0).embed(['x'])
     with pytest.raises(ProviderUnavailable, match='embedding request failed'):
-        OpenAIEmbedder('http://127.0.0.1:9/v1', 'm', 8, None, 0.5).embed(['x'])
+        OpenAIEmbedder(f'http://127.0.0.1:{free_port()}/v1', 'm', 8, None, 5.0).embed(['x'])
 
 
 def test_openai_provider_is_selected_by_configuration(server: LlmTestServer) -> None:
