@@ -99,6 +99,18 @@ class Api:
         return result['statusCode'], (json.loads(raw) if raw else None), result.get('headers', {})
 
 
+TIERS = ('unit', 'integration', 'e2e')  # tests/<tier>/…: the folder a test lives in is its marker
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark each test with its tier, from its folder, so ``pytest -m unit`` runs only the fast, self-contained ones."""
+    tests_root = Path(__file__).resolve().parent
+    for item in items:
+        folder = item.path.resolve().relative_to(tests_root).parts[0]
+        if folder in TIERS:
+            item.add_marker(getattr(pytest.mark, folder))
+
+
 @pytest.fixture(scope='session')
 def services() -> Services:
     return get_services()

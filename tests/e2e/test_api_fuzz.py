@@ -20,7 +20,6 @@ from schemathesis.generation.case import Case
 from openapi.generate import OUTPUT
 from tests.e2e.test_local_gateway import KEY, MGMT, Gateway, _free_port
 
-pytestmark = pytest.mark.e2e
 SCHEMA = schemathesis.openapi.from_dict(json.loads(OUTPUT.read_text(encoding='utf-8')))
 PROTECTED_CONTEXT = 'dev'  # fuzzing must not delete the context it reads and writes
 

@@ -14,8 +14,6 @@ import pytest
 
 from tests.e2e.test_local_gateway import KEY, MGMT, ROOT, Gateway, _free_port
 
-pytestmark = pytest.mark.e2e
-
 
 @pytest.fixture(scope='module')
 def gateway(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Gateway]:

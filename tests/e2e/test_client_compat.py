@@ -22,7 +22,6 @@ from surrealdb_memory import AsyncMemory, Memory, MemoryAPIError, MemoryAuthErro
 
 from tests.e2e.test_local_gateway import KEY, MGMT, Gateway
 
-pytestmark = pytest.mark.e2e
 ALICE = {'type': 'person', 'name': 'Alice'}
 
 

@@ -10,11 +10,7 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from tests.e2e.test_local_gateway import KEY, Gateway, _free_port
-
-pytestmark = pytest.mark.e2e
 
 CLIENTS, WRITES_EACH = 8, 25
 KILL_AFTER_ACKS = 80

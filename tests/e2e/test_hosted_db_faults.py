@@ -24,8 +24,6 @@ from local_runtime.template_routes import http_routes, load_template
 from tests.e2e.test_local_gateway import KEY, MGMT, ROOT, Gateway, _free_port
 from tests.ws_bridge import ROOT_PASSWORD, ROOT_USER, WsBridge
 
-pytestmark = pytest.mark.e2e
-
 DB_TIMEOUT_SECONDS = 4  # the service's database client timeout (cold-start migrations must fit); one test stalls longer
 CLIENT_TIMEOUT_SECONDS = 20  # far above it: a request that hits this has hung
 WRITE_ATTEMPTS = 10

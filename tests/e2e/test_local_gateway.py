@@ -23,8 +23,6 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 KEY, MGMT = 'am_e2e-context-key', 'amm_e2e-management-key'
 
-pytestmark = pytest.mark.e2e
-
 
 def _free_port() -> int:
     with socket.socket() as sock:

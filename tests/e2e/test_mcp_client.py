@@ -21,7 +21,6 @@ from mcp.shared.exceptions import MCPError
 
 from tests.e2e.test_local_gateway import KEY, Gateway
 
-pytestmark = pytest.mark.e2e
 MODES = {'auto': '2026-07-28', 'legacy': '2025-11-25'}
 EMPLOYER = {'auto': 'Initech', 'legacy': 'Globex'}  # one gateway serves both modes: each writes something new
 
