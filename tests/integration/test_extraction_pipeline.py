@@ -46,6 +46,8 @@ def test_a_turn_is_queued_then_extracted_by_the_worker(api: Api, worker: Worker)
 
 
 def test_a_plan_change_supersedes_and_reports_a_correction(api: Api, worker: Worker) -> None:
+    # Given 'Free plan' then 'moved from Free to Pro' in one session, When both are extracted, Then the plan is Pro and
+    # the history shows Free superseded
     first = say(api, "I'm on the Free plan.")
     say(api, 'I moved from Free to Pro.', session_id=first['sessionId'])
     worker.drain()
@@ -70,6 +72,8 @@ def test_the_same_message_delivered_twice_applies_once(api: Api, store: MemorySt
 
 def test_a_crash_before_commit_leaves_nothing_and_the_retry_completes(api: Api, store: MemoryStore, worker: Worker,
                                                                       monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+    # Given a queued turn and an apply that crashes once, When the job is delivered and redelivered, Then the first
+    # leaves nothing applied with the error on the turn and the retry applies it once
     body = say(api, 'I work at Acme.')
     before = store.table_counts()
     real_apply = MemoryStore.apply
@@ -97,6 +101,8 @@ def test_a_crash_before_commit_leaves_nothing_and_the_retry_completes(api: Api, 
 def test_a_poison_message_ends_in_the_dead_letter_queue_with_the_failure_on_the_turn(
     api: Api, store: MemoryStore, worker: Worker, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # Given a turn whose apply always fails, When the worker drains, Then the job ends in the dead-letter queue and the
+    # turn says failed, with the error
     body = say(api, 'I work at Initech.')
 
     def always_fail(self: MemoryStore, plan: Any) -> None:
@@ -110,6 +116,8 @@ def test_a_poison_message_ends_in_the_dead_letter_queue_with_the_failure_on_the_
 
 
 def test_prefer_wait_answers_200_with_the_diff_when_the_worker_is_quick(api: Api, worker: Worker) -> None:
+    # Given a worker draining in the background, When a write asks Prefer: wait=10, Then it answers 200 done with the
+    # extracted diff
     stop = threading.Event()
 
     def consume() -> None:
@@ -143,6 +151,8 @@ def test_prefer_wait_times_out_with_202(api: Api, monkeypatch: pytest.MonkeyPatc
 
 
 def test_preview_extracts_and_persists_nothing(api: Api, store: MemoryStore, worker: Worker) -> None:
+    # Given an empty context, When a turn is previewed, Then the diff shows its instruction and fact, nothing changed
+    # and no job was sent
     before = snapshot(store)
     code, body, _ = api.call('facts', 'POST', '/facts', {'infer': 'preview', 'text': 'Always answer in bullet points. My name is Sam.'})
     assert code == 200 and body['preview'] is True
@@ -152,6 +162,8 @@ def test_preview_extracts_and_persists_nothing(api: Api, store: MemoryStore, wor
 
 
 def test_batch_per_message_and_whole_conversation(api: Api, worker: Worker) -> None:
+    # Given a three-message batch, When sent per message and as a whole, Then one job per message or one for all is
+    # sent, and only the user's directive becomes an instruction
     messages = [{'role': 'user', 'content': 'My name is Sam.'}, {'role': 'assistant', 'content': 'Nice to meet you. Always be kind.'},
                 {'role': 'user', 'content': 'Always answer in French.'}]  # fmt: skip
     code, body, _ = api.call('facts', 'POST', '/facts/batch', {'messages': messages, 'extract': 'per_message'})
@@ -170,6 +182,8 @@ def test_batch_per_message_and_whole_conversation(api: Api, worker: Worker) -> N
 
 
 def test_reversal_and_restatement_of_instructions(api: Api, worker: Worker) -> None:
+    # Given an instruction, its reversal and its restatement, When extracted, Then the instruction is active again with
+    # a merge count and the reversal inactive
     session = say(api, 'Always answer in bullet points.')['sessionId']
     say(api, 'Stop using bullet points.', session_id=session)
     say(api, 'always answer in bullet points.', session_id=session)
@@ -223,6 +237,8 @@ def test_a_correction_phrased_otherwise_is_tentative_until_clarified_and_a_vague
 
 
 def test_explicit_negation_closes_the_fact_and_its_relation(api: Api, worker: Worker) -> None:
+    # Given 'I work at Acme' then 'I no longer work at Acme', When both are extracted, Then the employer fact and
+    # relation are closed and the history keeps Acme
     session = say(api, 'I work at Acme.')['sessionId']
     worker.drain()
     say(api, 'I no longer work at Acme.', session_id=session)
@@ -250,6 +266,7 @@ def test_accepting_a_value_settles_a_resolvable_uncertainty(api: Api) -> None:
 
 
 def test_an_unresolvable_uncertainty_cannot_be_settled_with_a_value(api: Api, store: MemoryStore) -> None:
+    # Given an unresolved-time uncertainty (nothing to set), When it is resolved with a value, Then it is 422
     from agent_memory.db.records import bare
     from agent_memory.domain.directives import record_uncertainty
 
@@ -261,6 +278,8 @@ def test_an_unresolvable_uncertainty_cannot_be_settled_with_a_value(api: Api, st
 def test_the_hourly_sweep_resends_turns_whose_job_never_reached_the_queue(
     api: Api, store: MemoryStore, worker: Worker, services: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # Given a turn stored while SQS was unreachable (still 202), When the hourly sweep runs an hour later, Then the job
+    # is re-sent and the worker extracts it
     from local_runtime.events import LocalContext, schedule_event
     from tests.conftest import load_function
 
@@ -279,6 +298,8 @@ def test_the_hourly_sweep_resends_turns_whose_job_never_reached_the_queue(
 
 
 def test_two_workers_racing_on_one_turn_apply_it_once(api: Api, store: MemoryStore, services: Any, worker: Worker) -> None:
+    # Given one queued turn, When three workers process it at once, Then all report done, one decision trace is written
+    # and the facts appear once
     from agent_memory.domain.extraction_pipeline import process_turn
 
     body = say(api, 'I live in Lisbon and I speak Portuguese.')
@@ -300,6 +321,7 @@ def test_two_workers_racing_on_one_turn_apply_it_once(api: Api, store: MemorySto
 
 
 def test_set_valued_keys_accumulate_instead_of_superseding(api: Api, worker: Worker) -> None:
+    # Given two 'I like' turns, When extracted, Then both likes are current (a set-valued key does not supersede)
     session = say(api, 'I like hiking.')['sessionId']
     say(api, 'I like jazz.', session_id=session)
     worker.drain()
@@ -308,6 +330,8 @@ def test_set_valued_keys_accumulate_instead_of_superseding(api: Api, worker: Wor
 
 def test_doubts_are_recorded_instead_of_guessed(api: Api, worker: Worker) -> None:
     # Given two people in memory, so "he" is ambiguous
+    # Given sarcasm, a vague time and an ambiguous 'he', When extracted, Then three uncertainties are recorded and no
+    # preference is taken from the sarcasm
     people = [{'entity': {'type': 'person', 'name': n}, 'key': 'team', 'value': 'core'} for n in ('Alice', 'Bob')]
     api.call('facts', 'POST', '/facts', {'infer': 'triples', 'triples': people})
     session = say(api, 'Yeah right, I *love* Mondays.')['sessionId']
@@ -323,6 +347,8 @@ def test_doubts_are_recorded_instead_of_guessed(api: Api, worker: Worker) -> Non
 
 def test_relative_dates_resolve_against_the_spoken_time_and_context_facts_expire(api: Api, worker: Worker) -> None:
     # Given turns spoken on 10 March (long ago), extracted now
+    # Given turns spoken long ago with relative dates, When extracted, Then dates resolve against the spoken time, and
+    # expiry closes the old context facts
     spoken = '2026-03-10T15:00:00Z'
     say(api, 'I booked a flight to Berlin yesterday.', observed_at=spoken)
     say(api, "I'm working on the Q3 report today.", observed_at=spoken)
