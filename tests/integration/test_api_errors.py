@@ -56,6 +56,8 @@ def test_bad_facts_are_rejected_and_change_nothing(api: Api, store: MemoryStore,
 
 
 def test_unknown_key_and_unknown_context_answer_the_same_401(api: Api, store: MemoryStore) -> None:
+    # Given a wrong key, an unknown context and a missing key, When each is used, Then all answer the same 401 and
+    # nothing changed
     before = snapshot(store)
     wrong_key = api.call('facts', 'POST', '/facts', {'infer': 'none', 'text': 'hi'}, key='am_not-a-key')
     other_context = api.call('facts', 'POST', '/api/v1/no-such-context/facts', {'infer': 'none', 'text': 'hi'})
@@ -67,6 +69,7 @@ def test_unknown_key_and_unknown_context_answer_the_same_401(api: Api, store: Me
 
 
 def test_a_key_of_one_context_is_401_on_another(api: Api, services: Any) -> None:
+    # Given a key of another context, When it is used here, Then it is 401
     from agent_memory.domain.contexts import create_context, mint_context_key
 
     create_context(services.control, services.store, f'{api.context_id}x', {})
@@ -80,6 +83,7 @@ def test_a_key_of_one_context_is_401_on_another(api: Api, services: Any) -> None
 
 
 def test_bad_context_id_is_422(api: Api) -> None:
+    # Given a malformed context id in the path, When it is called, Then it is 422 naming the context id
     code, body, _ = api.call('views', 'GET', '/api/v1/bad.context!/me')
     assert code == 422
     assert 'context id' in body['detail']
@@ -104,6 +108,7 @@ def test_bad_context_id_is_422(api: Api) -> None:
     ],
 )
 def test_bad_reads(api: Api, store: MemoryStore, function: str, method: str, path: str, query: dict[str, str] | None, status: int) -> None:
+    # Given a malformed or unknown read, When it is sent, Then it gets its status as a problem body and nothing changed
     before = snapshot(store)
     code, body, _ = api.call(function, method, path, query=query)
     assert code == status, body
@@ -112,6 +117,8 @@ def test_bad_reads(api: Api, store: MemoryStore, function: str, method: str, pat
 
 
 def test_internal_errors_do_not_leak(api: Api, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Given a handler failing with a secret in its exception, When it is called, Then the 500 shows a request id and not
+    # the secret
     from agent_memory.db import memory_store
 
     def broken(*_: Any, **__: Any) -> Any:
@@ -126,6 +133,8 @@ def test_internal_errors_do_not_leak(api: Api, monkeypatch: pytest.MonkeyPatch) 
 def test_full_without_a_queue_is_503_and_stores_nothing(
     api: Api, store: MemoryStore, services: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # Given no extraction queue configured, When a full write arrives, Then it is a 503 naming the queue and nothing
+    # changed
     monkeypatch.setattr(services, 'queue', None)
     before = snapshot(store)
     code, body, _ = api.call('facts', 'POST', '/facts', {'text': 'I moved to Berlin'})
@@ -134,6 +143,7 @@ def test_full_without_a_queue_is_503_and_stores_nothing(
 
 
 def test_a_body_that_is_not_utf8_is_400_not_500(api: Api) -> None:
+    # Given a body that is not UTF-8, When it reaches a handler, Then it is a 400 saying so
     import base64
 
     from local_runtime.events import LocalContext, http_event

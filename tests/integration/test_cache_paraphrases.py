@@ -40,6 +40,7 @@ def similarity(services: Services, a: str, b: str) -> float:
 
 
 def test_the_documented_paraphrases_are_served_from_the_cache(api: Api, worker: Worker, services: Services) -> None:
+    # Given an answered question, When each documented paraphrase is asked, Then it is served from the cache
     say(api, worker, 'I am on the Pro plan.')
     first = chat(api, 'what is my current plan?')
     assert first['cached'] is False and 'Pro' in first['reply']
@@ -59,6 +60,8 @@ def test_the_documented_paraphrases_are_served_from_the_cache(api: Api, worker: 
     ],
 )
 def test_a_near_miss_is_never_served_the_earlier_answer(api: Api, worker: Worker, asked: str, near_miss: str) -> None:
+    # Given an answered question, When a near miss (another week, person or thing) is asked, Then it misses, while the
+    # same question still hits
     say(api, worker, SOME_FACT)
     chat(api, asked)
     assert chat(api, near_miss)['cached'] is False
@@ -68,6 +71,8 @@ def test_a_near_miss_is_never_served_the_earlier_answer(api: Api, worker: Worker
 def test_a_near_miss_above_the_threshold_is_traced_as_asking_something_else(
     api: Api, worker: Worker, store: MemoryStore, services: Services
 ) -> None:
+    # Given a near miss whose similarity passes the threshold, When it is asked, Then it misses and the trace says it
+    # asks something else
     say(api, worker, SOME_FACT)
     assert similarity(services, 'what meetings do I have this week?', 'what meetings do I have next week?') >= 0.92
     chat(api, 'what meetings do I have this week?')
@@ -77,6 +82,8 @@ def test_a_near_miss_above_the_threshold_is_traced_as_asking_something_else(
 
 
 def test_a_first_person_answer_is_reused_only_by_its_principal(api: Api, services: Services, worker: Worker) -> None:
+    # Given Xavier's answer to a first-person question, When Yann asks the same, Then Yann gets his own answer and
+    # Xavier is still served his
     xavier = make_principal(services, api.context_id, 'xavier', SHARED, 'shared')
     yann = make_principal(services, api.context_id, 'yann', SHARED, 'shared')  # the same readable region
     say(xavier, worker, 'My name is Xavier.')
@@ -92,6 +99,7 @@ def test_a_first_person_answer_is_reused_only_by_its_principal(api: Api, service
 def test_an_answer_citing_the_callers_self_entity_by_name_is_reused_only_by_its_principal(
     api: Api, services: Services, worker: Worker
 ) -> None:
+    # Given an answer citing Xavier's self entity, When another principal asks the same, Then it is not served to them
     xavier = make_principal(services, api.context_id, 'xavier', SHARED, 'shared')  # display name "Xavier"
     yann = make_principal(services, api.context_id, 'yann', SHARED, 'shared')
     say(xavier, worker, 'I am on the Pro plan.')
@@ -102,6 +110,8 @@ def test_an_answer_citing_the_callers_self_entity_by_name_is_reused_only_by_its_
 
 
 def test_an_answer_about_someone_else_is_still_shared_by_equal_visibility(api: Api, services: Services) -> None:
+    # Given an answer about a third person, When another principal with equal visibility asks, Then it is served from
+    # the cache
     xavier = make_principal(services, api.context_id, 'xavier', SHARED, 'shared')
     yann = make_principal(services, api.context_id, 'yann', SHARED, 'shared')
     triple = {'entity': {'type': 'person', 'name': 'Alice'}, 'key': 'role', 'value': 'CTO'}
