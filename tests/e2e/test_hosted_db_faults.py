@@ -97,6 +97,7 @@ def hosted(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Hosted]:
 
 def test_dropped_connections_are_rebuilt_and_every_acknowledged_write_is_stored_once(hosted: Hosted) -> None:
     # Given a run of writes while the database side keeps aborting the service's connection
+    # When each write is retried after its 503s
     bridge, stop, drops = hosted.bridge, threading.Event(), [0]
     hosted.open_session('drops')
 
@@ -124,6 +125,7 @@ def test_dropped_connections_are_rebuilt_and_every_acknowledged_write_is_stored_
 
 def test_a_database_restart_mid_run_loses_no_acknowledged_write(hosted: Hosted) -> None:
     # Given writes before and after the database restarts (SurrealKV keeps its data; sessions are gone)
+    # When each write is retried after its 503s
     hosted.open_session('restart')
     before = [hosted.write_turn('restart', f'before {i}', f'restart-a{i}') for i in range(5)]
     hosted.bridge.restart()
@@ -180,6 +182,7 @@ WRITES_EACH = 3
 
 def test_eight_containers_superseding_one_key_leave_one_current_value_and_a_complete_chain(hosted: Hosted, tmp_path: Path) -> None:
     # Given eight facts containers (processes) on the hosted database, each superseding person/Zed's plan three times at once
+    # When they all run and each contended write is retried
     secrets = json.loads((hosted.gateway_dir / 'local-secrets.json').read_text())
     env = {
         **os.environ,

@@ -190,6 +190,8 @@ def test_gateway_serves_persists_sweeps_and_stops_cleanly(data_dir: Path) -> Non
 
 
 def test_conversations_are_extracted_in_process_under_make_dev(data_dir: Path) -> None:
+    # Given the gateway as make dev starts it, When a batch and a waited follow-up are written, Then the in-process
+    # worker extracts every turn into memory
     gateway = Gateway(data_dir, _free_port())
     try:
         # Given a conversation sent as a batch and a follow-up turn, waited on with Prefer: wait
@@ -222,6 +224,8 @@ def test_conversations_are_extracted_in_process_under_make_dev(data_dir: Path) -
 
 
 def test_recall_chat_and_the_cache_over_http(data_dir: Path) -> None:
+    # Given the gateway over real HTTP, When facts are written, queried and chatted about twice, Then the second chat is
+    # served from the cache, stats count it and bad input is 400
     gateway = Gateway(data_dir, _free_port())
     try:
         alice = {'type': 'person', 'name': 'Alice'}

@@ -98,6 +98,7 @@ def test_initial_importance_follows_the_category(api: Api) -> None:
 
 def test_triples_default_to_knowledge(api: Api) -> None:
     # Given a triple written without any memory_category
+    # When it is read back
     status, body, _ = api.call(
         'facts', 'POST', '/facts', {'infer': 'triples', 'triples': [{'entity': ALICE, 'key': 'team', 'value': 'core'}]}
     )

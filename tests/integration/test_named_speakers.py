@@ -43,6 +43,8 @@ def test_a_named_batch_binds_each_speakers_first_person_to_that_person(api: Api,
 
 
 def test_a_named_fact_binds_to_the_speaker_and_an_unnamed_one_to_the_caller(api: Api, worker: Worker) -> None:
+    # Given a turn from a named speaker and one unnamed, When both are extracted, Then the first fact binds to the
+    # speaker and the second to the caller
     assert api.call('facts', 'POST', '/facts', {'text': "I'm a nurse.", 'name': 'Priya Shah'})[0] == 202
     assert api.call('facts', 'POST', '/facts', {'text': "I'm a pilot."})[0] == 202
     worker.drain()
@@ -51,6 +53,7 @@ def test_a_named_fact_binds_to_the_speaker_and_an_unnamed_one_to_the_caller(api:
 
 
 def test_preview_binds_to_the_named_speaker(api: Api) -> None:
+    # Given a named speaker, When the turn is previewed, Then the fact's entity is that person
     code, body, _ = api.call('facts', 'POST', '/facts', {'infer': 'preview', 'text': 'My name is Cara.', 'name': 'Caroline'})
     assert code == 200, body
     (entity,) = body['extraction']['entities']
@@ -71,6 +74,7 @@ BAD_NAMES: list[tuple[str, Any]] = [
 
 @pytest.mark.parametrize(('case', 'name'), BAD_NAMES, ids=[c[0] for c in BAD_NAMES])
 def test_a_bad_speaker_name_is_a_400_and_changes_nothing(api: Api, store: MemoryStore, case: str, name: Any) -> None:
+    # Given a bad speaker name, When a single write and a batch carry it, Then both are 400 and nothing changed
     before = snapshot(store)
     single = api.call('facts', 'POST', '/facts', {'infer': 'none', 'text': 'I live in Boston.', 'name': name})
     batch = api.call('facts', 'POST', '/facts/batch', {'infer': 'none', 'messages': [{'content': 'Hi.', 'name': name}]})

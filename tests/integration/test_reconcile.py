@@ -94,6 +94,7 @@ def test_same_value_again_refreshes_instead_of_duplicating(api: Api, store: Memo
 
 def test_two_values_in_one_request_leave_the_last_one_current(api: Api) -> None:
     # Given one request carrying two values for the same address
+    # When the request is reconciled
     result = write(api, triple('employer', 'Acme'), triple('employer', 'Globex'))
     # Then the later value is current and the earlier one is born superseded
     assert current_values(api, 'employer') == ['Globex']
@@ -132,6 +133,7 @@ def test_context_category_key_holds_several_live_values(api: Api) -> None:
 
 def test_relation_triple_is_visible_from_both_entities(api: Api, store: MemoryStore) -> None:
     # Given a relation triple to a company
+    # When it is reconciled and each end is read
     result = write(api, {'entity': ALICE, 'key': 'works_at', 'target': {'type': 'company', 'name': 'Acme Corp'}})
     # Then the diff reports the edge with the folded type
     assert result['extraction']['relations'] == [

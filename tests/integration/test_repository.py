@@ -37,13 +37,15 @@ def test_migrations_are_recorded_and_applied_once(services: Any, context_id: str
 
 @pytest.mark.parametrize('kind', ['context', 'control'])
 def test_every_migration_has_its_own_version_number(kind: str) -> None:
-    # Given the shipped migrations, then no two share a number (the runner would skip the second one silently)
+    # Given the shipped migrations, Then no two share a number (the runner would skip the second one silently)
+    # When the version numbers are listed
     versions = [m.version for m in load_migrations(kind)]
     assert versions and len(versions) == len(set(versions))
 
 
 def test_two_migration_files_with_one_number_are_refused(monkeypatch: pytest.MonkeyPatch, tmp_path: Any) -> None:
     # Given a migrations folder where two files claim version 7
+    # When the migrations are loaded, Then the duplicate number is refused
     folder = tmp_path / 'migrations' / 'context'
     folder.mkdir(parents=True)
     for name in ('0007_a.surql', '0007_b.surql'):
@@ -60,6 +62,7 @@ def test_two_migration_files_with_one_number_are_refused(monkeypatch: pytest.Mon
 
 def test_the_migrated_cache_holds_no_closed_connection() -> None:
     # Given a connection that was migrated and then dropped
+    # When it is closed and another connection is migrated
     first = Database('mem://', 'agent_memory')
     ensure_migrated(first, 'cachecheck', 'context')
     assert 'cachecheck' in migrations._migrated[first]
@@ -127,6 +130,7 @@ def _in_threads(work: list[Any]) -> None:
 
 def test_concurrent_writers_on_one_address_leave_one_clean_chain(api: Api, store: MemoryStore, admin: Caller, services: Any) -> None:
     # Given several writers (separate Lambda containers) writing different values to one entity+key at once
+    # When they all commit
     values = [f'plan-{i}' for i in range(6)]
     statuses: list[int] = []
 
@@ -151,6 +155,7 @@ def test_concurrent_writers_on_one_address_leave_one_clean_chain(api: Api, store
 
 
 def test_concurrent_turns_get_distinct_sequence_numbers(api: Api, store: MemoryStore, admin: Caller, services: Any) -> None:
+    # Given one session, When eight turns are appended to it at once, Then they get sequence numbers 1 to 8
     _, session, _ = api.call('sessions', 'POST', '/sessions', {})
 
     def append(i: int) -> None:

@@ -77,6 +77,7 @@ ROUTES = [
 @pytest.mark.parametrize(('function', 'method', 'path', 'body', 'ceiling'), ROUTES, ids=[f'{r[1]} {r[2]} {r[4]}' for r in ROUTES])
 def test_route_round_trips_stay_within_target(trips: Counter, seeded: Api, function: str, method: str, path: str, body: Any,
                                               ceiling: int) -> None:  # fmt: skip
+    # Given a seeded context, When a route is called, Then it makes no more database round trips than its ceiling
     assert counted_call(trips, lambda: seeded.call(function, method, path, body)) <= ceiling
 
 
@@ -94,6 +95,7 @@ def test_delegated_and_throttled_authentication_is_one_round_trip(services: Serv
 
 
 def test_an_mcp_request_authenticates_in_two_round_trips(trips: Counter, api: Api) -> None:
+    # Given an MCP request (no context in the path), When it authenticates, Then it takes at most two round trips
     rpc(api.key, 'tools/list')
     before = trips.calls
     rpc(api.key, 'tools/list')
@@ -132,7 +134,7 @@ def test_refused_keys_take_no_token_from_the_principals_bucket(services: Service
 def test_an_empty_session_id_read_with_authentication_is_a_400_not_a_500(api: Api, services: Services, field: str) -> None:
     # Given a body naming the empty session id (found by the fuzzer: the auth lookup built a record id from it)
     before = snapshot(services.store(api.context_id))
-    # When it is written, then it is refused as bad input and nothing is stored
+    # When it is written, Then it is refused as bad input and nothing is stored
     code, body, _ = api.call('facts', 'POST', '/facts', {'infer': 'none', 'text': 'hello', field: ''})
     assert code == 400, body
     assert snapshot(services.store(api.context_id)) == before

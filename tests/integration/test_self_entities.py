@@ -37,6 +37,7 @@ FORGED_NAMES = ['self:alice', 'Self:Alice', '  SELF:alice ', 'self', 'self:bob']
 @pytest.mark.parametrize('place', ['entity', 'target'])
 def test_a_triple_naming_a_self_entity_is_400_and_writes_nothing(pair: tuple[Api, Api], store: MemoryStore, name: str,
                                                                  place: str) -> None:  # fmt: skip
+    # Given a triple naming a self entity as subject or target, When Bob writes it, Then it is 400 and nothing changed
     _, bob = pair
     triple: dict[str, Any] = {'entity': {'type': 'person', 'name': name}, 'key': 'title', 'value': 'intern'}
     if place == 'target':
@@ -49,6 +50,8 @@ def test_a_triple_naming_a_self_entity_is_400_and_writes_nothing(pair: tuple[Api
 
 def test_a_model_naming_another_principals_self_entity_writes_nothing_there(pair: tuple[Api, Api], worker: Worker,
                                                                             with_llm: LlmTestServer) -> None:  # noqa: F811 # fmt: skip
+    # Given a model reply that forges Alice's self entity, When Bob's turn is extracted, Then nothing lands on Alice and
+    # Bob's own first-person fact lands on him
     alice, bob = pair
     forged = {'entity': {'type': 'person', 'name': 'self:alice'}, 'key': 'title', 'value': 'intern', 'category': 'identity',
               'confidence': 0.95, 'valid_from': None, 'valid_until': None, 'tentative': False}  # fmt: skip
@@ -62,6 +65,8 @@ def test_a_model_naming_another_principals_self_entity_writes_nothing_there(pair
 
 
 def test_only_the_owner_settles_a_doubt_about_its_self_entity(pair: tuple[Api, Api], store: MemoryStore) -> None:
+    # Given a doubt about Alice's self entity, When Bob and then Alice resolve it, Then Bob is refused with nothing
+    # changed and Alice's answer becomes her fact
     alice, bob = pair
     flag = record_uncertainty(store, 'alice title', 'CEO or co-CEO?', 'self_correction', [['team']],
                               entity=['person', 'self:alice'], key='title')  # fmt: skip

@@ -26,6 +26,8 @@ def reindex(api: Api) -> int:
 def test_reindex_rebuilds_grown_indexes_once_and_search_still_answers(
     api: Api, services: Services, context_id: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # Given small thresholds (20 new rows, 50 % growth), When rows are added in steps and the reindex sweep runs after each, Then
+    # only indexes past both thresholds are rebuilt, once, and search still answers
     monkeypatch.setattr(lifecycle, 'REINDEX_MIN_NEW_ROWS', 20)
     monkeypatch.setattr(lifecycle, 'REINDEX_MIN_GROWTH', 0.5)
     store = services.lifecycle(context_id)
@@ -44,6 +46,7 @@ def test_reindex_rebuilds_grown_indexes_once_and_search_still_answers(
 def test_a_large_backlog_triggers_a_rebuild_below_the_growth_ratio(
     api: Api, services: Services, context_id: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # Given a backlog cap of 8, When rows grow under the ratio but past the cap, Then the indexes are rebuilt
     monkeypatch.setattr(lifecycle, 'REINDEX_MIN_NEW_ROWS', 5)
     monkeypatch.setattr(lifecycle, 'REINDEX_MIN_GROWTH', 0.5)
     monkeypatch.setattr(lifecycle, 'REINDEX_MAX_BACKLOG', 8)

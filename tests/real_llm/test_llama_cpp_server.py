@@ -123,6 +123,8 @@ def wait_extracted(gateway: Gateway, turn: str) -> dict[str, Any]:
 
 
 def test_the_sam_turn_ends_done_with_the_llm_mode_or_a_classified_fallback(gateway: Gateway) -> None:
+    # Given the real llama.cpp server behind the gateway, When Sam's turn is extracted, Then it ends done in an LLM mode
+    # or a classified stage-0 fallback, with stage 0's facts and directive
     turn = call_json(gateway, 'POST', '/facts', {'text': SAM_TURN})['turnId']
 
     status = wait_extracted(gateway, turn)
@@ -137,6 +139,7 @@ def test_the_sam_turn_ends_done_with_the_llm_mode_or_a_classified_fallback(gatew
 
 
 def test_chat_answers_and_streams(gateway: Gateway) -> None:
+    # Given the real server, When /chat answers plainly and streaming, Then both carry a non-empty reply
     answer = call_json(gateway, 'POST', '/chat', {'message': 'Where do I work?'})
     assert answer['reply'].strip() and answer['cached'] is False
 
@@ -148,6 +151,8 @@ def test_chat_answers_and_streams(gateway: Gateway) -> None:
 
 
 def test_a_cached_answer_is_replaced_when_its_fact_is_superseded(gateway: Gateway) -> None:
+    # Given a cached answer from the real model, When its fact is superseded, Then the next ask is answered fresh from
+    # the new value
     def plan(value: str) -> None:
         triple = {'entity': {'type': 'person', 'name': 'Sam'}, 'key': 'plan', 'value': value}
         call_json(gateway, 'POST', '/facts', {'infer': 'triples', 'triples': [triple]})
