@@ -7,9 +7,10 @@ from typing import Any
 
 from agent_memory.api.services import Services
 from agent_memory.db.memory_store import MemoryStore
-from agent_memory.db.retrieval_store import DF_CAP, ReadFilter, RetrievalStore
+from agent_memory.db.retrieval_store import ReadFilter, RetrievalStore
 from agent_memory.db.term_frequencies import TermFrequencies
 from agent_memory.domain.ids import utcnow
+from agent_memory.tuning import TUNING
 from tests.conftest import Api
 from tests.integration.test_visibility_matrix import make_principal
 
@@ -84,11 +85,11 @@ def test_an_adjacent_turn_outside_the_requested_labels_never_joins(api: Api) -> 
 
 
 def test_terms_in_more_rows_than_the_cap_are_left_out_of_the_or(api: Api, store: MemoryStore) -> None:
-    """A term in more than ``DF_CAP`` rows would cost a scan of all of them and rank nothing: it is dropped; when
+    """A term in more than ``df_cap`` rows would cost a scan of all of them and rank nothing: it is dropped; when
     every term is that common, the list falls back to their intersection."""
     # Given a term in more rows than the cap, When the text lists are built, Then each table drops its own over-common
     # terms
-    notes = [f'Caroline: note {i}' for i in range(DF_CAP + 4)]
+    notes = [f'Caroline: note {i}' for i in range(TUNING.df_cap + 4)]
     for start in range(0, len(notes), 100):
         batch(api, notes[start : start + 100])
     batch(api, ['Caroline: the lighthouse sketch is done.'])

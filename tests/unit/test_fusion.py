@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from agent_memory.domain.retrieval import NEIGHBOUR_SHARE, RRF_K, Hit, fuse, with_neighbours
+from agent_memory.domain.retrieval import Hit, fuse, with_neighbours
+from agent_memory.tuning import TUNING
 
 
 def fact(name: str, score: float = 0.0, importance: float = 1.0) -> Hit:
@@ -39,7 +40,7 @@ def test_a_fact_below_the_similarity_floor_takes_no_rank_from_relevant_facts() -
     pool = fuse({'vector:attribute': [fact('unrelated', 0.2), fact('relevant', 0.7)]})
     assert order(pool) == ['relevant']
     assert pool[0].lists == {'vector:attribute': 1}
-    assert pool[0].score == pytest.approx(1.0 / (RRF_K + 1) * (0.9 + 1.0 / 10))
+    assert pool[0].score == pytest.approx(1.0 / (TUNING.rrf_k + 1) * (0.9 + 1.0 / 10))
 
 
 def test_importance_still_orders_facts_of_similar_relevance() -> None:
@@ -58,7 +59,7 @@ def test_adjacent_turns_gain_a_share_of_the_passage_that_brought_them() -> None:
     reply = passage('reply', seq=5)
     pool = with_neighbours([question, other], {question.id: [reply]})
     assert order(pool) == ['question', 'other', 'reply']
-    assert reply.score == pytest.approx(0.030 * NEIGHBOUR_SHARE) and reply.lists == {'adjacent': 1}
+    assert reply.score == pytest.approx(0.030 * TUNING.neighbour_share) and reply.lists == {'adjacent': 1}
     other.score = 0.010  # a weaker unrelated passage falls below the neighbour
     assert order(with_neighbours([question, other], {question.id: [passage('reply', seq=5)]})) == ['question', 'reply', 'other']
 
@@ -68,4 +69,4 @@ def test_an_adjacent_turn_already_in_the_pool_adds_to_its_own_score() -> None:
     question.score, reply.score = 0.030, 0.010
     pool = with_neighbours([question, reply], {question.id: [passage('reply', seq=5)]})
     assert [h.id for h in pool] == [question.id, reply.id]
-    assert pool[1].score == pytest.approx(0.010 + 0.030 * NEIGHBOUR_SHARE)
+    assert pool[1].score == pytest.approx(0.010 + 0.030 * TUNING.neighbour_share)
