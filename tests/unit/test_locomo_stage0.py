@@ -30,11 +30,15 @@ def stored() -> tuple[list[locomo.Stored], dict[int, list[str]]]:
 
 
 def test_two_people_chatting_give_no_instructions(stored: tuple[list[locomo.Stored], dict[int, list[str]]]) -> None:
+    # Given the LoCoMo dev conversations (two people chatting) stored through stage 0, When their instructions are
+    # listed, Then there are none
     _, instructions = stored
     assert {i: lines for i, lines in instructions.items() if lines} == {}
 
 
 def test_stored_attributes_are_at_least_90_percent_correct(stored: tuple[list[locomo.Stored], dict[int, list[str]]]) -> None:
+    # Given the same stored conversations, When their attributes are checked against the labels, Then every one is
+    # labelled and at least 90 % are correct
     correct, wrong, unlabelled, wrong_items = locomo.precision_against_labels(stored[0])
     assert unlabelled == 0, 'new attributes: label them in tests/extraction_corpus/locomo_labels.json'
     assert correct >= 15 and correct / (correct + wrong) >= 0.9, wrong_items

@@ -183,6 +183,7 @@ def test_pattern_covers(pattern: str, path: str, expected: bool) -> None:
 
 def test_visible_is_an_or_of_fully_covered_and_clauses() -> None:
     # Given a record in (org/a AND team/x) OR (org/b)
+    # When visibility is computed for each reader
     scope_sets = [['org/a', 'team/x'], ['org/b']]
     # Then a reader covering one whole clause sees it
     assert visible(scope_sets, ['org/b'])
@@ -199,6 +200,7 @@ def test_visible_is_an_or_of_fully_covered_and_clauses() -> None:
 
 def test_within_region_needs_every_clause_covered() -> None:
     # Given a write region of org/a/*
+    # When a write's scope sets are checked against it
     region = ['org/a/*']
     # Then writes whose every clause lies inside it are allowed
     assert within_region([['org/a']], region)
@@ -212,6 +214,7 @@ def test_within_region_needs_every_clause_covered() -> None:
 
 def test_overlaps_means_a_shared_clause_regardless_of_order() -> None:
     # Given two scope sets, Then they overlap iff they share a clause (order inside a clause is irrelevant)
+    # When overlap is computed
     assert overlaps([['org/a', 'team/x']], [['team/x', 'org/a']])
     assert overlaps([['org/a'], ['org/b']], [['org/b']])
     assert not overlaps([['org/a']], [['org/b']])
@@ -222,6 +225,7 @@ def test_overlaps_means_a_shared_clause_regardless_of_order() -> None:
 
 def test_covered_is_any_pattern() -> None:
     # Given several patterns, Then a path is covered if any of them covers it
+    # When a path is checked
     assert covered(['x', 'org/*'], 'org/a/b')
     assert not covered(['x', 'org/a'], 'org/a/b')
     assert not covered([], 'org')
