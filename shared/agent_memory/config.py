@@ -45,10 +45,6 @@ class Settings:
         """Every management key this deployment accepts: the current one, then any still in their rotation overlap."""
         return tuple(dict.fromkeys(k for k in (self.management_key, *self.management_keys_previous) if k))
 
-    @property
-    def is_embedded(self) -> bool:
-        return self.db_url.split('://', 1)[0] in {'mem', 'memory', 'file', 'surrealkv', 'surrealkv+versioned'}
-
 
 def _positive_int_or_none(raw: str | None) -> int | None:
     if not raw:
