@@ -49,7 +49,7 @@ suite: install
 	$(BIN)/python -m pytest
 
 # The hosted-database path: a cross-section (writes, extraction through the worker, retrieval, the cache, sweeps,
-# tenancy) with AGENT_MEMORY_DB_URL=ws://… and credentials, through tests/ws_bridge.py to the real engine.
+# tenancy) with AGENT_MEMORY_DB_URL=ws://… and credentials, through tests/support/ws_bridge.py to the real engine.
 # The fault tests on that path (tests/e2e/test_hosted_db_faults.py) run in `suite`.
 WS_SUITE := tests/integration/test_ws_mode.py tests/integration/test_api_routes.py tests/integration/test_extraction_pipeline.py \
 	tests/integration/test_response_cache.py tests/integration/test_lifecycle.py tests/integration/test_tenancy_management.py \

@@ -18,7 +18,8 @@ from hypothesis import HealthCheck, settings
 from schemathesis.generation.case import Case
 
 from openapi.generate import OUTPUT
-from tests.e2e.test_local_gateway import KEY, MGMT, Gateway, _free_port
+from tests.support.gateway import KEY, MGMT, Gateway
+from tests.support.ports import free_port
 
 SCHEMA = schemathesis.openapi.from_dict(json.loads(OUTPUT.read_text(encoding='utf-8')))
 PROTECTED_CONTEXT = 'dev'  # fuzzing must not delete the context it reads and writes
@@ -26,7 +27,7 @@ PROTECTED_CONTEXT = 'dev'  # fuzzing must not delete the context it reads and wr
 
 @pytest.fixture(scope='module')
 def gateway(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Gateway]:
-    running = Gateway(tmp_path_factory.mktemp('fuzz') / 'data', _free_port())
+    running = Gateway(tmp_path_factory.mktemp('fuzz') / 'data', free_port())
     # hundreds of requests in seconds: the per-key rate limit (tested elsewhere) would answer 429
     assert running.request('PATCH', '/api/v1/contexts/dev', {'config': {'rate_limit': {'enabled': False}}}, key=MGMT)[0] == 200
     triples = [{'entity': {'type': 'person', 'name': 'Alice'}, 'key': 'plan', 'value': 'Pro'}]

@@ -12,12 +12,13 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.test_local_gateway import KEY, MGMT, ROOT, Gateway, _free_port
+from tests.support.gateway import KEY, MGMT, ROOT, Gateway
+from tests.support.ports import free_port
 
 
 @pytest.fixture(scope='module')
 def gateway(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Gateway]:
-    running = Gateway(tmp_path_factory.mktemp('cli') / 'data', _free_port())
+    running = Gateway(tmp_path_factory.mktemp('cli') / 'data', free_port())
     yield running
     running.stop()
 

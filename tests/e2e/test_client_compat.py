@@ -20,7 +20,7 @@ from urllib.parse import urlsplit
 import pytest
 from surrealdb_memory import AsyncMemory, Memory, MemoryAPIError, MemoryAuthError, MemoryNotFoundError, MemoryScopeError
 
-from tests.e2e.test_local_gateway import KEY, MGMT, Gateway
+from tests.support.gateway import KEY, MGMT, Gateway
 
 ALICE = {'type': 'person', 'name': 'Alice'}
 

@@ -19,7 +19,7 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 
-from tests.e2e.test_local_gateway import KEY, Gateway
+from tests.support.gateway import KEY, Gateway
 
 MODES = {'auto': '2026-07-28', 'legacy': '2025-11-25'}
 EMPLOYER = {'auto': 'Initech', 'legacy': 'Globex'}  # one gateway serves both modes: each writes something new

@@ -13,7 +13,7 @@ from urllib.parse import quote
 from agent_memory.api.services import Services
 from agent_memory.db.migrations import load_migrations
 from local_runtime.events import LocalContext, http_event
-from tests.conftest import Api, load_function
+from tests.support.handlers import Api, load_function
 
 COLLIDING = [
     ({'type': 'language', 'name': 'e'}, '48ee30#creator', 'Ada'),

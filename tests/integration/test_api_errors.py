@@ -7,8 +7,8 @@ from typing import Any
 import pytest
 
 from agent_memory.db.memory_store import MemoryStore
-from tests.conftest import Api
 from tests.support.db_snapshot import snapshot
+from tests.support.handlers import Api
 
 ALICE_PLAN = {'entity': {'type': 'person', 'name': 'Alice'}, 'key': 'plan', 'value': 'Pro'}
 
@@ -147,7 +147,7 @@ def test_a_body_that_is_not_utf8_is_400_not_500(api: Api) -> None:
     import base64
 
     from local_runtime.events import LocalContext, http_event
-    from tests.conftest import load_function
+    from tests.support.handlers import load_function
 
     event = http_event('POST', f'/api/v1/{api.context_id}/context', body=b')\xff\xfeY%', headers={'authorization': f'Bearer {api.key}'})
     assert event['isBase64Encoded'] is True and base64.b64decode(event['body']) == b')\xff\xfeY%'

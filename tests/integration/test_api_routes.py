@@ -9,8 +9,8 @@ import pytest
 
 from agent_memory.db.memory_store import MemoryStore
 from agent_memory.domain.chunks import split_text
-from tests.conftest import MANAGEMENT_KEY, Api, load_function
 from tests.support.db_snapshot import snapshot
+from tests.support.handlers import MANAGEMENT_KEY, Api, load_function
 
 
 def triple(name: str, key: str, value: str, **extra: Any) -> dict[str, Any]:

@@ -11,10 +11,9 @@ import pytest
 from agent_memory.api.services import Services
 from agent_memory.db.connection import Database
 from agent_memory.db.memory_store import MemoryStore
-from tests.conftest import Api
-from tests.integration import test_response_cache as cache_tests
+from tests.support.chat import chat
+from tests.support.handlers import Api
 
-llm, seeded, chat = cache_tests.llm, cache_tests.seeded, cache_tests.chat  # the cache tests' fixtures and helper
 pytestmark = pytest.mark.usefixtures('llm')
 
 

@@ -6,8 +6,8 @@ A same-key hit ignores the similarity threshold, so a key that loses a word make
 
 from __future__ import annotations
 
-from tests.conftest import Api
-from tests.integration.test_cache_paraphrases import chat
+from tests.support.chat import chat
+from tests.support.handlers import Api
 
 
 def remember(api: Api, name: str, key: str, value: str) -> None:

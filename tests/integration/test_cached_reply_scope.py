@@ -7,12 +7,12 @@ read the caller's own facts is reused by that principal only (hole 7); a change 
 from __future__ import annotations
 
 from agent_memory.api.services import Services
-from tests.conftest import Api, Worker
-from tests.integration.test_cache_paraphrases import SHARED, chat, say
-from tests.integration.test_derived_scopes import HR, Office, office, passages  # noqa: F401 - the fixture
-from tests.integration.test_response_cache import llm  # noqa: F401 - the fixture
-from tests.integration.test_visibility_matrix import make_principal
-from tests.llm_server import LlmTestServer
+from tests.support.chat import SHARED, chat, tell
+from tests.support.handlers import Api
+from tests.support.llm_server import LlmTestServer
+from tests.support.office import HR, Office, passages
+from tests.support.principals import make_principal
+from tests.support.worker import Worker
 
 
 def test_a_cached_model_reply_counts_the_uncited_sources_the_original_read(
@@ -46,7 +46,7 @@ def test_a_model_reply_that_read_the_callers_own_facts_uncited_is_reused_only_by
     # answered fresh
     xavier = make_principal(services, api.context_id, 'xavier', SHARED, 'shared')
     yann = make_principal(services, api.context_id, 'yann', SHARED, 'shared')  # the same readable region
-    say(xavier, worker, 'I am on the Pro plan.')
+    tell(xavier, worker, 'I am on the Pro plan.')
     llm.reply_text('Your plan is Pro.')  # the prompt marks the caller's own facts; the model cites nothing
     first = chat(xavier, 'Which plan is the account on?')
     assert first['cached'] is False and first['citations'] == [] and 'plan: Pro' in llm.requests[-1].message('user')

@@ -8,8 +8,9 @@ from typing import Any
 
 from agent_memory.api.services import Services
 from agent_memory.domain.synthesis import LlmComposer
-from tests.conftest import Api, Worker
-from tests.llm_server import LlmTestServer
+from tests.support.handlers import Api
+from tests.support.llm_server import LlmTestServer
+from tests.support.worker import Worker
 
 
 def say(api: Api, worker: Worker, *texts: str) -> None:

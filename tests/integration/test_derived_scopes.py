@@ -6,41 +6,14 @@ fact must never land where ``shared/*`` readers retrieve the restricted value.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
-import pytest
-
 from agent_memory.api.services import Services
 from agent_memory.db.memory_store import MemoryStore
 from agent_memory.domain.derived_scope import conjoin
-from tests.conftest import Api
-from tests.integration.test_response_cache import llm  # noqa: F401 - the fixture
-from tests.integration.test_visibility_matrix import make_principal
-from tests.llm_server import LlmTestServer
 from tests.support.db_snapshot import snapshot
-
-HR = 'team/a/hr'
-
-
-@dataclass
-class Office:
-    analyst: Api  # reads HR, writes only shared
-    hr_lead: Api  # reads and writes HR and shared
-    reader: Api  # shared only
-
-
-@pytest.fixture
-def office(services: Services, context_id: str, api: Api) -> Office:
-    shared = {'memory:read': ['shared/*'], 'memory:write': ['shared/*']}
-    analyst = make_principal(services, context_id, 'analyst', {'memory:read': ['shared/*', HR], 'memory:write': ['shared/*']}, 'shared')
-    both = ['shared/*', 'team/a/*']
-    hr_lead = make_principal(services, context_id, 'hr-lead', {'memory:read': both, 'memory:write': both}, 'shared')
-    reader = make_principal(services, context_id, 'reader', shared, 'shared')
-    triples = [{'entity': {'type': 'person', 'name': 'Dana'}, 'key': 'salary', 'value': '120k'}]
-    assert api.call('facts', 'POST', '/facts', {'infer': 'triples', 'scopes': HR, 'triples': triples})[0] == 200
-    office_fact = [{'entity': {'type': 'organisation', 'name': 'Office'}, 'key': 'wifi_password', 'value': 'swordfish'}]
-    assert api.call('facts', 'POST', '/facts', {'infer': 'triples', 'scopes': 'shared', 'triples': office_fact})[0] == 200
-    return Office(analyst, hr_lead, reader)
+from tests.support.handlers import Api
+from tests.support.llm_server import LlmTestServer
+from tests.support.office import HR, Office, passages
+from tests.support.principals import make_principal
 
 
 def chat(api: Api, message: str) -> dict[str, str]:
@@ -52,10 +25,6 @@ def chat(api: Api, message: str) -> dict[str, str]:
 def turns(api: Api, session: str) -> list[str]:
     code, body, _ = api.call('sessions', 'GET', f'/sessions/{session}/turns')
     return [t['content'] for t in body['turns']] if code == 200 else []
-
-
-def passages(api: Api, query: str) -> list[str]:
-    return [h['text'] for h in api.call('retrieval', 'POST', '/query', {'query': query, 'k': 20})[1]['hits']]
 
 
 def test_a_reply_built_from_a_restricted_fact_is_not_republished_in_a_wider_scope(office: Office) -> None:

@@ -9,7 +9,7 @@ import pytest
 from agent_memory.db.memory_store import MemoryStore
 from agent_memory.domain.directives import add_instruction, record_uncertainty, resolve_uncertainty
 from agent_memory.errors import BadRequest, NotFound
-from tests.conftest import Api
+from tests.support.handlers import Api
 
 ORG_A = [['org/a']]
 ORG_B = [['org/b']]

@@ -18,7 +18,7 @@ from agent_memory.embeddings import EmbeddingMismatch, LazyEmbedder, build_embed
 from agent_memory.embeddings.memo import VectorMemo
 from agent_memory.embeddings.remote import OpenAIEmbedder
 from agent_memory.errors import ProviderUnavailable
-from tests.llm_server import LlmTestServer
+from tests.support.llm_server import LlmTestServer
 from tests.support.ports import free_port
 
 

@@ -2,28 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-import pytest
-
-from agent_memory.domain.extraction_pipeline import Extractors
-from agent_memory.extraction.llm import LlmExtractor
-from agent_memory.extraction.structured_output import LearnedModes
-from tests.conftest import Api, Worker
-from tests.llm_server import LlmTestServer, llm_server  # noqa: F401 - the fixture
-
-EMPTY = {'entities': [], 'attributes': [], 'relations': [], 'actions': [], 'instructions': [], 'uncertainties': [], 'invalidations': []}
-
-
-def reply(**parts: Any) -> dict[str, Any]:
-    return {**EMPTY, **parts}
-
-
-@pytest.fixture
-def with_llm(services: Any, llm_server: LlmTestServer, monkeypatch: pytest.MonkeyPatch) -> LlmTestServer:  # noqa: F811
-    llm = LlmExtractor(base_url=llm_server.base_url, model='test-model', api_key='sk-test', timeout_seconds=2, learned=LearnedModes())
-    monkeypatch.setattr(services, 'extractors', Extractors(stage0=services.extractors.stage0, llm=llm))
-    return llm_server
+from tests.support.extraction import reply
+from tests.support.handlers import Api
+from tests.support.llm_server import LlmTestServer
+from tests.support.worker import Worker
 
 
 def queue_turn(api: Api, text: str) -> str:

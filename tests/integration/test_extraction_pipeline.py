@@ -11,23 +11,11 @@ import pytest
 
 from agent_memory.db.memory_store import MemoryStore
 from agent_memory.domain import facts as facts_domain
-from tests.conftest import Api, Worker
 from tests.support.clock import VirtualTime
 from tests.support.db_snapshot import snapshot
-
-
-def say(api: Api, text: str, **extra: Any) -> dict[str, Any]:
-    code, body, _ = api.call('facts', 'POST', '/facts', {'text': text, **extra})
-    assert code == 202 and body['status'] == 'queued', body
-    return body
-
-
-def self_facts(api: Api) -> dict[str, list[str]]:
-    _, profile, _ = api.call('views', 'GET', '/profile')
-    facts: dict[str, list[str]] = {}
-    for entry in profile['selfFacts']:
-        facts.setdefault(entry['key'], []).append(entry['value'])
-    return facts
+from tests.support.extraction import say, self_facts
+from tests.support.handlers import Api
+from tests.support.worker import Worker
 
 
 def test_a_turn_is_queued_then_extracted_by_the_worker(api: Api, worker: Worker) -> None:
@@ -281,7 +269,7 @@ def test_the_hourly_sweep_resends_turns_whose_job_never_reached_the_queue(
     # Given a turn stored while SQS was unreachable (still 202), When the hourly sweep runs an hour later, Then the job
     # is re-sent and the worker extracts it
     from local_runtime.events import LocalContext, schedule_event
-    from tests.conftest import load_function
+    from tests.support.handlers import load_function
 
     def broken_send(jobs: Any) -> None:
         raise ConnectionError('SQS unreachable')

@@ -8,9 +8,9 @@ import pytest
 
 from agent_memory.api.services import Services
 from agent_memory.db.memory_store import MemoryStore
-from tests.conftest import Api
-from tests.integration.test_visibility_matrix import make_principal
 from tests.support.db_snapshot import snapshot
+from tests.support.handlers import Api
+from tests.support.principals import make_principal
 
 ALICE = {'type': 'person', 'name': 'Alice'}
 

@@ -11,9 +11,9 @@ import pytest
 
 from agent_memory.api.services import Services
 from agent_memory.db.memory_store import MemoryStore
-from tests.conftest import Api
-from tests.integration.test_scoped_destruction import ALICE, TEAM_A, a_rows, remember, team
-from tests.integration.test_visibility_matrix import make_principal
+from tests.support.handlers import Api
+from tests.support.principals import make_principal
+from tests.support.teams import ALICE, TEAM_A, a_rows, remember, team
 
 
 @pytest.fixture

@@ -9,8 +9,8 @@ from __future__ import annotations
 import time
 
 from agent_memory.db.memory_store import MemoryStore
-from tests.conftest import Api
 from tests.support.db_snapshot import snapshot
+from tests.support.handlers import Api
 
 GENEROUS_BOUND_S = 15.0
 

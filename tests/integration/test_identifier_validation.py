@@ -17,7 +17,7 @@ from agent_memory.domain.scopes import normalise_path
 from agent_memory.domain.tenancy import check_key_name
 from agent_memory.errors import BadRequest, Unprocessable
 from local_runtime.events import LocalContext, http_event
-from tests.conftest import MANAGEMENT_KEY, Api, load_function
+from tests.support.handlers import MANAGEMENT_KEY, Api, load_function
 
 
 def management_call(method: str, path: str, params: dict[str, str], body: Any = None) -> tuple[int, Any]:

@@ -10,7 +10,8 @@ import pytest
 
 from agent_memory.api.services import Services
 from agent_memory.db.memory_store import MemoryStore
-from tests.conftest import Api, Worker
+from tests.support.handlers import Api
+from tests.support.worker import Worker
 
 
 def test_a_batch_job_embeds_all_its_chunks_in_one_model_call(

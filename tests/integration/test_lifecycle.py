@@ -6,7 +6,6 @@ import datetime as dt
 import threading
 import uuid
 from collections.abc import Iterator
-from typing import Any
 
 import pytest
 
@@ -16,51 +15,9 @@ from agent_memory.domain import lifecycle
 from agent_memory.domain.context_config import effective_config
 from agent_memory.domain.contexts import create_context, mint_context_key
 from local_runtime.events import LocalContext, schedule_event
-from tests.conftest import Api, load_function
 from tests.support.db_snapshot import snapshot
-
-ALICE = {'type': 'person', 'name': 'alice'}
-
-
-def ago(days: float) -> dt.datetime:
-    return dt.datetime.now(dt.UTC) - dt.timedelta(days=days)
-
-
-def rfc3339(moment: dt.datetime) -> str:
-    return moment.isoformat().replace('+00:00', 'Z')
-
-
-def remember(api: Api, key: str, value: str, category: str, observed_at: dt.datetime | None = None,
-             entity: dict[str, str] | None = None) -> dict[str, Any]:  # fmt: skip
-    body: dict[str, Any] = {'infer': 'triples', 'memory_category': category,
-                            'triples': [{'entity': entity or ALICE, 'key': key, 'value': value}]}  # fmt: skip
-    if observed_at is not None:
-        body['observed_at'] = rfc3339(observed_at)
-    status, result, _ = api.call('facts', 'POST', '/facts', body)
-    assert status == 200, result
-    return result
-
-
-def attribute_id(result: dict[str, Any]) -> str:
-    """The bare key of the single attribute a triples write created."""
-    (attribute,) = result['extraction']['attributes']
-    return str(attribute['id']).split(':', 1)[1]
-
-
-def current_attributes(api: Api, entity_type: str = 'person', name: str = 'alice') -> dict[str, dict[str, Any]]:
-    status, body, _ = api.call('entities', 'GET', f'/entities/{entity_type}/{name}')
-    assert status == 200, body
-    return {a['key']: a for a in body['attributes']}
-
-
-def importance(api: Api, key: str) -> float:
-    return float(current_attributes(api)[key]['importance'])
-
-
-def sweep(api: Api, name: str) -> int:
-    status, body, _ = api.call('lifecycle', 'POST', f'/lifecycle/{name}')
-    assert status == 200, body
-    return int(body['affected'])
+from tests.support.handlers import Api, load_function
+from tests.support.lifecycle import ALICE, ago, attribute_id, current_attributes, importance, remember, sweep, trace_row
 
 
 def non_identity_fact_rows(store: MemoryStore) -> int:
@@ -306,19 +263,10 @@ def test_expiry_is_measured_from_the_known_time_and_respects_the_ttl_boundary(ap
 # ---- trace retention ------------------------------------------------------------------------
 
 
-def _trace_row(table: str, created_at: dt.datetime) -> dict[str, Any]:
-    common = {'latency_ms': 1.0, 'created_at': created_at}
-    if table == 'decision_trace':
-        return {**common, 'input': {'infer': 'triples'}, 'outcomes': [], 'principal': 'admin'}
-    if table == 'retrieval_trace':
-        return {**common, 'query': 'q', 'mode': 'hybrid', 'tier_entered': 3, 'tier_reason': 'test', 'visibility_fingerprint': 'fp'}
-    return {**common, 'message': 'm', 'reply': 'r', 'visibility_fingerprint': 'fp'}
-
-
 def _seed_traces(store: MemoryStore) -> None:
     for table in ('decision_trace', 'retrieval_trace', 'response_trace'):
         for days in (100, 50, 1):
-            store.q(f'CREATE {table} CONTENT $row;', row=_trace_row(table, ago(days)))
+            store.q(f'CREATE {table} CONTENT $row;', row=trace_row(table, ago(days)))
 
 
 def _trace_ages(store: MemoryStore, table: str) -> list[int]:

@@ -10,7 +10,7 @@ import pytest
 
 from agent_memory.db.lifecycle_store import LifecycleStore
 from agent_memory.db.memory_store import MemoryStore
-from tests.conftest import Api
+from tests.support.handlers import Api
 
 
 @pytest.mark.parametrize('batch', [1, 3, 7, 50])

@@ -21,8 +21,9 @@ from agent_memory.domain.extraction_pipeline import Extractors
 from agent_memory.domain.synthesis import LlmComposer
 from agent_memory.extraction.llm import LlmExtractor
 from agent_memory.extraction.structured_output import LearnedModes
-from tests.conftest import Api, Worker
-from tests.llm_server import VALIDATION_MESSAGE, LlmTestServer
+from tests.support.handlers import Api
+from tests.support.llm_server import VALIDATION_MESSAGE, LlmTestServer
+from tests.support.worker import Worker
 
 SAM_TURN = (
     'Hi, I am Sam. I work at Acme as a data engineer and I moved from the Free plan to Pro last week. Always answer in bullet points.'

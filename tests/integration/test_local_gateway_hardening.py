@@ -22,7 +22,7 @@ from agent_memory.observability import metrics
 from local_runtime.events import LocalContext
 from local_runtime.gateway import HandlerRegistry, make_server
 from local_runtime.template_routes import http_routes, load_template
-from tests.conftest import ROOT, Api
+from tests.support.handlers import ROOT, Api
 
 HANG_GUARD_SECONDS = 20  # only bounds a hang; a healthy answer takes milliseconds
 

@@ -17,7 +17,7 @@ import pytest
 from agent_memory.api.services import get_services, start_services
 from agent_memory.config import get_settings
 from agent_memory.db.connection import get_database
-from tests.conftest import MANAGEMENT_KEY, Api
+from tests.support.handlers import MANAGEMENT_KEY, Api
 
 ColdStart = Callable[..., None]
 

@@ -15,31 +15,13 @@ import pytest
 from agent_memory.api.services import Services
 from agent_memory.db.memory_store import MemoryStore
 from agent_memory.domain.synthesis import LlmComposer
-from local_runtime.events import LocalContext, http_event
-from tests.conftest import Api, Worker, load_function
-from tests.integration.test_visibility_matrix import make_principal
-from tests.llm_server import LlmTestServer
+from tests.support.chat import QUESTION
 from tests.support.db_snapshot import snapshot
-
-ACCEPT = 'application/json, text/event-stream'
-ALICE = {'type': 'person', 'name': 'Alice'}
-QUESTION = "What is Alice's role at Acme?"
-
-
-def rpc_raw(key: str | None, message: Any, headers: dict[str, str] | None = None, method: str = 'POST') -> dict[str, Any]:
-    all_headers = {'accept': ACCEPT, **({'authorization': f'Bearer {key}'} if key else {}), **(headers or {})}
-    body = message if isinstance(message, str) or message is None else json.dumps(message)
-    event = http_event(method, '/mcp', route_key=f'{method} /mcp', body=body, headers=all_headers)
-    result: dict[str, Any] = load_function('mcp').lambda_handler(event, LocalContext(function_name='mcp'))
-    return result
-
-
-def rpc(key: str, method: str, params: dict[str, Any] | None = None, **headers: str) -> dict[str, Any]:
-    result = rpc_raw(key, {'jsonrpc': '2.0', 'id': 7, 'method': method, **({'params': params} if params is not None else {})}, headers)
-    assert result['statusCode'] == 200, result
-    answer: dict[str, Any] = json.loads(result['body'])
-    assert answer['jsonrpc'] == '2.0' and answer['id'] == 7
-    return answer
+from tests.support.handlers import Api
+from tests.support.llm_server import LlmTestServer
+from tests.support.mcp_rpc import rpc, rpc_raw
+from tests.support.principals import make_principal
+from tests.support.worker import Worker
 
 
 def call(api: Api, tool: str, **arguments: Any) -> dict[str, Any]:
@@ -56,17 +38,6 @@ def ok(api: Api, tool: str, **arguments: Any) -> dict[str, Any]:
     assert json.loads(result['content'][0]['text']) == result['structuredContent'] or tool == 'context'
     structured: dict[str, Any] = result['structuredContent']
     return structured
-
-
-def remember(api: Api, *triples: dict[str, Any]) -> None:
-    code, body, _ = api.call('facts', 'POST', '/facts', {'infer': 'triples', 'triples': list(triples)})
-    assert code == 200, body
-
-
-@pytest.fixture
-def seeded(api: Api) -> Api:
-    remember(api, {'entity': ALICE, 'key': 'role', 'value': 'CTO'}, {'entity': ALICE, 'key': 'employer', 'value': 'Acme'})
-    return api
 
 
 # ---------------------------------------------------------------- listing

@@ -7,11 +7,10 @@ from typing import Any
 import pytest
 
 from agent_memory.db.memory_store import MemoryStore
-from agent_memory.domain.extraction_pipeline import Extractors
-from agent_memory.extraction.llm import LlmExtractor
-from tests.conftest import Api, Worker
-from tests.llm_server import LlmTestServer, llm_server  # noqa: F401 - the fixture
 from tests.support.db_snapshot import snapshot
+from tests.support.handlers import Api
+from tests.support.llm_server import LlmTestServer
+from tests.support.worker import Worker
 
 
 def facts_of(api: Api, name: str) -> dict[str, str]:
@@ -80,13 +79,6 @@ def test_a_bad_speaker_name_is_a_400_and_changes_nothing(api: Api, store: Memory
     batch = api.call('facts', 'POST', '/facts/batch', {'infer': 'none', 'messages': [{'content': 'Hi.', 'name': name}]})
     assert (single[0], batch[0]) == (400, 400), (single[1], batch[1])
     assert snapshot(store) == before
-
-
-@pytest.fixture
-def with_llm(services: Any, llm_server: LlmTestServer, monkeypatch: pytest.MonkeyPatch) -> LlmTestServer:  # noqa: F811
-    llm = LlmExtractor(base_url=llm_server.base_url, model='test-model', api_key='sk-test', timeout_seconds=2)
-    monkeypatch.setattr(services, 'extractors', Extractors(stage0=services.extractors.stage0, llm=llm))
-    return llm_server
 
 
 def test_the_llm_stage_is_told_the_speaker_and_its_self_binds_to_them(api: Api, worker: Worker, with_llm: LlmTestServer) -> None:

@@ -11,7 +11,7 @@ import pytest
 from openapi_spec_validator import validate
 
 from openapi.generate import OUTPUT, render, template_routes
-from tests.conftest import ROOT, Api
+from tests.support.handlers import ROOT, Api
 
 DOCUMENT: dict[str, Any] = json.loads(OUTPUT.read_text(encoding='utf-8'))
 

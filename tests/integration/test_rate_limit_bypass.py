@@ -11,9 +11,9 @@ from typing import Any
 
 from agent_memory.api.services import Services
 from agent_memory.db.control_store import MAX_KEYS_PER_PRINCIPAL
-from tests.conftest import MANAGEMENT_KEY, Api
-from tests.integration.test_mcp import rpc_raw
-from tests.integration.test_visibility_matrix import make_principal
+from tests.support.handlers import MANAGEMENT_KEY, Api
+from tests.support.mcp_rpc import rpc_raw
+from tests.support.principals import make_principal
 
 MGMT = Api('unused', MANAGEMENT_KEY)
 EVERYTHING = {'memory:read': ['*'], 'memory:write': ['*']}

@@ -8,8 +8,8 @@ import pytest
 from surrealdb import RecordID
 
 from agent_memory.db.memory_store import MemoryStore
-from tests.conftest import Api
 from tests.support.db_snapshot import snapshot
+from tests.support.handlers import Api
 
 ALICE = {'type': 'person', 'name': 'alice'}
 ALICE_REF = 'entity:person/alice'

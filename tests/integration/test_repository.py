@@ -18,8 +18,8 @@ from agent_memory.domain.ids import new_id, utcnow
 from agent_memory.domain.write_plan import AddressGuard, WritePlan
 from agent_memory.errors import StoreUnavailable, WriteConflict
 from agent_memory.models import FactsRequest
-from tests.conftest import Api
 from tests.support.db_snapshot import snapshot
+from tests.support.handlers import Api
 from tests.support.ports import free_port
 
 

@@ -7,7 +7,6 @@ every test can assert exactly how many times the model was called: a cache hit n
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -15,43 +14,15 @@ import pytest
 from agent_memory.api.services import Services
 from agent_memory.db.memory_store import MemoryStore
 from agent_memory.domain.ids import utcnow
-from agent_memory.domain.synthesis import LlmComposer
-from tests.conftest import MANAGEMENT_KEY, Api
-from tests.integration.test_visibility_matrix import make_principal
-from tests.llm_server import LlmTestServer
+from tests.support.chat import ALICE, QUESTION, chat, remember, role
 from tests.support.db_snapshot import snapshot
+from tests.support.handlers import MANAGEMENT_KEY, Api
+from tests.support.llm_server import LlmTestServer
+from tests.support.principals import make_principal
 
-QUESTION = "What is Alice's role at Acme?"
 PARAPHRASE_HIT = "What is Alice's job at Acme?"  # cosine 0.938 to QUESTION with the local model
 PARAPHRASE_MISS = "Alice's job at Acme?"  # cosine 0.904
-ALICE = {'type': 'person', 'name': 'Alice'}
 pytestmark = pytest.mark.usefixtures('llm')
-
-
-@pytest.fixture
-def llm(services: Services) -> Iterator[LlmTestServer]:
-    """Route /chat synthesis to the test server for this test (the real LlmComposer and openai client)."""
-    server = LlmTestServer(echo_sources=True).start()
-    previous = services._composer
-    services._composer = LlmComposer(server.base_url, 'test-model', None, 5.0)
-    yield server
-    services._composer = previous
-    server.stop()
-
-
-def remember(api: Api, *triples: dict[str, Any]) -> None:
-    code, body, _ = api.call('facts', 'POST', '/facts', {'infer': 'triples', 'triples': list(triples)})
-    assert code == 200, body
-
-
-def role(value: str) -> dict[str, Any]:
-    return {'entity': ALICE, 'key': 'role', 'value': value}
-
-
-def chat(api: Api, message: str = QUESTION, **extra: Any) -> dict[str, Any]:
-    code, body, _ = api.call('chat', 'POST', '/chat', {'message': message, **extra})
-    assert code == 200, body
-    return body
 
 
 def configure(api: Api, **response_cache: Any) -> None:
@@ -63,12 +34,6 @@ def configure(api: Api, **response_cache: Any) -> None:
 def similarity(services: Services, a: str, b: str) -> float:
     va, vb = services.embedder.embed([a, b])
     return sum(x * y for x, y in zip(va, vb, strict=True))
-
-
-@pytest.fixture
-def seeded(api: Api) -> Api:
-    remember(api, role('CTO'), {'entity': ALICE, 'key': 'employer', 'value': 'Acme'})
-    return api
 
 
 def test_repeat_question_is_served_without_the_llm_and_traced_as_tier_2(seeded: Api, llm: LlmTestServer, store: MemoryStore) -> None:

@@ -10,9 +10,10 @@ import pytest
 
 from agent_memory.api.services import Services
 from agent_memory.db.memory_store import MemoryStore
-from tests.conftest import Api, Worker
-from tests.integration.test_visibility_matrix import make_principal
 from tests.support.db_snapshot import snapshot
+from tests.support.handlers import Api
+from tests.support.principals import make_principal
+from tests.support.worker import Worker
 
 ALICE = {'type': 'person', 'name': 'Alice'}
 ACME = {'type': 'organisation', 'name': 'Acme'}

@@ -11,8 +11,8 @@ from agent_memory.db.retrieval_store import ReadFilter, RetrievalStore
 from agent_memory.db.term_frequencies import TermFrequencies
 from agent_memory.domain.ids import utcnow
 from agent_memory.tuning import TUNING
-from tests.conftest import Api
-from tests.integration.test_visibility_matrix import make_principal
+from tests.support.handlers import Api
+from tests.support.principals import make_principal
 
 FILLER = ['the weather', 'a long walk', 'the new cafe', 'her sister', 'the weekend', 'a podcast', 'the garden', 'work']
 

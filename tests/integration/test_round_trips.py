@@ -18,10 +18,10 @@ from agent_memory.api.services import Services
 from agent_memory.db.control_store import KeyRecord
 from agent_memory.domain.auth import hash_key, mint_token
 from agent_memory.domain.ids import utcnow
-from tests.conftest import Api
-from tests.integration.test_mcp import rpc
-from tests.integration.test_visibility_matrix import make_principal
 from tests.support.db_snapshot import snapshot
+from tests.support.handlers import Api
+from tests.support.mcp_rpc import rpc
+from tests.support.principals import make_principal
 
 TRIPLE = {'entity': {'type': 'person', 'name': 'Ada'}, 'key': 'plan', 'value': 'sail'}
 

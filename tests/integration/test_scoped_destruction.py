@@ -5,29 +5,13 @@ Two teams write about the same entity: team B's destructive calls must never tou
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
 from agent_memory.api.services import Services
 from agent_memory.db.memory_store import MemoryStore
-from tests.conftest import Api
-from tests.integration.test_visibility_matrix import make_principal
+from tests.support.handlers import Api
+from tests.support.teams import ALICE, TEAM_A, TEAM_B, a_rows, remember, team
 
-TEAM_A, TEAM_B = 'team/a', 'team/b'
-
-
-def team(services: Services, context_id: str, pid: str, region: str) -> Api:
-    verbs = {'memory:read': [f'{region}/*'], 'memory:write': [f'{region}/*'], 'memory:forget': [f'{region}/*']}
-    return make_principal(services, context_id, pid, verbs, region)
-
-
-def remember(api: Api, entity: dict[str, str], key: str, value: str) -> None:
-    code, body, _ = api.call('facts', 'POST', '/facts', {'infer': 'triples', 'triples': [{'entity': entity, 'key': key, 'value': value}]})
-    assert code == 200, body
-
-
-ALICE = {'type': 'person', 'name': 'Alice'}
 APOLLO = {'type': 'project', 'name': 'Apollo'}
 
 
@@ -50,10 +34,6 @@ def current(api: Api, entity: str = 'person/alice') -> dict[str, str]:
 def history(api: Api, key: str) -> list[str]:
     code, body, _ = api.call('entities', 'GET', f'/entities/person/alice/history/{key}')
     return [row['value'] for row in body['history']] if code == 200 else []
-
-
-def a_rows(store: MemoryStore) -> list[Any]:
-    return store.rows("SELECT id, value, valid_until FROM attribute WHERE scope_sets CONTAINS ['team/a'] ORDER BY id;")
 
 
 def test_delete_entity_closes_only_the_callers_facts(teams: tuple[Api, Api], store: MemoryStore) -> None:

@@ -11,11 +11,12 @@ import pytest
 from agent_memory.api.services import Services
 from agent_memory.db.memory_store import MemoryStore
 from agent_memory.domain.directives import record_uncertainty
-from tests.conftest import Api, Worker
-from tests.integration.test_extraction_llm_pipeline import reply, with_llm  # noqa: F401 - the fixture
-from tests.integration.test_visibility_matrix import make_principal
-from tests.llm_server import LlmTestServer, llm_server  # noqa: F401 - the fixture
 from tests.support.db_snapshot import snapshot
+from tests.support.extraction import reply
+from tests.support.handlers import Api
+from tests.support.llm_server import LlmTestServer
+from tests.support.principals import make_principal
+from tests.support.worker import Worker
 
 TEAM = {'memory:read': ['team/*'], 'memory:write': ['team/*']}
 

@@ -7,8 +7,7 @@ write into them. Principal ids are therefore unique regardless of case: creating
 
 from __future__ import annotations
 
-from tests.conftest import Api
-from tests.integration.test_tenancy_management import mgmt
+from tests.support.handlers import Api, mgmt
 
 
 def test_a_principal_id_differing_only_in_case_is_a_409_and_creates_nothing(api: Api) -> None:

@@ -9,8 +9,8 @@ from __future__ import annotations
 import pytest
 
 from agent_memory.api.services import Services
-from tests.conftest import Api
-from tests.integration.test_visibility_matrix import make_principal
+from tests.support.handlers import Api
+from tests.support.principals import make_principal
 
 
 @pytest.fixture

@@ -3,7 +3,8 @@ in /query hits, /context lines and the retrieval trace (CONTRACT §6.1, issue 11
 
 from __future__ import annotations
 
-from tests.conftest import Api, Worker
+from tests.support.handlers import Api
+from tests.support.worker import Worker
 
 SPOKEN = '2023-05-08T13:56:00Z'
 

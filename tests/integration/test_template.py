@@ -15,7 +15,7 @@ import pytest
 
 from local_runtime.events import LocalContext, http_event
 from local_runtime.template_routes import load_template_long_form
-from tests.conftest import MANAGEMENT_KEY, ROOT, Api, load_function
+from tests.support.handlers import MANAGEMENT_KEY, ROOT, Api, load_function
 
 TEMPLATE = ROOT / 'template.yaml'
 EVENTS_DIR = ROOT / 'tests' / 'events'

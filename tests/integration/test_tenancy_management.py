@@ -12,15 +12,9 @@ import pytest
 from agent_memory.api.services import Services
 from agent_memory.domain import auth
 from agent_memory.domain.auth import hash_key
-from tests.conftest import MANAGEMENT_KEY, Api
+from tests.support.handlers import MGMT, Api, mgmt
 
-MGMT = Api('unused', MANAGEMENT_KEY)
 TRIPLE = {'entity': {'type': 'person', 'name': 'Alice'}, 'key': 'city', 'value': 'Paris'}
-
-
-def mgmt(method: str, path: str, body: Any = None, **kwargs: Any) -> tuple[int, Any]:
-    code, payload, _ = MGMT.call('contexts', method, f'/api/v1/contexts{path}', body, **kwargs)
-    return code, payload
 
 
 def me(context_id: str, key: str) -> tuple[int, Any]:

@@ -15,11 +15,11 @@ from agent_memory.api.services import Services
 from agent_memory.db.control_store import KeyRecord
 from agent_memory.domain.auth import hash_key, mint_token
 from agent_memory.domain.ids import utcnow
-from tests.conftest import Api, Worker
-from tests.integration.test_extraction_llm_pipeline import reply, with_llm  # noqa: F401 - the fixture
-from tests.integration.test_response_cache import llm  # noqa: F401 - the fixture
-from tests.integration.test_visibility_matrix import make_principal
-from tests.llm_server import LlmTestServer, llm_server  # noqa: F401 - the fixture
+from tests.support.extraction import reply
+from tests.support.handlers import Api
+from tests.support.llm_server import LlmTestServer
+from tests.support.principals import make_principal
+from tests.support.worker import Worker
 
 SECRET_WORDS = ('Globex', 'merger_codename', 'acquires_secretly', 'Nightjar')
 

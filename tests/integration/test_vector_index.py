@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from agent_memory.api.services import Services
-from tests.conftest import Api
+from tests.support.handlers import Api
 from tests.support.tuning import tune
 
 

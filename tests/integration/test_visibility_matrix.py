@@ -13,20 +13,11 @@ from agent_memory.domain import directives
 from agent_memory.domain.auth import hash_key, mint_token
 from agent_memory.domain.ids import utcnow
 from agent_memory.domain.visibility import fingerprint
-from tests.conftest import Api
 from tests.support.db_snapshot import snapshot
+from tests.support.handlers import Api
+from tests.support.principals import make_principal
 
 ORG, ALICE, BOB = 'org/acme', 'org/acme/user/alice', 'org/acme/user/bob'
-
-
-def make_principal(services: Any, context_id: str, pid: str, grants: dict[str, list[str]], default: str,
-                   key_grants: dict[str, list[str]] | None = None) -> Api:  # fmt: skip
-    store: MemoryStore = services.store(context_id)
-    store.q('CREATE type::record("principal", $id) CONTENT $row;', id=pid, row={
-        'display_name': pid.title(), 'kind': 'human', 'grants': grants, 'default_scopes': [[default]], 'created_at': utcnow()})  # fmt: skip
-    token = mint_token()
-    services.control.put_key(KeyRecord(context_id, pid, 'k', hash_key(token), key_grants, None), utcnow())
-    return Api(context_id, token)
 
 
 @dataclass
@@ -216,7 +207,7 @@ def test_the_hourly_sweep_drops_only_idle_rate_buckets(services: Any, world: Wor
     import datetime as dt
 
     from local_runtime.events import LocalContext, schedule_event
-    from tests.conftest import load_function
+    from tests.support.handlers import load_function
 
     assert world.bob.call('views', 'GET', '/me')[0] == 200
     services.db.query('control', 'CREATE rate_bucket:stale SET tokens = 1.0, updated_at = $t;', {'t': utcnow() - dt.timedelta(days=2)})

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from agent_memory.db.memory_store import VISIBLE, MemoryStore, visibility_params
 from agent_memory.domain.scopes import normalise_scope_sets, visible
-from tests.conftest import Api
+from tests.support.handlers import Api
 
 _ROW_SCOPES: list[list[list[str]]] = [
     [['/']],

@@ -7,7 +7,8 @@ import time
 import pytest
 
 from agent_memory.api.services import Services
-from tests.conftest import WS_BRIDGE, Api
+from tests.support.environment import WS_BRIDGE
+from tests.support.handlers import Api
 
 pytestmark = pytest.mark.skipif(WS_BRIDGE is None, reason='runs in the ws test mode: AGENT_MEMORY_TEST_DB=ws')
 

@@ -24,7 +24,8 @@ import pytest
 
 from agent_memory.extraction.errors import LlmFailure
 from agent_memory.extraction.structured_output import MODES
-from tests.e2e.test_local_gateway import Gateway, _free_port
+from tests.support.gateway import Gateway
+from tests.support.ports import free_port
 
 pytestmark = pytest.mark.real_llm
 
@@ -53,7 +54,7 @@ def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     python = os.environ.get('AGENT_MEMORY_LLAMA_PYTHON')
     if not python:
         pytest.fail('AGENT_MEMORY_LLAMA_PYTHON must name the python of a venv with llama-cpp-python[server] (make test-llm)')
-    port = _free_port()
+    port = free_port()
     log_path = tmp_path_factory.mktemp('llama') / 'server.log'
     command = [python, '-m', 'llama_cpp.server', '--model', _model_path(python), '--model_alias', 'smollm2',
                '--host', '127.0.0.1', '--port', str(port), '--n_threads', '2', '--n_ctx', str(N_CTX)]  # fmt: skip
@@ -86,7 +87,7 @@ def gateway(llama_server: str, tmp_path_factory: pytest.TempPathFactory) -> Iter
         env.setenv('AGENT_MEMORY_LLM_TIMEOUT_SECONDS', str(REQUEST_TIMEOUT))
         env.setenv('AGENT_MEMORY_LLM_MAX_OUTPUT_TOKENS', str(MAX_OUTPUT_TOKENS))
         env.delenv('AGENT_MEMORY_LLM_STRUCTURED_OUTPUT', raising=False)
-        running = Gateway(tmp_path_factory.mktemp('gateway') / 'data', _free_port())
+        running = Gateway(tmp_path_factory.mktemp('gateway') / 'data', free_port())
     yield running
     code, output = running.stop()
     assert code == 0, output

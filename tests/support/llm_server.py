@@ -40,8 +40,6 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-import pytest
-
 _ERRORS: dict[int, tuple[str, str | None, str]] = {
     400: ('invalid_request_error', None, 'Invalid request.'),
     403: ('invalid_request_error', None, 'You are not allowed to use this model.'),
@@ -314,13 +312,3 @@ VALIDATION_MESSAGE = (
 def _error_body(status: int, message: str | None = None) -> dict[str, Any]:
     kind, code, default = _ERRORS.get(status, ('server_error' if status >= 500 else 'invalid_request_error', None, f'HTTP {status}'))
     return {'error': {'message': message or default, 'type': kind, 'param': None, 'code': code}}
-
-
-@pytest.fixture
-def llm_server() -> Iterator[LlmTestServer]:
-    """A started server, stopped after the test."""
-    server = LlmTestServer().start()
-    try:
-        yield server
-    finally:
-        server.stop()
