@@ -59,6 +59,7 @@ from agent_memory.db.memory_store import MemoryStore  # noqa: E402
 from agent_memory.domain.auth import Caller  # noqa: E402
 from agent_memory.domain.contexts import create_context, mint_context_key  # noqa: E402
 from local_runtime.events import LocalContext, http_event, sqs_record  # noqa: E402
+from tests.support import conformance  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 MANAGEMENT_KEY = 'test-management-key'
@@ -90,6 +91,7 @@ class Api:
         full_path = path if path.startswith('/api/') else f'/api/v1/{self.context_id}{path}'
         event = http_event(method, full_path, body=body, headers=all_headers, query=query)
         result: dict[str, Any] = load_function(function).lambda_handler(event, LocalContext())
+        conformance.check(event, result)
         return result
 
     def call(self, function: str, method: str, path: str, body: Any = None, *, key: str | None = None,

@@ -7,6 +7,7 @@ from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.metrics import MetricUnit
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
+from agent_memory.api import routes
 from agent_memory.api.http import build_resolver, data_plane, header, json_response, parse_body, peek_session_id
 from agent_memory.api.services import get_services
 from agent_memory.domain import facts
@@ -32,7 +33,7 @@ def prefer_wait() -> float:
     return seconds
 
 
-@app.post('/api/v1/<context_id>/facts')
+@app.operation(routes.FACTS)
 def post_facts(context_id: str) -> Any:
     caller, store = data_plane(app, context_id, peek_session_id(app))
     request, raw = parse_body(app, FactsRequest)
@@ -43,7 +44,7 @@ def post_facts(context_id: str) -> Any:
     return json_response(body, status)  # also answers 200; also answers 202 (queued for extraction)
 
 
-@app.post('/api/v1/<context_id>/facts/batch')
+@app.operation(routes.FACTS_BATCH)
 def post_facts_batch(context_id: str) -> Any:
     caller, store = data_plane(app, context_id)
     request, raw = parse_body(app, FactsBatchRequest)
@@ -54,7 +55,7 @@ def post_facts_batch(context_id: str) -> Any:
     return json_response(body, status)  # also answers 200; also answers 202 (queued for extraction)
 
 
-@app.get('/api/v1/<context_id>/extractions/<turn_id>')
+@app.operation(routes.EXTRACTION)
 def get_extraction(context_id: str, turn_id: str) -> Any:
     caller, store = data_plane(app, context_id)
     return json_response(facts.extraction_status(store, caller, turn_id))

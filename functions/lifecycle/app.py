@@ -5,6 +5,7 @@ from typing import Any
 from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
+from agent_memory.api import routes
 from agent_memory.api.http import build_resolver, data_plane, json_response
 from agent_memory.api.services import get_services
 from agent_memory.domain import lifecycle
@@ -15,7 +16,7 @@ from agent_memory.observability import logger, metrics
 app = build_resolver()
 
 
-@app.post('/api/v1/<context_id>/lifecycle/<sweep>')
+@app.operation(routes.SWEEP)
 def run_sweep(context_id: str, sweep: str) -> Any:
     caller, _ = data_plane(app, context_id)
     if sweep not in lifecycle.SWEEPS:
