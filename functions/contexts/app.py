@@ -9,7 +9,7 @@ from agent_memory.api import routes
 from agent_memory.api.http import build_resolver, json_response, management, no_content, parse_body, query_param
 from agent_memory.api.services import get_services
 from agent_memory.db.principal_store import PrincipalStore
-from agent_memory.domain import contexts, tenancy
+from agent_memory.domain import contexts, principal_stores, tenancy
 from agent_memory.models import ContextCreate, ContextPatch, KeyCreate, PrincipalCreate, PrincipalPatch
 from agent_memory.observability import logger
 
@@ -19,8 +19,7 @@ app = build_resolver()
 def _principals(context_id: str) -> PrincipalStore:
     """The principal store of an existing context (422 bad id, 404 unknown)."""
     services = get_services()
-    contexts.existing_context(services.control, context_id)
-    return PrincipalStore(services.db, context_id)
+    return principal_stores.of_existing_context(services.db, services.control, context_id)
 
 
 def _ttl() -> int | None:
@@ -31,7 +30,7 @@ def _ttl() -> int | None:
 @app.operation(routes.CONTEXTS)
 def list_contexts() -> Any:
     management(app)
-    return json_response(contexts.list_contexts(get_services().control))  # responds with an array
+    return json_response(contexts.list_contexts(get_services().control))
 
 
 @app.operation(routes.CONTEXT_CREATE)
@@ -39,7 +38,9 @@ def create_context(context_id: str) -> Any:
     management(app)
     request, _ = parse_body(app, ContextCreate)
     services = get_services()
-    return json_response(contexts.create_context(services.control, services.store, context_id, request.config), 201)
+    admin = {'admin_display_name': request.admin_display_name, 'admin_external_id': request.admin_external_id}
+    view = contexts.create_context(services.control, services.store, context_id, request.config, description=request.description, **admin)
+    return json_response(view, 201)
 
 
 @app.operation(routes.CONTEXT_GET)
@@ -76,7 +77,7 @@ def create_principal(context_id: str) -> Any:
 @app.operation(routes.PRINCIPALS)
 def list_principals(context_id: str) -> Any:
     management(app)
-    return json_response([tenancy.principal_view(row) for row in _principals(context_id).list()])  # responds with an array
+    return json_response([tenancy.principal_view(row) for row in _principals(context_id).list()])
 
 
 @app.operation(routes.PRINCIPAL_GET)
@@ -103,7 +104,7 @@ def delete_principal(context_id: str, principal_id: str) -> Any:
 @app.operation(routes.KEYS)
 def list_keys(context_id: str, principal_id: str) -> Any:
     management(app)
-    return json_response(tenancy.list_keys(get_services().control, _principals(context_id), principal_id))  # responds with an array
+    return json_response(tenancy.list_keys(get_services().control, _principals(context_id), principal_id))
 
 
 @app.operation(routes.KEY_MINT)

@@ -41,7 +41,7 @@ def post_facts(context_id: str) -> Any:
     wait = prefer_wait()
     status, body = facts.remember(store, caller, get_services().pipeline(), request, raw, header(app, 'Idempotency-Key'), wait)
     metrics.add_metric(name='FactsWritten', unit=MetricUnit.Count, value=1)
-    return json_response(body, status)  # also answers 200; also answers 202 (queued for extraction)
+    return json_response(body, status)
 
 
 @app.operation(routes.FACTS_BATCH)
@@ -52,7 +52,7 @@ def post_facts_batch(context_id: str) -> Any:
     wait = prefer_wait()
     status, body = facts.remember_batch(store, caller, get_services().pipeline(), request, raw, header(app, 'Idempotency-Key'), wait)
     metrics.add_metric(name='FactsWritten', unit=MetricUnit.Count, value=len(request.messages))
-    return json_response(body, status)  # also answers 200; also answers 202 (queued for extraction)
+    return json_response(body, status)
 
 
 @app.operation(routes.EXTRACTION)

@@ -10,7 +10,7 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 from agent_memory.api import routes
 from agent_memory.api.http import build_resolver, json_response
 from agent_memory.api.services import get_services
-from agent_memory.errors import AgentMemoryError
+from agent_memory.domain.health import database_reachable
 from agent_memory.observability import logger
 
 app = build_resolver()
@@ -18,10 +18,7 @@ app = build_resolver()
 
 @app.operation(routes.HEALTH)
 def health() -> Any:
-    try:
-        get_services().db.ping()
-    except AgentMemoryError as exc:
-        logger.warning('health check: database unreachable', extra={'error': exc.detail})
+    if not database_reachable(get_services().db):
         response = json_response({'status': 'unavailable', 'db': 'unreachable'}, 503)
         response.headers['Retry-After'] = '5'
         return response

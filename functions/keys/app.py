@@ -8,8 +8,7 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 from agent_memory.api import routes
 from agent_memory.api.http import build_resolver, data_plane, json_response, no_content, parse_body, query_param
 from agent_memory.api.services import get_services
-from agent_memory.db.principal_store import PrincipalStore
-from agent_memory.domain import tenancy
+from agent_memory.domain import principal_stores, tenancy
 from agent_memory.models import SelfKeyCreate
 from agent_memory.observability import logger
 
@@ -37,7 +36,7 @@ def mint_key(context_id: str) -> Any:
 def rotate_key(context_id: str, name: str) -> Any:
     caller, _ = data_plane(app, context_id)
     services = get_services()
-    principals = PrincipalStore(services.db, context_id)
+    principals = principal_stores.of_caller(services.db, caller)
     return json_response(tenancy.self_rotate_key(services.control, principals, caller, name, _ttl()))
 
 
@@ -45,7 +44,7 @@ def rotate_key(context_id: str, name: str) -> Any:
 def delete_key(context_id: str, name: str) -> Any:
     caller, _ = data_plane(app, context_id)
     services = get_services()
-    tenancy.self_delete_key(services.control, PrincipalStore(services.db, context_id), caller, name)
+    tenancy.self_delete_key(services.control, principal_stores.of_caller(services.db, caller), caller, name)
     return no_content()
 
 

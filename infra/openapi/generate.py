@@ -112,6 +112,10 @@ def _request(request: type[BaseModel] | Mapping[str, Any], components: Component
     return {'required': False, 'content': {JSON: {'schema': components.schema_of(request)}}}
 
 
+def _parameter(name: str, where: str) -> dict[str, Any]:
+    return {'name': name, 'in': where, 'required': where == 'path', 'schema': {'type': 'string'}}
+
+
 def _operation(op: Operation, components: Components) -> dict[str, Any]:
     problem = {'content': {PROBLEM_JSON: {'schema': {'$ref': REF.format(model='Problem')}}}}
     answers = {

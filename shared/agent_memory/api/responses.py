@@ -522,6 +522,7 @@ class ContextSummary(Wire):
 
 class ContextView(Wire):
     id: str
+    description: str | None
     config: Json
     created_at: str | None
 

@@ -93,6 +93,7 @@ def _ok(body: Any, description: str = 'Success') -> Mapping[int, Answer]:
 
 
 CTX = '/api/v1/{context_id}'
+TTL = ('ttlSeconds', 'ttl_seconds')
 MGMT = '/api/v1/contexts'
 
 # ---- health -------------------------------------------------------------------------------------------------
@@ -173,10 +174,10 @@ SWEEP = _op('run_sweep', 'lifecycle', 'POST', f'{CTX}/lifecycle/{{sweep}}', 'Run
 OWN_KEYS = _op('list_own_keys', 'keys', 'GET', f'{CTX}/keys', "The calling principal's keys", _ok(r.OwnKeys), DATA_GET)
 OWN_KEY_MINT = _op('mint_own_key', 'keys', 'POST', f'{CTX}/keys', 'Mint a key for the calling principal',
                    {201: Answer('Created (the secret is shown once)', r.KeyView)}, DATA_BODY | {409}, models.SelfKeyCreate,
-                   query=('ttlSeconds', 'ttl_seconds'))  # fmt: skip
+                   query=TTL)  # fmt: skip
 OWN_KEY_ROTATE = _op('rotate_own_key', 'keys', 'POST', f'{CTX}/keys/{{name}}/rotate', 'Rotate one of the calling principal’s keys',
                      _ok(r.KeyView, 'Rotated (the new secret is shown once)'), DATA | {400, 404},
-                     query=('ttlSeconds', 'ttl_seconds'))  # fmt: skip
+                     query=TTL)  # fmt: skip
 OWN_KEY_DELETE = _op('delete_own_key', 'keys', 'DELETE', f'{CTX}/keys/{{name}}', 'Revoke one of the calling principal’s keys',
                      {204: NO_CONTENT}, DATA | {400, 404})  # fmt: skip
 
@@ -204,9 +205,9 @@ PRINCIPAL_DELETE = _op('delete_principal', 'contexts', 'DELETE', _PRINCIPAL, 'De
 KEYS = _op('list_keys', 'contexts', 'GET', f'{_PRINCIPAL}/keys', "A principal's keys", _ok(list[r.KeyView]), IN_CONTEXT)
 KEY_MINT = _op('mint_key', 'contexts', 'POST', f'{_PRINCIPAL}/keys/{{name}}', 'Mint a key for a principal',
                {201: Answer('Created (the secret is shown once)', r.KeyView)}, IN_CONTEXT | {400, 403, 409, 413}, models.KeyCreate,
-               query=('ttlSeconds', 'ttl_seconds'))  # fmt: skip
+               query=TTL)  # fmt: skip
 KEY_ROTATE = _op('rotate_key', 'contexts', 'POST', f'{_PRINCIPAL}/keys/{{name}}/rotate', "Rotate a principal's key",
-                 _ok(r.KeyView, 'Rotated (the new secret is shown once)'), IN_CONTEXT | {400}, query=('ttlSeconds', 'ttl_seconds'))  # fmt: skip
+                 _ok(r.KeyView, 'Rotated (the new secret is shown once)'), IN_CONTEXT | {400}, query=TTL)  # fmt: skip
 KEY_DELETE = _op('delete_key', 'contexts', 'DELETE', f'{_PRINCIPAL}/keys/{{name}}', "Revoke a principal's key", {204: NO_CONTENT},
                  IN_CONTEXT | {400})  # fmt: skip
 
@@ -228,10 +229,10 @@ MCP = _op('post', 'mcp', 'POST', '/mcp', 'The MCP endpoint (Streamable HTTP, sta
     404: Answer('2026-07-28 protocol (Mcp-Protocol-Version header): an unknown method or tool, as a JSON-RPC error', schema=_ANY),
     406: Answer('The Accept header excludes application/json', schema=_ANY),
     413: Answer(ERRORS[413], media=('text/plain',), schema=_ANY),
-}, _errors(401, 429), _MCP_MESSAGE)  # fmt: skip
+}, _errors(401, 429, 503), _MCP_MESSAGE)  # fmt: skip
 _MCP_OTHER = {405: Answer('Use POST', schema=_ANY)}
-MCP_GET = _op('get', 'mcp', 'GET', '/mcp', 'Stateless server: no server-initiated stream', _MCP_OTHER, _errors(401, 429))
-MCP_DELETE = _op('delete', 'mcp', 'DELETE', '/mcp', 'Stateless server: no session to end', _MCP_OTHER, _errors(401, 429))
+MCP_GET = _op('get', 'mcp', 'GET', '/mcp', 'Stateless server: no server-initiated stream', _MCP_OTHER, _errors(401, 429, 503))
+MCP_DELETE = _op('delete', 'mcp', 'DELETE', '/mcp', 'Stateless server: no session to end', _MCP_OTHER, _errors(401, 429, 503))
 
 OPERATIONS: tuple[Operation, ...] = tuple(value for value in dict(globals()).values() if isinstance(value, Operation))
 
