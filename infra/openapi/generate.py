@@ -96,7 +96,7 @@ def _with_aliases(model: type[BaseModel], schema: dict[str, Any]) -> dict[str, A
 def _answer(answer: Answer, components: Components) -> dict[str, Any]:
     if answer.body is None and answer.schema is None:
         return {'description': answer.description}
-    schema = dict(answer.schema) if answer.schema is not None else components.schema_of(answer.body)
+    schema = dict(answer.schema) if answer.schema is not None else components.schema_of(_response_model(answer))
     content = {}
     for media in answer.media:
         if media == SSE:  # the same answer as server-sent events (API Gateway buffers them: the frames arrive together)
@@ -104,6 +104,13 @@ def _answer(answer: Answer, components: Components) -> dict[str, Any]:
         else:
             content[media] = {'schema': schema}
     return {'description': answer.description, 'content': content}
+
+
+def _response_model(answer: Answer) -> Any:
+    model = getattr(responses, answer.body or '', None)
+    if not (isinstance(model, type) and issubclass(model, BaseModel)):
+        raise SystemExit(f'{answer.body!r} is not a model in agent_memory.api.responses')
+    return list[model] if answer.array else model  # type: ignore[valid-type]
 
 
 def _request(request: type[BaseModel] | Mapping[str, Any], components: Components) -> dict[str, Any]:

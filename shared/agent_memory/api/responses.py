@@ -469,6 +469,8 @@ TraceDetail = Annotated[RetrievalTraceDetail | ResponseTraceDetail | DecisionTra
 class Trace(RootModel[TraceDetail]):
     """One trace by id, with its one-hop neighbourhood."""
 
+    model_config = ConfigDict(defer_build=True)
+
 
 class TraceStats(Wire):
     window_hours: int
@@ -507,6 +509,8 @@ Inspected = Annotated[InspectedEntity | InspectedAttribute | InspectedTrace, Fie
 
 class Inspection(RootModel[Inspected]):
     """The object a typed ref names: `entity:<type>/<name>`, `attribute:<type>/<name>/<key>` or `trace:<id>`."""
+
+    model_config = ConfigDict(defer_build=True)
 
 
 class SweepResult(Wire):
