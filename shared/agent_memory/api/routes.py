@@ -237,8 +237,3 @@ MCP_GET = _op('get', 'mcp', 'GET', '/mcp', 'Stateless server: no server-initiate
 MCP_DELETE = _op('delete', 'mcp', 'DELETE', '/mcp', 'Stateless server: no session to end', _MCP_OTHER, _errors(401, 429, 503))
 
 OPERATIONS: tuple[Operation, ...] = tuple(value for value in dict(globals()).values() if isinstance(value, Operation))
-
-
-def operation(method: str, path: str) -> Operation | None:
-    """The operation a template route (``POST``, ``/api/v1/{context_id}/facts``) names."""
-    return next((op for op in OPERATIONS if op.method == method and op.path == path), None)
