@@ -68,7 +68,7 @@ sam-build: install-sam
 sam-sizes: install-sam
 	$(SAM_VENV)/bin/python infra/layers/sizes.py
 
-# Regenerate infra/openapi/openapi.json from template.yaml, the handlers and the models (a test checks it).
+# Regenerate infra/openapi/openapi.json from the route operations (agent_memory.api.routes) and their models (a test checks it).
 openapi: install
 	$(BIN)/python -m openapi.generate
 

@@ -1,8 +1,9 @@
 """Property-based fuzzing of every documented operation with schemathesis, over HTTP against the local gateway.
 
 Generated requests (valid and invalid) for each operation, a bounded number per operation so the run
-fits CI. Properties: no 5xx; every response conforms to the document (status, content type, schema);
-and a rejected request (4xx) leaves the data unchanged.
+fits CI. Properties: no 5xx; every response conforms to the document (a status the operation lists, its content
+type, and a body valid against the response model's schema: schemathesis' default checks, none of them excluded
+below); and a rejected request (4xx) leaves the data unchanged.
 """
 
 from __future__ import annotations

@@ -170,6 +170,24 @@ def test_route_parameters_are_taken_from_path_parameters_and_never_decoded_twice
         assert json.loads(result['body'])['entity']['name'] == name
 
 
+@pytest.mark.parametrize('name', ['C#', 'What?', 'say "hi"', '€uro', 'back\\slash'])
+def test_a_path_parameter_with_any_character_but_slash_reaches_the_handler(api: Api, name: str) -> None:
+    # Given an entity whose name holds a character outside Powertools' default route pattern (it arrives decoded)
+    assert api.call('facts', 'POST', '/facts', {'infer': 'triples', 'triples': [triple(name, 'plan', 'Pro')]})[0] == 200
+    # When it is read by name, Then the route matches and the handler finds it (it was a 404 "no such route")
+    code, body, _ = api.call('entities', 'GET', f'/entities/person/{name}')
+    assert code == 200 and body['entity']['name'] == name, body
+
+
+@pytest.mark.parametrize('context_id', ['€', 'a\x11b', 'x?y'])
+def test_a_context_id_with_an_odd_character_is_422_not_a_missing_route(api: Api, context_id: str) -> None:
+    # Given a context id with a character ids cannot hold, When a data or management route is called, Then 422, not a missing route
+    code, body, _ = api.call('views', 'GET', f'/api/v1/{context_id}/me')
+    assert code == 422 and 'context id' in body['detail'], body
+    code, body, _ = api.call('contexts', 'POST', f'/api/v1/contexts/{context_id}', {}, key=MANAGEMENT_KEY)
+    assert code == 422 and 'context id' in body['detail'], body
+
+
 def test_me_shows_the_bootstrap_admin(api: Api) -> None:
     # Given the context's admin key, When /me is read, Then it is the admin with read '*'
     code, me, _ = api.call('views', 'GET', '/me')

@@ -10,7 +10,9 @@ import jsonschema
 import pytest
 from openapi_spec_validator import validate
 
+from local_runtime.events import http_event
 from openapi.generate import OUTPUT, render, template_routes
+from tests.support import conformance
 from tests.support.handlers import ROOT, Api
 
 DOCUMENT: dict[str, Any] = json.loads(OUTPUT.read_text(encoding='utf-8'))
@@ -116,3 +118,56 @@ def test_the_layer_ships_the_committed_document() -> None:
     # Given the shared layer, When its copy of the document is resolved, Then it is the committed file itself
     shipped = ROOT / 'shared' / 'agent_memory' / 'api' / 'openapi.json'
     assert shipped.resolve() == Path(OUTPUT).resolve()
+
+
+def test_success_bodies_are_documented_by_their_response_models() -> None:
+    # Given the generated document
+    operations = {(m.upper(), p): op for p, ops in DOCUMENT['paths'].items() for m, op in ops.items()}
+    # Then success bodies reference response models (not a bare {type}), arrays are arrays of a model
+    query = operations['POST', '/api/v1/{context_id}/query']['responses']['200']['content']['application/json']['schema']
+    assert query == {'$ref': '#/components/schemas/QueryResult'}
+    hit = DOCUMENT['components']['schemas']['Hit']
+    assert hit['additionalProperties'] is False and {'id', 'score', 'source', 'text'} <= set(hit['required'])
+    principals = operations['GET', '/api/v1/contexts/{context_id}/principals']['responses']['200']['content']['application/json']
+    assert principals['schema'] == {'type': 'array', 'items': {'$ref': '#/components/schemas/PrincipalView'}}
+    # And a 204 has no body, a 202 the same model as the 200
+    assert 'content' not in operations['DELETE', '/api/v1/{context_id}/sessions/{session_id}']['responses']['204']
+    facts = operations['POST', '/api/v1/{context_id}/facts']['responses']
+    assert facts['202']['content'] == facts['200']['content']
+
+
+def test_each_operation_lists_only_the_statuses_it_can_answer() -> None:
+    # Given the generated document, When each operation's statuses are read, Then they are only the ones it can answer
+    statuses = {(m.upper(), p): set(op['responses']) for p, ops in DOCUMENT['paths'].items() for m, op in ops.items()}
+    assert statuses['GET', '/api/v1/{context_id}/me'] == {'200', '400', '401', '403', '422', '429', '503'}
+    assert statuses['GET', '/api/v1/contexts'] == {'200', '401', '503'}
+    assert statuses['GET', '/api/v1/health'] == {'200', '503'}
+    assert statuses['POST', '/api/v1/{context_id}/facts'] == {'200', '202', '400', '401', '403', '404', '409', '413', '422', '429', '503'}
+    assert '501' in statuses['GET', '/api/v1/{context_id}/inspect'] and '501' not in statuses['GET', '/api/v1/{context_id}/state']
+
+
+def test_the_document_does_not_depend_on_handler_source_text(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Given handler source that cannot be read (the old generator scraped it for decorators and "# also answers" comments)
+    real_read_text = Path.read_text
+
+    def no_handler_source(path: Path, *args: Any, **kwargs: Any) -> str:
+        assert 'functions' not in path.parts, f'the generator read {path}'
+        return real_read_text(path, *args, **kwargs)
+
+    monkeypatch.setattr(Path, 'read_text', no_handler_source)
+    # When the document is rendered, Then it is the committed one
+    assert render() == OUTPUT.read_text(encoding='utf-8')
+
+
+def test_the_conformance_check_refuses_an_undocumented_status_and_a_body_off_its_model() -> None:
+    # Given the check every test response goes through
+    event = http_event('GET', '/api/v1/ctx/me')
+    me = {'principalId': 'p', 'displayName': 'P', 'kind': 'agent', 'grants': {}, 'tokenGrants': None, 'effectiveGrants': {},
+          'delegatedPrincipalId': None}  # fmt: skip
+    ok = {'statusCode': 200, 'headers': {'Content-Type': 'application/json'}, 'body': json.dumps(me)}
+    conformance.check(event, ok)
+    # Then a status /me cannot answer, a missing field and an undocumented field are each refused
+    for result in ({**ok, 'statusCode': 404}, {**ok, 'body': json.dumps({k: v for k, v in me.items() if k != 'kind'})},
+                   {**ok, 'body': json.dumps({**me, 'secret': 'x'})}):  # fmt: skip
+        with pytest.raises(AssertionError):
+            conformance.check(event, result)

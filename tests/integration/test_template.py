@@ -14,13 +14,12 @@ from typing import Any
 import pytest
 
 from local_runtime.events import LocalContext, http_event
-from local_runtime.template_routes import load_template_long_form
+from local_runtime.template_routes import http_routes, load_template, load_template_long_form
 from tests.support.handlers import MANAGEMENT_KEY, ROOT, Api, load_function
 
 TEMPLATE = ROOT / 'template.yaml'
 EVENTS_DIR = ROOT / 'tests' / 'events'
 NOT_EVENTS = {'local_env.json'}  # `sam local invoke --env-vars` file, not an event
-DECORATOR = re.compile(r"""@app\.(get|post|put|patch|delete|head|options)\(\s*['"]([^'"]+)['"]""")
 PLACEHOLDER_KEYS = {'Bearer REPLACE_WITH_DEV_KEY', 'Bearer REPLACE_WITH_MANAGEMENT_KEY'}
 DUMMY_PARAMS = {'context_id': 'dev', 'sweep': 'decay'}
 SCHEDULE_KEYS = {'version', 'id', 'detail-type', 'source', 'account', 'time', 'region', 'resources', 'detail'}
@@ -51,20 +50,17 @@ def folder_of(props: dict[str, Any]) -> str:
 
 def template_routes() -> list[tuple[str, str, str]]:
     """(folder, METHOD, path) for every HttpApi event in the template."""
-    found = []
-    for props in functions().values():
-        for event in (props.get('Events') or {}).values():
-            if event['Type'] == 'HttpApi':
-                found.append((folder_of(props), event['Properties']['Method'].upper(), event['Properties']['Path']))
-    return found
+    return [(r.code_dir.name, r.method, r.path) for r in http_routes(load_template(TEMPLATE), ROOT)]
 
 
 def code_routes() -> set[tuple[str, str, str]]:
-    """(folder, METHOD, path) for every ``@app.<method>('...')`` in functions/*/app.py, Powertools ``<x>`` as ``{x}``."""
+    """(folder, METHOD, path) for every operation a function's resolver registers (``app.operation(...)``)."""
     found = set()
     for app_py in sorted((ROOT / 'functions').glob('*/app.py')):
-        for method, path in DECORATOR.findall(app_py.read_text(encoding='utf-8')):
-            found.add((app_py.parent.name, method.upper(), re.sub(r'<(\w+)>', r'{\1}', path)))
+        app = getattr(load_function(app_py.parent.name), 'app', None)
+        for op in getattr(app, 'operations', []):
+            assert op.function == app_py.parent.name, f'{op.method} {op.path} is registered by functions/{app_py.parent.name}'
+            found.add((op.function, op.method, op.path))
     return found
 
 

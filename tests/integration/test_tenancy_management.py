@@ -83,6 +83,47 @@ def test_context_create_list_get_with_effective_config(services: Services) -> No
         services.control.delete_context(cid)
 
 
+def test_context_description_and_admin_identity_are_accepted_stored_and_returned(services: Services) -> None:
+    cid = f'm{uuid.uuid4().hex[:12]}'
+    body = {'description': 'Support bot memory', 'admin_external_id': 'idp|42', 'admin_display_name': 'Ops Team'}
+    try:
+        # Given a context created with the reference's optional fields
+        code, created = mgmt('POST', f'/{cid}', body)
+        # Then it is created and the description comes back, on create, on GET and after a PATCH
+        assert code == 201, created
+        assert created['description'] == 'Support bot memory'
+        assert mgmt('GET', f'/{cid}')[1]['description'] == 'Support bot memory'
+        assert mgmt('PATCH', f'/{cid}', {'config': {}})[1]['description'] == 'Support bot memory'
+        # And the admin principal carries the given display name and external id
+        code, admin = mgmt('GET', f'/{cid}/principals/admin')
+        assert code == 200 and (admin['displayName'], admin['externalId']) == ('Ops Team', 'idp|42')
+    finally:
+        services.control.delete_context(cid)
+        services.forget_store(cid)
+
+
+def test_a_context_without_the_optional_fields_has_no_description_and_the_default_admin(ctx: str) -> None:
+    # Given a context created without the optional fields, When it and its admin are read, Then no description and the default admin
+    assert mgmt('GET', f'/{ctx}')[1]['description'] is None
+    code, admin = mgmt('GET', f'/{ctx}/principals/admin')
+    assert code == 200 and (admin['displayName'], admin['externalId']) == ('Admin', None)
+
+
+@pytest.mark.parametrize(
+    'body',
+    [{'namespace': 'x'}, {'description': 'x' * 1025}, {'admin_display_name': 'System'}, {'adminDisplayName': ' '},
+     {'admin_external_id': ''}, {'description': 'a', 'admin_display_name': 'a', 'adminDisplayName': 'b'}],
+    ids=['unknown-field', 'description-too-long', 'system-name', 'blank-name', 'empty-external-id', 'two-spellings'],
+)  # fmt: skip
+def test_a_bad_context_body_is_400_and_creates_nothing(services: Services, body: dict[str, Any]) -> None:
+    # Given a context body with an unknown or invalid field, When posted, Then 400 and no context exists
+    cid = f'm{uuid.uuid4().hex[:12]}'
+    code, problem = mgmt('POST', f'/{cid}', body)
+    assert code == 400, problem
+    assert mgmt('GET', f'/{cid}')[0] == 404
+    assert services.control.get_context(cid) is None
+
+
 def test_management_routes_need_the_management_key(ctx: str, api: Api) -> None:
     # Given a data-plane admin key of some context, and no key at all
     for headers in ({'authorization': f'Bearer {api.key}'}, {'authorization': ''}):

@@ -10,6 +10,7 @@ from types import ModuleType
 from typing import Any
 
 from local_runtime.events import LocalContext, http_event
+from tests.support import conformance
 
 ROOT = Path(__file__).resolve().parents[2]
 MANAGEMENT_KEY = 'test-management-key'
@@ -41,6 +42,7 @@ class Api:
         full_path = path if path.startswith('/api/') else f'/api/v1/{self.context_id}{path}'
         event = http_event(method, full_path, body=body, headers=all_headers, query=query)
         result: dict[str, Any] = load_function(function).lambda_handler(event, LocalContext())
+        conformance.check(event, result)
         return result
 
     def call(self, function: str, method: str, path: str, body: Any = None, *, key: str | None = None,

@@ -10,8 +10,11 @@ from typing import Any
 from aws_lambda_powertools.metrics import MetricUnit
 
 from agent_memory.db.lifecycle_store import LifecycleStore
+from agent_memory.domain.auth import Caller
 from agent_memory.domain.context_config import ContextConfig
 from agent_memory.domain.ids import utcnow
+from agent_memory.domain.scopes import covered
+from agent_memory.errors import Forbidden, NotFound
 from agent_memory.observability import logger, metrics
 from agent_memory.tuning import knobs
 
@@ -59,6 +62,15 @@ def reindex(store: LifecycleStore, _config: ContextConfig, now: dt.datetime) -> 
 
 
 SWEEPS: dict[str, Sweep] = {'decay': decay, 'expire': expire, 'purge-traces': purge_traces, 'reindex': reindex}
+
+
+def requested_sweep(caller: Caller, name: str) -> Sweep:
+    """The sweep a caller asks to run now: 404 for an unknown name, 403 without grant:manage over the whole context."""
+    if name not in SWEEPS:
+        raise NotFound(f'unknown sweep {name!r}; expected one of {sorted(SWEEPS)}')
+    if not covered(caller.patterns('grant:manage'), '*'):
+        raise Forbidden('lifecycle sweeps need grant:manage over the whole context')
+    return SWEEPS[name]
 
 
 def run_sweep(name: str, sweep: Sweep, store: LifecycleStore, context_id: str, config: ContextConfig) -> dict[str, Any]:
