@@ -3,7 +3,7 @@
 ``--dump`` runs the service's own candidate lists (``Retriever.candidates``, hybrid mode, admin caller) once per
 question on a copy of a cached ``bench/locomo.py`` ingest and pickles them, with every passage's (session, seq)
 position, under ``bench/.cache/locomo/replay-<ingest>-<retrieval code>-<n>.pkl``. The replay then fuses those lists
-with the real ``fuse`` and ``with_neighbours`` (module constants overridden per variant) and scores evidence
+with the real ``fuse`` and ``with_neighbours`` (tuning knobs overridden per variant) and scores evidence
 recall@10 per category beside Okapi BM25, exactly as ``bench/locomo.py`` counts it. The lists themselves (what the
 database returns) are not replayed: a change to ``db/retrieval_store.py`` or to the query terms needs a new dump
 (the retrieval code is part of the file name). Final numbers always come from ``bench/locomo.py``.
@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import copy
+import dataclasses
 import hashlib
 import json
 import os
@@ -32,7 +33,7 @@ from bench_env import ROOT  # noqa: I001  # first: paths and environment before 
 from locomo import CACHE, CUTS, Scores, code_version, source_turns
 from locomo_data import CATEGORIES, Conversation, Okapi, default_data_path, load
 
-RETRIEVAL_CODE = ('shared/agent_memory/db/retrieval_store.py', 'shared/agent_memory/domain/retrieval.py')
+RETRIEVAL_CODE = ('shared/agent_memory/db/retrieval_store.py', 'shared/agent_memory/domain/retrieval.py', 'shared/agent_memory/tuning.py')
 
 
 def retrieval_version() -> str:
@@ -90,30 +91,32 @@ def cached_dump(conv: Conversation, data: Path) -> dict[str, Any]:
 
 
 @contextmanager
-def overridden(module: Any, values: dict[str, Any]) -> Iterator[None]:
-    saved = {name: getattr(module, name) for name in values}
-    for name, value in values.items():
-        setattr(module, name, value)
+def overridden(values: dict[str, Any]) -> Iterator[None]:
+    """The tuning knobs (agent_memory/tuning.py) with ``values`` replaced, for the duration."""
+    from agent_memory import tuning
+
+    saved = tuning.TUNING
+    tuning.TUNING = dataclasses.replace(saved, **values)
     try:
         yield
     finally:
-        for name, value in saved.items():
-            setattr(module, name, value)
+        tuning.TUNING = saved
 
 
 def replay(conv: Conversation, dumped: dict[str, Any], variant: dict[str, Any], scores: Scores) -> None:
     """Fuse each question's lists as ``Retriever.run`` does in hybrid mode and score the top ``max(CUTS)``."""
+    from agent_memory import tuning
     from agent_memory.domain import retrieval
 
     at = {h.position: h for h in dumped['passages'] if h.position}
     by_ref = dumped['by_ref']
     variant = dict(variant)
-    depth = variant.pop('DEPTH', {})  # list name -> rows kept: a shorter list than the dump's, as a smaller LIMIT gives
-    with overridden(retrieval, variant):
+    depth = variant.pop('depth', {})  # list name -> rows kept: a shorter list than the dump's, as a smaller LIMIT gives
+    with overridden(variant):
         for q, lists in zip(conv.questions, dumped['questions'], strict=True):
             lists = {name: hits[: depth.get(name, len(hits))] for name, hits in lists.items()}
             pool = retrieval.fuse(copy.deepcopy(lists))
-            best = [(h.id, h.position) for h in pool if h.position is not None][: retrieval.NEIGHBOUR_FROM]
+            best = [(h.id, h.position) for h in pool if h.position is not None][: tuning.knobs().neighbour_from]
             adjacent = {hit_id: [copy.deepcopy(at[n]) for n in ((p[0], p[1] - 1), (p[0], p[1] + 1)) if n in at] for hit_id, p in best}
             pool = retrieval.with_neighbours(pool, adjacent)
             scores.add(q, [{by_ref[h.id]} if h.id in by_ref else set() for h in pool[: max(CUTS)]])
@@ -131,7 +134,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument('--data', type=Path, default=default_data_path(ROOT))
     parser.add_argument('--conversations', default='0,1,2,3,4')
-    parser.add_argument('--variants', type=Path, help='JSON {label: {CONSTANT: value}} of domain/retrieval.py overrides')
+    parser.add_argument('--variants', type=Path, help='JSON {label: {knob: value}}: tuning.py overrides; depth {list: rows}')
     parser.add_argument('--dump-into', type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
     conversations = load(args.data, [int(i) for i in args.conversations.split(',')])

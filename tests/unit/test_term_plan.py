@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from agent_memory.db.retrieval_store import DF_CAP, TermPlan, plan_terms
+from agent_memory.db.retrieval_store import TermPlan, plan_terms
+from agent_memory.tuning import TUNING
 
-COMMON = DF_CAP + 1  # counts stop here: more is "common"
+COMMON = TUNING.df_cap + 1  # counts stop here: more is "common"
 
 
 def test_selective_terms_are_ored_and_a_lone_common_term_beside_them_is_dropped() -> None:
@@ -24,4 +25,4 @@ def test_only_common_terms_still_search_for_their_intersection() -> None:
 
 
 def test_a_term_at_the_cap_is_still_selective() -> None:
-    assert plan_terms(['dana', 'ray'], {'dana': DF_CAP, 'ray': COMMON}) == TermPlan(('dana',), ())
+    assert plan_terms(['dana', 'ray'], {'dana': TUNING.df_cap, 'ray': COMMON}) == TermPlan(('dana',), ())

@@ -6,7 +6,7 @@ import re
 from dataclasses import replace
 
 from agent_memory.extraction.model import ExtractedUncertainty
-from agent_memory.extraction.stage0.claims import Claim
+from agent_memory.extraction.stage0.claim import Claim
 from agent_memory.extraction.stage0.reading import Finding, Reading, Turn, read_sentence
 from agent_memory.extraction.stage0.signals import (
     CLARIFICATION,
@@ -34,10 +34,12 @@ def read_turn(sentences: list[str], turn: Turn) -> Reading:
     total = Reading()
     turn_marker = sarcasm_marker(turn.text) if re.search(r'(?:^|\s)/s\b', turn.text) else None
     previous: list[Finding] = []
+    complimented = False
     for index, sentence in enumerate(sentences):
-        if index and is_compliment(sentences[index - 1]) and REACTION.match(sentence):
+        if complimented and REACTION.match(sentence):
             previous = []
-            continue  # "Wow, that's gorgeous! I love the colours.": a reaction to what was shown, not a preference
+            continue  # "Wow, that's gorgeous! Where was it? I love the colours.": a reaction to what was shown
+        complimented = complimented or is_compliment(sentence)
         marker = turn_marker or sarcasm_marker(sentence)
         if marker:
             total.uncertainties.append(_sarcasm(sentence, marker))
@@ -60,7 +62,7 @@ def _read_with_corrections(text: str, previous: list[Finding], total: Reading, t
     split = CORRECTION_SPLIT.search(text)
     if split and split.start() > 0 and text[split.end() :].strip():
         head = read_sentence(text[: split.start()], turn)
-        head.extend(_correct(head, head.findings, text[split.end() :], turn))
+        head.extend(_correct(head, head.findings, text[split.end() :], turn, said=text[: split.start()]))
         return head
     start = CORRECTION_START.match(text)
     if start and previous and text[start.end() :].strip():
@@ -68,8 +70,9 @@ def _read_with_corrections(text: str, previous: list[Finding], total: Reading, t
     return read_sentence(text, turn, opens_turn)
 
 
-def _correct(base: Reading, targets: list[Finding], tail: str, turn: Turn) -> Reading:
-    """Replace a value just stated by its correction; the corrected value is tentative and the wavering is recorded."""
+def _correct(base: Reading, targets: list[Finding], tail: str, turn: Turn, said: str = '') -> Reading:
+    """Replace a value just stated by its correction; the corrected value is tentative and the wavering is recorded.
+    ``said`` is the claim before the correction when it is in the same sentence."""
     targets = list(targets)
     reading = read_sentence(tail, turn)
     if not targets:
@@ -88,7 +91,18 @@ def _correct(base: Reading, targets: list[Finding], tail: str, turn: Turn) -> Re
     if value is None or _same(value, target.value):
         return reading
     _retract(base, target)
-    return Reading(findings=[_tentative(replace(target, value=value))], uncertainties=[_self_correction(target, value)])
+    corrected = _restated(said, target, value, tail, turn) or replace(target, value=value)
+    return Reading(findings=[_tentative(corrected)], uncertainties=[_self_correction(target, value)])
+
+
+def _restated(said: str, target: Finding, value: str, tail: str, turn: Turn) -> Finding | None:
+    """ "I moved to Munich - sorry, Hamburg - in January": the claim said again with the corrected value and what follows
+    the correction ("I moved to Hamburg in January"), so the correction keeps the claim's date."""
+    rest = tail[tail.find(value) + len(value) :].strip(' ,;:—–-)') if value in tail else ''
+    if not rest or target.value not in said:
+        return None
+    again = read_sentence(f'{said.replace(target.value, value, 1)} {rest}', turn)
+    return next((f for f in again.findings if (f.entity, f.key) == (target.entity, target.key) and _same(f.value, value)), None)
 
 
 def _clarify_fragment(text: str, turn: Turn) -> Reading:
