@@ -43,7 +43,7 @@ def test_a_fact_below_the_similarity_floor_takes_no_rank_from_relevant_facts() -
     pool = fuse({'vector:attribute': [fact('unrelated', 0.2), fact('relevant', 0.7)]})
     assert order(pool) == ['relevant']
     assert pool[0].lists == {'vector:attribute': 1}
-    assert pool[0].score == pytest.approx(1.0 / (TUNING.rrf_k + 1) * (0.9 + 1.0 / 10))
+    assert pool[0].score == pytest.approx(TUNING.list_weights['vector:attribute'] / (TUNING.rrf_k + 1) * (0.9 + 1.0 / 10))
 
 
 def test_importance_still_orders_facts_of_similar_relevance() -> None:
@@ -78,3 +78,16 @@ def test_an_adjacent_turn_already_in_the_pool_adds_to_its_own_score() -> None:
     pool = with_neighbours([question, reply], {question.id: [passage('reply', seq=5)]})
     assert [h.id for h in pool] == [question.id, reply.id]
     assert pool[1].score == pytest.approx(0.010 + 0.030 * TUNING.neighbour_share)
+
+
+def test_a_passage_ranked_first_leads_a_fact_derived_from_what_was_said() -> None:
+    # Given a stage-0 fact both fact lists rank first and a passage one passage list ranks first, When fused, Then the
+    # passage leads: facts count half a passage list at the same rank (LoCoMo dev split, bench/README.md)
+    pool = fuse(
+        {
+            'vector:attribute': [fact('Joanna likes: hiking', 0.71)],
+            'bm25:attribute': [fact('Joanna likes: hiking', 6.0)],
+            'bm25:memory_chunk': [passage('Joanna: I found two new trails last weekend!', 7.0)],
+        }
+    )
+    assert order(pool) == ['Joanna: I found two new trails last weekend!', 'Joanna likes: hiking']
