@@ -12,10 +12,24 @@ from typing import Any
 from agent_memory.db.memory_store import MemoryStore
 from agent_memory.db.records import Tx, rid
 from agent_memory.db.trace_rows import add_traces
+from agent_memory.domain.scopes import ScopeSets
 
 CACHE_NEIGHBOURS = 32  # nearest traces examined (any caller, any endpoint) before giving up
 CACHE_EF = 64
 SAME_QUESTION_LIMIT = 8  # newest answers to the same canonical question examined
+# Rows that are "something new about an entity" for cache validity: (table, entity field, index on (field, created_at)).
+# One index range probe per entity and field (``LIMIT 1``); the planner picks a union of index scans (or a table scan)
+# for an ``IN``/``OR`` over several entities or fields and a single-field index for ``entity_ref``, all of which read
+# every row the entity already has (measured in bench/README.md), hence one probe each, with the index named.
+ABOUT_ENTITY = (
+    ('attribute', 'entity_ref', 'attribute_entity_ref_created'),
+    ('relates_to', 'in_ref', 'relates_to_in_ref_created'),
+    ('relates_to', 'out_ref', 'relates_to_out_ref_created'),
+    ('action', 'actor_ref', 'action_actor_ref_created'),
+    ('action', 'object_ref', 'action_object_ref_created'),
+    ('uncertainty', 'entity_ref', 'uncertainty_entity_ref_created'),
+)
+NEWER_THAN = '(SELECT VALUE id FROM {table} WITH INDEX {index} WHERE {field} = {ref} AND created_at > $made LIMIT 1)'
 
 
 class TraceStore:
@@ -59,31 +73,31 @@ class TraceStore:
                 unique.setdefault(str(row['id']), row)
         return list(unique.values())
 
-    def still_valid(self, cited: list[tuple[str, str]], entity_refs: list[str], made_at: dt.datetime, now: dt.datetime) -> bool:
-        """CONTRACT §8 validity: cited facts exist and are current; nothing new about the cited entities since."""
-        facts = [rid(table, key) for table, key in cited if table in ('attribute', 'relates_to', 'action')]
-        others = [rid(table, key) for table, key in cited if table in ('entity', 'memory_chunk')]
-        sql = """
-            RETURN {
-                current: array::len(SELECT VALUE id FROM $facts
+    def valid_scopes(
+        self, built_from: list[tuple[str, Any]], entity_refs: list[str], made_at: dt.datetime, now: dt.datetime
+    ) -> dict[str, ScopeSets] | None:
+        """CONTRACT §8 validity of an answer made at ``made_at``: the facts it was built from exist and are current, its
+        other sources exist, and nothing is new about its entities since. None when not valid; else the scope sets of
+        those rows by ``str(record id)``, read in the same statement so that scoping the served reply needs no read."""
+        facts = list(dict.fromkeys(rid(table, key) for table, key in built_from if table in ('attribute', 'relates_to', 'action')))
+        others = list(dict.fromkeys(rid(table, key) for table, key in built_from if table in ('entity', 'memory_chunk')))
+        params: dict[str, Any] = {'facts': facts, 'others': others, 'made': made_at, 'now': now}
+        probes = []
+        for n, ref in enumerate(dict.fromkeys(entity_refs)):
+            params[f'r{n}'] = ref
+            probes += [NEWER_THAN.format(table=table, index=index, field=field, ref=f'$r{n}') for table, field, index in ABOUT_ENTITY]
+        sql = f"""
+            RETURN {{
+                facts: (SELECT id, scope_sets FROM $facts
                     WHERE superseded_by IS NONE AND (valid_until IS NONE OR valid_until > $now)),
-                present: array::len(SELECT VALUE id FROM $others),
-                new_attributes: array::len(SELECT VALUE id FROM attribute
-                    WHERE entity_ref IN $refs AND created_at > $made LIMIT 1),
-                new_relations: array::len(SELECT VALUE id FROM relates_to
-                    WHERE (in_ref IN $refs OR out_ref IN $refs) AND created_at > $made LIMIT 1),
-                new_actions: array::len(SELECT VALUE id FROM action
-                    WHERE (actor_ref IN $refs OR object_ref IN $refs) AND created_at > $made LIMIT 1),
-                new_uncertainties: array::len(SELECT VALUE id FROM uncertainty
-                    WHERE entity_ref IN $refs AND created_at > $made LIMIT 1)
-            };
+                others: (SELECT id, scope_sets FROM $others),
+                newer: array::len(array::flatten([{', '.join(probes)}]))
+            }};
         """
-        result = self.store.q(sql, facts=facts, others=others, refs=entity_refs, made=made_at, now=now)[0]
-        return bool(
-            result['current'] == len(facts)
-            and result['present'] == len(others)
-            and not (result['new_attributes'] or result['new_relations'] or result['new_actions'] or result['new_uncertainties'])
-        )
+        result = self.store.q(sql, **params)[0]
+        if len(result['facts']) != len(facts) or len(result['others']) != len(others) or result['newer']:
+            return None
+        return {str(row['id']): row['scope_sets'] for row in [*result['facts'], *result['others']]}
 
     # ---- reads ------------------------------------------------------------------------------
     def recent(self, principal: str | None, limit: int, before: dt.datetime | None) -> list[dict[str, Any]]:

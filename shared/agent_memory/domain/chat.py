@@ -117,7 +117,8 @@ def chat(
         trace_id=retrieval_id,
     )
     plan.retrieval_trace['cache_eligible'] = cacheable
-    plan.retrieval_trace['question_key'] = str(question) if question else None
+    # Only answers that may be served carry a key, so the key index holds no hits or uncacheable traces to walk past.
+    plan.retrieval_trace['question_key'] = str(question) if question and cacheable else None
     plan.response_trace = {
         'id': response_id,
         'message': request.message,

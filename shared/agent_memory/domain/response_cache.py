@@ -14,10 +14,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from agent_memory.db.memory_store import MemoryStore
+from agent_memory.db.records import rid
 from agent_memory.db.trace_store import TraceStore
 from agent_memory.domain.context_config import ResponseCacheConfig
 from agent_memory.domain.question_key import QuestionKey
 from agent_memory.domain.retrieval import Hit
+from agent_memory.domain.scopes import ScopeSets
 from agent_memory.domain.synthesis import Composition
 from agent_memory.models import ChatRequest
 
@@ -31,6 +33,7 @@ class CachedAnswer:
     cited: list[dict[str, Any]]
     model: str | None
     read_sources: list[dict[str, Any]]  # what the original reply read beyond its citations ({table, key})
+    scopes: dict[str, ScopeSets]  # scope sets of the rows it was built from, read with its validity (by record id)
 
 
 @dataclass(frozen=True)
@@ -41,17 +44,17 @@ class CacheDecision:
 
     def composition(self) -> Composition:
         assert self.hit is not None
-        cited = [(c['marker'], _cited_hit(c)) for c in self.hit.cited]
-        read = [_cited_hit({**r, 'id': '', 'marker': ''}) for r in self.hit.read_sources]  # scopes are read when stored
+        cited = [(c['marker'], _cited_hit(c, self.hit.scopes)) for c in self.hit.cited]
+        read = [_cited_hit({**r, 'id': '', 'marker': ''}, self.hit.scopes) for r in self.hit.read_sources]
         return Composition(self.hit.reply, cited, self.hit.model, None, [self.hit.reply], read_sources=read)
 
 
-def _cited_hit(citation: dict[str, Any]) -> Hit:
+def _cited_hit(citation: dict[str, Any], scopes: dict[str, ScopeSets]) -> Hit:
     table = citation['table']
     return Hit(
         citation['id'], table, float(citation.get('score') or 0.0), citation.get('snippet') or '', None, {}, None,
         tuple(citation.get('entity_refs') or ()), citation.get('role'),
-        key=citation['key'],
+        key=citation['key'], scope_sets=scopes.get(str(rid(table, citation['key']))),
     )  # fmt: skip
 
 
@@ -84,10 +87,11 @@ def consult_cache(
         cited = list(answer.get('cited') or [])
         refs = list(answer.get('cited_entity_refs') or [])
         built_from = [*cited, *(answer.get('read_sources') or [])]  # CONTRACT §8: "cited" is everything it was built from
-        if traces.still_valid([(c['table'], c['key']) for c in built_from], refs, answer['created_at'], now):
+        scopes = traces.valid_scopes([(c['table'], c['key']) for c in built_from], refs, answer['created_at'], now)
+        if scopes is not None:
             hit = CachedAnswer(
                 str(answer['id'].id), str(candidate['id'].id), candidate['similarity'], answer['reply'], cited, answer.get('model'),
-                list(answer.get('read_sources') or []),
+                list(answer.get('read_sources') or []), scopes,
             )  # fmt: skip
             how = 'same question' if question and candidate.get('question_key') == str(question) else 'similar question'
             reason = f'cache hit: {how}, similarity {hit.similarity:.3f} to retrieval_trace:{hit.retrieval_id}'
