@@ -161,3 +161,15 @@ def test_every_validity_probe_is_an_index_range_on_its_entity(store: MemoryStore
         plan = json.dumps(store.q(f'{probe} EXPLAIN;', ref='person/alice', made=utcnow())[0])
         assert '"operator": "IndexScan"' in plan and f'"index": "{index}"' in plan, plan
         assert "['person/alice'] MoreThan" in plan and 'TableScan' not in plan, plan
+
+
+def test_a_question_without_a_key_does_not_read_the_keyless_traces(seeded: Api, store: MemoryStore, statements: list[str]) -> None:
+    """ "what is it?" has no question key: the lookup is the similarity search alone. ``question_key = NONE`` would walk
+    the key index over every trace without a key (every /query trace, every answer that may not be served)."""
+    for n in range(3):
+        code, _, _ = seeded.call('retrieval', 'POST', '/query', {'query': f'Alice at Acme {n}'})
+        assert code == 200
+    statements.clear()
+    assert chat(seeded, 'what is it?')['cached'] is False
+    lookups = [sql for sql in statements if 'response.* AS answer' in sql]
+    assert len(lookups) == 1 and 'question_key = $key' not in lookups[0] and '<|' in lookups[0], lookups

@@ -54,19 +54,24 @@ class TraceStore:
         same question, /query traces) is not found, and the call is answered fresh. The same-question
         lookup is an index equality (``retrieval_trace_question_key``).
         """
-        sql = (
+        # Only with a key: ``question_key = NONE`` is an index range over every keyless trace (every /query trace and
+        # every answer that may not be served), each fetched with its embedding before ``$key IS NOT NONE`` drops it.
+        same_question = (
             'SELECT id, query, question_key, created_at, response.* AS answer, '
             'vector::similarity::cosine(query_embedding, $vector) AS similarity FROM retrieval_trace '
-            'WHERE $key IS NOT NONE AND question_key = $key AND visibility_fingerprint IN $fps AND created_at > $since '
+            'WHERE question_key = $key AND visibility_fingerprint IN $fps AND created_at > $since '
             f'AND cache_eligible = true AND query_embedding IS NOT NONE ORDER BY created_at DESC LIMIT {SAME_QUESTION_LIMIT};'
+        )
+        similar = (
             'SELECT id, query, question_key, created_at, response.* AS answer, distance FROM '
             '(SELECT id, query, question_key, created_at, response, cache_eligible, visibility_fingerprint, '
             f'vector::distance::knn() AS distance FROM retrieval_trace WHERE query_embedding <|{CACHE_NEIGHBOURS},{CACHE_EF}|> $vector) '
             'WHERE distance IS NOT NONE AND distance <= $max_distance AND cache_eligible = true '
             'AND visibility_fingerprint IN $fps AND created_at > $since ORDER BY distance;'
         )
-        same, similar = self.store.q(sql, vector=vector, fps=fingerprints, since=since, max_distance=1.0 - threshold, key=question_key)
-        rows = [*(same or []), *({**row, 'similarity': 1.0 - float(row['distance'])} for row in similar or [])]
+        params = {'vector': vector, 'fps': fingerprints, 'since': since, 'max_distance': 1.0 - threshold, 'key': question_key}
+        *same, similar_rows = self.store.q((same_question if question_key is not None else '') + similar, **params)
+        rows = [*(same[0] if same else []), *({**row, 'similarity': 1.0 - float(row['distance'])} for row in similar_rows or [])]
         unique: dict[str, dict[str, Any]] = {}
         for row in rows:  # a trace found both ways keeps its first place
             if row.get('answer'):
