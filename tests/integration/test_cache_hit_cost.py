@@ -15,10 +15,9 @@ from agent_memory.db.memory_store import MemoryStore
 from agent_memory.db.trace_store import ABOUT_ENTITY, NEWER_THAN
 from agent_memory.domain.ids import utcnow
 from agent_memory.embeddings.memo import VectorMemo
-from tests.conftest import Api
-from tests.integration import test_response_cache as cache_tests
+from tests.support.chat import QUESTION, chat
+from tests.support.handlers import Api
 
-llm, seeded, chat = cache_tests.llm, cache_tests.seeded, cache_tests.chat  # the cache tests' fixtures and helper
 pytestmark = pytest.mark.usefixtures('llm')
 
 
@@ -60,6 +59,8 @@ def statements(monkeypatch: pytest.MonkeyPatch, store: MemoryStore) -> Iterator[
 
 
 def test_a_hit_sends_no_text_to_the_embedding_model(seeded: Api, model_spy: ModelSpy, store: MemoryStore, services: Services) -> None:
+    # Given a cached answer, When the question is asked again, Then the hit embeds nothing and its reply chunk carries
+    # the reply's own vector
     first = chat(seeded)
     assert model_spy.texts  # the miss embedded its question and its reply's chunk
     model_spy.texts.clear()
@@ -73,6 +74,7 @@ def test_a_hit_sends_no_text_to_the_embedding_model(seeded: Api, model_spy: Mode
 
 
 def test_a_hit_reinforces_in_the_same_transaction_as_its_turns_and_traces(seeded: Api, store: MemoryStore, statements: list[str]) -> None:
+    # Given a cached answer, When it is served, Then one transaction writes the turns, traces and reinforcement
     chat(seeded)
     before = store.rows("SELECT VALUE importance FROM attribute WHERE key = 'role';")[0]
     statements.clear()
@@ -87,6 +89,8 @@ def test_a_hit_reinforces_in_the_same_transaction_as_its_turns_and_traces(seeded
 def test_reinforcement_is_not_applied_when_the_hit_cannot_be_stored(
     seeded: Api, store: MemoryStore, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # Given a cached answer and a store whose write fails, When it is served, Then the request fails and neither
+    # importance nor traces changed
     chat(seeded)
     before = store.rows("SELECT VALUE importance FROM attribute WHERE key = 'role';")[0]
     traces = store.rows('SELECT VALUE id FROM response_trace;')
@@ -108,11 +112,13 @@ def test_reinforcement_is_not_applied_when_the_hit_cannot_be_stored(
 def test_only_an_answer_that_may_be_served_carries_its_question_key(seeded: Api, store: MemoryStore) -> None:
     """The same-question lookup walks the key index newest first: hits and uncacheable answers to the same question
     must not be in it, or every lookup would read past all of them before reaching the answer it can serve."""
+    # Given a cached answer, When it is hit three times, bypassed once and asked as a second turn, Then only the answers
+    # that may be served (the first and the bypass) carry the key
     chat(seeded)
     for _ in range(3):
         assert chat(seeded)['cached'] is True
-    session = chat(seeded, cache_tests.QUESTION, bypassCache=True)['sessionId']
-    assert chat(seeded, cache_tests.QUESTION, sessionId=session)['cached'] is False  # a second turn: never cacheable
+    session = chat(seeded, QUESTION, bypassCache=True)['sessionId']
+    assert chat(seeded, QUESTION, sessionId=session)['cached'] is False  # a second turn: never cacheable
     keyed = store.rows('SELECT cache_eligible, question_key FROM retrieval_trace WHERE question_key IS NOT NONE;')
     assert len(store.rows('SELECT id FROM retrieval_trace;')) == 6
     assert [row['cache_eligible'] for row in keyed] == [True, True]  # the first answer and the bypass (it may seed)
@@ -122,6 +128,7 @@ def test_only_an_answer_that_may_be_served_carries_its_question_key(seeded: Api,
 def test_a_hit_reads_its_sources_scopes_with_their_validity(seeded: Api, statements: list[str]) -> None:
     """A hit reads twice: the cache lookup, and the validity check, which also returns the scopes the reply's turn is
     stored under (no separate read of the sources' scopes)."""
+    # Given a cached answer, When it is served, Then the hit reads the lookup and the validity (with scopes) only
     first = chat(seeded)
     statements.clear()
     second = chat(seeded)
@@ -142,6 +149,7 @@ def test_a_hit_reads_its_sources_scopes_with_their_validity(seeded: Api, stateme
     ids=['edge from the entity', 'edge to the entity', 'action by the entity', 'action on the entity'],
 )
 def test_a_new_edge_or_action_on_either_side_of_a_cited_entity_invalidates(seeded: Api, store: MemoryStore, write: str) -> None:
+    # Given a cached answer citing Alice, When an edge or action names her on either side, Then the next ask misses
     chat(seeded)
     assert chat(seeded)['cached'] is True
     now = utcnow()
@@ -156,6 +164,7 @@ def test_a_new_edge_or_action_on_either_side_of_a_cited_entity_invalidates(seede
 def test_every_validity_probe_is_an_index_range_on_its_entity(store: MemoryStore) -> None:
     """Each "something new about this entity" probe reads the (entity, created_at) index from the answer's time on,
     whatever the entity already has (bench/cache_validity.py measures the old IN/OR form reading all of it)."""
+    # Given the validity probes, When each is explained, Then each is an index range on its entity from the answer's time
     for table, field, index in ABOUT_ENTITY:
         probe = NEWER_THAN.format(table=table, index=index, field=field, ref='$ref').strip('()')
         plan = json.dumps(store.q(f'{probe} EXPLAIN;', ref='person/alice', made=utcnow())[0])
@@ -166,6 +175,7 @@ def test_every_validity_probe_is_an_index_range_on_its_entity(store: MemoryStore
 def test_a_question_without_a_key_does_not_read_the_keyless_traces(seeded: Api, store: MemoryStore, statements: list[str]) -> None:
     """ "what is it?" has no question key: the lookup is the similarity search alone. ``question_key = NONE`` would walk
     the key index over every trace without a key (every /query trace, every answer that may not be served)."""
+    # Given keyless /query traces, When a keyless question is asked, Then the lookup is the similarity search alone
     for n in range(3):
         code, _, _ = seeded.call('retrieval', 'POST', '/query', {'query': f'Alice at Acme {n}'})
         assert code == 200

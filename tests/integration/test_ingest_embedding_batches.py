@@ -11,12 +11,15 @@ import pytest
 from agent_memory.api.services import Services
 from agent_memory.db.connection import Database
 from agent_memory.db.memory_store import MemoryStore
-from tests.conftest import Api, Worker
+from tests.support.handlers import Api
+from tests.support.worker import Worker
 
 
 def test_a_batch_job_embeds_all_its_chunks_in_one_model_call(
     api: Api, worker: Worker, services: Services, store: MemoryStore, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # Given a batch of turns accepted for extraction (nothing embedded yet), When the worker runs its one job, Then all
+    # the chunks are embedded in one model call and each turn's commit reuses its vector
     model = services.embedder.warm()
     real = model.embed
     calls: list[list[str]] = []
@@ -47,6 +50,7 @@ def test_each_vocabulary_read_of_an_extracted_turn_walks_an_index_newest_first(
 ) -> None:
     """The extraction context reads the newest entity names, attribute keys and relation labels for every turn; a
     statement without an index on its order sorts its whole table per turn (relation labels did before 0016)."""
+    # Given a turn extracted by the worker, When its vocabulary statements are explained, Then each walks an index backward
     sent: list[tuple[str, dict[str, Any]]] = []
     real = Database.query
 
