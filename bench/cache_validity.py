@@ -111,7 +111,7 @@ def one_size(n: int, runs: int) -> list[str]:
         old_ms, old_ok = timed(old_check, runs)
         new_ms, new_ok = timed(new_check, runs)
         assert old_ok == new_ok == (state == 'nothing new'), (state, old_ok, new_ok)
-        rows.append(f'| {n:,} | {state} | {old_ms:.2f} | {new_ms:.2f} | {old_ms / new_ms:.0f}× | {old_ok} / {new_ok} |')
+        rows.append(f'| {n:,} | {state} | {old_ms:.2f} | {new_ms:.2f} | {old_ms / new_ms:.1f}× | {old_ok} / {new_ok} |')
     db.query(name, f'REMOVE DATABASE {name};')
     return rows
 
