@@ -1,0 +1,149 @@
+"""SDK rows (dicts holding ``RecordID``s) → the typed rows of ``agent_memory.rows``: the only place they meet."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agent_memory.db.records import bare, ref, session_id_of
+from agent_memory.rows.conversation import ChunkRow, SessionRow, TurnRow
+from agent_memory.rows.memory import ActionRow, AttributeRow, EntityRow, RelationRow, Source
+
+Row = dict[str, Any]
+
+
+def _ref(value: Any) -> str:
+    text = ref(value)
+    if text is None:
+        raise ValueError('a required record id is missing')
+    return text
+
+
+def source(value: Any) -> Source | None:
+    if not value:
+        return None
+    return Source(
+        kind=value.get('kind'), ref=value.get('ref'), session_id=session_id_of(value.get('session_id')), principal=value.get('principal')
+    )
+
+
+def entity(row: Row) -> EntityRow:
+    return EntityRow(
+        ref=_ref(row['id']),
+        name=row['name'],
+        type=row['type'],
+        memory_category=row['memory_category'],
+        importance=row['importance'],
+        scope_sets=row.get('scope_sets') or [],
+        created_at=row['created_at'],
+        updated_at=row['updated_at'],
+        self_principal=row.get('self_principal'),
+    )
+
+
+def attribute(row: Row) -> AttributeRow:
+    return AttributeRow(
+        ref=_ref(row['id']),
+        entity=_ref(row['entity']),
+        key=row['key'],
+        value=row['value'],
+        memory_category=row['memory_category'],
+        importance=row['importance'],
+        confidence=row['confidence'],
+        scope_sets=row.get('scope_sets') or [],
+        created_at=row['created_at'],
+        valid_from=row.get('valid_from'),
+        valid_until=row.get('valid_until'),
+        confirmed_at=row.get('confirmed_at'),
+        supersedes=ref(row.get('supersedes')),
+        superseded_by=ref(row.get('superseded_by')),
+        source=source(row.get('source')),
+        source_turn=bare(row.get('source_turn')),
+        tentative=bool(row.get('tentative', False)),
+    )
+
+
+def relation(row: Row) -> RelationRow:
+    return RelationRow(
+        ref=_ref(row['id']),
+        subject=_ref(row['in']),
+        label=row['label'],
+        object=_ref(row['out']),
+        memory_category=row['memory_category'],
+        importance=row['importance'],
+        scope_sets=row.get('scope_sets') or [],
+        created_at=row['created_at'],
+        valid_from=row.get('valid_from'),
+        valid_until=row.get('valid_until'),
+        source=source(row.get('source')),
+        source_turn=bare(row.get('source_turn')),
+    )
+
+
+def action(row: Row) -> ActionRow:
+    return ActionRow(
+        ref=_ref(row['id']),
+        actor=_ref(row['actor']),
+        verb=row['verb'],
+        summary=row['summary'],
+        memory_category=row['memory_category'],
+        importance=row['importance'],
+        scope_sets=row.get('scope_sets') or [],
+        created_at=row['created_at'],
+        object=ref(row.get('object')),
+        object_text=row.get('object_text'),
+        occurred_at=row.get('occurred_at'),
+        valid_from=row.get('valid_from'),
+        valid_until=row.get('valid_until'),
+        source=source(row.get('source')),
+        source_turn=bare(row.get('source_turn')),
+    )
+
+
+def session(row: Row) -> SessionRow:
+    key = bare(row['id']) or ''
+    return SessionRow(
+        key=key,
+        session_id=session_id_of(key) or '',
+        principal=row.get('principal') or '',
+        scope_sets=row.get('scope_sets') or [],
+        created_at=row['created_at'],
+        metadata=dict(row.get('metadata') or {}),
+        client_id=row.get('client_id'),
+        closed_at=row.get('closed_at'),
+    )
+
+
+def turn(row: Row) -> TurnRow:
+    return TurnRow(
+        id=bare(row['id']) or '',
+        session_key=row.get('session_key') or bare(row.get('session')) or '',
+        seq=int(row['seq']),
+        role=row['role'],
+        content=row['content'],
+        observed_at=row['observed_at'],
+        scope_sets=row.get('scope_sets') or [],
+        principal=row.get('principal') or '',
+        speaker=row.get('speaker'),
+        created_at=row.get('created_at'),
+        memory_category=row.get('memory_category'),
+        extraction_status=row.get('extraction_status'),
+        extraction_error=row.get('extraction_error'),
+        extraction_mode=row.get('extraction_mode'),
+        extraction_result=row.get('extraction_result'),
+        llm_error=row.get('llm_error'),
+        read_region=row.get('read_region'),
+    )
+
+
+def chunk(row: Row) -> ChunkRow:
+    return ChunkRow(
+        ref=_ref(row['id']),
+        turn=bare(row['turn']) or '',
+        session_key=bare(row['session']) or '',
+        position=int(row['position']),
+        text=row['text'],
+        scope_sets=row.get('scope_sets') or [],
+        created_at=row['created_at'],
+        role=row.get('role'),
+        labels=list(row.get('labels') or []),
+    )
