@@ -6,6 +6,7 @@ from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from agent_memory.api.http import build_resolver, data_plane, json_response, parse_body, query_param
+from agent_memory.api.services import get_services
 from agent_memory.domain import directives, reads
 from agent_memory.models import ResolveUncertainty
 from agent_memory.observability import logger
@@ -37,7 +38,9 @@ def resolve_uncertainty(context_id: str, uncertainty_id: str) -> Any:
     caller, store = data_plane(app, context_id)
     request, _ = parse_body(app, ResolveUncertainty)
     return json_response(
-        directives.accept_value(store, caller.principal_id, caller.patterns('memory:write'), uncertainty_id, request.accepted_value)
+        directives.accept_value(
+            store, get_services().embedder, caller.principal_id, caller.patterns('memory:write'), uncertainty_id, request.accepted_value
+        )
     )
 
 

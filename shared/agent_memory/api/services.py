@@ -14,8 +14,8 @@ from agent_memory.db.memory_store import MemoryStore
 from agent_memory.db.rate_limit_store import RateLimitStore
 from agent_memory.domain.contexts import sync_management_keys
 from agent_memory.domain.extraction_pipeline import Extractors
-from agent_memory.domain.facts import Pipeline
 from agent_memory.domain.ids import utcnow
+from agent_memory.domain.pipeline import Pipeline
 from agent_memory.domain.synthesis import Composer, ExtractiveComposer
 from agent_memory.embeddings import EmbeddingMismatch, LazyEmbedder
 from agent_memory.extraction.model import Extraction, ExtractionContext
@@ -38,7 +38,7 @@ class Services:
         store = self._stores.get(context_id)
         if store is None:
             with self._lock:
-                store = self._stores.setdefault(context_id, MemoryStore(self.db, context_id, self.embedder))
+                store = self._stores.setdefault(context_id, MemoryStore(self.db, context_id))
         return store
 
     def lifecycle(self, context_id: str) -> LifecycleStore:
@@ -49,7 +49,7 @@ class Services:
         return get_settings().max_receives
 
     def pipeline(self) -> Pipeline:
-        return Pipeline(self.queue, self.extractors)
+        return Pipeline(self.queue, self.extractors, self.embedder)
 
     def synthesizer(self) -> Composer:
         """The LLM composer when an OpenAI-compatible endpoint is configured, else the extractive one."""

@@ -12,6 +12,7 @@ from typing import Any
 from agent_memory.db.memory_store import MemoryStore
 from agent_memory.db.records import Tx, rid
 from agent_memory.db.trace_rows import add_traces
+from agent_memory.write_ops import ResponseTrace
 
 CACHE_NEIGHBOURS = 32  # nearest traces examined (any caller, any endpoint) before giving up
 CACHE_EF = 64
@@ -22,7 +23,7 @@ class TraceStore:
     def __init__(self, store: MemoryStore) -> None:
         self.store = store
 
-    def write(self, retrieval: dict[str, Any], response: dict[str, Any] | None = None) -> None:
+    def write(self, retrieval: dict[str, Any], response: ResponseTrace | None = None) -> None:
         """Write a retrieval trace and, when given, its response trace, in one transaction."""
         tx = Tx()
         add_traces(tx, retrieval, response)

@@ -13,13 +13,16 @@ from agent_memory.db.connection import run_with_retry
 from agent_memory.db.memory_store import MemoryStore
 from agent_memory.db.records import rid
 from agent_memory.domain import views
+from agent_memory.domain.commit import commit
 from agent_memory.domain.ids import new_id, utcnow
 from agent_memory.domain.reconcile import Diff, Reconciler, Source, Speaker
 from agent_memory.domain.scopes import ScopeSets, within_region
 from agent_memory.domain.vocabulary import MemoryCategory, names_self_entity
 from agent_memory.domain.write_plan import WritePlan
+from agent_memory.embeddings import Embedder
 from agent_memory.errors import BadRequest, NotFound, Unprocessable
 from agent_memory.extraction.model import EntityRef, ExtractedAttribute, ExtractedInstruction, Extraction, Invalidation
+from agent_memory.write_ops import MergeInstruction, ResolveUncertainty
 
 
 def _system_reconciler(store: MemoryStore, plan: WritePlan, diff: Diff, scope_sets: ScopeSets, source: Source) -> Reconciler:
@@ -45,12 +48,12 @@ def add_instruction(
     extraction = Extraction(instructions=(ExtractedInstruction(label=label, description=description),))
 
     def attempt() -> tuple[str, bool]:
-        plan = WritePlan(now=utcnow(), principal='system', session_id=None)
+        plan = WritePlan(now=utcnow(), session_id=None)
         diff = Diff(turn_id=source_turn)
         source = Source('turn' if source_turn else 'upsert', f'turn:{source_turn}' if source_turn else None, None, 'system', source_turn)
         _system_reconciler(store, plan, diff, scope_sets, source).run(extraction)
-        store.apply(plan)
-        return str(diff.instructions[0]['id']).split(':', 1)[1], bool(plan.merged_instructions)
+        store.apply(plan.now, plan.operations)  # an instruction has nothing to embed
+        return str(diff.instructions[0]['id']).split(':', 1)[1], any(plan.of(MergeInstruction))
 
     instruction_id, merged = run_with_retry(attempt)
     row = store.get_instruction(instruction_id)
@@ -93,7 +96,9 @@ def resolve_uncertainty(store: MemoryStore, uncertainty_id: str, resolved_by_tur
     return views.uncertainty_detail(row)
 
 
-def accept_value(store: MemoryStore, caller_principal: str, write_patterns: list[str], uncertainty_id: str, value: str) -> dict[str, Any]:
+def accept_value(
+    store: MemoryStore, embedder: Embedder, caller_principal: str, write_patterns: list[str], uncertainty_id: str, value: str
+) -> dict[str, Any]:
     """``POST /uncertainty/{id}/resolve``: write the accepted value through the reconciler at the flag's own scope,
     retire the competing values and settle the flag — one transaction."""
     row = store.get_uncertainty(uncertainty_id)
@@ -111,15 +116,15 @@ def accept_value(store: MemoryStore, caller_principal: str, write_patterns: list
     )
 
     def attempt() -> Diff:
-        plan = WritePlan(now=utcnow(), principal=caller_principal, session_id=None)
+        plan = WritePlan(now=utcnow(), session_id=None)
         diff = Diff(turn_id=None)
         source = Source('upsert', f'uncertainty:{uncertainty_id}', None, caller_principal)
         reconciler = _system_reconciler(store, plan, diff, row['scope_sets'], source)
         reconciler.category_override = row_category(store, row)
         reconciler.run(extraction)
-        if uncertainty_id not in plan.resolved_uncertainties:
-            plan.resolved_uncertainties.append(uncertainty_id)
-        store.apply(plan)
+        if all(op.id != uncertainty_id for op in plan.of(ResolveUncertainty)):
+            plan.add(ResolveUncertainty(uncertainty_id, None))
+        commit(store, embedder, plan)
         return diff
 
     diff = run_with_retry(attempt)
@@ -130,6 +135,7 @@ def accept_value(store: MemoryStore, caller_principal: str, write_patterns: list
 
 def row_category(store: MemoryStore, uncertainty: dict[str, Any]) -> MemoryCategory | None:
     """The accepted value keeps the category of the values it settles (or the reconciler's default)."""
-    rows = store.live_attributes([(list(uncertainty['entity'].id), uncertainty['key'])], utcnow())
-    categories = [r['memory_category'] for r in rows]
+    entity_type, name = uncertainty['entity'].id
+    rows = store.live_attributes([((entity_type, name), uncertainty['key'])], utcnow())
+    categories: list[MemoryCategory] = [r.memory_category for r in rows]  # type: ignore[misc]
     return categories[0] if categories else None

@@ -15,14 +15,16 @@ from aws_lambda_powertools.metrics import MetricUnit
 
 from agent_memory.db.connection import AlreadyApplied, run_with_retry
 from agent_memory.db.memory_store import MemoryStore
-from agent_memory.db.records import bare, rid
+from agent_memory.db.records import bare
 from agent_memory.db.turn_store import TurnStore
 from agent_memory.domain.chunks import chunk_id, split_text
+from agent_memory.domain.commit import commit
 from agent_memory.domain.context_config import ContextConfig
 from agent_memory.domain.ids import new_id, utcnow
 from agent_memory.domain.reconcile import Diff, Reconciler, Source, Speaker, without_forged_self_refs
 from agent_memory.domain.vocabulary import MemoryCategory
-from agent_memory.domain.write_plan import TurnOutcome, WritePlan
+from agent_memory.domain.write_plan import WritePlan
+from agent_memory.embeddings import Embedder
 from agent_memory.extraction.errors import LlmFailure, ProviderOutputInvalid, ProviderRetryable
 from agent_memory.extraction.llm import LlmExtraction
 from agent_memory.extraction.model import (
@@ -36,6 +38,7 @@ from agent_memory.extraction.model import (
 )
 from agent_memory.extraction.speaker import bind_first_person
 from agent_memory.observability import logger, metrics
+from agent_memory.write_ops import EmbedChunk, MarkTurnExtracted
 
 CONTEXT_WINDOW_TURNS = 6
 VOCABULARY_LIMIT = 50
@@ -165,17 +168,8 @@ def plan_turn(
     """Reconcile one turn's extraction into a plan that also marks the turn done (applied by the caller)."""
     started = time.perf_counter()
     now = utcnow()
-    plan = WritePlan(now=now, principal=turn.principal, session_id=session_id)
+    plan = WritePlan(now=now, session_id=session_id)
     diff = Diff(turn_id=turn.turn_id)
-    plan.decision_trace = {
-        'id': new_id(),
-        'input': {'infer': 'full', 'extraction': extraction.model_dump(mode='json')},
-        'outcomes': [],
-        'principal': turn.principal,
-        'turn': rid('turn', turn.turn_id) if turn.turn_id else None,
-        'latency_ms': 0.0,
-        'created_at': now,
-    }
     source = Source('turn', f'turn:{turn.turn_id}', session_id, turn.principal, turn.turn_id)
     reconciler = Reconciler(
         store,
@@ -190,10 +184,11 @@ def plan_turn(
         category_override=turn.category_override,
     )
     reconciler.run(extraction)
-    plan.decision_trace['latency_ms'] = (time.perf_counter() - started) * 1000
+    trace_input = {'infer': 'full', 'extraction': extraction.model_dump(mode='json')}
+    plan.add(reconciler.decision_trace(new_id(), trace_input, turn.turn_id, (time.perf_counter() - started) * 1000))
     if turn.turn_id:
-        plan.turn_outcome = TurnOutcome(turn.turn_id, json.dumps(diff.as_json()), outcome.mode, outcome.llm_error)
-        plan.chunk_embeddings = [(chunk_id(turn.turn_id, i), text) for i, text in enumerate(split_text(turn.content))]
+        plan.add(MarkTurnExtracted(turn.turn_id, json.dumps(diff.as_json()), outcome.mode, outcome.llm_error))
+        plan.add(*(EmbedChunk(chunk_id(turn.turn_id, i), text) for i, text in enumerate(split_text(turn.content))))
     return plan, diff
 
 
@@ -204,7 +199,7 @@ class TurnResult:
 
 
 def process_turn(
-    store: MemoryStore, extractors: Extractors, config: ContextConfig, turn_id: str, final_delivery: bool = True
+    store: MemoryStore, extractors: Extractors, embedder: Embedder, config: ContextConfig, turn_id: str, final_delivery: bool = True
 ) -> TurnResult:
     """Extract and reconcile one stored turn; a turn already done is left alone (idempotent per turn).
 
@@ -229,7 +224,7 @@ def process_turn(
 
     def attempt() -> Diff:
         plan, diff = plan_turn(store, turn, extraction, speaker, config, session_id, outcome)
-        store.apply(plan)
+        commit(store, embedder, plan)
         return diff
 
     try:

@@ -37,7 +37,7 @@ def handle_job(services: Services, body: str, receive_count: int) -> None:
         prefetch_chunk_vectors(services, store, job.turn_ids)
     for turn_id in job.turn_ids:
         try:
-            result = process_turn(store, services.extractors, config, turn_id, final_delivery=final)
+            result = process_turn(store, services.extractors, services.embedder, config, turn_id, final_delivery=final)
         except Exception as exc:
             TurnStore(store).mark(turn_id, 'failed' if final else 'queued', _stored_error(exc))
             metrics.add_metric(name='ExtractionFailed', unit=MetricUnit.Count, value=1)

@@ -16,7 +16,8 @@ from agent_memory.domain import trace_views, views
 from agent_memory.domain.auth import Caller
 from agent_memory.domain.ids import utcnow
 from agent_memory.domain.params import parse_int
-from agent_memory.domain.reconcile import Speaker, entity_key
+from agent_memory.domain.reconcile import Speaker
+from agent_memory.domain.reconcile import entity_key_list as entity_key
 from agent_memory.domain.vocabulary import CATEGORIES
 from agent_memory.errors import BadRequest, NotFound, NotImplementedYet
 

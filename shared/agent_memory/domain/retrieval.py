@@ -18,6 +18,7 @@ from agent_memory.db.memory_store import MemoryStore
 from agent_memory.db.records import bare, ref, session_id_of, when
 from agent_memory.db.retrieval_store import ReadFilter, RetrievalStore
 from agent_memory.db.sdk import RecordID
+from agent_memory.domain.plan_embeddings import attribute_text, entity_text
 from agent_memory.embeddings import Embedder
 
 RRF_K = 60
@@ -232,12 +233,12 @@ def to_hit(table: str, row: dict[str, Any]) -> Hit:
     if table == 'attribute':
         key = _entity_ref(row['entity']) or '/'
         etype, name = key.split('/', 1)
-        text = f'{row.get("entity_name") or name} {row["key"].replace("_", " ")}: {row["value"]}'
+        text = attribute_text(row.get('entity_name') or name, row['key'], row['value'])
         resource = {'kind': 'attribute', 'entityType': etype, 'name': row.get('entity_name') or name, 'key': row['key']}
         refs: tuple[str, ...] = (key,)
     elif table == 'entity':
         key = _entity_ref(row['id']) or '/'
-        text = f'{row["name"]} ({row["type"]})'
+        text = entity_text(row['name'], row['type'])
         resource = {'kind': 'entity', 'entityType': row['type'], 'name': row['name']}
         refs = (key,)
     elif table == 'relates_to':
