@@ -58,8 +58,10 @@ INGEST_CODE = (
     'shared/agent_memory/domain/extraction_pipeline.py',
     'shared/agent_memory/domain/extraction_worker.py',
     'shared/agent_memory/domain/plan_embeddings.py',
-    'shared/agent_memory/domain/write_plan.py',
+    'shared/agent_memory/domain/turns.py',
+    'shared/agent_memory/write_ops.py',
     'shared/agent_memory/db/memory_store.py',
+    'shared/agent_memory/db/write_emitters.py',
     'shared/agent_memory/models.py',
     'infra/migrations/context',
 )

@@ -1,5 +1,9 @@
-"""The operations one write applies, as typed values: the domain plans them, ``db/write_emitters.py`` turns each
-kind into SurrealQL inside the write's single transaction.
+"""What one write will change, decided before the transaction that applies it: a ``WritePlan`` of typed operations.
+
+The domain fills a plan from what it read (``domain/reconcile.py``); ``db/write_emitters.py`` turns each operation
+kind into SurrealQL, and the store applies the whole plan in one transaction that re-checks every address the plan
+relied on (the guard operations), so a concurrent writer makes the transaction fail and the caller re-plans instead
+of double-applying.
 
 A leaf module (it imports neither ``domain/`` nor ``db/``). Ids are wire strings: a record's key without its table;
 an entity is addressed by its key ``(type, normalised name)``. ``embedding`` fields are filled by the domain
@@ -9,9 +13,9 @@ an entity is addressed by its key ``(type, normalised name)``. ``embedding`` fie
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
 
 ScopeSets = list[list[str]]
 EntityKey = tuple[str, str]
@@ -332,3 +336,24 @@ Operation = (
     | WriteTraces
     | Reinforce
 )
+
+
+Op = TypeVar('Op', bound=Operation)
+
+
+@dataclass
+class WritePlan:
+    now: dt.datetime
+    session_id: str | None  # the session's storage key, when the write stores turns
+    operations: list[Operation] = field(default_factory=list)
+
+    def add(self, *operations: Operation) -> None:
+        self.operations.extend(operations)
+
+    def of(self, kind: type[Op]) -> Iterator[Op]:
+        """The planned operations of one kind, in plan order."""
+        return (op for op in self.operations if isinstance(op, kind))
+
+    def swap(self, old: Operation, new: Operation) -> None:
+        """Replace a planned operation (operations are immutable) keeping its place."""
+        self.operations[next(i for i, op in enumerate(self.operations) if op is old)] = new

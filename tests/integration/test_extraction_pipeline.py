@@ -277,7 +277,8 @@ def test_two_workers_racing_on_one_turn_apply_it_once(api: Api, store: MemorySto
     from agent_memory.domain.context_config import effective_config
 
     results: list[str] = []
-    threads = [threading.Thread(target=lambda: results.append(process_turn(store, services.extractors, effective_config(config['config']),
+    settings = effective_config(config['config'])
+    threads = [threading.Thread(target=lambda: results.append(process_turn(store, services.extractors, services.embedder, settings,
                                                                             body['turnId']).status)) for _ in range(3)]  # fmt: skip
     for thread in threads:
         thread.start()

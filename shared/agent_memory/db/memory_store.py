@@ -35,7 +35,7 @@ from agent_memory.db.write_emitters import emit_all
 from agent_memory.plan_reads import ActiveInstruction, OpenUncertainty
 from agent_memory.rows.memory import AttributeRow, RelationRow
 from agent_memory.rows.refs import EntityKey
-from agent_memory.write_ops import Operation
+from agent_memory.write_ops import WritePlan
 
 # Where an entity's facts point at it: (LET name, table, indexed string field).
 _ENTITY_FACT_LINKS = (
@@ -169,10 +169,10 @@ class MemoryStore:
             for r in rows
         ]
 
-    def apply(self, now: dt.datetime, operations: Sequence[Operation]) -> None:
-        """Apply a plan's operations in one transaction; raises WriteConflict if an address changed since planning."""
+    def apply(self, plan: WritePlan) -> None:
+        """Apply a plan in one transaction; raises WriteConflict if an address changed since planning."""
         tx = Tx()
-        emit_all(tx, tx.p(now), operations)
+        emit_all(tx, tx.p(plan.now), plan.operations)
         self.db.query(self.database, tx.sql(quiet=True), tx.params)
 
     # ---- idempotency ------------------------------------------------------------------------

@@ -34,12 +34,11 @@ from agent_memory.domain.retrieval import Hit, Retrieval, RetrievalRequest, Retr
 from agent_memory.domain.synthesis import MAX_SOURCES, Composer, Composition, citation_wire, public_citation
 from agent_memory.domain.turns import chunks_for, new_turn
 from agent_memory.domain.visibility import fingerprint, personal_fingerprint
-from agent_memory.domain.write_plan import WritePlan
 from agent_memory.domain.write_target import WriteTarget, write_target
 from agent_memory.embeddings import Embedder
 from agent_memory.models import ChatRequest
 from agent_memory.observability import metrics
-from agent_memory.write_ops import Reinforce, WriteTraces
+from agent_memory.write_ops import Reinforce, WritePlan, WriteTraces
 
 CHAT_K = 10
 

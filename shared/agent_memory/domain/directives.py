@@ -18,11 +18,10 @@ from agent_memory.domain.ids import new_id, utcnow
 from agent_memory.domain.reconcile import Diff, Reconciler, Source, Speaker
 from agent_memory.domain.scopes import ScopeSets, within_region
 from agent_memory.domain.vocabulary import MemoryCategory, names_self_entity
-from agent_memory.domain.write_plan import WritePlan
 from agent_memory.embeddings import Embedder
 from agent_memory.errors import BadRequest, NotFound, Unprocessable
 from agent_memory.extraction.model import EntityRef, ExtractedAttribute, ExtractedInstruction, Extraction, Invalidation
-from agent_memory.write_ops import MergeInstruction, ResolveUncertainty
+from agent_memory.write_ops import MergeInstruction, ResolveUncertainty, WritePlan
 
 
 def _system_reconciler(store: MemoryStore, plan: WritePlan, diff: Diff, scope_sets: ScopeSets, source: Source) -> Reconciler:
@@ -52,7 +51,7 @@ def add_instruction(
         diff = Diff(turn_id=source_turn)
         source = Source('turn' if source_turn else 'upsert', f'turn:{source_turn}' if source_turn else None, None, 'system', source_turn)
         _system_reconciler(store, plan, diff, scope_sets, source).run(extraction)
-        store.apply(plan.now, plan.operations)  # an instruction has nothing to embed
+        store.apply(plan)  # an instruction has nothing to embed
         return str(diff.instructions[0]['id']).split(':', 1)[1], any(plan.of(MergeInstruction))
 
     instruction_id, merged = run_with_retry(attempt)

@@ -23,7 +23,6 @@ from agent_memory.domain.context_config import ContextConfig
 from agent_memory.domain.ids import new_id, utcnow
 from agent_memory.domain.reconcile import Diff, Reconciler, Source, Speaker, without_forged_self_refs
 from agent_memory.domain.vocabulary import MemoryCategory
-from agent_memory.domain.write_plan import WritePlan
 from agent_memory.embeddings import Embedder
 from agent_memory.extraction.errors import LlmFailure, ProviderOutputInvalid, ProviderRetryable
 from agent_memory.extraction.llm import LlmExtraction
@@ -38,7 +37,7 @@ from agent_memory.extraction.model import (
 )
 from agent_memory.extraction.speaker import bind_first_person
 from agent_memory.observability import logger, metrics
-from agent_memory.write_ops import EmbedChunk, MarkTurnExtracted
+from agent_memory.write_ops import EmbedChunk, MarkTurnExtracted, WritePlan
 
 CONTEXT_WINDOW_TURNS = 6
 VOCABULARY_LIMIT = 50

@@ -20,11 +20,10 @@ from agent_memory.domain.pipeline import Pipeline, enqueue, wait_for_extractions
 from agent_memory.domain.reconcile import Diff, Reconciler, Source, Speaker, triples_to_extraction
 from agent_memory.domain.scopes import visible
 from agent_memory.domain.turns import chunks_for, new_turn
-from agent_memory.domain.write_plan import WritePlan
 from agent_memory.domain.write_target import WriteTarget, session_for_write, write_region, write_target
 from agent_memory.errors import NotFound, PayloadTooLarge, QueueUnavailable
 from agent_memory.models import FactsBatchRequest, FactsRequest
-from agent_memory.write_ops import SaveIdempotency
+from agent_memory.write_ops import SaveIdempotency, WritePlan
 
 MAX_WAIT_SECONDS = 25
 

@@ -9,9 +9,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from agent_memory.domain.write_plan import WritePlan
 from agent_memory.embeddings import Embedder
-from agent_memory.write_ops import CreateAttribute, CreateChunk, EmbedChunk, Operation, UpsertEntity
+from agent_memory.write_ops import CreateAttribute, CreateChunk, EmbedChunk, Operation, UpsertEntity, WritePlan
 
 
 def attribute_text(entity_name: str, key: str, value: str) -> str:

@@ -25,7 +25,6 @@ from agent_memory.domain.vocabulary import (
     normalise_name,
     normalise_type,
 )
-from agent_memory.domain.write_plan import WritePlan
 from agent_memory.extraction.model import (
     EntityRef,
     ExtractedAction,
@@ -58,6 +57,7 @@ from agent_memory.write_ops import (
     ResolveUncertainty,
     SupersedeAttribute,
     UpsertEntity,
+    WritePlan,
 )
 
 AUTHORITATIVE = frozenset({'upsert', 'document'})

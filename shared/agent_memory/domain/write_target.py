@@ -14,9 +14,8 @@ from agent_memory.db.memory_store import MemoryStore
 from agent_memory.domain import sessions
 from agent_memory.domain.auth import Caller
 from agent_memory.domain.scopes import ScopeSets, normalise_scope_sets, within_region
-from agent_memory.domain.write_plan import WritePlan
 from agent_memory.errors import Conflict, Forbidden
-from agent_memory.write_ops import CreateSession
+from agent_memory.write_ops import CreateSession, WritePlan
 
 NO_SESSION = 'session not found or outside your write region'
 
