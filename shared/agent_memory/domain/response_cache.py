@@ -10,6 +10,7 @@ whose citations are still valid is served.
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -66,6 +67,26 @@ def consult_cache(
     now: dt.datetime,
 ) -> CacheDecision:
     """``fingerprints``: the visibilities whose answers this caller may be served (shared, and its personal one)."""
+    refused = admission(config, request, has_prior_turns)
+    if refused is not None:
+        return refused
+    traces = TraceStore(store)
+    since = now - dt.timedelta(seconds=config.freshness_window_seconds)
+    found = traces.cache_candidates(vector, fingerprints, since, config.similarity_threshold, str(question) if question else None)
+
+    def still_valid(answer: dict[str, Any]) -> bool:
+        built_from = [*(answer.get('cited') or []), *(answer.get('read_sources') or [])]  # CONTRACT §8: everything it was built from
+        refs = list(answer.get('cited_entity_refs') or [])
+        return traces.still_valid([(c['table'], c['key']) for c in built_from], refs, answer['created_at'], now)
+
+    return choose(found, question, still_valid, config.similarity_threshold)
+
+
+def admission(config: ResponseCacheConfig, request: ChatRequest, has_prior_turns: bool) -> CacheDecision | None:
+    """Step 1: a decision without looking when the call may not be served from the cache (None: look).
+
+    A fresh answer may seed the cache only when the cache is on, no per-call model was asked for and the session has
+    no prior turns; ``bypassCache`` skips serving but not seeding."""
     eligible = config.enabled and request.model is None and not has_prior_turns
     if not config.enabled:
         return CacheDecision(False, None, 'cache disabled for this context')
@@ -75,28 +96,30 @@ def consult_cache(
         return CacheDecision(False, None, 'per-call model: not served from or stored in the cache')
     if has_prior_turns:
         return CacheDecision(False, None, 'session has prior turns: fresh answer, not cached')
-    traces = TraceStore(store)
-    since = now - dt.timedelta(seconds=config.freshness_window_seconds)
-    found = traces.cache_candidates(vector, fingerprints, since, config.similarity_threshold, str(question) if question else None)
+    return None
+
+
+def choose(
+    found: list[dict[str, Any]], question: QuestionKey | None, still_valid: Callable[[dict[str, Any]], bool], threshold: float
+) -> CacheDecision:
+    """Steps 2-3 for an eligible call: drop near misses (when/where, my/his …), serve the first candidate whose answer is
+    still valid (candidates come best first), else say why nothing was served."""
     candidates = [c for c in found if not _near_miss(question, c.get('question_key'))]
     for candidate in candidates:
         answer = candidate['answer']
-        cited = list(answer.get('cited') or [])
-        refs = list(answer.get('cited_entity_refs') or [])
-        built_from = [*cited, *(answer.get('read_sources') or [])]  # CONTRACT §8: "cited" is everything it was built from
-        if traces.still_valid([(c['table'], c['key']) for c in built_from], refs, answer['created_at'], now):
+        if still_valid(answer):
             hit = CachedAnswer(
-                str(answer['id'].id), str(candidate['id'].id), candidate['similarity'], answer['reply'], cited, answer.get('model'),
-                list(answer.get('read_sources') or []),
+                str(answer['id'].id), str(candidate['id'].id), candidate['similarity'], answer['reply'], list(answer.get('cited') or []),
+                answer.get('model'), list(answer.get('read_sources') or []),
             )  # fmt: skip
             how = 'same question' if question and candidate.get('question_key') == str(question) else 'similar question'
             reason = f'cache hit: {how}, similarity {hit.similarity:.3f} to retrieval_trace:{hit.retrieval_id}'
-            return CacheDecision(eligible, hit, reason)
+            return CacheDecision(True, hit, reason)
     if candidates:
-        return CacheDecision(eligible, None, f'cache miss: {len(candidates)} similar answers no longer valid')
+        return CacheDecision(True, None, f'cache miss: {len(candidates)} similar answers no longer valid')
     if found:
-        return CacheDecision(eligible, None, f'cache miss: {len(found)} similar answers ask something else')
-    return CacheDecision(eligible, None, f'cache miss: no answer to the same question or at similarity ≥ {config.similarity_threshold}')
+        return CacheDecision(True, None, f'cache miss: {len(found)} similar answers ask something else')
+    return CacheDecision(True, None, f'cache miss: no answer to the same question or at similarity ≥ {threshold}')
 
 
 def _near_miss(question: QuestionKey | None, stored: str | None) -> bool:
