@@ -8,7 +8,7 @@ from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from agent_memory.api.http import build_resolver, data_plane, header, json_response, parse_body
-from agent_memory.api.services import get_services
+from agent_memory.composition import get_services
 from agent_memory.domain import chat as chat_loop
 from agent_memory.models import ChatRequest
 from agent_memory.observability import logger, metrics

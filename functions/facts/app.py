@@ -8,7 +8,7 @@ from aws_lambda_powertools.metrics import MetricUnit
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from agent_memory.api.http import build_resolver, data_plane, header, json_response, parse_body, peek_session_id
-from agent_memory.api.services import get_services
+from agent_memory.composition import get_services
 from agent_memory.domain import facts
 from agent_memory.errors import BadRequest
 from agent_memory.models import FactsBatchRequest, FactsRequest

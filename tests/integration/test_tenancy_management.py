@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from agent_memory.api.services import Services
+from agent_memory.composition import Services
 from agent_memory.domain.auth import hash_key
 from tests.conftest import MANAGEMENT_KEY, Api
 
@@ -39,7 +39,7 @@ def ctx(services: Services) -> Iterator[str]:
     assert mgmt('POST', f'/{cid}', {})[0] == 201
     yield cid
     services.control.delete_context(cid)
-    services.forget_store(cid)
+    services.drop_cached_store(cid)
 
 
 def new_principal(ctx: str, **body: Any) -> dict[str, Any]:

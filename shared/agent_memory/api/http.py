@@ -10,7 +10,7 @@ from aws_lambda_powertools.event_handler import APIGatewayHttpResolver, Response
 from pydantic import BaseModel, ValidationError
 
 from agent_memory.api.json_input import load_json
-from agent_memory.api.services import get_services
+from agent_memory.composition import get_services
 from agent_memory.config import get_settings
 from agent_memory.db.memory_store import MemoryStore
 from agent_memory.domain.auth import Caller, authenticate, authenticate_management, check_context_id

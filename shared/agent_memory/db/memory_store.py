@@ -10,7 +10,7 @@ from typing import Any
 from agent_memory.db.connection import ALREADY_APPLIED, CONFLICT_MARKER, Database, context_db_name
 from agent_memory.db.migrations import ensure_migrated
 from agent_memory.db.records import Tx, entity_rid, rid
-from agent_memory.db.reinforcement import reinforce_statement, reinforced_ids
+from agent_memory.db.reinforcement import ImportanceRule, reinforce_statement, reinforced_ids
 from agent_memory.db.sdk import RecordID
 from agent_memory.db.trace_rows import add_traces
 from agent_memory.domain.plan_embeddings import attach_embeddings
@@ -132,8 +132,9 @@ _ENTITY_FACT_LINKS = (
 
 
 class MemoryStore:
-    def __init__(self, db: Database, context_id: str, embedder: Embedder | None = None) -> None:
+    def __init__(self, db: Database, context_id: str, importance: ImportanceRule, embedder: Embedder | None = None) -> None:
         self.db = db
+        self.importance = importance
         self.context_id = context_id
         self.embedder = embedder
         self.database = context_db_name(context_id)
@@ -352,7 +353,7 @@ class MemoryStore:
         if plan.retrieval_trace:
             add_traces(tx, plan.retrieval_trace, plan.response_trace)
         if reinforced := reinforced_ids(plan.reinforced):
-            tx.add(reinforce_statement(tx, reinforced))
+            tx.add(reinforce_statement(tx, reinforced, self.importance))
         self.db.query(self.database, tx.sql(quiet=True), tx.params)
 
     # ---- idempotency ------------------------------------------------------------------------

@@ -5,8 +5,8 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
+from agent_memory.clock import iso
 from agent_memory.db.sdk import RecordID
-from agent_memory.domain.ids import iso
 
 
 def rid(table: str, key: Any) -> RecordID:

@@ -15,11 +15,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from agent_memory.clock import utcnow
 from agent_memory.config import get_settings
 from agent_memory.db.caller_lookup import CallerRows, RateDefaults, key_context, resolve_caller
 from agent_memory.db.control_store import ControlStore
 from agent_memory.domain.context_config import ContextConfig, RateLimitConfig, effective_config
-from agent_memory.domain.ids import utcnow
 from agent_memory.domain.scopes import ScopeSets, intersect_grants
 from agent_memory.errors import Forbidden, TooManyRequests, Unauthorized, Unprocessable
 

@@ -9,17 +9,17 @@ from __future__ import annotations
 
 from typing import Any
 
+from agent_memory.clock import new_id, utcnow
 from agent_memory.db.connection import run_with_retry
 from agent_memory.db.memory_store import MemoryStore
 from agent_memory.db.records import rid
 from agent_memory.domain import views
-from agent_memory.domain.ids import new_id, utcnow
 from agent_memory.domain.reconcile import Diff, Reconciler, Source, Speaker
 from agent_memory.domain.scopes import ScopeSets, within_region
-from agent_memory.domain.vocabulary import MemoryCategory, names_self_entity
 from agent_memory.domain.write_plan import WritePlan
 from agent_memory.errors import BadRequest, NotFound, Unprocessable
 from agent_memory.extraction.model import EntityRef, ExtractedAttribute, ExtractedInstruction, Extraction, Invalidation
+from agent_memory.vocabulary import MemoryCategory, names_self_entity
 
 
 def _system_reconciler(store: MemoryStore, plan: WritePlan, diff: Diff, scope_sets: ScopeSets, source: Source) -> Reconciler:

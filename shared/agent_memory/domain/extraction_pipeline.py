@@ -13,15 +13,14 @@ from typing import Any, Protocol, get_args
 
 from aws_lambda_powertools.metrics import MetricUnit
 
+from agent_memory.clock import new_id, utcnow
 from agent_memory.db.connection import AlreadyApplied, run_with_retry
 from agent_memory.db.memory_store import MemoryStore
 from agent_memory.db.records import bare, rid
 from agent_memory.db.turn_store import TurnStore
 from agent_memory.domain.chunks import chunk_id, split_text
 from agent_memory.domain.context_config import ContextConfig
-from agent_memory.domain.ids import new_id, utcnow
 from agent_memory.domain.reconcile import Diff, Reconciler, Source, Speaker, without_forged_self_refs
-from agent_memory.domain.vocabulary import MemoryCategory
 from agent_memory.domain.write_plan import TurnOutcome, WritePlan
 from agent_memory.extraction.errors import LlmFailure, ProviderOutputInvalid, ProviderRetryable
 from agent_memory.extraction.llm import LlmExtraction
@@ -36,6 +35,7 @@ from agent_memory.extraction.model import (
 )
 from agent_memory.extraction.speaker import bind_first_person
 from agent_memory.observability import logger, metrics
+from agent_memory.vocabulary import MemoryCategory
 
 CONTEXT_WINDOW_TURNS = 6
 VOCABULARY_LIMIT = 50

@@ -10,6 +10,7 @@ from typing import Any
 
 from aws_lambda_powertools.metrics import MetricUnit
 
+from agent_memory.clock import new_id, utcnow
 from agent_memory.config import get_settings
 from agent_memory.db.connection import run_with_retry
 from agent_memory.db.memory_store import MemoryStore
@@ -20,7 +21,6 @@ from agent_memory.domain.auth import Caller
 from agent_memory.domain.chunks import chunk_id, split_text
 from agent_memory.domain.extraction_pipeline import Extractors, TurnInput, preview_turn
 from agent_memory.domain.idempotency import body_hash, replay_or_run
-from agent_memory.domain.ids import new_id, utcnow
 from agent_memory.domain.reconcile import Diff, Reconciler, Source, Speaker, triples_to_extraction
 from agent_memory.domain.scopes import ScopeSets, normalise_scope_sets, visible, within_region
 from agent_memory.domain.write_plan import IdempotencyRecord, WritePlan

@@ -10,15 +10,15 @@ import json
 from typing import Any
 from urllib.parse import unquote
 
+from agent_memory.clock import utcnow
 from agent_memory.db.memory_store import MemoryStore
 from agent_memory.db.view_reads import entity_rows, state_rows
 from agent_memory.domain import trace_views, views
 from agent_memory.domain.auth import Caller
-from agent_memory.domain.ids import utcnow
 from agent_memory.domain.params import parse_int
 from agent_memory.domain.reconcile import Speaker, entity_key
-from agent_memory.domain.vocabulary import CATEGORIES
 from agent_memory.errors import BadRequest, NotFound, NotImplementedYet
+from agent_memory.vocabulary import CATEGORIES
 
 DEFAULT_LIMIT, MAX_LIMIT = 100, 500
 

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
+from agent_memory.clock import new_id, utcnow
 from agent_memory.db.lifecycle_store import LifecycleStore
 from agent_memory.db.memory_store import MemoryStore
 from agent_memory.db.records import rid
@@ -17,7 +18,6 @@ from agent_memory.db.retrieval_store import ReadFilter
 from agent_memory.db.trace_store import TraceStore
 from agent_memory.domain import sessions
 from agent_memory.domain.auth import Caller
-from agent_memory.domain.ids import new_id, utcnow
 from agent_memory.domain.retrieval import FACT_SOURCES, Hit, Retrieval, RetrievalRequest, Retriever, fact_refs
 from agent_memory.domain.scopes import normalise_pattern
 from agent_memory.domain.visibility import fingerprint, with_lens
@@ -131,7 +131,7 @@ def fresh_trace(
 
 def reinforce(store: MemoryStore, hits: Sequence[Hit]) -> int:
     """×1.1 (cap 2.0) on the facts returned to the caller, in one statement (CONTRACT §5)."""
-    return LifecycleStore(store.db, store.database).reinforce(fact_refs(hits))
+    return LifecycleStore(store.db, store.database, store.importance).reinforce(fact_refs(hits))
 
 
 def _record_tier(tier: int) -> None:

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from agent_memory.clock import utcnow
 from agent_memory.db.memory_store import MemoryStore
 from agent_memory.db.trace_store import TraceStore
 from agent_memory.domain import recall, sessions, transcript
 from agent_memory.domain.auth import Caller
 from agent_memory.domain.context_block import render_context
 from agent_memory.domain.facts import readable_session
-from agent_memory.domain.ids import utcnow
 from agent_memory.domain.retrieval import RetrievalRequest, Retriever
 from agent_memory.domain.visibility import fingerprint
 from agent_memory.embeddings import Embedder

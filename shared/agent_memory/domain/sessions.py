@@ -15,10 +15,10 @@ import datetime as dt
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from agent_memory.clock import new_id
 from agent_memory.db.memory_store import MemoryStore
 from agent_memory.db.records import bare
 from agent_memory.domain.auth import Caller
-from agent_memory.domain.ids import new_id
 from agent_memory.domain.scopes import ScopeSets, visible, within_region
 
 Region = Callable[[Sequence[Sequence[str]], Sequence[str]], bool]

@@ -5,10 +5,10 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-from agent_memory.api.services import Services
+from agent_memory.clock import utcnow
+from agent_memory.composition import Services
 from agent_memory.domain import lifecycle
 from agent_memory.domain.context_config import effective_config
-from agent_memory.domain.ids import utcnow
 from agent_memory.errors import AgentMemoryError
 from agent_memory.observability import logger
 

@@ -22,7 +22,7 @@ from pydantic import ValidationError
 
 from agent_memory import __version__
 from agent_memory.api.http import public_detail, request_ref
-from agent_memory.api.services import get_services
+from agent_memory.composition import get_services
 from agent_memory.domain.auth import Caller, authenticate_key
 from agent_memory.errors import AgentMemoryError
 from agent_memory.mcp_server.sdk import MCPError, Server, ServerRequestContext

@@ -14,7 +14,7 @@ from typing import Any, Literal
 
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, field_validator
 
-from agent_memory.api.services import Services
+from agent_memory.composition import Services
 from agent_memory.db.memory_store import MemoryStore
 from agent_memory.domain import facts, forget, reads, recall, reflect
 from agent_memory.domain.auth import Caller

@@ -1,4 +1,4 @@
-"""Identifiers and clocks."""
+"""The clock: UTC now, RFC 3339 in and out, and the time-ordered record ids drawn from it (a leaf module)."""
 
 from __future__ import annotations
 
