@@ -142,7 +142,7 @@ def part_hit_cost(args: argparse.Namespace, services: Services, data: dict[str, 
                 assert status == 200 and body['cached'] is (n > 0), body
                 (hits if body['cached'] else misses).append(elapsed_ms)
         services.control.delete_context(cid)
-        services.drop_cached_store(cid)
+        services.drop_context(cid)
     finally:
         services._composer = previous
         server.stop()
@@ -366,7 +366,7 @@ class ChatBench:
         result.exact_hits, result.exact_wrong = replay.hits, replay.wrong
         result.same_decision = sum(a == b for a, b in zip(decisions, replay.decisions, strict=True))
         self.services.control.delete_context(cid)
-        self.services.drop_cached_store(cid)
+        self.services.drop_context(cid)
         return result
 
     def _question_of(self, store: MemoryStore, response_id: str) -> str:
@@ -797,7 +797,7 @@ def part_lookup(args: argparse.Namespace, services: Services, data: dict[str, An
         log(f'  N={size:,}: p50 before {before.p50:.1f} ms, after {after.p50:.1f} ms, +{args.pending:,} {pending.p50:.1f} ms, '
             f'numpy {exact.p50:.2f} ms; RSS high-water {rss_mb():,} MB')  # fmt: skip
         services.control.delete_context(cid)
-        services.drop_cached_store(cid)
+        services.drop_context(cid)
 
     def cell(t: Timing, counted: bool = False, digits: int = 1) -> str:
         return f'{fmt(t.p50, digits)} / {fmt(t.p95, digits)}' + (f' ({t.queries})' if counted else '')

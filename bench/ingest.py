@@ -167,7 +167,7 @@ def run(args: argparse.Namespace, texts: list[str], clock: Clock) -> dict[str, A
             result['rows'] = facts
         queue.jobs.clear()
         services.control.delete_context(ctx)
-        services.drop_cached_store(ctx)
+        services.drop_context(ctx)
     return result
 
 

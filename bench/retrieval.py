@@ -298,7 +298,7 @@ def run(size: int, services: Services, fn: Any) -> list[dict[str, Any]]:
         row.update({f'{mode}_p50': pct(times, 50), f'{mode}_p95': pct(times, 95), f'{mode}_hit1': hit1, f'{mode}_hit10': hit10})
     results.append(row)
     services.control.delete_context(ctx)
-    services.drop_cached_store(ctx)
+    services.drop_context(ctx)
     return results
 
 

@@ -111,7 +111,7 @@ def context_id(services: Services) -> Iterator[str]:
     create_context(services.control, services.store, cid, {})
     yield cid
     services.control.delete_context(cid)
-    services.drop_cached_store(cid)
+    services.drop_context(cid)
 
 
 @pytest.fixture

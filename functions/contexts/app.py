@@ -59,7 +59,7 @@ def delete_context(context_id: str) -> Any:
     management(app)
     services = get_services()
     contexts.delete_context(services.control, context_id)
-    services.drop_cached_store(context_id)
+    services.drop_context(context_id)
     return no_content()
 
 

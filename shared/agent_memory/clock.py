@@ -22,6 +22,11 @@ def iso(value: dt.datetime | None) -> str | None:
     return value.astimezone(dt.UTC).isoformat().replace('+00:00', 'Z')
 
 
+def when(value: object) -> str | None:
+    """``iso`` of a stored timestamp, None for anything else (absent, NONE)."""
+    return iso(value) if isinstance(value, dt.datetime) else None
+
+
 def parse_rfc3339(raw: str) -> dt.datetime:
     value = dt.datetime.fromisoformat(raw.replace('Z', '+00:00'))
     if value.tzinfo is None:

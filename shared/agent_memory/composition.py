@@ -13,6 +13,7 @@ from functools import lru_cache
 from agent_memory.clock import utcnow
 from agent_memory.config import Settings, get_settings
 from agent_memory.db.connection import Database, get_database
+from agent_memory.db.context_stores import ContextStores
 from agent_memory.db.control_store import ControlStore
 from agent_memory.db.lifecycle_store import LifecycleStore
 from agent_memory.db.memory_store import MemoryStore
@@ -38,19 +39,26 @@ class Services:
     queue: JobQueue | None
     extractors: Extractors
     embedder: LazyEmbedder
-    _stores: dict[str, MemoryStore] = field(default_factory=dict)
+    _contexts: dict[str, ContextStores] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
     _composer: Composer | None = None
 
-    def store(self, context_id: str) -> MemoryStore:
-        store = self._stores.get(context_id)
-        if store is None:
+    def context(self, context_id: str) -> ContextStores:
+        """The context's stores (its schema migrated on first use), built once and kept while the container is warm."""
+        stores = self._contexts.get(context_id)
+        if stores is None:
             with self._lock:
-                store = self._stores.setdefault(context_id, MemoryStore(self.db, context_id, IMPORTANCE, self.embedder))
-        return store
+                stores = self._contexts.get(context_id)
+                if stores is None:
+                    stores = ContextStores.over(MemoryStore(self.db, context_id, IMPORTANCE, self.embedder), IMPORTANCE)
+                    self._contexts[context_id] = stores
+        return stores
+
+    def store(self, context_id: str) -> MemoryStore:
+        return self.context(context_id).memory
 
     def lifecycle(self, context_id: str) -> LifecycleStore:
-        return LifecycleStore(self.db, self.store(context_id).database, IMPORTANCE)
+        return self.context(context_id).lifecycle
 
     @property
     def max_receives(self) -> int:
@@ -72,9 +80,9 @@ class Services:
                 self._composer = ExtractiveComposer()
         return self._composer
 
-    def drop_cached_store(self, context_id: str) -> None:
-        """Forget this process's store for a deleted context (not to be confused with ``db.forget_store.ForgetStore``)."""
-        self._stores.pop(context_id, None)
+    def drop_context(self, context_id: str) -> None:
+        """Drop this process's stores of a deleted context (a later request for the id starts from a fresh schema check)."""
+        self._contexts.pop(context_id, None)
 
 
 @lru_cache(maxsize=1)

@@ -39,7 +39,7 @@ def ctx(services: Services) -> Iterator[str]:
     assert mgmt('POST', f'/{cid}', {})[0] == 201
     yield cid
     services.control.delete_context(cid)
-    services.drop_cached_store(cid)
+    services.drop_context(cid)
 
 
 def new_principal(ctx: str, **body: Any) -> dict[str, Any]:

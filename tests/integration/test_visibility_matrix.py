@@ -190,7 +190,7 @@ def test_two_contexts_with_the_same_names_never_mix(services: Any, api: Api) -> 
         assert other.call('views', 'GET', f'/api/v1/{api.context_id}/me')[0] == 401
     finally:
         services.control.delete_context(other_id)
-        services.drop_cached_store(other_id)
+        services.drop_context(other_id)
 
 
 def test_the_hourly_sweep_drops_only_idle_rate_buckets(services: Any, world: World) -> None:

@@ -70,7 +70,7 @@ def chat(
         metrics.add_metric(name='CacheMiss', unit='Count', value=1)
         where = ReadFilter(caller.patterns('memory:read'), now, labels=tuple(request.labels))
         retrieval = Retriever(store, embedder).run(RetrievalRequest(request.message, CHAT_K, 'hybrid', where, caller.principal_id), vector)
-        in_window = {str(t['id'].id) for t in window}
+        in_window = {t.id for t in window}
         sources = [
             h for h in retrieval.hits + retrieval.context_hits if h.resource.get('turnId') not in in_window and not is_asked_question(h)
         ][:MAX_SOURCES]

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from agent_memory.clock import utcnow
+from agent_memory.clock import utcnow, when
 from agent_memory.db.connection import run_with_retry
 from agent_memory.db.control_store import ControlStore, KeyRecord
 from agent_memory.db.memory_store import MemoryStore
-from agent_memory.db.records import when
 from agent_memory.domain.auth import check_context_id, hash_key, mint_token
 from agent_memory.domain.context_config import deep_merge, effective_config
 from agent_memory.errors import BadRequest, NotFound

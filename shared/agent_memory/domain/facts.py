@@ -10,11 +10,11 @@ from typing import Any
 
 from aws_lambda_powertools.metrics import MetricUnit
 
-from agent_memory.clock import new_id, utcnow
+from agent_memory.clock import new_id, utcnow, when
 from agent_memory.config import get_settings
 from agent_memory.db.connection import run_with_retry
 from agent_memory.db.memory_store import MemoryStore
-from agent_memory.db.records import bare, rid, when
+from agent_memory.db.records import bare, rid
 from agent_memory.db.turn_store import TurnStore
 from agent_memory.domain import sessions
 from agent_memory.domain.auth import Caller
@@ -216,7 +216,7 @@ def _preview(store: MemoryStore, caller: Caller, pipeline: Pipeline, request: Fa
     seq = 1 << 62  # the preview turn would follow every stored one
     turn = TurnInput(
         None,
-        session['id'] if session else None,
+        sessions.key_of(session) if session else None,
         seq,
         request.role,
         request.text or '',
@@ -253,8 +253,8 @@ def _wait_for(store: MemoryStore, turn_ids: list[str], wait_seconds: float) -> l
     deadline = time.monotonic() + wait_seconds
     while True:
         rows = [turns.get_turn(t) for t in turn_ids]
-        if all(r is not None and r.get('extraction_status') == 'done' for r in rows):
-            return [json.loads(r['extraction_result'] or '{}') for r in rows if r is not None]
+        if all(r is not None and r.extraction_status == 'done' for r in rows):
+            return [json.loads(r.extraction_result or '{}') for r in rows if r is not None]
         if time.monotonic() >= deadline:
             return None
         time.sleep(min(WAIT_POLL_SECONDS, max(0.0, deadline - time.monotonic())))
@@ -304,18 +304,18 @@ def remember_batch(
 
 def extraction_status(store: MemoryStore, caller: Caller, turn_id: str) -> dict[str, Any]:
     row = TurnStore(store).get_turn(turn_id)
-    if row is None or not visible(row['scope_sets'], caller.patterns('memory:read')):
+    if row is None or not visible(row.scope_sets, caller.patterns('memory:read')):
         raise NotFound('turn not found')
-    status = row.get('extraction_status') or 'none'
+    status = row.extraction_status or 'none'
     body: dict[str, Any] = {'turnId': turn_id, 'status': status}
-    if row.get('extraction_result'):
-        body['extraction'] = json.loads(row['extraction_result'])
-    if row.get('extraction_mode'):
-        body['mode'] = row['extraction_mode']
-    if row.get('llm_error'):
-        body['llmError'] = row['llm_error']
-    if row.get('extraction_error'):
-        body['error'] = row['extraction_error']
+    if row.extraction_result:
+        body['extraction'] = json.loads(row.extraction_result)
+    if row.extraction_mode:
+        body['mode'] = row.extraction_mode
+    if row.llm_error:
+        body['llmError'] = row.llm_error
+    if row.extraction_error:
+        body['error'] = row.extraction_error
     return body
 
 

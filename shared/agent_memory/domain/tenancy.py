@@ -18,10 +18,10 @@ import secrets
 from collections.abc import Mapping
 from typing import Any
 
-from agent_memory.clock import new_id, utcnow
+from agent_memory.clock import new_id, utcnow, when
 from agent_memory.db.control_store import ControlStore, KeyRecord
 from agent_memory.db.principal_store import PrincipalStore
-from agent_memory.db.records import bare, when
+from agent_memory.db.records import bare
 from agent_memory.domain.auth import VERBS, Caller, hash_key, mint_token
 from agent_memory.domain.params import parse_int
 from agent_memory.domain.scopes import (
