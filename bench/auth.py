@@ -30,10 +30,10 @@ os.environ.setdefault('POWERTOOLS_METRICS_DISABLED', 'true')
 
 from agent_memory.clock import utcnow  # noqa: E402
 from agent_memory.composition import get_services  # noqa: E402
-from agent_memory.db.control_store import KeyRecord  # noqa: E402
 from agent_memory.domain.auth import hash_key, mint_token  # noqa: E402
 from agent_memory.domain.contexts import create_context  # noqa: E402
 from agent_memory.models import MAX_TRIPLES  # noqa: E402
+from agent_memory.rows.control import KeyRecord  # noqa: E402
 from local_runtime.events import LocalContext, http_event  # noqa: E402
 
 

@@ -116,7 +116,7 @@ def test_patch_deep_merges_into_the_stored_override(ctx: str, services: Services
     # And only the override (not the defaults) is stored
     stored = services.control.get_context(ctx)
     assert stored is not None
-    assert stored['config'] == {
+    assert stored.config == {
         'response_cache': {'similarity_threshold': 0.8, 'freshness_window_seconds': 60},
         'lifecycle': {'context_ttl_days': 3},
     }

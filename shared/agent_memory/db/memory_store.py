@@ -7,6 +7,7 @@ import json
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from agent_memory.db import to_rows
 from agent_memory.db.connection import ALREADY_APPLIED, CONFLICT_MARKER, Database, context_db_name
 from agent_memory.db.migrations import ensure_migrated
 from agent_memory.db.records import Tx, entity_rid, record_id, rid
@@ -15,6 +16,7 @@ from agent_memory.db.trace_rows import add_traces
 from agent_memory.domain.plan_embeddings import attach_embeddings
 from agent_memory.domain.write_plan import WritePlan
 from agent_memory.embeddings import Embedder
+from agent_memory.rows.conversation import SessionRow
 
 CURRENT = 'superseded_by IS NONE AND valid_from <= $now AND (valid_until IS NONE OR valid_until > $now)'
 # What reconciliation compares against and re-checks at commit: rows not superseded and not ended.
@@ -171,13 +173,13 @@ class MemoryStore:
         return dict(row) if row else None
 
     # ---- sessions and turns -----------------------------------------------------------------
-    def sessions_named(self, own_key: str, session_id: str) -> list[dict[str, Any]]:
+    def sessions_named(self, own_key: str, session_id: str) -> list[SessionRow]:
         """The caller's own session, then every other session with this client id (legacy: stored under it), oldest first."""
         rows = self.q(f'RETURN {SESSIONS_NAMED};', own=rid('session', own_key), legacy=rid('session', session_id), client=session_id)[0]
-        return [dict(row) for row in rows]
+        return [to_rows.session(row) for row in rows]
 
-    def create_session(self, session_id: str, row: dict[str, Any]) -> dict[str, Any]:
-        return dict(self.q('CREATE $id CONTENT $row RETURN AFTER;', id=rid('session', session_id), row=row)[0][0])
+    def create_session(self, session_id: str, row: dict[str, Any]) -> SessionRow:
+        return to_rows.session(self.q('CREATE $id CONTENT $row RETURN AFTER;', id=rid('session', session_id), row=row)[0][0])
 
     def list_turns(self, session_id: str, patterns: Sequence[str], limit: int, offset: int) -> list[dict[str, Any]]:
         """The session's turns the reader may see, each by its own scope (a session's scope says nothing about its turns')."""

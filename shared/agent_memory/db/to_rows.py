@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from agent_memory.db.records import bare, ref, session_id_of
+from agent_memory.rows.control import ContextRow, PrincipalRow
 from agent_memory.rows.conversation import ChunkRow, SessionRow, TurnRow
 from agent_memory.rows.directives import InstructionRow, UncertaintyRow
 from agent_memory.rows.memory import ActionRow, AttributeRow, EntityRow, RelationRow, Source
@@ -178,4 +179,26 @@ def uncertainty(row: Row) -> UncertaintyRow:
         source_turn=bare(row.get('source_turn')),
         resolved_by=bare(row.get('resolved_by')),
         resolved_at=row.get('resolved_at'),
+    )
+
+
+def context(row: Row) -> ContextRow:
+    return ContextRow(
+        id=bare(row['id']) or '',
+        config=dict(row.get('config') or {}),
+        created_at=row['created_at'],
+        updated_at=row['updated_at'],
+    )
+
+
+def principal(row: Row) -> PrincipalRow:
+    return PrincipalRow(
+        id=bare(row['id']) or '',
+        display_name=row['display_name'],
+        kind=row['kind'],
+        grants=dict(row.get('grants') or {}),
+        default_scopes=row.get('default_scopes'),
+        external_id=row.get('external_id'),
+        created_at=row.get('created_at'),
+        updated_at=row.get('updated_at'),
     )

@@ -30,7 +30,7 @@ def handle_job(services: Services, body: str, receive_count: int) -> None:
     if context is None:
         logger.warning('extraction job for a context that no longer exists', extra={'context': job.context_id})
         return
-    config = effective_config(context.get('config'))
+    config = effective_config(context.config)
     store = services.store(job.context_id)
     final = receive_count >= services.max_receives
     if len(job.turn_ids) > 1:

@@ -28,28 +28,29 @@ from agent_memory.errors import Conflict, Forbidden, NotFound, PayloadTooLarge, 
 from agent_memory.jobs import ExtractionJob, JobQueue
 from agent_memory.models import FactsBatchRequest, FactsRequest, SessionCreate
 from agent_memory.observability import logger, metrics
+from agent_memory.rows.conversation import SessionRow
 
 NO_SESSION = 'session not found or outside your write region'
 WAIT_POLL_SECONDS = 0.1
 MAX_WAIT_SECONDS = 25
 
 
-def write_region(caller: Caller, requested: Any, session: dict[str, Any] | None) -> ScopeSets:
+def write_region(caller: Caller, requested: Any, session: SessionRow | None) -> ScopeSets:
     scope_sets = normalise_scope_sets(requested)
     if scope_sets is None:
-        scope_sets = session['scope_sets'] if session else caller.default_scopes
+        scope_sets = session.scope_sets if session else caller.default_scopes
     if not within_region(scope_sets, caller.patterns('memory:write')):
         raise Forbidden('scopes are outside your write region')
     return scope_sets
 
 
-def session_for_write(store: MemoryStore, caller: Caller, session_id: str | None) -> dict[str, Any] | None:
+def session_for_write(store: MemoryStore, caller: Caller, session_id: str | None) -> SessionRow | None:
     if session_id is None:
         return None
     session = sessions.writable(store, caller, session_id)
     if session is None:  # absent and out-of-region sessions answer identically (no id probing)
         raise Forbidden(NO_SESSION)
-    if session.get('closed_at') is not None:
+    if session.closed_at is not None:
         raise Conflict('session is closed')
     return session
 
@@ -330,10 +331,10 @@ def create_session(store: MemoryStore, caller: Caller, request: SessionCreate) -
         row = store.create_session(sessions.storage_key(caller.principal_id, session_id), fresh)
     except Conflict as exc:
         raise taken from exc
-    return {'id': session_id, 'scopes': row['scope_sets'], 'metadata': row.get('metadata') or {}, 'createdAt': when(row['created_at'])}
+    return {'id': session_id, 'scopes': row.scope_sets, 'metadata': row.metadata, 'createdAt': when(row.created_at)}
 
 
-def readable_session(store: MemoryStore, caller: Caller, session_id: str) -> dict[str, Any]:
+def readable_session(store: MemoryStore, caller: Caller, session_id: str) -> SessionRow:
     session = sessions.readable(store, caller, session_id)
     if session is None:
         raise NotFound('session not found')

@@ -23,7 +23,7 @@ def run_all(services: Services, sweeps: tuple[tuple[str, lifecycle.Sweep], ...])
         context = services.control.get_context(context_id)
         if context is None:
             continue  # deleted while we were sweeping
-        config = effective_config(context.get('config'))
+        config = effective_config(context.config)
         for name, sweep in sweeps:
             try:
                 results.append({'sweep': name, **lifecycle.run_sweep(name, sweep, services.lifecycle(context_id), context_id, config)})
