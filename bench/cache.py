@@ -69,7 +69,8 @@ os.environ.setdefault('OPENBLAS_NUM_THREADS', '1')
 
 import numpy as np  # noqa: E402
 
-from agent_memory.api.services import Services, get_services  # noqa: E402
+from agent_memory.clock import new_id, utcnow  # noqa: E402
+from agent_memory.composition import Services, get_services  # noqa: E402
 from agent_memory.config import get_settings  # noqa: E402
 from agent_memory.db.memory_store import MemoryStore  # noqa: E402
 from agent_memory.db.records import Tx  # noqa: E402
@@ -78,7 +79,6 @@ from agent_memory.db.trace_store import CACHE_EF, CACHE_NEIGHBOURS, TraceStore  
 from agent_memory.domain import question_key as question_keys  # noqa: E402
 from agent_memory.domain.context_config import ResponseCacheConfig  # noqa: E402
 from agent_memory.domain.contexts import create_context, mint_context_key  # noqa: E402
-from agent_memory.domain.ids import new_id, utcnow  # noqa: E402
 from agent_memory.domain.lifecycle import REINDEX_MAX_BACKLOG, REINDEX_MIN_GROWTH, REINDEX_MIN_NEW_ROWS  # noqa: E402
 from agent_memory.domain.question_key import QuestionKey, question_key  # noqa: E402
 from agent_memory.domain.synthesis import LlmComposer  # noqa: E402
@@ -142,7 +142,7 @@ def part_hit_cost(args: argparse.Namespace, services: Services, data: dict[str, 
                 assert status == 200 and body['cached'] is (n > 0), body
                 (hits if body['cached'] else misses).append(elapsed_ms)
         services.control.delete_context(cid)
-        services.forget_store(cid)
+        services.drop_context(cid)
     finally:
         services._composer = previous
         server.stop()
@@ -366,7 +366,7 @@ class ChatBench:
         result.exact_hits, result.exact_wrong = replay.hits, replay.wrong
         result.same_decision = sum(a == b for a, b in zip(decisions, replay.decisions, strict=True))
         self.services.control.delete_context(cid)
-        self.services.forget_store(cid)
+        self.services.drop_context(cid)
         return result
 
     def _question_of(self, store: MemoryStore, response_id: str) -> str:
@@ -797,7 +797,7 @@ def part_lookup(args: argparse.Namespace, services: Services, data: dict[str, An
         log(f'  N={size:,}: p50 before {before.p50:.1f} ms, after {after.p50:.1f} ms, +{args.pending:,} {pending.p50:.1f} ms, '
             f'numpy {exact.p50:.2f} ms; RSS high-water {rss_mb():,} MB')  # fmt: skip
         services.control.delete_context(cid)
-        services.forget_store(cid)
+        services.drop_context(cid)
 
     def cell(t: Timing, counted: bool = False, digits: int = 1) -> str:
         return f'{fmt(t.p50, digits)} / {fmt(t.p95, digits)}' + (f' ({t.queries})' if counted else '')

@@ -43,10 +43,11 @@ sys.path[:0] = [str(ROOT / 'shared'), str(ROOT / 'infra')]
 
 from surrealdb import RecordID  # noqa: E402
 
+from agent_memory.composition import IMPORTANCE  # noqa: E402
 from agent_memory.db.connection import Database  # noqa: E402
 from agent_memory.db.lifecycle_store import DEFAULT_BATCH, LifecycleStore  # noqa: E402
 from agent_memory.db.migrations import ensure_migrated  # noqa: E402
-from agent_memory.domain.vocabulary import DAILY_DECAY, IMPORTANCE_MAX, IMPORTANCE_MIN, INITIAL_IMPORTANCE  # noqa: E402
+from agent_memory.domain.importance import DAILY_DECAY, IMPORTANCE_MAX, IMPORTANCE_MIN, INITIAL_IMPORTANCE  # noqa: E402
 
 DAY = 'bench-day-1'
 CATEGORIES = ('context', 'knowledge', 'identity')  # row i has CATEGORIES[i % 3]
@@ -166,7 +167,7 @@ def make_rows(start: int, stop: int, now: dt.datetime) -> list[dict[str, Any]]:
     for i in range(start, stop):
         created = old if is_old(i) else recent
         rows.append({
-            # Shaped like agent_memory.domain.ids.new_id(): 12 hex digits of milliseconds, then 10 more.
+            # Shaped like agent_memory.clock.new_id(): 12 hex digits of milliseconds, then 10 more.
             'id': RecordID('attribute', f'{int(created.timestamp() * 1000):012x}{i:010x}'),
             'entity': RecordID('entity', ['person', f'p{i % ENTITIES}']),
             'key': f'k{i % 50}',
@@ -352,7 +353,7 @@ def run_size(n: int, args: argparse.Namespace, now: dt.datetime) -> SizeResult:
     db, name = fresh_database(args.url, f'set_{n}')
     _, load_phase = measure(f'load {n:,} rows (set-based copy)', lambda: load(db, name, n, now, args.stmt_rows))
     recorder = Recorder(db)
-    store = LifecycleStore(recorder, name)  # type: ignore[arg-type]  # duck-typed: only .query is used
+    store = LifecycleStore(recorder, name, IMPORTANCE)  # type: ignore[arg-type]  # duck-typed: only .query is used
     set_decayed, set_decay = measure(f'set-based decay N={n:,}', lambda: store.decay(DAY))
     decay_calls = recorder.take()
     set_sum = importance_sum(db, name)

@@ -54,7 +54,7 @@ QUEUE_URL = _sqs.create_queue(
 QUEUE_ARN = _sqs.get_queue_attributes(QueueUrl=QUEUE_URL, AttributeNames=['QueueArn'])['Attributes']['QueueArn']
 os.environ['AGENT_MEMORY_QUEUE_URL'] = QUEUE_URL
 
-from agent_memory.api.services import Services, get_services  # noqa: E402
+from agent_memory.composition import Services, get_services  # noqa: E402
 from agent_memory.db.memory_store import MemoryStore  # noqa: E402
 from agent_memory.domain.auth import Caller  # noqa: E402
 from agent_memory.domain.contexts import create_context, mint_context_key  # noqa: E402
@@ -111,7 +111,7 @@ def context_id(services: Services) -> Iterator[str]:
     create_context(services.control, services.store, cid, {})
     yield cid
     services.control.delete_context(cid)
-    services.forget_store(cid)
+    services.drop_context(cid)
 
 
 @pytest.fixture

@@ -6,7 +6,7 @@ from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from agent_memory.api.http import build_resolver, data_plane, json_response, no_content, parse_body, query_param
-from agent_memory.api.services import get_services
+from agent_memory.composition import get_services
 from agent_memory.db.principal_store import PrincipalStore
 from agent_memory.domain import tenancy
 from agent_memory.models import SelfKeyCreate

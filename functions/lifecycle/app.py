@@ -6,7 +6,7 @@ from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from agent_memory.api.http import build_resolver, data_plane, json_response
-from agent_memory.api.services import get_services
+from agent_memory.composition import get_services
 from agent_memory.domain import lifecycle
 from agent_memory.domain.scopes import covered
 from agent_memory.errors import Forbidden, NotFound

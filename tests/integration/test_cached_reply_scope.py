@@ -6,7 +6,7 @@ read the caller's own facts is reused by that principal only (hole 7); a change 
 
 from __future__ import annotations
 
-from agent_memory.api.services import Services
+from agent_memory.composition import Services
 from tests.conftest import Api, Worker
 from tests.integration.test_cache_paraphrases import SHARED, chat, say
 from tests.integration.test_derived_scopes import HR, Office, office, passages  # noqa: F401 - the fixture

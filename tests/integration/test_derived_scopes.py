@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from agent_memory.api.services import Services
+from agent_memory.composition import Services
 from agent_memory.db.memory_store import MemoryStore
 from agent_memory.domain.derived_scope import conjoin
 from tests.conftest import Api

@@ -239,12 +239,12 @@ def test_accepting_a_value_settles_a_resolvable_uncertainty(api: Api) -> None:
     assert api.call('views', 'POST', '/uncertainty/nope/resolve', {'acceptedValue': 'x'})[0] == 404
 
 
-def test_an_unresolvable_uncertainty_cannot_be_settled_with_a_value(api: Api, store: MemoryStore) -> None:
-    from agent_memory.db.records import bare
-    from agent_memory.domain.directives import record_uncertainty
-
-    flag = record_uncertainty(store, 'when the trip was', 'said "a while ago"', 'unresolved_time', [['/']])
-    code, body, _ = api.call('views', 'POST', f'/uncertainty/{bare(flag["id"].split(":", 1)[1])}/resolve', {'acceptedValue': 'x'})
+def test_an_unresolvable_uncertainty_cannot_be_settled_with_a_value(api: Api, worker: Worker) -> None:
+    say(api, 'I switched to the Pro plan a while ago.')
+    worker.drain()
+    (flag,) = api.call('views', 'GET', '/uncertainty')[1]['uncertainties']
+    assert (flag['kind'], flag['resolvable']) == ('unresolved_time', False)
+    code, body, _ = api.call('views', 'POST', f'/uncertainty/{flag["id"].split(":", 1)[1]}/resolve', {'acceptedValue': 'x'})
     assert code == 422
 
 
@@ -277,7 +277,7 @@ def test_two_workers_racing_on_one_turn_apply_it_once(api: Api, store: MemorySto
     from agent_memory.domain.context_config import effective_config
 
     results: list[str] = []
-    settings = effective_config(config['config'])
+    settings = effective_config(config.config if config else None)
     threads = [threading.Thread(target=lambda: results.append(process_turn(store, services.extractors, services.embedder, settings,
                                                                             body['turnId']).status)) for _ in range(3)]  # fmt: skip
     for thread in threads:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from agent_memory.api.services import Services
+from agent_memory.composition import Services
 from agent_memory.db.memory_store import MemoryStore
 from tests.conftest import Api
 from tests.integration.test_scoped_destruction import ALICE, TEAM_A, a_rows, remember, team

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from agent_memory.api.services import Services
+from agent_memory.composition import Services
 from tests.conftest import MANAGEMENT_KEY, Api
 
 HOSTILE_INTS = ['²', '٣', '1_0', ' 5', '-1', str(2**63), str(10**30), '9' * 5000]

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from agent_memory.api.services import Services
+from agent_memory.composition import Services
 from agent_memory.db.control_store import MAX_KEYS_PER_PRINCIPAL
 from tests.conftest import MANAGEMENT_KEY, Api
 from tests.integration.test_mcp import rpc_raw

@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 
-from agent_memory.api.services import Services
+from agent_memory.clock import utcnow
+from agent_memory.composition import Services
 from agent_memory.db.memory_store import MemoryStore
-from agent_memory.domain.ids import utcnow
 from agent_memory.domain.synthesis import LlmComposer
 from tests.conftest import MANAGEMENT_KEY, Api
 from tests.integration.test_visibility_matrix import make_principal

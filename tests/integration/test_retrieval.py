@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from agent_memory.api.services import Services
+from agent_memory.composition import Services
 from agent_memory.db.memory_store import MemoryStore
 from tests.conftest import Api, Worker
 from tests.integration.test_visibility_matrix import make_principal
@@ -159,15 +159,14 @@ def test_returned_facts_are_reinforced_and_inspection_is_not(world: Api, store: 
     assert importance() == pytest.approx(start * 1.1 * 1.1)
 
 
-def test_context_block_has_instructions_profile_facts_and_passages(world: Api, store: MemoryStore) -> None:
-    from agent_memory.domain.directives import add_instruction
-
-    add_instruction(store, 'Formatting', 'Answer in bullet points', [['/']], None)
+def test_context_block_has_instructions_profile_facts_and_passages(world: Api, worker: Worker) -> None:
+    assert world.call('facts', 'POST', '/facts', {'text': 'Always answer in bullet points.'})[0] == 202
+    worker.drain()  # stage 0 stores the instruction
     remember(world, {'entity': {'type': 'person', 'name': 'admin'}, 'key': 'timezone', 'value': 'CET'})
     code, body, _ = world.call('retrieval', 'POST', '/context', {'query': 'When is the Apollo deadline?'})
     assert code == 200 and body['tier'] == 'hybrid'
     block = body['context']
-    assert '## Instructions\n- Formatting: Answer in bullet points' in block
+    assert '## Instructions\n- format: Always answer in bullet points' in block
     assert '## Relevant facts' in block and 'Apollo deadline: March 3rd (recorded ' in block
     assert '## Passages' in block and 'Apollo launch slips by two weeks' in block
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from agent_memory.api.services import Services
+from agent_memory.clock import utcnow
+from agent_memory.composition import Services
 from agent_memory.db.memory_store import MemoryStore
 from agent_memory.db.retrieval_store import DF_CAP, ReadFilter, RetrievalStore
 from agent_memory.db.term_frequencies import TermFrequencies
-from agent_memory.domain.ids import utcnow
 from tests.conftest import Api
 from tests.integration.test_visibility_matrix import make_principal
 

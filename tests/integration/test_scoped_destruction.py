@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from agent_memory.api.services import Services
+from agent_memory.composition import Services
 from agent_memory.db.memory_store import MemoryStore
 from tests.conftest import Api
 from tests.integration.test_visibility_matrix import make_principal

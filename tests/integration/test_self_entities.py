@@ -8,9 +8,8 @@ from typing import Any
 
 import pytest
 
-from agent_memory.api.services import Services
+from agent_memory.composition import Services
 from agent_memory.db.memory_store import MemoryStore
-from agent_memory.domain.directives import record_uncertainty
 from tests.conftest import Api, Worker
 from tests.integration.test_extraction_llm_pipeline import reply, with_llm  # noqa: F401 - the fixture
 from tests.integration.test_visibility_matrix import make_principal
@@ -60,10 +59,12 @@ def test_a_model_naming_another_principals_self_entity_writes_nothing_there(pair
     assert alice.call('entities', 'GET', '/entities/person/self:alice')[0] == 404
 
 
-def test_only_the_owner_settles_a_doubt_about_its_self_entity(pair: tuple[Api, Api], store: MemoryStore) -> None:
+def test_only_the_owner_settles_a_doubt_about_its_self_entity(pair: tuple[Api, Api], store: MemoryStore, worker: Worker) -> None:
     alice, bob = pair
-    flag = record_uncertainty(store, 'alice title', 'CEO or co-CEO?', 'self_correction', [['team']],
-                              entity=['person', 'self:alice'], key='title')  # fmt: skip
+    assert alice.call('facts', 'POST', '/facts', {'text': "I'm CEO — well, co-CEO, it's complicated.", 'scopes': [['team']]})[0] == 202
+    worker.drain()
+    (flag,) = alice.call('views', 'GET', '/uncertainty')[1]['uncertainties']
+    assert flag['entity'] == 'entity:person/self:alice' and flag['key'] == 'title'
     path = f'/uncertainty/{flag["id"].split(":", 1)[1]}/resolve'
     before = store.table_counts()
     assert bob.call('views', 'POST', path, {'acceptedValue': 'intern'})[0] == 400

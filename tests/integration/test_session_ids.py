@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from agent_memory.api.services import Services
+from agent_memory.composition import Services
 from tests.conftest import Api
 from tests.integration.test_visibility_matrix import make_principal
 

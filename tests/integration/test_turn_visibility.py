@@ -11,10 +11,10 @@ from dataclasses import dataclass
 
 import pytest
 
-from agent_memory.api.services import Services
-from agent_memory.db.control_store import KeyRecord
+from agent_memory.clock import utcnow
+from agent_memory.composition import Services
 from agent_memory.domain.auth import hash_key, mint_token
-from agent_memory.domain.ids import utcnow
+from agent_memory.rows.control import KeyRecord
 from tests.conftest import Api, Worker
 from tests.integration.test_extraction_llm_pipeline import reply, with_llm  # noqa: F401 - the fixture
 from tests.integration.test_response_cache import llm  # noqa: F401 - the fixture

@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from agent_memory.api.services import Services
+from agent_memory.composition import Services
 from tests.conftest import WS_BRIDGE, Api
 
 pytestmark = pytest.mark.skipif(WS_BRIDGE is None, reason='runs in the ws test mode: AGENT_MEMORY_TEST_DB=ws')

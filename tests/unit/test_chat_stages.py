@@ -7,7 +7,6 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-from agent_memory.db.sdk import RecordID
 from agent_memory.domain.auth import Caller
 from agent_memory.domain.chat import Answer, Question, cached_answer, citations, compose, reply_body
 from agent_memory.domain.context_config import ContextConfig
@@ -16,6 +15,7 @@ from agent_memory.domain.retrieval import Hit, Retrieval
 from agent_memory.domain.synthesis import MAX_SOURCES, Composition, ExtractiveComposer
 from agent_memory.domain.write_target import WriteTarget
 from agent_memory.models import ChatRequest
+from agent_memory.rows.conversation import TurnRow
 from agent_memory.write_ops import ResponseTrace, WritePlan, WriteTraces
 
 NOW = dt.datetime(2026, 1, 2, tzinfo=dt.UTC)
@@ -52,7 +52,8 @@ def test_an_answer_is_personal_when_the_question_or_what_it_was_built_from_is_ab
 
 def test_composition_never_quotes_the_window_or_the_users_own_questions_and_is_capped() -> None:
     # Given retrieval that found the user's earlier question, a turn already in the window, and many facts
-    window_turn = {'id': RecordID('turn', 't-window'), 'role': 'user', 'content': 'Bob moved to Oslo', 'scope_sets': [['/']]}
+    window_turn = TurnRow(id='t-window', session_key='alice/s', seq=1, role='user', content='Bob moved to Oslo', observed_at=NOW,
+                          scope_sets=[['/']])  # fmt: skip
     asked = _passage(1, 't-asked', 'where does Bob live?')
     in_window = _passage(2, 't-window', 'Bob moved to Oslo')
     facts = [_fact(n + 3) for n in range(MAX_SOURCES + 3)]

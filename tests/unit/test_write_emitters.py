@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 
 from agent_memory.db.records import Tx
+from agent_memory.composition import IMPORTANCE
 from agent_memory.db.write_emitters import emit_all
 from agent_memory.write_ops import (
     CreateAction,
@@ -32,7 +33,7 @@ def _turn(turn_id: str) -> CreateTurn:
 
 def _emitted(operations: list[Operation]) -> Tx:
     tx = Tx()
-    emit_all(tx, tx.p(NOW), operations)
+    emit_all(tx, tx.p(NOW), operations, IMPORTANCE)
     return tx
 
 

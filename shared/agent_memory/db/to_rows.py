@@ -5,13 +5,16 @@ from __future__ import annotations
 from typing import Any
 
 from agent_memory.db.records import bare, ref, session_id_of
+from agent_memory.rows.control import ContextRow, PrincipalRow
 from agent_memory.rows.conversation import ChunkRow, SessionRow, TurnRow
+from agent_memory.rows.directives import InstructionRow, UncertaintyRow
 from agent_memory.rows.memory import ActionRow, AttributeRow, EntityRow, RelationRow, Source
 
 Row = dict[str, Any]
 
 
-def _ref(value: Any) -> str:
+def required_ref(value: Any) -> str:
+    """The wire ref of a record id that must be there."""
     text = ref(value)
     if text is None:
         raise ValueError('a required record id is missing')
@@ -28,7 +31,7 @@ def source(value: Any) -> Source | None:
 
 def entity(row: Row) -> EntityRow:
     return EntityRow(
-        ref=_ref(row['id']),
+        ref=required_ref(row['id']),
         name=row['name'],
         type=row['type'],
         memory_category=row['memory_category'],
@@ -42,8 +45,8 @@ def entity(row: Row) -> EntityRow:
 
 def attribute(row: Row) -> AttributeRow:
     return AttributeRow(
-        ref=_ref(row['id']),
-        entity=_ref(row['entity']),
+        ref=required_ref(row['id']),
+        entity=required_ref(row['entity']),
         key=row['key'],
         value=row['value'],
         memory_category=row['memory_category'],
@@ -64,10 +67,10 @@ def attribute(row: Row) -> AttributeRow:
 
 def relation(row: Row) -> RelationRow:
     return RelationRow(
-        ref=_ref(row['id']),
-        subject=_ref(row['in']),
+        ref=required_ref(row['id']),
+        subject=required_ref(row['in']),
         label=row['label'],
-        object=_ref(row['out']),
+        object=required_ref(row['out']),
         memory_category=row['memory_category'],
         importance=row['importance'],
         scope_sets=row.get('scope_sets') or [],
@@ -81,8 +84,8 @@ def relation(row: Row) -> RelationRow:
 
 def action(row: Row) -> ActionRow:
     return ActionRow(
-        ref=_ref(row['id']),
-        actor=_ref(row['actor']),
+        ref=required_ref(row['id']),
+        actor=required_ref(row['actor']),
         verb=row['verb'],
         summary=row['summary'],
         memory_category=row['memory_category'],
@@ -137,7 +140,7 @@ def turn(row: Row) -> TurnRow:
 
 def chunk(row: Row) -> ChunkRow:
     return ChunkRow(
-        ref=_ref(row['id']),
+        ref=required_ref(row['id']),
         turn=bare(row['turn']) or '',
         session_key=bare(row['session']) or '',
         position=int(row['position']),
@@ -146,4 +149,56 @@ def chunk(row: Row) -> ChunkRow:
         created_at=row['created_at'],
         role=row.get('role'),
         labels=list(row.get('labels') or []),
+    )
+
+
+def instruction(row: Row) -> InstructionRow:
+    return InstructionRow(
+        ref=required_ref(row['id']),
+        label=row['label'],
+        description=row['description'],
+        scope_sets=row.get('scope_sets') or [],
+        created_at=row['created_at'],
+        merged_count=int(row.get('merged_count') or 0),
+        source_turn=bare(row.get('source_turn')),
+        source_turns=tuple(bare(t) or '' for t in row.get('source_turns') or []),
+    )
+
+
+def uncertainty(row: Row) -> UncertaintyRow:
+    return UncertaintyRow(
+        ref=required_ref(row['id']),
+        about=row['about'],
+        reason=row['reason'],
+        kind=row['kind'],
+        resolved=bool(row.get('resolved')),
+        scope_sets=row.get('scope_sets') or [],
+        created_at=row['created_at'],
+        entity=ref(row.get('entity')),
+        key=row.get('key'),
+        source_turn=bare(row.get('source_turn')),
+        resolved_by=bare(row.get('resolved_by')),
+        resolved_at=row.get('resolved_at'),
+    )
+
+
+def context(row: Row) -> ContextRow:
+    return ContextRow(
+        id=bare(row['id']) or '',
+        config=dict(row.get('config') or {}),
+        created_at=row['created_at'],
+        updated_at=row['updated_at'],
+    )
+
+
+def principal(row: Row) -> PrincipalRow:
+    return PrincipalRow(
+        id=bare(row['id']) or '',
+        display_name=row['display_name'],
+        kind=row['kind'],
+        grants=dict(row.get('grants') or {}),
+        default_scopes=row.get('default_scopes'),
+        external_id=row.get('external_id'),
+        created_at=row.get('created_at'),
+        updated_at=row.get('updated_at'),
     )

@@ -15,7 +15,7 @@ from typing import Any
 from agent_memory.db.connection import ALREADY_APPLIED, CONFLICT_MARKER
 from agent_memory.db.predicates import OPEN, address_key
 from agent_memory.db.records import Tx, entity_rid, rid
-from agent_memory.db.reinforcement import reinforce_statement, reinforced_ids
+from agent_memory.db.reinforcement import ImportanceRule, reinforce_statement, reinforced_ids
 from agent_memory.db.trace_rows import add_traces
 from agent_memory.write_ops import (
     CloseAttribute,
@@ -48,10 +48,10 @@ from agent_memory.write_ops import (
 
 
 class Emit:
-    """The transaction under construction and the write's clock, bound once."""
+    """The transaction under construction, the write's clock (bound once) and the importance rule reinforcement applies."""
 
-    def __init__(self, tx: Tx, now: str) -> None:
-        self.tx, self.now = tx, now
+    def __init__(self, tx: Tx, now: str, importance: ImportanceRule) -> None:
+        self.tx, self.now, self.importance = tx, now, importance
 
     def p(self, value: Any) -> str:
         return self.tx.p(value)
@@ -252,7 +252,7 @@ def write_traces(emit: Emit, op: WriteTraces) -> None:
 
 def reinforce(emit: Emit, op: Reinforce) -> None:
     if ids := reinforced_ids(op.refs):
-        emit.add(reinforce_statement(emit.tx, ids))
+        emit.add(reinforce_statement(emit.tx, ids, emit.importance))
 
 
 Emitter = Callable[[Emit, Any], None]
@@ -286,7 +286,7 @@ EMITTERS: dict[type[Any], Emitter] = {
 _RANK = {kind: rank for rank, kind in enumerate(EMITTERS)}
 
 
-def emit_all(tx: Tx, now: str, operations: Iterable[Operation]) -> None:
-    emit = Emit(tx, now)
+def emit_all(tx: Tx, now: str, operations: Iterable[Operation], importance: ImportanceRule) -> None:
+    emit = Emit(tx, now, importance)
     for op in sorted(operations, key=lambda o: _RANK[type(o)]):
         EMITTERS[type(op)](emit, op)

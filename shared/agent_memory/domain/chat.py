@@ -15,6 +15,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+from agent_memory.clock import new_id, utcnow
 from agent_memory.db.connection import run_with_retry
 from agent_memory.db.memory_store import MemoryStore
 from agent_memory.db.retrieval_store import ReadFilter
@@ -24,7 +25,6 @@ from agent_memory.domain.answer_phrasing import is_asked_question
 from agent_memory.domain.auth import Caller
 from agent_memory.domain.commit import commit
 from agent_memory.domain.derived_scope import derived_scope, reply_sources
-from agent_memory.domain.ids import new_id, utcnow
 from agent_memory.domain.pipeline import Pipeline, enqueue
 from agent_memory.domain.question_key import QuestionKey
 from agent_memory.domain.reconcile import self_entity_ref
@@ -38,6 +38,7 @@ from agent_memory.domain.write_target import WriteTarget, write_target
 from agent_memory.embeddings import Embedder
 from agent_memory.models import ChatRequest
 from agent_memory.observability import metrics
+from agent_memory.rows.conversation import TurnRow
 from agent_memory.write_ops import Reinforce, WritePlan, WriteTraces
 
 CHAT_K = 10
@@ -101,7 +102,7 @@ def chat(
                       answer.composition.deltas or [answer.composition.reply])  # fmt: skip
 
 
-def conversation_window(store: MemoryStore, caller: Caller, target: WriteTarget) -> tuple[list[dict[str, Any]], bool]:
+def conversation_window(store: MemoryStore, caller: Caller, target: WriteTarget) -> tuple[list[TurnRow], bool]:
     """The session's recent turns the caller may read, and whether the conversation is under way (a new session is not)."""
     if target.session is None:
         return [], False
@@ -138,10 +139,10 @@ def compose(
     question: Question,
     decision: CacheDecision,
     retrieval: Retrieval,
-    window: list[dict[str, Any]],
+    window: list[TurnRow],
 ) -> Answer:
     """Synthesis over what retrieval found, minus what the transcript window already holds and questions the user asked."""
-    in_window = {str(t['id'].id) for t in window}
+    in_window = {t.id for t in window}
     found = retrieval.hits + retrieval.context_hits
     sources = [h for h in found if h.resource.get('turnId') not in in_window and not is_asked_question(h)][:MAX_SOURCES]
     model = request.model or caller.config.models.synthesis
@@ -165,7 +166,7 @@ def record(
     pipeline: Pipeline,
     request: ChatRequest,
     target: WriteTarget,
-    window: list[dict[str, Any]],
+    window: list[TurnRow],
     question: Question,
     answer: Answer,
     latency_ms: float,

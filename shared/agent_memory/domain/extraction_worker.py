@@ -6,14 +6,14 @@ import datetime as dt
 
 from aws_lambda_powertools.metrics import MetricUnit
 
-from agent_memory.api.services import Services
+from agent_memory.clock import utcnow
+from agent_memory.composition import Services
 from agent_memory.config import get_settings
 from agent_memory.db.memory_store import MemoryStore
 from agent_memory.db.turn_store import TurnStore
 from agent_memory.domain.chunks import split_text
 from agent_memory.domain.context_config import effective_config
 from agent_memory.domain.extraction_pipeline import process_turn
-from agent_memory.domain.ids import utcnow
 from agent_memory.extraction.errors import ProviderError
 from agent_memory.jobs import ExtractionJob
 from agent_memory.observability import logger, metrics
@@ -30,7 +30,7 @@ def handle_job(services: Services, body: str, receive_count: int) -> None:
     if context is None:
         logger.warning('extraction job for a context that no longer exists', extra={'context': job.context_id})
         return
-    config = effective_config(context.get('config'))
+    config = effective_config(context.config)
     store = services.store(job.context_id)
     final = receive_count >= services.max_receives
     if len(job.turn_ids) > 1:

@@ -7,15 +7,16 @@ import time
 from dataclasses import replace
 from typing import Any
 
+from agent_memory.clock import new_id, utcnow
 from agent_memory.config import get_settings
 from agent_memory.db.connection import run_with_retry
 from agent_memory.db.memory_store import MemoryStore
 from agent_memory.db.turn_store import TurnStore
+from agent_memory.domain import sessions
 from agent_memory.domain.auth import Caller
 from agent_memory.domain.commit import commit
 from agent_memory.domain.extraction_pipeline import TurnInput, preview_turn
 from agent_memory.domain.idempotency import body_hash, replay_or_run
-from agent_memory.domain.ids import new_id, utcnow
 from agent_memory.domain.pipeline import Pipeline, enqueue, wait_for_extractions
 from agent_memory.domain.reconcile import Diff, Reconciler, Source, Speaker, triples_to_extraction
 from agent_memory.domain.scopes import visible
@@ -113,7 +114,7 @@ def _preview(store: MemoryStore, caller: Caller, pipeline: Pipeline, request: Fa
     seq = 1 << 62  # the preview turn would follow every stored one
     turn = TurnInput(
         None,
-        session['id'] if session else None,
+        sessions.key_of(session) if session else None,
         seq,
         request.role,
         request.text or '',
@@ -171,16 +172,16 @@ def remember_batch(
 
 def extraction_status(store: MemoryStore, caller: Caller, turn_id: str) -> dict[str, Any]:
     row = TurnStore(store).get_turn(turn_id)
-    if row is None or not visible(row['scope_sets'], caller.patterns('memory:read')):
+    if row is None or not visible(row.scope_sets, caller.patterns('memory:read')):
         raise NotFound('turn not found')
-    status = row.get('extraction_status') or 'none'
+    status = row.extraction_status or 'none'
     body: dict[str, Any] = {'turnId': turn_id, 'status': status}
-    if row.get('extraction_result'):
-        body['extraction'] = json.loads(row['extraction_result'])
-    if row.get('extraction_mode'):
-        body['mode'] = row['extraction_mode']
-    if row.get('llm_error'):
-        body['llmError'] = row['llm_error']
-    if row.get('extraction_error'):
-        body['error'] = row['extraction_error']
+    if row.extraction_result:
+        body['extraction'] = json.loads(row.extraction_result)
+    if row.extraction_mode:
+        body['mode'] = row.extraction_mode
+    if row.llm_error:
+        body['llmError'] = row.llm_error
+    if row.extraction_error:
+        body['error'] = row.extraction_error
     return body

@@ -9,9 +9,9 @@ from typing import Any
 
 from aws_lambda_powertools.metrics import MetricUnit
 
+from agent_memory.clock import utcnow
 from agent_memory.db.lifecycle_store import LifecycleStore
 from agent_memory.domain.context_config import ContextConfig
-from agent_memory.domain.ids import utcnow
 from agent_memory.observability import logger, metrics
 
 Sweep = Callable[[LifecycleStore, ContextConfig, dt.datetime], int]

@@ -9,10 +9,10 @@ from typing import Any
 
 from aws_lambda_powertools.metrics import MetricUnit
 
+from agent_memory.clock import utcnow
 from agent_memory.db.memory_store import MemoryStore
 from agent_memory.db.turn_store import TurnStore
 from agent_memory.domain.extraction_pipeline import Extractors
-from agent_memory.domain.ids import utcnow
 from agent_memory.embeddings import Embedder
 from agent_memory.jobs import ExtractionJob, JobQueue
 from agent_memory.observability import logger, metrics
@@ -50,8 +50,8 @@ def wait_for_extractions(store: MemoryStore, turn_ids: list[str], wait_seconds: 
     deadline = time.monotonic() + wait_seconds
     while True:
         rows = [turns.get_turn(t) for t in turn_ids]
-        if all(r is not None and r.get('extraction_status') == 'done' for r in rows):
-            return [json.loads(r['extraction_result'] or '{}') for r in rows if r is not None]
+        if all(r is not None and r.extraction_status == 'done' for r in rows):
+            return [json.loads(r.extraction_result or '{}') for r in rows if r is not None]
         if time.monotonic() >= deadline:
             return None
         time.sleep(min(WAIT_POLL_SECONDS, max(0.0, deadline - time.monotonic())))

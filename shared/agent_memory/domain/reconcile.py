@@ -12,19 +12,10 @@ import datetime as dt
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from agent_memory.clock import new_id
 from agent_memory.db.memory_store import MemoryStore
-from agent_memory.domain.ids import new_id
+from agent_memory.domain.importance import INITIAL_IMPORTANCE
 from agent_memory.domain.scopes import ScopeSets, overlaps
-from agent_memory.domain.vocabulary import (
-    INITIAL_IMPORTANCE,
-    SELF_PREFIX,
-    MemoryCategory,
-    category_from_model,
-    clean_display_name,
-    names_self_entity,
-    normalise_name,
-    normalise_type,
-)
 from agent_memory.extraction.model import (
     EntityRef,
     ExtractedAction,
@@ -38,6 +29,15 @@ from agent_memory.extraction.model import (
 from agent_memory.plan_reads import OpenUncertainty
 from agent_memory.rows.memory import AttributeRow, RelationRow
 from agent_memory.rows.refs import EntityKey, entity_key_of, key_of, record_ref
+from agent_memory.vocabulary import (
+    SELF_PREFIX,
+    MemoryCategory,
+    category_from_model,
+    clean_display_name,
+    names_self_entity,
+    normalise_name,
+    normalise_type,
+)
 from agent_memory.write_ops import (
     CloseAttribute,
     CloseRelation,

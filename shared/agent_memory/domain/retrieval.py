@@ -14,8 +14,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from agent_memory.clock import when
 from agent_memory.db.memory_store import MemoryStore
-from agent_memory.db.records import bare, ref, session_id_of, when
+from agent_memory.db.records import bare, ref, session_id_of
 from agent_memory.db.retrieval_store import ReadFilter, RetrievalStore
 from agent_memory.db.sdk import RecordID
 from agent_memory.domain.plan_embeddings import attribute_text, entity_text

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from agent_memory.clock import new_id, utcnow, when
 from agent_memory.db.memory_store import MemoryStore
-from agent_memory.db.records import bare, when
 from agent_memory.domain import sessions
 from agent_memory.domain.auth import Caller
-from agent_memory.domain.ids import new_id, utcnow
 from agent_memory.domain.write_target import write_region
 from agent_memory.errors import Conflict, NotFound
 from agent_memory.models import SessionCreate
+from agent_memory.rows.conversation import SessionRow
 
 
 def create_session(store: MemoryStore, caller: Caller, request: SessionCreate) -> dict[str, Any]:
@@ -25,10 +25,10 @@ def create_session(store: MemoryStore, caller: Caller, request: SessionCreate) -
         row = store.create_session(sessions.storage_key(caller.principal_id, session_id), fresh)
     except Conflict as exc:
         raise taken from exc
-    return {'id': session_id, 'scopes': row['scope_sets'], 'metadata': row.get('metadata') or {}, 'createdAt': when(row['created_at'])}
+    return {'id': session_id, 'scopes': row.scope_sets, 'metadata': row.metadata, 'createdAt': when(row.created_at)}
 
 
-def readable_session(store: MemoryStore, caller: Caller, session_id: str) -> dict[str, Any]:
+def readable_session(store: MemoryStore, caller: Caller, session_id: str) -> SessionRow:
     session = sessions.readable(store, caller, session_id)
     if session is None:
         raise NotFound('session not found')
@@ -40,14 +40,14 @@ def list_turns(store: MemoryStore, caller: Caller, session_id: str, limit: int, 
     rows = store.list_turns(sessions.key_of(session), caller.patterns('memory:read'), limit + 1, offset)
     turns = [
         {
-            'id': bare(r['id']),
+            'id': r.id,
             'session': session_id,
-            'role': r['role'],
-            'content': r['content'],
-            'seq': r['seq'],
-            'createdAt': when(r['created_at']),
-            'observedAt': when(r['observed_at']),
-            'extraction': r.get('extraction_status'),
+            'role': r.role,
+            'content': r.content,
+            'seq': r.seq,
+            'createdAt': when(r.created_at),
+            'observedAt': when(r.observed_at),
+            'extraction': r.extraction_status,
         }
         for r in rows[:limit]
     ]

@@ -5,10 +5,10 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-from agent_memory.api.services import Services
+from agent_memory.clock import utcnow
+from agent_memory.composition import Services
 from agent_memory.domain import lifecycle
 from agent_memory.domain.context_config import effective_config
-from agent_memory.domain.ids import utcnow
 from agent_memory.errors import AgentMemoryError
 from agent_memory.observability import logger
 
@@ -23,7 +23,7 @@ def run_all(services: Services, sweeps: tuple[tuple[str, lifecycle.Sweep], ...])
         context = services.control.get_context(context_id)
         if context is None:
             continue  # deleted while we were sweeping
-        config = effective_config(context.get('config'))
+        config = effective_config(context.config)
         for name, sweep in sweeps:
             try:
                 results.append({'sweep': name, **lifecycle.run_sweep(name, sweep, services.lifecycle(context_id), context_id, config)})

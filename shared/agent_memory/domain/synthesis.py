@@ -15,6 +15,7 @@ from agent_memory.domain.answer_phrasing import is_asked_question, phrase, relev
 from agent_memory.domain.retrieval import FACT_SOURCES, Hit
 from agent_memory.errors import ProviderUnavailable
 from agent_memory.extraction.llm import NO_API_KEY
+from agent_memory.rows.conversation import TurnRow
 
 MAX_SOURCES = 12
 _MARKER = re.compile(r'\[S(\d{1,3})\]')
@@ -59,7 +60,7 @@ class Composer(Protocol):
         self,
         question: str,
         sources: Sequence[Hit],
-        transcript: Sequence[dict[str, Any]],
+        transcript: Sequence[TurnRow],
         model: str | None,
         system: str = CHAT_SYSTEM,
         caller_refs: frozenset[str] = frozenset(),
@@ -105,7 +106,7 @@ class LlmComposer:
         self,
         question: str,
         sources: Sequence[Hit],
-        transcript: Sequence[dict[str, Any]],
+        transcript: Sequence[TurnRow],
         model: str | None,
         system: str = CHAT_SYSTEM,
         caller_refs: frozenset[str] = frozenset(),
@@ -117,7 +118,7 @@ class LlmComposer:
             raise ProviderUnavailable('no synthesis model is configured (models.synthesis or AGENT_MEMORY_LLM_SYNTHESIS_MODEL)')
         parts = [f'<memory>\n{render_sources(sources, caller_refs)}\n</memory>']
         if transcript:
-            convo = '\n'.join(f'{t["role"]}: {t["content"]}' for t in transcript)
+            convo = '\n'.join(f'{t.role}: {t.content}' for t in transcript)
             parts.append(f'# Conversation so far\n<conversation>\n{convo}\n</conversation>')
         parts.append(f'# Question\n{question}')
         deltas: list[str] = []
@@ -156,7 +157,7 @@ class ExtractiveComposer:
         self,
         question: str,
         sources: Sequence[Hit],
-        transcript: Sequence[dict[str, Any]],
+        transcript: Sequence[TurnRow],
         model: str | None,
         system: str = CHAT_SYSTEM,
         caller_refs: frozenset[str] = frozenset(),

@@ -10,11 +10,11 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
+from agent_memory.clock import parse_rfc3339, utcnow, when
 from agent_memory.db.memory_store import MemoryStore
-from agent_memory.db.records import bare, ref, session_id_of, when
+from agent_memory.db.records import bare, ref, session_id_of
 from agent_memory.db.trace_store import TraceStore
 from agent_memory.domain.auth import Caller
-from agent_memory.domain.ids import parse_rfc3339, utcnow
 from agent_memory.domain.params import parse_int
 from agent_memory.domain.recall import TIER_NAMES
 from agent_memory.domain.scopes import covered

@@ -15,34 +15,35 @@ from agent_memory.domain import sessions
 from agent_memory.domain.auth import Caller
 from agent_memory.domain.scopes import ScopeSets, normalise_scope_sets, within_region
 from agent_memory.errors import Conflict, Forbidden
+from agent_memory.rows.conversation import SessionRow
 from agent_memory.write_ops import CreateSession, WritePlan
 
 NO_SESSION = 'session not found or outside your write region'
 
 
-def write_region(caller: Caller, requested: Any, session: dict[str, Any] | None) -> ScopeSets:
+def write_region(caller: Caller, requested: Any, session: SessionRow | None) -> ScopeSets:
     scope_sets = normalise_scope_sets(requested)
     if scope_sets is None:
-        scope_sets = session['scope_sets'] if session else caller.default_scopes
+        scope_sets = session.scope_sets if session else caller.default_scopes
     if not within_region(scope_sets, caller.patterns('memory:write')):
         raise Forbidden('scopes are outside your write region')
     return scope_sets
 
 
-def session_for_write(store: MemoryStore, caller: Caller, session_id: str | None) -> dict[str, Any] | None:
+def session_for_write(store: MemoryStore, caller: Caller, session_id: str | None) -> SessionRow | None:
     if session_id is None:
         return None
     session = sessions.writable(store, caller, session_id)
     if session is None:  # absent and out-of-region sessions answer identically (no id probing)
         raise Forbidden(NO_SESSION)
-    if session.get('closed_at') is not None:
+    if session.closed_at is not None:
         raise Conflict('session is closed')
     return session
 
 
 @dataclass(frozen=True)
 class WriteTarget:
-    session: dict[str, Any] | None  # the existing session, None when this write mints one
+    session: SessionRow | None  # the existing session, None when this write mints one
     session_key: str  # the storage key turns are filed under
     session_id: str  # the id callers see
     scope_sets: ScopeSets

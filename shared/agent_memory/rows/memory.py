@@ -98,3 +98,11 @@ class ActionRow:
 
 
 FactRow = AttributeRow | RelationRow | ActionRow
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class NamedEntity:
+    """An entity by its type and display name (the vocabulary an extractor is shown)."""
+
+    type: str
+    name: str
