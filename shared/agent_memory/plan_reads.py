@@ -1,10 +1,12 @@
-"""What the reconciler reads besides facts: the open doubts and the active instructions at the addresses it plans on.
+"""What the write path reads besides facts: the open doubts and active instructions at the addresses the reconciler
+plans on, and the reply an idempotent write already gave.
 
-A leaf module (``db/`` builds these, ``domain/reconcile.py`` reads them). Ids are wire refs (``uncertainty:<id>``).
+A leaf module (``db/`` builds these, the domain reads them). Ids are wire refs (``uncertainty:<id>``).
 """
 
 from __future__ import annotations
 
+import datetime as dt
 from dataclasses import dataclass
 
 from agent_memory.rows.refs import EntityKey
@@ -26,3 +28,13 @@ class ActiveInstruction:
     label: str
     description: str
     scope_sets: ScopeSets
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class StoredReply:
+    """What a write with an ``Idempotency-Key`` answered: replayed for the same body within the window."""
+
+    body_hash: str
+    status: int
+    response_json: str  # JSON text: null fields survive (the SDK would drop None from an object)
+    created_at: dt.datetime

@@ -16,6 +16,7 @@ from agent_memory.clock import utcnow
 from agent_memory.composition import Services
 from agent_memory.db.memory_store import MemoryStore
 from agent_memory.domain.synthesis import LlmComposer
+from agent_memory.write_ops import CreateUncertainty, WritePlan
 from tests.conftest import MANAGEMENT_KEY, Api
 from tests.integration.test_visibility_matrix import make_principal
 from tests.llm_server import LlmTestServer
@@ -155,11 +156,8 @@ def test_superseded_citation_skips_to_the_next_valid_candidate(api: Api, llm: Ll
 
 def test_new_uncertainty_about_a_cited_entity_invalidates(seeded: Api, llm: LlmTestServer, store: MemoryStore) -> None:
     chat(seeded)
-    from surrealdb import RecordID
-
-    store.create_uncertainty('u1', {'about': "Alice's role", 'reason': 'conflicting reports', 'kind': 'conflict',
-                                    'entity': RecordID('entity', ['person', 'alice']), 'key': 'role',
-                                    'scope_sets': [['/']], 'created_at': utcnow()})  # fmt: skip
+    doubt = CreateUncertainty('u1', "Alice's role", 'conflicting reports', 'conflict', ('person', 'alice'), 'role', None, [['/']], utcnow())
+    store.apply(WritePlan(utcnow(), None, [doubt]))
     assert chat(seeded)['cached'] is False
     assert llm.chat_calls == 2
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import datetime as dt
 
-from agent_memory.db.records import Tx
 from agent_memory.composition import IMPORTANCE
+from agent_memory.db.records import Tx
 from agent_memory.db.write_emitters import emit_all
 from agent_memory.write_ops import (
     CreateAction,

@@ -32,7 +32,8 @@ from agent_memory.db.predicates import visibility_params as visibility_params
 from agent_memory.db.records import Tx, entity_rid, record_id, ref, rid
 from agent_memory.db.reinforcement import ImportanceRule
 from agent_memory.db.write_emitters import emit_all
-from agent_memory.plan_reads import ActiveInstruction, OpenUncertainty
+from agent_memory.plan_reads import ActiveInstruction, OpenUncertainty, StoredReply
+from agent_memory.rows.control import PrincipalRow
 from agent_memory.rows.conversation import SessionRow, TurnRow
 from agent_memory.rows.memory import AttributeRow, RelationRow
 from agent_memory.rows.refs import EntityKey
@@ -83,9 +84,9 @@ class MemoryStore:
             admin=principal('admin', 'Admin', 'human'),
         )
 
-    def get_principal(self, principal_id: str) -> dict[str, Any] | None:
+    def get_principal(self, principal_id: str) -> PrincipalRow | None:
         row = self.q('SELECT * FROM ONLY $id;', id=rid('principal', principal_id))[0]
-        return dict(row) if row else None
+        return to_rows.principal(row) if row else None
 
     # ---- sessions and turns -----------------------------------------------------------------
     def sessions_named(self, own_key: str, session_id: str) -> list[SessionRow]:
@@ -179,9 +180,12 @@ class MemoryStore:
         self.db.query(self.database, tx.sql(quiet=True), tx.params)
 
     # ---- idempotency ------------------------------------------------------------------------
-    def idempotency_record(self, principal: str, key: str) -> dict[str, Any] | None:
+    def idempotency_record(self, principal: str, key: str) -> StoredReply | None:
         row = self.q('SELECT * FROM ONLY $id;', id=rid('idempotency', [principal, key]))[0]
-        return dict(row) if row else None
+        if not row:
+            return None
+        return StoredReply(body_hash=row['body_hash'], status=int(row['status']), response_json=row['response_json'],
+                           created_at=row['created_at'])  # fmt: skip
 
     def forget_idempotency(self, principal: str, key: str) -> None:
         self.q('DELETE $id;', id=rid('idempotency', [principal, key]))

@@ -212,10 +212,11 @@ def process_turn(
         return TurnResult('done')
     turns.start_attempt(turn_id)
     turn = TurnInput.from_row(row)
-    principal = store.get_principal(turn.principal) or {'display_name': turn.principal, 'grants': {}}
-    speaker = Speaker(turn.principal, principal['display_name'])
+    principal = store.get_principal(turn.principal)
+    speaker = Speaker(turn.principal, principal.display_name if principal else turn.principal)
     stored_region = row.read_region  # the writer's effective grants (key and delegation included)
-    read_patterns = list(stored_region if stored_region is not None else (principal.get('grants') or {}).get('memory:read', []))
+    fallback = principal.grants.get('memory:read', []) if principal else []
+    read_patterns = list(stored_region if stored_region is not None else fallback)
     ctx = extraction_context(store, turn, speaker, read_patterns)
     extraction, outcome = extractors.run(turn.content, ctx, config.models.extraction, final_delivery)
     session_id = turn.session_key

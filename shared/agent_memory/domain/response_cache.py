@@ -21,6 +21,7 @@ from agent_memory.domain.question_key import QuestionKey
 from agent_memory.domain.retrieval import Hit
 from agent_memory.domain.synthesis import Composition
 from agent_memory.models import ChatRequest
+from agent_memory.rows.refs import entity_ref, record_ref
 
 
 @dataclass(frozen=True)
@@ -43,8 +44,15 @@ class CacheDecision:
     def composition(self) -> Composition:
         assert self.hit is not None
         cited = [(c['marker'], _cited_hit(c)) for c in self.hit.cited]
-        read = [_cited_hit({**r, 'id': '', 'marker': ''}) for r in self.hit.read_sources]  # scopes are read when stored
+        # what the original read beyond its citations; their scopes are read when the reply is stored, by each one's id
+        cited_ids = {hit.id for _, hit in cited}
+        read_only = [{**r, 'id': _wire_ref(r['table'], r['key']), 'marker': ''} for r in self.hit.read_sources]
+        read = [_cited_hit(r) for r in read_only if r['id'] not in cited_ids]
         return Composition(self.hit.reply, cited, self.hit.model, None, [self.hit.reply], read_sources=read)
+
+
+def _wire_ref(table: str, key: Any) -> str:
+    return entity_ref((key[0], key[1])) if table == 'entity' else record_ref(table, str(key))
 
 
 def _cited_hit(citation: dict[str, Any]) -> Hit:
