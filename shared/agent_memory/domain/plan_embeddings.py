@@ -42,4 +42,6 @@ def embed_plan(plan: WritePlan, embedder: Embedder) -> None:
         return
     vectors = embedder.embed([text for _, text in targets])
     for (i, _), vector in zip(targets, vectors, strict=True):
-        plan.operations[i] = replace(plan.operations[i], embedding=vector)  # type: ignore[arg-type]
+        op = plan.operations[i]
+        assert isinstance(op, CreateChunk | EmbedChunk | UpsertEntity | CreateAttribute)
+        plan.operations[i] = replace(op, embedding=vector)

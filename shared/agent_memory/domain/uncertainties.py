@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from agent_memory.clock import utcnow
 from agent_memory.db.connection import run_with_retry
@@ -81,5 +81,5 @@ def accept_value(
 def row_category(store: MemoryStore, entity: EntityKey, key: str) -> MemoryCategory | None:
     """The accepted value keeps the category of the values it settles (or the reconciler's default)."""
     rows = store.live_attributes([(entity, key)], utcnow())
-    categories: list[MemoryCategory] = [r.memory_category for r in rows]  # type: ignore[misc]
+    categories = [cast(MemoryCategory, r.memory_category) for r in rows]  # stored rows hold a valid category
     return categories[0] if categories else None
