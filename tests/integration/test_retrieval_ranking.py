@@ -10,6 +10,8 @@ from agent_memory.composition import Services
 from agent_memory.db.memory_store import MemoryStore
 from agent_memory.db.retrieval_store import DF_CAP, ReadFilter, RetrievalStore
 from agent_memory.db.term_frequencies import TermFrequencies
+from agent_memory.db.trace_reads import TraceReads
+from agent_memory.rows.traces import RetrievalTraceRow
 from tests.conftest import Api
 from tests.integration.test_visibility_matrix import make_principal
 
@@ -51,9 +53,9 @@ def test_the_reply_after_a_matching_question_joins_the_hybrid_ranking(api: Api, 
     assert code == 200
     texts = ids(body)
     assert 'Caroline: Biscuit, after grandma.' in texts
-    trace = store.get_trace('retrieval_trace', body['trace']['traceId'].split(':', 1)[1])
-    assert trace is not None
-    lists = {c['id']: c['lists'] for c in trace['candidates']}
+    trace = TraceReads(store).get('retrieval_trace', body['trace']['traceId'].split(':', 1)[1])
+    assert isinstance(trace, RetrievalTraceRow)
+    lists = {c['id']: c['lists'] for c in trace.candidates}
     reply = next(h['id'] for h in body['hits'] if h['text'] == 'Caroline: Biscuit, after grandma.')
     assert 'adjacent' in lists[reply]
 

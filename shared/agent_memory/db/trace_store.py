@@ -84,30 +84,3 @@ class TraceStore:
             and result['present'] == len(others)
             and not (result['new_attributes'] or result['new_relations'] or result['new_actions'] or result['new_uncertainties'])
         )
-
-    # ---- reads ------------------------------------------------------------------------------
-    def recent(self, principal: str | None, limit: int, before: dt.datetime | None) -> list[dict[str, Any]]:
-        conditions = ['($principal IS NONE OR principal = $principal)']
-        if before is not None:
-            conditions.append('created_at < $before')
-        sql = (
-            'SELECT * OMIT query_embedding, candidates, response.retrieval_trace FROM retrieval_trace '
-            f'WHERE {" AND ".join(conditions)} ORDER BY created_at DESC LIMIT {int(limit)} FETCH response;'
-        )
-        return list(self.store.q(sql, principal=principal, before=before)[0] or [])
-
-    def reused_by(self, response_id: str, limit: int = 20) -> list[dict[str, Any]]:
-        sql = f'SELECT id, created_at, latency_ms FROM response_trace WHERE reused_from = $id ORDER BY created_at DESC LIMIT {int(limit)};'
-        return list(self.store.q(sql, id=rid('response_trace', response_id))[0] or [])
-
-    def stats(self, principal: str | None, since: dt.datetime) -> dict[str, Any]:
-        sql = """
-            SELECT tier_entered, count() AS n, math::mean(latency_ms) AS avg_ms FROM retrieval_trace
-                WHERE created_at > $since AND ($principal IS NONE OR principal = $principal) GROUP BY tier_entered;
-            SELECT cached, count() AS n FROM response_trace
-                WHERE created_at > $since AND ($principal IS NONE OR principal = $principal) GROUP BY cached;
-            SELECT endpoint, count() AS n FROM retrieval_trace
-                WHERE created_at > $since AND ($principal IS NONE OR principal = $principal) GROUP BY endpoint;
-        """
-        tiers, responses, endpoints = self.store.q(sql, principal=principal, since=since)
-        return {'tiers': tiers or [], 'responses': responses or [], 'endpoints': endpoints or []}
