@@ -669,7 +669,7 @@ def time_service(traces: TraceStore, queries: list[np.ndarray], since: dt.dateti
         if sims[best] >= threshold:
             exact_found += 1
             found += bool(candidates)
-            agree += bool(candidates) and str(candidates[0]['id'].id) == data.ids[best]
+            agree += bool(candidates) and candidates[0].retrieval_id == data.ids[best]
         elif candidates:
             found += 1
     return Timing(len(latencies), pct(latencies, 0.5), pct(latencies, 0.95), found, agree, exact_found)

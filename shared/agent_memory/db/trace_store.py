@@ -9,9 +9,11 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
+from agent_memory.db import to_rows
 from agent_memory.db.memory_store import MemoryStore
-from agent_memory.db.records import Tx, rid
+from agent_memory.db.records import Tx, bare, rid
 from agent_memory.db.trace_rows import add_traces
+from agent_memory.rows.traces import CacheCandidate
 
 CACHE_NEIGHBOURS = 32  # nearest traces examined (any caller, any endpoint) before giving up
 CACHE_EF = 64
@@ -30,7 +32,7 @@ class TraceStore:
 
     def cache_candidates(
         self, vector: list[float], fingerprints: list[str], since: dt.datetime, threshold: float, question_key: str | None
-    ) -> list[dict[str, Any]]:
+    ) -> list[CacheCandidate]:
         """Earlier cacheable answers for one of these visibilities, fresh enough, best first: those made for the same
         canonical question (newest first), then those at least ``threshold`` similar (closest first).
 
@@ -53,10 +55,16 @@ class TraceStore:
         )
         same, similar = self.store.q(sql, vector=vector, fps=fingerprints, since=since, max_distance=1.0 - threshold, key=question_key)
         rows = [*(same or []), *({**row, 'similarity': 1.0 - float(row['distance'])} for row in similar or [])]
-        unique: dict[str, dict[str, Any]] = {}
+        unique: dict[str, CacheCandidate] = {}
         for row in rows:  # a trace found both ways keeps its first place
             if row.get('answer'):
-                unique.setdefault(str(row['id']), row)
+                found = CacheCandidate(
+                    retrieval_id=str(bare(row['id'])),
+                    question_key=row.get('question_key'),
+                    similarity=float(row['similarity']),
+                    answer=to_rows.response_trace(row['answer']),
+                )
+                unique.setdefault(found.retrieval_id, found)
         return list(unique.values())
 
     def still_valid(self, cited: list[tuple[str, str]], entity_refs: list[str], made_at: dt.datetime, now: dt.datetime) -> bool:

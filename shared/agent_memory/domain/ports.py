@@ -10,6 +10,7 @@ import datetime as dt
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
+from agent_memory.rows.control import ContextRow
 from agent_memory.rows.directives import InstructionRow, UncertaintyRow
 from agent_memory.rows.memory import AttributeRow, EntityRow
 from agent_memory.rows.refs import EntityKey
@@ -49,6 +50,13 @@ class TraceHistory(Protocol):
     def recent(self, principal: str | None, limit: int, before: dt.datetime | None) -> list[RetrievalTraceRow]: ...
     def reused_by(self, response_id: str, limit: int = 20) -> list[Reuse]: ...
     def stats(self, principal: str | None, since: dt.datetime) -> TraceStats: ...
+
+
+class ContextDirectory(Protocol):
+    """The contexts there are (the control store)."""
+
+    def list_context_ids(self) -> list[str]: ...
+    def get_context(self, context_id: str) -> ContextRow | None: ...
 
 
 class Reinforcer(Protocol):

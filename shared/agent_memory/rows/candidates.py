@@ -27,6 +27,7 @@ class Candidate:
     text: str | None = None
     role: str | None = None
     session_key: str | None = None
+    session_id: str | None = None  # the id callers use
     turn: str | None = None
     spoken_at: dt.datetime | None = None
     seq: int | None = None

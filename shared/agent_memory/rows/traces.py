@@ -25,6 +25,7 @@ class ResponseTraceRow:
     retrieval_trace: str | None = None  # retrieval_trace ref
     cited: list[dict[str, Any]] = field(default_factory=list)
     cited_entity_refs: list[str] = field(default_factory=list)  # what a reused answer depends on
+    read_sources: list[dict[str, Any]] = field(default_factory=list)  # (table, key) of what a model read beyond its citations
     model: str | None = None
     tokens: Any = None
     session_id: str | None = None  # the id callers use
@@ -62,6 +63,16 @@ class DecisionTraceRow:
 
 
 TraceRow = RetrievalTraceRow | ResponseTraceRow | DecisionTraceRow
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CacheCandidate:
+    """An earlier cacheable answer the response cache may serve: its retrieval trace and the answer made from it."""
+
+    retrieval_id: str  # bare id of the retrieval trace
+    question_key: str | None
+    similarity: float
+    answer: ResponseTraceRow
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
