@@ -55,13 +55,15 @@ def test_every_read_the_domain_makes_returns_typed_rows_without_record_ids(api: 
         'window': stores.turns.recent_turns(f'admin/{said["sessionId"]}', 1 << 62, 10, ['*']),
         'traces': stores.trace_history.recent(None, 10, None),
         'response': stores.trace_history.get('response_trace', chatted['traceId'].split(':', 1)[1]),
-        'candidates': RetrievalStore(stores.memory).text_lists({'attribute': 5, 'entity': 5, 'memory_chunk': 5}, ['alice'], ReadFilter(['*'], now)),
+        'candidates': RetrievalStore(stores.memory).text_lists(
+            dict.fromkeys(('attribute', 'entity', 'memory_chunk'), 5), ['alice'], ReadFilter(['*'], now)
+        ),
         'caller': resolve_caller(services.db, hash_key(api.key), context_id, None, None, now, said['sessionId']),
     }
     # Then each is typed and carries wire ids only
     assert {name: record_ids_in(value) for name, value in reads.items() if record_ids_in(value)} == {}
     assert view.entity is not None and view.entity.ref == 'entity:person/alice'
-    assert {r.subject for r in view.relations} == {'entity:person/alice'} and {r.object for r in view.relations} == {'entity:organisation/acme'}
+    assert {(r.subject, r.object) for r in view.relations} == {('entity:person/alice', 'entity:organisation/acme')}
     assert all(a.ref.startswith('attribute:') and a.entity == 'entity:person/alice' for a in view.attributes)
     assert state.instructions and state.instructions[0].ref.startswith('instruction:')
     turn = reads['turn']
