@@ -74,6 +74,7 @@ from agent_memory.composition import Services, get_services  # noqa: E402
 from agent_memory.config import get_settings  # noqa: E402
 from agent_memory.db.memory_store import MemoryStore  # noqa: E402
 from agent_memory.db.records import Tx  # noqa: E402
+from agent_memory.db.trace_reads import TraceReads  # noqa: E402
 from agent_memory.db.trace_rows import add_traces  # noqa: E402
 from agent_memory.db.trace_store import CACHE_EF, CACHE_NEIGHBOURS, TraceStore  # noqa: E402
 from agent_memory.domain import question_key as question_keys  # noqa: E402
@@ -82,6 +83,7 @@ from agent_memory.domain.contexts import create_context, mint_context_key  # noq
 from agent_memory.domain.lifecycle import REINDEX_MAX_BACKLOG, REINDEX_MIN_GROWTH, REINDEX_MIN_NEW_ROWS  # noqa: E402
 from agent_memory.domain.question_key import QuestionKey, question_key  # noqa: E402
 from agent_memory.domain.synthesis import LlmComposer  # noqa: E402
+from agent_memory.rows.traces import ResponseTraceRow  # noqa: E402
 from local_runtime.events import LocalContext, http_event  # noqa: E402
 from tests.llm_server import LlmTestServer  # noqa: E402
 
@@ -333,7 +335,7 @@ class ChatBench:
                 elapsed_ms = (time.perf_counter() - t0) * 1000
                 assert status == 200, body
                 trace_id = body['traceId'].split(':', 1)[1]
-                trace = store.get_trace('response_trace', trace_id)
+                trace = TraceReads(store).get('response_trace', trace_id)
                 assert trace is not None
                 result.calls += 1
                 result.all_ms.append(elapsed_ms)
@@ -370,8 +372,8 @@ class ChatBench:
         return result
 
     def _question_of(self, store: MemoryStore, response_id: str) -> str:
-        trace = store.get_trace('response_trace', response_id)
-        return str(trace['message']) if trace else '?'
+        trace = TraceReads(store).get('response_trace', response_id)
+        return str(trace.message) if isinstance(trace, ResponseTraceRow) else '?'
 
 
 @dataclass
@@ -667,7 +669,7 @@ def time_service(traces: TraceStore, queries: list[np.ndarray], since: dt.dateti
         if sims[best] >= threshold:
             exact_found += 1
             found += bool(candidates)
-            agree += bool(candidates) and str(candidates[0]['id'].id) == data.ids[best]
+            agree += bool(candidates) and candidates[0].retrieval_id == data.ids[best]
         elif candidates:
             found += 1
     return Timing(len(latencies), pct(latencies, 0.5), pct(latencies, 0.95), found, agree, exact_found)

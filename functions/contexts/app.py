@@ -19,7 +19,7 @@ def _principals(context_id: str) -> PrincipalStore:
     """The principal store of an existing context (422 bad id, 404 unknown)."""
     services = get_services()
     contexts.existing_context(services.control, context_id)
-    return PrincipalStore(services.db, context_id)
+    return services.principals(context_id)
 
 
 def _ttl() -> int | None:

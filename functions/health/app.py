@@ -9,7 +9,7 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from agent_memory.api.http import build_resolver, json_response
 from agent_memory.composition import get_services
-from agent_memory.errors import AgentMemoryError
+from agent_memory.domain import health as health_check
 from agent_memory.observability import logger
 
 app = build_resolver()
@@ -17,10 +17,7 @@ app = build_resolver()
 
 @app.get('/api/v1/health')
 def health() -> Any:
-    try:
-        get_services().db.ping()
-    except AgentMemoryError as exc:
-        logger.warning('health check: database unreachable', extra={'error': exc.detail})
+    if not health_check.database_reachable(get_services().db):
         response = json_response({'status': 'unavailable', 'db': 'unreachable'}, 503)
         response.headers['Retry-After'] = '5'
         return response

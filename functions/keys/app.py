@@ -7,7 +7,6 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from agent_memory.api.http import build_resolver, data_plane, json_response, no_content, parse_body, query_param
 from agent_memory.composition import get_services
-from agent_memory.db.principal_store import PrincipalStore
 from agent_memory.domain import tenancy
 from agent_memory.models import SelfKeyCreate
 from agent_memory.observability import logger
@@ -36,7 +35,7 @@ def mint_key(context_id: str) -> Any:
 def rotate_key(context_id: str, name: str) -> Any:
     caller, _ = data_plane(app, context_id)
     services = get_services()
-    principals = PrincipalStore(services.db, context_id)
+    principals = services.principals(context_id)
     return json_response(tenancy.self_rotate_key(services.control, principals, caller, name, _ttl()))
 
 
@@ -44,7 +43,7 @@ def rotate_key(context_id: str, name: str) -> Any:
 def delete_key(context_id: str, name: str) -> Any:
     caller, _ = data_plane(app, context_id)
     services = get_services()
-    tenancy.self_delete_key(services.control, PrincipalStore(services.db, context_id), caller, name)
+    tenancy.self_delete_key(services.control, services.principals(context_id), caller, name)
     return no_content()
 
 

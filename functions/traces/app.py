@@ -17,19 +17,19 @@ app = build_resolver()
 def list_traces(context_id: str) -> Any:
     caller, ports = data_plane(app, context_id)
     limit = parse_limit(query_param(app, 'limit'), default=50)
-    return json_response(trace_views.list_traces(ports.memory, caller, limit, query_param(app, 'cursor')))
+    return json_response(trace_views.list_traces(ports.trace_history, caller, limit, query_param(app, 'cursor')))
 
 
 @app.get('/api/v1/<context_id>/traces/stats')
 def trace_stats(context_id: str) -> Any:
     caller, ports = data_plane(app, context_id)
-    return json_response(trace_views.stats(ports.memory, caller, query_param(app, 'windowHours')))
+    return json_response(trace_views.stats(ports.trace_history, caller, query_param(app, 'windowHours')))
 
 
 @app.get('/api/v1/<context_id>/traces/<trace_id>')
 def get_trace(context_id: str, trace_id: str) -> Any:
     caller, ports = data_plane(app, context_id)
-    return json_response(trace_views.get_trace(ports.memory, caller, trace_id))
+    return json_response(trace_views.get_trace(ports.trace_history, caller, trace_id))
 
 
 @logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_HTTP, clear_state=True)

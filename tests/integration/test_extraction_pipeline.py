@@ -273,12 +273,13 @@ def test_two_workers_racing_on_one_turn_apply_it_once(api: Api, store: MemorySto
 
     body = say(api, 'I live in Lisbon and I speak Portuguese.')
     before = store.table_counts()
-    config = services.control.get_context(api.context_id)
+    context = services.control.get_context(api.context_id)
+    assert context is not None
     from agent_memory.domain.context_config import effective_config
 
+    config = effective_config(context.config)
     results: list[str] = []
-    settings = effective_config(config.config if config else None)
-    threads = [threading.Thread(target=lambda: results.append(process_turn(store, services.extractors, services.embedder, settings,
+    threads = [threading.Thread(target=lambda: results.append(process_turn(store, services.extractors, services.embedder, config,
                                                                             body['turnId']).status)) for _ in range(3)]  # fmt: skip
     for thread in threads:
         thread.start()

@@ -10,6 +10,8 @@ import pytest
 
 from agent_memory.composition import Services
 from agent_memory.db.memory_store import MemoryStore
+from agent_memory.db.trace_reads import TraceReads
+from agent_memory.rows.traces import RetrievalTraceRow
 from tests.conftest import Api, Worker
 from tests.integration.test_visibility_matrix import make_principal
 
@@ -63,9 +65,9 @@ def test_hybrid_query_ranks_the_answer_first_and_reports_its_trace(world: Api, s
     assert body['tier'] == 'hybrid' and 'Alice' in body['seedEntities'] and body['queryMs'] > 0
     trace = body['trace']
     assert trace['resolutionTier'] == 'hybrid' and trace['retrievedCount'] >= len(body['hits'])
-    row = store.get_trace('retrieval_trace', trace['traceId'].split(':', 1)[1])
-    assert row is not None and row['tier_entered'] == 3 and row['endpoint'] == 'query'
-    assert [r['id'] for r in row['returned']] == [h['id'] for h in body['hits']]
+    row = TraceReads(store).get('retrieval_trace', trace['traceId'].split(':', 1)[1])
+    assert isinstance(row, RetrievalTraceRow) and row.tier_entered == 3 and row.endpoint == 'query'
+    assert [r['id'] for r in row.returned] == [h['id'] for h in body['hits']]
 
 
 def test_each_mode_uses_its_own_signal(world: Api) -> None:

@@ -7,11 +7,11 @@ from typing import Any
 
 import pytest
 
-from agent_memory.db.sdk import RecordID
 from agent_memory.domain.context_config import ResponseCacheConfig
 from agent_memory.domain.question_key import question_key
 from agent_memory.domain.response_cache import admission, choose
 from agent_memory.models import ChatRequest
+from agent_memory.rows.traces import CacheCandidate, ResponseTraceRow
 
 ON = ResponseCacheConfig()
 THRESHOLD = ON.similarity_threshold
@@ -21,11 +21,10 @@ def _request(**fields: Any) -> ChatRequest:
     return ChatRequest.model_validate({'message': 'where does Alice live?', **fields})
 
 
-def _candidate(trace: str, question: str, similarity: float = 0.95) -> dict[str, Any]:
+def _candidate(trace: str, question: str, similarity: float = 0.95) -> CacheCandidate:
     key = question_key(question)
-    answer = {'id': RecordID('response_trace', f'r-{trace}'), 'reply': f'reply {trace}', 'cited': [], 'read_sources': [],
-              'created_at': dt.datetime(2026, 1, 1, tzinfo=dt.UTC)}  # fmt: skip
-    return {'id': RecordID('retrieval_trace', trace), 'question_key': str(key) if key else None, 'similarity': similarity, 'answer': answer}
+    answer = ResponseTraceRow(ref=f'response_trace:r-{trace}', reply=f'reply {trace}', created_at=dt.datetime(2026, 1, 1, tzinfo=dt.UTC))
+    return CacheCandidate(retrieval_id=trace, question_key=str(key) if key else None, similarity=similarity, answer=answer)
 
 
 @pytest.mark.parametrize(
@@ -53,7 +52,7 @@ def test_a_plain_first_call_looks_in_the_cache() -> None:
 def test_the_first_still_valid_candidate_is_served() -> None:
     # Given two candidates, best first, the best of which cites something that changed
     found = [_candidate('t1', 'where does Alice live?'), _candidate('t2', 'where does Alice live?', 0.93)]
-    decision = choose(found, question_key('where does Alice live?'), lambda answer: answer['reply'] != 'reply t1', THRESHOLD)
+    decision = choose(found, question_key('where does Alice live?'), lambda answer: answer.reply != 'reply t1', THRESHOLD)
     # Then the second is served, named by its own traces
     assert decision.hit is not None and decision.eligible
     assert (decision.hit.response_id, decision.hit.retrieval_id, decision.hit.reply) == ('r-t2', 't2', 'reply t2')

@@ -10,12 +10,13 @@ from aws_lambda_powertools.event_handler import APIGatewayHttpResolver, Response
 from pydantic import BaseModel, ValidationError
 
 from agent_memory.api.json_input import load_json
+from agent_memory.api.public_errors import public_detail, request_ref
 from agent_memory.composition import get_services
 from agent_memory.config import get_settings
 from agent_memory.domain.auth import Caller, authenticate, authenticate_management, check_context_id
 from agent_memory.domain.ports import ContextPorts
 from agent_memory.domain.visibility import parse_lens, with_lens
-from agent_memory.errors import AgentMemoryError, BadRequest, PayloadTooLarge, StoreUnavailable
+from agent_memory.errors import AgentMemoryError, BadRequest, PayloadTooLarge
 from agent_memory.observability import logger
 
 PROBLEM_JSON = 'application/problem+json'
@@ -68,21 +69,6 @@ def build_resolver() -> APIGatewayHttpResolver:
 
 def _request_id(app: APIGatewayHttpResolver) -> str:
     return app.current_event.request_context.request_id if app.current_event else 'unknown'
-
-
-def request_ref(request_id: str) -> str:
-    return f'internal error; request id req_{request_id}'
-
-
-def public_detail(exc: AgentMemoryError, request_id: str) -> str:
-    """What a caller may read of a failure: 4xx details as they are, a 5xx redacted to a request id (and logged)."""
-    if exc.status < 500 or exc.public:
-        return exc.detail
-    if isinstance(exc, StoreUnavailable):
-        logger.warning('database unavailable', extra={'error': exc.detail})
-        return 'database unavailable'
-    logger.exception('request failed', extra={'status': exc.status})
-    return request_ref(request_id)
 
 
 def json_response(body: Any, status: int = 200) -> Response[str]:

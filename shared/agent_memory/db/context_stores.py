@@ -8,6 +8,7 @@ from agent_memory.db.inspection_reads import InspectionReads
 from agent_memory.db.lifecycle_store import LifecycleStore
 from agent_memory.db.memory_store import MemoryStore
 from agent_memory.db.reinforcement import ImportanceRule
+from agent_memory.db.trace_reads import TraceReads
 from agent_memory.db.trace_store import TraceStore
 from agent_memory.db.turn_store import TurnStore
 
@@ -17,7 +18,8 @@ class ContextStores:
     memory: MemoryStore  # the write transaction and the reads that plan it
     reads: InspectionReads
     turns: TurnStore
-    traces: TraceStore
+    traces: TraceStore  # writes, and the response cache's lookups
+    trace_history: TraceReads
     lifecycle: LifecycleStore
 
     @classmethod
@@ -27,5 +29,6 @@ class ContextStores:
             reads=InspectionReads(memory),
             turns=TurnStore(memory),
             traces=TraceStore(memory),
+            trace_history=TraceReads(memory),
             lifecycle=LifecycleStore(memory.db, memory.database, importance),
         )

@@ -221,12 +221,6 @@ class MemoryStore:
         ids = [record_id(r) for r in refs]
         return [row['scope_sets'] for row in self.rows('SELECT scope_sets FROM $ids;', ids=ids) if row.get('scope_sets')]
 
-    def get_trace(self, table: str, trace_id: str) -> dict[str, Any] | None:
-        if table not in TRACE_TABLES:
-            return None
-        row = self.q('SELECT * OMIT query_embedding FROM ONLY $id;', id=rid(table, trace_id))[0]
-        return dict(row) if row else None
-
     def table_counts(self) -> dict[str, int]:
         """Row counts per table (operators' sanity check; tests use it to prove a 4xx changed nothing)."""
         tx = Tx()

@@ -5,10 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 from agent_memory.db.records import bare, ref, session_id_of
+from agent_memory.rows.candidates import Candidate
 from agent_memory.rows.control import ContextRow, PrincipalRow
 from agent_memory.rows.conversation import ChunkRow, SessionRow, TurnRow
 from agent_memory.rows.directives import InstructionRow, UncertaintyRow
 from agent_memory.rows.memory import ActionRow, AttributeRow, EntityRow, RelationRow, Source
+from agent_memory.rows.traces import DecisionTraceRow, ResponseTraceRow, RetrievalTraceRow
 
 Row = dict[str, Any]
 
@@ -201,4 +203,99 @@ def principal(row: Row) -> PrincipalRow:
         external_id=row.get('external_id'),
         created_at=row.get('created_at'),
         updated_at=row.get('updated_at'),
+    )
+
+
+def response_trace(row: Row) -> ResponseTraceRow:
+    return ResponseTraceRow(
+        ref=required_ref(row['id']),
+        created_at=row['created_at'],
+        principal=row.get('principal'),
+        message=row.get('message'),
+        reply=row.get('reply'),
+        cached=bool(row.get('cached')),
+        cache_eligible=bool(row.get('cache_eligible')),
+        reused_from=ref(row.get('reused_from')),
+        retrieval_trace=ref(row.get('retrieval_trace')),
+        cited=list(row.get('cited') or []),
+        cited_entity_refs=list(row.get('cited_entity_refs') or []),
+        read_sources=list(row.get('read_sources') or []),
+        model=row.get('model'),
+        tokens=row.get('tokens'),
+        session_id=session_id_of(row.get('session')),
+        latency_ms=row.get('latency_ms'),
+    )
+
+
+def retrieval_trace(row: Row) -> RetrievalTraceRow:
+    """A retrieval trace; its ``response`` is a record id, or the response row itself where the read fetched it."""
+    response = row.get('response')
+    fetched = response if isinstance(response, dict) else None
+    return RetrievalTraceRow(
+        ref=required_ref(row['id']),
+        query=row['query'],
+        tier_entered=row['tier_entered'],
+        tier_reason=row['tier_reason'],
+        latency_ms=row['latency_ms'],
+        created_at=row['created_at'],
+        mode=row.get('mode'),
+        endpoint=row.get('endpoint'),
+        principal=row.get('principal'),
+        source=row.get('source'),
+        session_id=session_id_of(row.get('session')),
+        returned=list(row.get('returned') or []),
+        candidates=list(row.get('candidates') or []),
+        response=ref(fetched['id']) if fetched else ref(response),
+        answer=response_trace(fetched) if fetched else None,
+    )
+
+
+def decision_trace(row: Row) -> DecisionTraceRow:
+    return DecisionTraceRow(
+        ref=required_ref(row['id']),
+        created_at=row.get('created_at'),
+        principal=row.get('principal'),
+        turn=bare(row.get('turn')),
+        input=row.get('input'),
+        outcomes=row.get('outcomes'),
+        latency_ms=row.get('latency_ms'),
+    )
+
+
+def candidate(table: str, row: Row) -> Candidate:
+    """A retrieval list's row: its table's projection (``retrieval_store.PROJECTIONS``) and the list's measure."""
+    is_relation = table == 'relates_to'
+    return Candidate(
+        table=table,
+        ref=required_ref(row['id']),
+        scope_sets=row.get('scope_sets'),
+        importance=row.get('importance'),
+        created_at=row.get('created_at'),
+        entity=ref(row.get('entity')),
+        entity_name=row.get('entity_name'),
+        key=row.get('key'),
+        value=row.get('value'),
+        name=row.get('name'),
+        type=row.get('type'),
+        text=row.get('text'),
+        role=row.get('role'),
+        session_key=bare(row.get('session')),
+        session_id=session_id_of(row.get('session')),
+        turn=bare(row.get('turn')),
+        spoken_at=row.get('spoken_at'),
+        seq=row.get('seq') if isinstance(row.get('seq'), int) else None,
+        subject=ref(row.get('in')),
+        subject_name=row.get('in_name'),
+        object=ref(row.get('out') if is_relation else row.get('object')),
+        object_name=row.get('out_name'),
+        label=row.get('label'),
+        actor=ref(row.get('actor')),
+        actor_name=row.get('actor_name'),
+        verb=row.get('verb'),
+        summary=row.get('summary'),
+        object_text=row.get('object_text'),
+        occurred_at=row.get('occurred_at'),
+        distance=row.get('distance'),
+        bm25=row.get('bm25'),
+        closeness=row.get('closeness'),
     )

@@ -24,6 +24,8 @@ def response_content(response: ResponseTrace) -> dict[str, Any]:
 def add_traces(tx: Tx, retrieval: Mapping[str, Any], response: ResponseTrace | None) -> None:
     row = dict(retrieval)
     retrieval_id = rid('retrieval_trace', row.pop('id'))
+    if isinstance(row.get('session'), str):  # the domain names the session by its stored key
+        row['session'] = rid('session', row['session'])
     if response is not None:
         answer = response_content(response)
         response_id = rid('response_trace', response.id)

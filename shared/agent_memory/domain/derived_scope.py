@@ -16,7 +16,7 @@ from agent_memory.db.memory_store import MemoryStore
 from agent_memory.domain.scopes import MAX_CLAUSES, ScopeSets, within_region
 from agent_memory.domain.synthesis import Composition
 from agent_memory.rows.conversation import TurnRow
-from agent_memory.rows.refs import record_ref
+from agent_memory.rows.refs import record_ref, ref_from_key
 
 
 def conjoin(a: ScopeSets, b: ScopeSets) -> ScopeSets | None:
@@ -52,5 +52,5 @@ def derived_scope(store: MemoryStore, intended: ScopeSets, sources: Sequence[Sou
 
 def reply_sources(composition: Composition, transcript: Sequence[TurnRow]) -> list[Source]:
     """The rows a reply was built from: what it cites, every source a model read, and the transcript it read."""
-    rows: list[Source] = [(hit.id, hit.scope_sets) for hit in composition.built_from]
+    rows: list[Source] = [(ref_from_key(hit.table, hit.key), hit.scope_sets) for hit in composition.built_from]
     return rows + ([(record_ref('turn', turn.id), turn.scope_sets) for turn in transcript] if composition.read_transcript else [])

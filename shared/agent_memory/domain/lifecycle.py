@@ -11,7 +11,10 @@ from aws_lambda_powertools.metrics import MetricUnit
 
 from agent_memory.clock import utcnow
 from agent_memory.db.lifecycle_store import LifecycleStore
+from agent_memory.domain.auth import Caller
 from agent_memory.domain.context_config import ContextConfig
+from agent_memory.domain.scopes import covered
+from agent_memory.errors import Forbidden, NotFound
 from agent_memory.observability import logger, metrics
 
 Sweep = Callable[[LifecycleStore, ContextConfig, dt.datetime], int]
@@ -61,6 +64,17 @@ def reindex(store: LifecycleStore, _config: ContextConfig, now: dt.datetime) -> 
 
 
 SWEEPS: dict[str, Sweep] = {'decay': decay, 'expire': expire, 'purge-traces': purge_traces, 'reindex': reindex}
+
+
+def run_requested(caller: Caller, name: str, store: LifecycleStore) -> dict[str, Any]:
+    """``POST /lifecycle/{sweep}``: one sweep now, for a caller with ``grant:manage`` over the whole context."""
+    sweep = SWEEPS.get(name)
+    if sweep is None:
+        raise NotFound(f'unknown sweep {name!r}; expected one of {sorted(SWEEPS)}')
+    if not covered(caller.patterns('grant:manage'), '*'):
+        raise Forbidden('lifecycle sweeps need grant:manage over the whole context')
+    result = run_sweep(name, sweep, store, caller.context_id, caller.config)
+    return {'affected': result['affected'], 'ms': result['ms']}
 
 
 def run_sweep(name: str, sweep: Sweep, store: LifecycleStore, context_id: str, config: ContextConfig) -> dict[str, Any]:

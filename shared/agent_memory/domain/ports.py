@@ -10,9 +10,11 @@ import datetime as dt
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
+from agent_memory.rows.control import ContextRow
 from agent_memory.rows.directives import InstructionRow, UncertaintyRow
 from agent_memory.rows.memory import AttributeRow, EntityRow
 from agent_memory.rows.refs import EntityKey
+from agent_memory.rows.traces import RetrievalTraceRow, Reuse, TraceRow, TraceStats
 from agent_memory.rows.views import EntityView, StateRows
 
 if TYPE_CHECKING:  # the write side and the turn and trace stores are typed by their classes until they get ports
@@ -41,6 +43,22 @@ class EntityFactCloser(Protocol):
     def close_entity_facts(self, entity_key: list[str], now: dt.datetime, region: Sequence[str], read: Sequence[str]) -> int: ...
 
 
+class TraceHistory(Protocol):
+    """Traces read back; the filtering by principal is the caller's (``domain/trace_views.py``)."""
+
+    def get(self, table: str, trace_id: str) -> TraceRow | None: ...
+    def recent(self, principal: str | None, limit: int, before: dt.datetime | None) -> list[RetrievalTraceRow]: ...
+    def reused_by(self, response_id: str, limit: int = 20) -> list[Reuse]: ...
+    def stats(self, principal: str | None, since: dt.datetime) -> TraceStats: ...
+
+
+class ContextDirectory(Protocol):
+    """The contexts there are (the control store)."""
+
+    def list_context_ids(self) -> list[str]: ...
+    def get_context(self, context_id: str) -> ContextRow | None: ...
+
+
 class Reinforcer(Protocol):
     def reinforce(self, refs: Iterable[tuple[str, Any]]) -> int: ...
 
@@ -56,5 +74,7 @@ class ContextPorts(Protocol):
     def turns(self) -> TurnStore: ...
     @property
     def traces(self) -> TraceStore: ...
+    @property
+    def trace_history(self) -> TraceHistory: ...
     @property
     def lifecycle(self) -> Reinforcer: ...

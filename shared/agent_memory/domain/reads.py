@@ -162,7 +162,7 @@ def inspect(ports: ContextPorts, caller: Caller, ref: str | None, times: dict[st
         current = next((r for r in rows if r['supersededBy'] is None and r['validUntil'] is None), None)
         return {'kind': 'attribute', 'current': current, 'history': rows}
     if kind == 'trace' and rest:
-        record = trace_views.get_trace(ports.memory, caller, rest)
+        record = trace_views.get_trace(ports.trace_history, caller, rest)
         return {**record, 'kind': 'trace', 'traceKind': record['kind']}
     if kind in ('relation', 'passage', 'document') and rest:
         raise NotImplementedYet(f'inspecting {kind} refs is not supported yet')

@@ -13,7 +13,6 @@ from typing import Any
 from agent_memory.clock import new_id, utcnow
 from agent_memory.db.lifecycle_store import LifecycleStore
 from agent_memory.db.memory_store import MemoryStore
-from agent_memory.db.records import rid
 from agent_memory.db.retrieval_store import ReadFilter
 from agent_memory.domain import sessions
 from agent_memory.domain.auth import Caller
@@ -88,7 +87,7 @@ def trace_row(
         ],
         'latency_ms': latency_ms,
         'visibility_fingerprint': fingerprint_,
-        'session': rid('session', session_id) if session_id else None,
+        'session': session_id,  # the stored session key: the repository links the session record
         'principal': caller.principal_id,
         'endpoint': endpoint,
         'source': source,

@@ -21,7 +21,8 @@ from agent_memory.domain.question_key import QuestionKey
 from agent_memory.domain.retrieval import Hit
 from agent_memory.domain.synthesis import Composition
 from agent_memory.models import ChatRequest
-from agent_memory.rows.refs import entity_ref, record_ref
+from agent_memory.rows.refs import entity_ref, key_of, record_ref
+from agent_memory.rows.traces import CacheCandidate, ResponseTraceRow
 
 
 @dataclass(frozen=True)
@@ -82,10 +83,9 @@ def consult_cache(
     since = now - dt.timedelta(seconds=config.freshness_window_seconds)
     found = traces.cache_candidates(vector, fingerprints, since, config.similarity_threshold, str(question) if question else None)
 
-    def still_valid(answer: dict[str, Any]) -> bool:
-        built_from = [*(answer.get('cited') or []), *(answer.get('read_sources') or [])]  # CONTRACT §8: everything it was built from
-        refs = list(answer.get('cited_entity_refs') or [])
-        return traces.still_valid([(c['table'], c['key']) for c in built_from], refs, answer['created_at'], now)
+    def still_valid(answer: ResponseTraceRow) -> bool:
+        built_from = [*answer.cited, *answer.read_sources]  # CONTRACT §8: "cited" is everything it was built from
+        return traces.still_valid([(c['table'], c['key']) for c in built_from], answer.cited_entity_refs, answer.created_at, now)
 
     return choose(found, question, still_valid, config.similarity_threshold)
 
@@ -108,19 +108,19 @@ def admission(config: ResponseCacheConfig, request: ChatRequest, has_prior_turns
 
 
 def choose(
-    found: list[dict[str, Any]], question: QuestionKey | None, still_valid: Callable[[dict[str, Any]], bool], threshold: float
+    found: list[CacheCandidate], question: QuestionKey | None, still_valid: Callable[[ResponseTraceRow], bool], threshold: float
 ) -> CacheDecision:
     """Steps 2-3 for an eligible call: drop near misses (when/where, my/his …), serve the first candidate whose answer is
     still valid (candidates come best first), else say why nothing was served."""
-    candidates = [c for c in found if not _near_miss(question, c.get('question_key'))]
+    candidates = [c for c in found if not _near_miss(question, c.question_key)]
     for candidate in candidates:
-        answer = candidate['answer']
+        answer = candidate.answer
         if still_valid(answer):
             hit = CachedAnswer(
-                str(answer['id'].id), str(candidate['id'].id), candidate['similarity'], answer['reply'], list(answer.get('cited') or []),
-                answer.get('model'), list(answer.get('read_sources') or []),
+                key_of(answer.ref), candidate.retrieval_id, candidate.similarity, answer.reply or '', answer.cited, answer.model,
+                answer.read_sources,
             )  # fmt: skip
-            how = 'same question' if question and candidate.get('question_key') == str(question) else 'similar question'
+            how = 'same question' if question and candidate.question_key == str(question) else 'similar question'
             reason = f'cache hit: {how}, similarity {hit.similarity:.3f} to retrieval_trace:{hit.retrieval_id}'
             return CacheDecision(True, hit, reason)
     if candidates:

@@ -21,7 +21,7 @@ from aws_lambda_powertools.metrics import MetricUnit
 from pydantic import ValidationError
 
 from agent_memory import __version__
-from agent_memory.api.http import public_detail, request_ref
+from agent_memory.api.public_errors import public_detail, request_ref
 from agent_memory.composition import get_services
 from agent_memory.domain.auth import Caller, authenticate_key
 from agent_memory.errors import AgentMemoryError

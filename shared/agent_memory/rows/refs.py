@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 EntityKey = tuple[str, str]  # (type, normalised name): an entity's identity
 
 
@@ -17,6 +19,19 @@ def entity_key_of(ref: str) -> EntityKey:
 
 def record_ref(table: str, key: str) -> str:
     return f'{table}:{key}'
+
+
+def ref_from_key(table: str, key: str | Sequence[str]) -> str:
+    """The wire ref of a record from its table and stored key (an entity's key is its (type, name))."""
+    if table == 'entity' and not isinstance(key, str):
+        return entity_ref((key[0], key[1]))
+    return record_ref(table, str(key))
+
+
+def record_key(ref: str) -> str | list[str]:
+    """The stored key of the record a wire ref names (the inverse of ``ref_from_key``)."""
+    table, _, key = ref.partition(':')
+    return list(entity_key_of(ref)) if table == 'entity' else key
 
 
 def key_of(ref: str) -> str:
