@@ -13,7 +13,7 @@ from agent_memory.write_ops import ResponseTrace
 _OPTIONAL = ('read_sources', 'cited_entity_refs', 'reused_from', 'session')
 
 
-def response_content(response: ResponseTrace) -> dict[str, Any]:
+def _response_content(response: ResponseTrace) -> dict[str, Any]:
     content = asdict(response)
     del content['id'], content['session_key']
     content['reused_from'] = rid('response_trace', response.reused_from) if response.reused_from else None
@@ -27,7 +27,7 @@ def add_traces(tx: Tx, retrieval: Mapping[str, Any], response: ResponseTrace | N
     if isinstance(row.get('session'), str):  # the domain names the session by its stored key
         row['session'] = rid('session', row['session'])
     if response is not None:
-        answer = response_content(response)
+        answer = _response_content(response)
         response_id = rid('response_trace', response.id)
         row['response'] = response_id
         answer['retrieval_trace'] = retrieval_id
