@@ -5,6 +5,7 @@ from typing import Any
 from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
+from agent_memory.api import routes
 from agent_memory.api.http import build_resolver, data_plane, json_response, query_param
 from agent_memory.domain import trace_views
 from agent_memory.domain.params import parse_limit
@@ -13,20 +14,20 @@ from agent_memory.observability import logger
 app = build_resolver()
 
 
-@app.get('/api/v1/<context_id>/traces')
+@app.operation(routes.TRACES)
 def list_traces(context_id: str) -> Any:
     caller, ports = data_plane(app, context_id)
     limit = parse_limit(query_param(app, 'limit'), default=50)
     return json_response(trace_views.list_traces(ports.trace_history, caller, limit, query_param(app, 'cursor')))
 
 
-@app.get('/api/v1/<context_id>/traces/stats')
+@app.operation(routes.TRACE_STATS)
 def trace_stats(context_id: str) -> Any:
     caller, ports = data_plane(app, context_id)
     return json_response(trace_views.stats(ports.trace_history, caller, query_param(app, 'windowHours')))
 
 
-@app.get('/api/v1/<context_id>/traces/<trace_id>')
+@app.operation(routes.TRACE)
 def get_trace(context_id: str, trace_id: str) -> Any:
     caller, ports = data_plane(app, context_id)
     return json_response(trace_views.get_trace(ports.trace_history, caller, trace_id))

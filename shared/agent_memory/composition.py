@@ -17,7 +17,6 @@ from agent_memory.db.context_stores import ContextStores
 from agent_memory.db.control_store import ControlStore
 from agent_memory.db.lifecycle_store import LifecycleStore
 from agent_memory.db.memory_store import MemoryStore
-from agent_memory.db.principal_store import PrincipalStore
 from agent_memory.db.rate_limit_store import RateLimitStore
 from agent_memory.db.reinforcement import ImportanceRule
 from agent_memory.domain.contexts import sync_management_keys
@@ -60,10 +59,6 @@ class Services:
 
     def lifecycle(self, context_id: str) -> LifecycleStore:
         return self.context(context_id).lifecycle
-
-    def principals(self, context_id: str) -> PrincipalStore:
-        """The principals of a context (management and self-service key routes); the caller checks it exists."""
-        return PrincipalStore(self.db, context_id)
 
     @property
     def max_receives(self) -> int:

@@ -188,6 +188,7 @@ def context(row: Row) -> ContextRow:
     return ContextRow(
         id=bare(row['id']) or '',
         config=dict(row.get('config') or {}),
+        description=row.get('description'),
         created_at=row['created_at'],
         updated_at=row['updated_at'],
     )

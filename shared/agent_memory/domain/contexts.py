@@ -20,16 +20,23 @@ StoreFor = Callable[[str], MemoryStore]  # a context's memory store, migrated
 
 def context_view(row: ContextRow) -> dict[str, Any]:
     """A context with its **effective** config (defaults merged under the stored override)."""
-    return {'id': row.id, 'config': effective_config(row.config).model_dump(), 'createdAt': when(row.created_at)}
+    return {
+        'id': row.id,
+        'description': row.description,
+        'config': effective_config(row.config).model_dump(),
+        'createdAt': when(row.created_at),
+    }
 
 
-def create_context(control: ControlStore, store_for: StoreFor, context_id: str, config: dict[str, Any]) -> dict[str, Any]:
-    """Provision a context: its control record, its own database (migrated) and reserved principals."""
+def create_context(control: ControlStore, store_for: StoreFor, context_id: str, config: dict[str, Any], *, description: str | None = None,
+                   admin_display_name: str | None = None, admin_external_id: str | None = None) -> dict[str, Any]:  # fmt: skip
+    """Provision a context: its control record, its own database (migrated) and reserved principals (the admin one
+    with the given display name and external id)."""
     check_context_id(context_id)
     effective_config(config)  # validates before anything is written
     now = utcnow()
-    row = control.create_context(context_id, config, now)
-    store_for(context_id).ensure_reserved_principals(now)
+    row = control.create_context(context_id, config, now, description)
+    store_for(context_id).ensure_reserved_principals(now, admin_display_name or 'Admin', admin_external_id)
     return context_view(row)
 
 

@@ -1,18 +1,13 @@
-"""``GET /health``: is the database reachable (CONTRACT §10)."""
+"""Liveness: whether the database answers (the health route's only dependency)."""
 
 from __future__ import annotations
 
-from typing import Protocol
-
+from agent_memory.db.connection import Database
 from agent_memory.errors import AgentMemoryError
 from agent_memory.observability import logger
 
 
-class Pingable(Protocol):
-    def ping(self) -> None: ...
-
-
-def database_reachable(db: Pingable) -> bool:
+def database_reachable(db: Database) -> bool:
     try:
         db.ping()
     except AgentMemoryError as exc:

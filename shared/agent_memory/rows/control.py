@@ -13,6 +13,7 @@ class ContextRow:
     created_at: dt.datetime
     updated_at: dt.datetime
     config: dict[str, Any] = field(default_factory=dict)  # the stored override (defaults are merged on read)
+    description: str | None = None
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,5 @@
-"""What a caller may read of a failure, for every front door (REST and MCP): the one place 5xx details are redacted."""
+"""What a caller may read of a failure, shared by the REST handlers and the MCP server: 4xx details as they are,
+a 5xx redacted to a request id (and logged)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,6 @@ def request_ref(request_id: str) -> str:
 
 
 def public_detail(exc: AgentMemoryError, request_id: str) -> str:
-    """4xx details as they are, a 5xx redacted to a request id (and logged)."""
     if exc.status < 500 or exc.public:
         return exc.detail
     if isinstance(exc, StoreUnavailable):
