@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from agent_memory.db.memory_store import MemoryStore
-from agent_memory.domain import facts as facts_domain
+from agent_memory.domain import pipeline as write_pipeline
 from tests.support.clock import VirtualTime
 from tests.support.db_snapshot import snapshot
 from tests.support.extraction import say, self_facts
@@ -127,7 +127,7 @@ def test_prefer_wait_answers_200_with_the_diff_when_the_worker_is_quick(api: Api
 def test_prefer_wait_times_out_with_202(api: Api, monkeypatch: pytest.MonkeyPatch) -> None:
     # Given no worker running, and the wait's clock virtual (it moves only when the handler sleeps)
     clock = VirtualTime()
-    monkeypatch.setattr(facts_domain, 'time', clock)
+    monkeypatch.setattr(write_pipeline, 'time', clock)
     started = clock.now
     # When a write asks to wait up to 1 s for its extraction
     code, body, _ = api.call('facts', 'POST', '/facts', {'text': 'My name is Ada.'}, headers={'Prefer': 'wait=1'})
