@@ -17,6 +17,8 @@ Modes that reproduce real OpenAI-compatible servers (they apply to every chat re
     server.prose = True             # content arrives wrapped in prose ("Sure! Here is the JSON: {...} Hope ...")
     server.markers = False          # content never carries [S#] citation markers (small local models)
     server.validation_error()       # scripted: one HTTP 500 whose body is a request-validation error
+    server.busy = True              # llama-cpp-python while another request waits for the model (its default
+                                    # interrupt_requests): a streamed completion ends with [DONE] after its role chunk
 
 ``stream: true`` requests get the same content as server-sent ``chat.completion.chunk`` frames (one per
 word, then a usage frame and ``[DONE]``). ``POST /v1/embeddings`` answers deterministic unit vectors of
@@ -85,6 +87,7 @@ class LlmTestServer:
     echo_sources: bool = False
     prose: bool = False
     markers: bool = True
+    busy: bool = False
     embedding_dimension: int = 8
     requests: list[RecordedRequest] = field(default_factory=list)
     _refused: dict[str, int] = field(default_factory=dict)  # response_format type -> status answered
@@ -274,12 +277,14 @@ class _Handler(BaseHTTPRequestHandler):
     def _stream(self, completion: dict[str, Any]) -> None:
         content = completion['choices'][0]['message']['content']
         base = {'id': completion['id'], 'object': 'chat.completion.chunk', 'created': completion['created'], 'model': completion['model']}
-        frames = [
-            {**base, 'choices': [{'index': 0, 'delta': {'content': piece}, 'finish_reason': None}]}
-            for piece in re.findall(r'\S+\s*', content)
-        ]
-        frames.append({**base, 'choices': [{'index': 0, 'delta': {}, 'finish_reason': 'stop'}]})
-        frames.append({**base, 'choices': [], 'usage': completion['usage']})
+        frames = [{**base, 'choices': [{'index': 0, 'delta': {'role': 'assistant'}, 'finish_reason': None}]}]
+        if not self.owner.busy:  # busy: interrupted after the role chunk, no error, no finish_reason
+            frames += [
+                {**base, 'choices': [{'index': 0, 'delta': {'content': piece}, 'finish_reason': None}]}
+                for piece in re.findall(r'\S+\s*', content)
+            ]
+            frames.append({**base, 'choices': [{'index': 0, 'delta': {}, 'finish_reason': 'stop'}]})
+            frames.append({**base, 'choices': [], 'usage': completion['usage']})
         data = ''.join(f'data: {json.dumps(f)}\n\n' for f in frames) + 'data: [DONE]\n\n'
         self._send_bytes(200, data.encode(), 'text/event-stream')
 

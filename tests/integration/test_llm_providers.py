@@ -294,6 +294,21 @@ def test_chat_answers_and_streams_on_every_server_profile(api: Api, server: LlmT
     assert 'Pro' in result['body'] and 'response_format' not in server.requests[0].body  # synthesis never asks for structured output
 
 
+def test_chat_answers_in_full_when_the_server_cuts_streams_while_busy(api: Api, server: LlmTestServer) -> None:
+    """llama-cpp-python ends a streamed completion with [DONE] as soon as another request (an extraction) waits for the
+    model: a streamed synthesis got no content, and /chat answered 503 (the real-server check, docs/llm-providers.md)."""
+    server.busy = True
+    server.reply_text('Sam is on the Pro plan [S1].').reply_text('Sam is on the Pro plan [S1].')
+    remember_plan(api, 'Pro')
+
+    answer = chat(api)
+    streamed = api.call_raw('chat', 'POST', '/chat', {'message': QUESTION, 'stream': True, 'bypassCache': True})
+
+    assert answer['reply'] == 'Sam is on the Pro plan [S1].' and answer['citations'][0]['marker'] == '[S1]'
+    frames = [json.loads(line[len('data: ') :]) for line in streamed['body'].splitlines() if line.startswith('data: ')]
+    assert streamed['statusCode'] == 200 and ''.join(f['delta'] for f in frames[:-1]) == frames[-1]['reply'], streamed['body']
+
+
 def test_a_synthesis_validation_error_is_a_503_without_provider_text(api: Api, server: LlmTestServer) -> None:
     server.validation_error().validation_error()  # the client's one retry too
     remember_plan(api, 'Pro')
@@ -355,6 +370,25 @@ def test_the_configured_output_cap_is_sent_on_every_extraction_request(
 
     assert extraction(api, turn)['mode'] == 'json_object'
     assert [r.body.get('max_tokens') for r in llm.requests] == [256, 256, 256]  # rejected mode, truncated reply, repair
+
+
+def test_the_configured_output_cap_is_sent_on_synthesis_too(api: Api, services: Services, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A local server without its own cap lets a small model ramble until its context is full."""
+    llm = LlmTestServer().start()
+    llm.reply_text('Sam is on Pro [S1].')
+    monkeypatch.setenv('AGENT_MEMORY_LLM_BASE_URL', llm.base_url)
+    monkeypatch.setenv('AGENT_MEMORY_LLM_EXTRACTION_MODEL', 'capped-model')
+    monkeypatch.setenv('AGENT_MEMORY_LLM_MAX_OUTPUT_TOKENS', '256')
+    settings = get_settings.__wrapped__()
+    monkeypatch.setattr('agent_memory.api.services.get_settings', lambda: settings)
+    monkeypatch.setattr(services, '_composer', None)  # built from these settings on first use
+    remember_plan(api, 'Pro')
+    try:
+        chat(api)
+    finally:
+        llm.stop()
+
+    assert [(r.body['model'], r.body.get('max_tokens')) for r in llm.requests] == [('capped-model', 256)]
 
 
 def test_no_output_cap_is_sent_unless_configured(api: Api, worker: Worker, server: LlmTestServer) -> None:

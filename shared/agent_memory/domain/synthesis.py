@@ -18,6 +18,7 @@ from agent_memory.extraction.llm import NO_API_KEY
 
 MAX_SOURCES = 12
 _MARKER = re.compile(r'\[S(\d{1,3})\]')
+_DELTA = re.compile(r'\S+\s*')  # the SSE frames of a reply: a word and the space after it
 CHAT_SYSTEM = (
     "You are the user's assistant with access to their long-term memory. Answer the question using the memory "
     'sources when they are relevant, citing each source you use inline as [S1], [S2], ... exactly as numbered. '
@@ -93,12 +94,21 @@ def resolve_citations(reply: str, sources: Sequence[Hit]) -> tuple[str, list[tup
 
 
 class LlmComposer:
-    """One client per cold start; one chat.completions call (streamed) per answer."""
+    """One client per cold start; one chat.completions call per answer.
 
-    def __init__(self, base_url: str, default_model: str | None, api_key: str | None, timeout_seconds: float) -> None:
+    The call is not streamed: the reply is needed whole (citations are resolved, and the reply stored and traced,
+    before the first byte is sent), and a streamed completion can end early without an error: llama-cpp-python's
+    server, by default, ends a stream with ``[DONE]`` as soon as another request waits for the model (an extraction
+    of an earlier turn, say), which left an empty or cut reply (docs/llm-providers.md).
+    """
+
+    def __init__(
+        self, base_url: str, default_model: str | None, api_key: str | None, timeout_seconds: float, max_output_tokens: int | None = None
+    ) -> None:
         import openai
 
         self.default_model = default_model
+        self.max_output_tokens = max_output_tokens
         self._client = openai.OpenAI(base_url=base_url, api_key=api_key or NO_API_KEY, timeout=timeout_seconds, max_retries=1)
 
     def compose(
@@ -120,27 +130,23 @@ class LlmComposer:
             convo = '\n'.join(f'{t["role"]}: {t["content"]}' for t in transcript)
             parts.append(f'# Conversation so far\n<conversation>\n{convo}\n</conversation>')
         parts.append(f'# Question\n{question}')
-        deltas: list[str] = []
-        usage: dict[str, int] | None = None
+        cap: dict[str, Any] = {} if self.max_output_tokens is None else {'max_tokens': self.max_output_tokens}
         try:
-            stream = self._client.chat.completions.create(
+            completion = self._client.chat.completions.create(
                 model=chosen,
                 messages=[{'role': 'system', 'content': system}, {'role': 'user', 'content': '\n\n'.join(parts)}],
-                stream=True,
-                stream_options={'include_usage': True},
+                **cap,
             )
-            for chunk in stream:
-                if chunk.usage:
-                    usage = {'prompt': chunk.usage.prompt_tokens, 'completion': chunk.usage.completion_tokens}
-                for choice in chunk.choices:
-                    if choice.delta and choice.delta.content:
-                        deltas.append(choice.delta.content)
+            content = completion.choices[0].message.content if completion.choices else None
         except openai.OpenAIError as exc:
             raise ProviderUnavailable(f'synthesis failed: {type(exc).__name__}') from exc
-        reply, cited = resolve_citations(''.join(deltas), sources)
+        reply, cited = resolve_citations(content or '', sources)
         if not reply:
             raise ProviderUnavailable('synthesis returned an empty reply')
-        return Composition(reply, cited, chosen, usage, deltas, read_sources=list(sources), read_transcript=bool(transcript))
+        usage = {'prompt': completion.usage.prompt_tokens, 'completion': completion.usage.completion_tokens} if completion.usage else None
+        return Composition(
+            reply, cited, chosen, usage, _DELTA.findall(reply), read_sources=list(sources), read_transcript=bool(transcript)
+        )
 
 
 class ExtractiveComposer:
