@@ -72,7 +72,7 @@ test: lint typecheck unit unit-ws sam-validate sam-build
 # the version and the build flags; the wheel build took ~6 min on 2 quiet cores and ~87 min at load ~18).
 test-llm: install
 	python=$$(PYTHON=$(PYTHON) tests/real_llm/server_venv.sh) && \
-		AGENT_MEMORY_LLAMA_PYTHON=$$python $(BIN)/python -m pytest -m real_llm tests/real_llm -s
+		AGENT_MEMORY_LLAMA_PYTHON=$$python $(BIN)/python -m pytest -m real_llm tests/real_llm -s -v --durations=0
 
 # Benchmarks print side-by-side comparisons; they are not part of `make test`.
 bench: bench-quality bench-extraction bench-auth bench-retrieval bench-cache bench-lifecycle bench-mcp bench-remote-db
