@@ -10,6 +10,7 @@ provider's text, and an uncited /chat answer is invalidated when its fact is sup
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -145,6 +146,22 @@ def test_a_server_refusing_every_mode_keeps_stage0_and_records_the_class_only(ap
     assert instructions(api) == ['Always answer in bullet points']
     assert len(server.requests) == 3  # one per mode, no SQS retry: the same request cannot succeed later
     assert worker.dead_letters() == []
+
+
+def test_an_extraction_prompt_longer_than_the_context_window_keeps_stage0_and_says_so(
+    api: Api, worker: Worker, server: LlmTestServer
+) -> None:
+    server.context_tokens = 300  # the extraction prompt (rules, schema, turn) is thousands of tokens
+
+    turn = queue_turn(api)
+    first = worker.deliver(worker.receive())
+
+    assert first['batchItemFailures'] == []  # the same prompt cannot fit later
+    body = extraction(api, turn)
+    assert body['status'] == 'done' and body['mode'] == 'stage0' and body['llmError'] == 'context_exceeded'
+    assert server.chat_calls == 1  # a weaker mode only adds the schema to the prompt: not tried
+    assert_no_provider_text(body)
+    assert self_facts(api) >= STAGE0_FACTS
 
 
 @pytest.mark.parametrize(
@@ -307,6 +324,45 @@ def test_chat_answers_in_full_when_the_server_cuts_streams_while_busy(api: Api, 
     assert answer['reply'] == 'Sam is on the Pro plan [S1].' and answer['citations'][0]['marker'] == '[S1]'
     frames = [json.loads(line[len('data: ') :]) for line in streamed['body'].splitlines() if line.startswith('data: ')]
     assert streamed['statusCode'] == 200 and ''.join(f['delta'] for f in frames[:-1]) == frames[-1]['reply'], streamed['body']
+
+
+def remember_passages(api: Api, count: int) -> None:
+    for n in range(count):
+        text = f'Note {n} about the Sam account: ' + 'the quarterly review covered usage, seats and invoices in detail. ' * 8
+        code, body, _ = api.call('facts', 'POST', '/facts', {'text': text, 'infer': 'none'})
+        assert code == 200, body
+
+
+def test_a_synthesis_prompt_over_the_context_window_is_answered_from_the_best_ranked_sources(
+    api: Api, server: LlmTestServer, services: Services
+) -> None:
+    """A small local model (n_ctx 4096) refuses a prompt of 12 long passages: the answer is built from the sources that
+    fit, best-ranked first, and is recorded as built from those alone."""
+    remember_plan(api, 'Pro')
+    remember_passages(api, 12)
+    server.context_tokens = 800  # about three of the passages
+    server.echo_sources = True  # the model cites every source it was given
+
+    answer = chat(api, 'What plan is Sam on, and what did the quarterly review of the Sam account cover?')
+
+    sent = server.requests[-1].message('user')
+    given = re.findall(r'\[S\d+\]', sent)
+    assert 0 < len(given) < 12 and len(server.requests) > 1  # refused, then sent again with fewer sources
+    assert all(len(r.message('user')) > len(sent) for r in server.requests[:-1])
+    assert sorted(c['marker'] for c in answer['citations']) == sorted(given)
+    trace = services.store(api.context_id).get_trace('response_trace', answer['traceId'].split(':', 1)[1])
+    assert trace is not None and len(trace['read_sources']) == len(given)  # built from what was sent, for the cache's checks
+
+
+def test_a_message_that_alone_exceeds_the_context_window_is_a_422_that_says_so(api: Api, server: LlmTestServer) -> None:
+    server.context_tokens = 20
+    remember_plan(api, 'Pro')
+
+    code, body, _ = api.call('chat', 'POST', '/chat', {'message': QUESTION + ' Please answer in detail, with every plan change.'})
+
+    assert code == 422 and 'context window' in body['detail'], body  # what the user can act on, not the provider's text
+    assert_no_provider_text(body)
+    assert '(nothing relevant in memory)' in server.requests[-1].message('user')  # sent again with fewer sources, then none
 
 
 def test_a_synthesis_validation_error_is_a_503_without_provider_text(api: Api, server: LlmTestServer) -> None:
