@@ -130,6 +130,11 @@ class TestInstructions:
             'Always here for you if you need to talk.',
             'Never had the chance to go there myself.',
             "Don't quit now, you're so close.",
+            # LoCoMo: proverbs, states and encouragement that opened with a cue word
+            'Never say never!',
+            'Always up for something sweet.',
+            'Always staying filled with self-belief.',
+            "Don't ever quit on what you love.",
         ],
     )
     def test_encouragement_between_people_is_not_an_instruction(self, text: str) -> None:
@@ -143,6 +148,9 @@ class TestInstructions:
             ("Don't be so formal with me.", 'tone'),
             ('Never be verbose.', 'length'),
             ("Don't give me long answers.", 'length'),
+            ('Never ever use emojis.', 'style'),
+            ("Don't ever use bullet points.", 'format'),
+            ('Always bring up the budget first, from now on.', 'bring-up'),
         ],
     )
     def test_directives_to_the_assistant_still_are(self, text: str, label: str) -> None:
@@ -231,8 +239,8 @@ class TestPreferences:
         [
             'Yeah, I love to.',  # "likes: to"
             'I love the calm it gives me.',  # what "it" is was said in another sentence
-            'My favorite is the chocolate cake.',  # "favorite" of what?
             'I really like that.',
+            'I love the thought Nate!',  # the issue's "likes: thought Nate"
         ],
     )
     def test_fragments_are_not_values(self, text: str) -> None:
@@ -255,6 +263,114 @@ class TestPreferences:
     )
     def test_a_liked_value_ends_at_its_phrase(self, text: str, value: str) -> None:
         assert facts(run(text)) == {('self', 'likes', value)}
+
+
+class TestConversationalPreferences:
+    """How people state lasting preferences and pursuits in conversation (shapes found in LoCoMo's dev split)."""
+
+    @pytest.mark.parametrize(
+        ('text', 'key', 'value'),
+        [
+            ("I'm passionate about helping people and making a positive impact.", 'likes', 'helping people and making a positive impact'),
+            ("I've always been passionate about veterans and their rights.", 'likes', 'veterans and their rights'),
+            ("I've been into dancing since I was a kid and it's been my passion.", 'likes', 'dancing'),
+            ("I'm all about dramas and romcoms.", 'likes', 'dramas and romcoms'),
+            ("I've always had a love for horses!", 'likes', 'horses'),
+            ("I've always liked turtles since I was a boy, so I know all about them!", 'likes', 'turtles'),
+            ('I will always love reading, personally.', 'likes', 'reading'),
+            ('Harry Potter is my favorite book.', 'favorite_book', 'Harry Potter'),
+            ('Dance is my passion, and I will keep working hard!', 'likes', 'Dance'),
+            ('The Hobbit is one of my favorites too.', 'likes', 'The Hobbit'),
+            ('Spider-Man has always been a favorite of mine.', 'likes', 'Spider-Man'),
+            ('My favorite is the chocolate cake.', 'likes', 'chocolate cake'),
+            ("That's why I love volunteering!", 'likes', 'volunteering'),
+            ('It reminds me why I love being a mom.', 'likes', 'being a mom'),
+            ('You know I love live music.', 'likes', 'live music'),
+            ('What can I say, I love turtles.', 'likes', 'turtles'),
+            ('Maybe! I do like nature, so that might be fun going with someone else.', 'likes', 'nature'),
+            ("I'm keen on counseling or working in mental health - I'd love to help.", 'likes', 'counseling or working in mental health'),
+            ("I'm obsessed with board games.", 'likes', 'board games'),
+            ("I thought it'd be perfect since I love fantasy.", 'likes', 'fantasy'),
+            ("I'm starting a dance studio 'cause I'm passionate about dancing and it'd be great to share it.", 'likes', 'dancing'),
+            ("Yeah, since I'm lactose intolerant I'm trying out dairy-free options.", 'diet', 'lactose intolerant'),
+            ('Yeah, I play clarinet!', 'plays', 'clarinet'),
+            ('I usually play CS:GO, but I tried Street Fighter this time.', 'plays', 'CS:GO'),
+            ('My goal is to improve my shooting percentage.', 'goal', 'improve my shooting percentage'),
+            ('My dream is to create a safe and loving home for kids.', 'dream', 'create a safe and loving home for kids'),
+        ],
+    )
+    def test_conversational_shapes(self, text: str, key: str, value: str) -> None:
+        assert facts(run(text)) == {('self', key, value)}
+
+    @pytest.mark.parametrize(
+        'text',
+        [
+            "It's my favorite and never gets old.",
+            'Yes, they are still my favorites.',
+            'Seeing my characters come alive was my favorite part.',
+            "I'm really enjoying my new job.",  # a present experience, not a lasting preference
+            'I play with my kids every evening.',
+            'I play a lot these days.',
+            'My aim was to show warmth, love and self-acceptance.',
+            "That's why I love them.",
+            "I'm keen to try your recipe.",
+            "I'm obsessed with this show!",
+            "I'm keen on that idea.",
+            'This is my favorite!',
+            'Which one is your favorite?',
+        ],
+    )
+    def test_lookalikes_state_nothing(self, text: str) -> None:
+        assert run(text).attributes == ()
+
+    @pytest.mark.parametrize(
+        'text',
+        [
+            'I love the energy, diversity, and awesome food of this city.',
+            'A few times. I really like the idea and the acting.',
+            "I like the structure of the language, it's much easier.",
+            'Wow, looks great! Where did you take this picture? I love the dark sky and green scenery.',
+        ],
+    )
+    def test_a_quality_of_something_named_elsewhere_is_a_reaction(self, text: str) -> None:
+        assert run(text).attributes == ()
+
+    def test_a_generic_the_is_still_a_preference(self) -> None:
+        assert facts(run('I love the ocean.')) == {('self', 'likes', 'ocean')}
+
+
+class TestPursuits:
+    @pytest.mark.parametrize(
+        ('text', 'key', 'value'),
+        [
+            ("I've been working on supporting youth sports.", 'working_on', 'supporting youth sports'),
+            (
+                "Oh, and btw - I've been working hard on my online store and just teamed up with a local artist.",
+                'working_on',
+                'my online store',
+            ),
+            ('I\'m currently reading "The Lean Startup" and hoping it helps.', 'reading', 'The Lean Startup'),
+            ("I've been volunteering at a homeless shelter and it's really rewarding.", 'volunteering', 'homeless shelter'),
+            ("I'm volunteering as a mentor for a local school.", 'volunteering', 'mentor for a local school'),
+        ],
+    )
+    def test_what_someone_is_doing_these_days(self, text: str, key: str, value: str) -> None:
+        result = run(text)
+        assert facts(result) == {('self', key, value)}
+        assert only(result, key).category == 'context'
+
+    @pytest.mark.parametrize(
+        'text',
+        [
+            "Hey Nate! Apart from meetings, I'm working on a project - challenging but fulfilling.",
+            "Hey Nate, I'm working on a new project - a suspenseful thriller set in a small town.",
+            'I\'m working on one with my group called "Finding Home." It\'s a script about a girl on a journey.',
+            "Anyway, I've been working on something exciting too.",
+            "I'm reading a fantasy book that really captivates me.",
+        ],
+    )
+    def test_vague_pursuits_are_not_values(self, text: str) -> None:
+        assert run(text).attributes == ()
 
 
 class TestPlansAndKeyValues:

@@ -41,7 +41,7 @@ from agent_memory.extraction.model import (
 AUTHORITATIVE = frozenset({'upsert', 'document'})
 # Keys that name a set, not a single value: a new value joins the others instead of superseding them
 # ("I like jazz" after "I like hiking"). Explicit negation still ends one of them.
-MULTI_VALUED_KEYS = frozenset({'likes', 'dislikes', 'preference', 'allergy', 'language', 'hobby', 'interest', 'skill'})
+MULTI_VALUED_KEYS = frozenset({'likes', 'dislikes', 'preference', 'allergy', 'language', 'hobby', 'interest', 'skill', 'plays'})
 # Attribute keys whose value also lives as a relation: negating the attribute ends the edge too.
 RELATION_LABELS_FOR_KEY = {'employer': ('works_at', 'works_for'), 'location': ('lives_in', 'based_in'), 'city': ('lives_in',)}
 

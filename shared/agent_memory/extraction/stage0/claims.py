@@ -4,26 +4,23 @@ Every pattern reads a clause already in first person (see ``subjects.to_first_pe
 phrase removed. Keys and categories (documented in ``tests/extraction_corpus/README.md``):
 
 * identity: name, preferred_name, title, employer, location, hometown, language, age, diet, allergy; likes / dislikes /
-  preference (persistent preferences are identity, CONTRACT §5); timezone, email, pronouns… when stated as "my <key> is".
-* knowledge: plan, and any other "my <key> is <value>".
-* context: current_location, working_on, working_from, status (a project's status is knowledge).
+  preference and plays (persistent preferences are identity, CONTRACT §5, read in ``preferences``); timezone, email,
+  pronouns… when stated as "my <key> is".
+* knowledge: plan, goal / dream ("my goal is to …"), and any other "my <key> is <value>".
+* context: current_location, working_on, working_from, reading, volunteering, status (a project's status is knowledge).
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
 
+from agent_memory.extraction.stage0.claim import IDENTITY_KEYS, PRONOUN_OBJECT, Claim, match
 from agent_memory.extraction.stage0.lexicon import LANGUAGES, NOT_NAMES, ORG_SUFFIXES, TIER_WORDS, word_set
+from agent_memory.extraction.stage0.preferences import enthusiasm, long_held, not_a_fan, plays, preference, unnamed_favourite
 from agent_memory.extraction.stage0.text import PROPER, clean_value, is_plausible_name, slug
 from agent_memory.extraction.stage0.titles import split_title
 
-IDENTITY_KEYS = word_set(
-    'name preferred_name title employer location hometown language native_language nationality pronouns birthday age email '
-    'phone timezone likes dislikes preference diet allergy'
-)
-CONTEXT_KEYS = frozenset({'current_location', 'working_on', 'working_from', 'status'})
 _NAME_KEYS = frozenset({'name', 'preferred_name', 'employer', 'location', 'hometown', 'current_location', 'manager'})
 _MAX_KEY_CHARS, _MAX_VALUE_CHARS = 64, 200
 _KEY_ALIASES = {
@@ -79,7 +76,6 @@ _VALUE_REJECT = re.compile(
     r'ill|busy|away|off|back|always|never|almost|about|probably|like)\b',
     re.IGNORECASE,
 )
-_PRONOUN_OBJECT = re.compile(r'^(?:it|this|that|these|those|them|you|him|her|us|me|when|how|what|the idea)\b', re.IGNORECASE)
 _STATUSES = (
     'on hold|behind schedule|ahead of schedule|on track|on schedule|blocked|delayed|cancelled|canceled|live|done|complete|completed|'
     'finished|paused|at risk|over budget|under budget|in progress|in review|shipped|launched'
@@ -87,24 +83,16 @@ _STATUSES = (
 _ADVERBS = r'(?:(?:just|recently|finally|already|have|also|currently|still|now|really|actually)\s+)*'
 _LEADING_ADVERBS = re.compile(r'^(?:(?:now|currently|still|also|officially|actually|finally|technically)\s+)+', re.IGNORECASE)
 _KEY_MODIFIERS = re.compile(r'^(?:(?:new|current|updated|actual|official|latest)\s+)+')
+_AIMS = 'goal|dream|aim|ambition|mission'
+_VAGUE_WORK = re.compile(
+    r'^(?:(?:a|an|the|my|our|some|new|big|little|small|side|secret|fun|cool|personal|exciting|different|few|couple\s+of)\s+)*'
+    r'(?:project|projects|thing|things|something|stuff|one|ones|it|that|this|them|for|lately|hard)\b',
+    re.IGNORECASE,
+)
 _FUNCTION_WORDS = word_set('to it that this them so too do does one ones there here the a an and or of for with me you up out')
 _PREFERENCE_KEYS = frozenset({'likes', 'dislikes', 'preference'})
 _DANGLING = re.compile(r'\b(?:it|they|them|this|that|these|those|he|she|him|her)\b', re.IGNORECASE)
-_PARTICULAR = re.compile(r'^(?:all\s+the|this|that|these|those|your|his|her|their)\s+(?-i:[a-z])', re.IGNORECASE)
-_LIKED_LEAD = re.compile(r'^(?:to\s+)?(?:(?:just|really|both|also|simply)\s+)*', re.IGNORECASE)
 _DIETS = r'vegetarian|vegan|pescatarian|pescetarian|gluten-free|lactose intolerant|kosher|halal|coeliac|celiac|teetotal'
-
-
-@dataclass(frozen=True)
-class Claim:
-    key: str
-    value: str
-    change: bool = False  # stated as a change ("moved to", "joined"): a date on the clause becomes valid_from
-
-    def category(self, entity_type: str) -> str:
-        if self.key in CONTEXT_KEYS:
-            return 'knowledge' if self.key == 'status' and entity_type != 'person' else 'context'
-        return 'identity' if self.key in IDENTITY_KEYS else 'knowledge'
 
 
 def find_claims(text: str, is_self: bool) -> list[Claim]:
@@ -129,10 +117,6 @@ def _plausible(claim: Claim) -> bool:
     return is_plausible_name(claim.value) if claim.key in _NAME_KEYS else True
 
 
-def _match(pattern: str, text: str) -> re.Match[str] | None:
-    return re.match(pattern, text, re.IGNORECASE)
-
-
 def _proper(text: str) -> str | None:
     m = re.match(PROPER, text.strip())
     return m.group(0) if m else None
@@ -142,42 +126,36 @@ def _proper(text: str) -> str | None:
 
 
 def _i_am(text: str) -> list[Claim]:
-    m = _match(r"^(?:i'm|i am)\s+(?P<rest>.+)$", text)
+    m = match(r"^(?:i'm|i am)\s+(?P<rest>.+)$", text)
     if not m:
         return []
     rest = _LEADING_ADVERBS.sub('', m.group('rest'))
-    if _match(r'^(?:not|no longer|never)\b', rest):
-        return _not_a_fan(rest)
-    for reader in (_plan_membership, _based_in, _origin, _working, _at_place, _in_city, _on_leave, _status, _fan_of, _diet, _allergy):
+    if match(r'^(?:not|no longer|never)\b', rest):
+        return not_a_fan(rest)
+    for reader in _AFTER_I_AM:
         if claims := reader(rest):
             return claims
     return _title(rest) or _age(rest) or _name(rest)
 
 
 def _age(rest: str) -> list[Claim]:
-    m = _match(r'^(?P<v>\d{1,3})(?:\s+(?:years?\s+old|yo))?\s*$', rest)
+    m = match(r'^(?P<v>\d{1,3})(?:\s+(?:years?\s+old|yo))?\s*$', rest)
     return [Claim('age', m.group('v'))] if m and 0 < int(m.group('v')) < 130 else []
 
 
-def _not_a_fan(rest: str) -> list[Claim]:
-    m = _match(r'^not\s+(?:(?:a|an)\s+)?(?:(?:big|huge|great|massive)\s+)?fan\s+of\s+(?P<v>.+)$', rest)
-    value = clean_value(m.group('v')) if m else ''
-    return [Claim('dislikes', value)] if value and not _PRONOUN_OBJECT.match(value) else []
-
-
 def _diet(rest: str) -> list[Claim]:
-    m = _match(rf'^(?:(?:a|an)\s+)?(?:(?:strict|full|total)\s+)?(?P<v>{_DIETS})\b', rest)
+    m = match(rf'^(?:(?:a|an)\s+)?(?:(?:strict|full|total)\s+)?(?P<v>{_DIETS})\b', rest)
     return [Claim('diet', m.group('v').lower())] if m else []
 
 
 def _allergy(rest: str) -> list[Claim]:
-    m = _match(r'^(?:very\s+|severely\s+|mildly\s+)?allergic\s+to\s+(?P<v>.+)$', rest)
+    m = match(r'^(?:very\s+|severely\s+|mildly\s+)?allergic\s+to\s+(?P<v>.+)$', rest)
     value = clean_value(m.group('v')) if m else ''
     return [Claim('allergy', value)] if value else []
 
 
 def _plan_membership(rest: str) -> list[Claim]:
-    m = _match(
+    m = match(
         r'^(?:on|subscribed to|using)\s+(?:the\s+|a\s+|an\s+)?(?P<v>[\w-]+(?:\s+[\w-]+)?)\s+(?:plan|tier|subscription|package|edition)\b',
         rest,
     )
@@ -185,37 +163,61 @@ def _plan_membership(rest: str) -> list[Claim]:
 
 
 def _based_in(rest: str) -> list[Claim]:
-    m = _match(r'^(?:currently\s+|now\s+)?(?:based|located|living|headquartered)\s+in\s+(?P<v>.+)$', rest)
+    m = match(r'^(?:currently\s+|now\s+)?(?:based|located|living|headquartered)\s+in\s+(?P<v>.+)$', rest)
     place = _proper(m.group('v')) if m else None
     return [Claim('location', place)] if place else []
 
 
 def _origin(rest: str) -> list[Claim]:
-    m = _match(r'^(?:originally\s+)?from\s+(?P<v>.+)$', rest)
+    m = match(r'^(?:originally\s+)?from\s+(?P<v>.+)$', rest)
     place = _proper(m.group('v')) if m else None
     return [Claim('hometown', place)] if place else []
 
 
 def _working(rest: str) -> list[Claim]:
-    m = _match(r'^(?:currently\s+|still\s+|now\s+)?working\s+(?P<how>on|from)\s+(?P<v>.+)$', rest)
+    m = match(r'^(?:currently\s+|still\s+|now\s+)?working\s+(?:hard\s+)?(?P<how>on|from)\s+(?P<v>.+)$', rest)
     value = clean_value(m.group('v')) if m else ''
-    return [Claim(f'working_{m.group("how").lower()}', value)] if m and value else []
+    if not m or not value or (m.group('how').lower() == 'on' and _VAGUE_WORK.match(value)):
+        return []  # "a new project", "something exciting", "one with my group": what it is was said elsewhere, or not at all
+    return [Claim(f'working_{m.group("how").lower()}', value)]
+
+
+def _pursuit(rest: str) -> list[Claim]:
+    """ "(I'm) reading "The Lean Startup"", "(I'm) volunteering at a homeless shelter": what someone is doing these days."""
+    if m := match(rf'^(?:currently\s+|still\s+|now\s+)?reading\s+(?:"(?P<quoted>[^"]{{1,80}})"|(?P<name>{PROPER}))', rest):
+        return [Claim('reading', m.group('quoted') or m.group('name'))]
+    m = match(r'^(?:currently\s+|still\s+|now\s+)?volunteering\s+(?:at|as|with|for)\s+(?P<v>.+)$', rest)
+    value = clean_value(m.group('v')) if m else ''
+    return [Claim('volunteering', value)] if value and not PRONOUN_OBJECT.match(value) else []
+
+
+def _been_doing(text: str) -> list[Claim]:
+    """ "I've been working on my online store", "I've been volunteering at a shelter"."""
+    m = match(r"^(?:i|we)(?:'ve|\s+have)\s+(?:also\s+|really\s+|just\s+)?been\s+(?P<rest>(?:working|volunteering)\s.+)$", text)
+    return [*_working(m.group('rest')), *_pursuit(m.group('rest'))] if m else []
+
+
+def _aim(text: str) -> list[Claim]:
+    """ "My goal is to improve my shooting": the aim without its infinitive marker (a generic value may not start with "to")."""
+    m = match(rf'^(?:my|our)\s+(?:(?:main|big|biggest|ultimate|long-term)\s+)?(?P<k>{_AIMS})\s+is\s+to\s+(?P<v>.+)$', text)
+    value = clean_value(m.group('v')) if m else ''
+    return [Claim(m.group('k').lower(), value)] if m and len(value.split()) > 1 else []
 
 
 def _at_place(rest: str) -> list[Claim]:
-    m = _match(r'^(?:currently\s+|still\s+)?at\s+(?P<v>(?:the|a|an|home|work|my|our)\b.+)$', rest)
+    m = match(r'^(?:currently\s+|still\s+)?at\s+(?P<v>(?:the|a|an|home|work|my|our)\b.+)$', rest)
     value = clean_value(m.group('v')) if m else ''
     return [Claim('current_location', value)] if value else []
 
 
 def _in_city(rest: str) -> list[Claim]:
-    m = _match(r'^(?:currently\s+|still\s+)?in\s+(?P<v>.+)$', rest)
+    m = match(r'^(?:currently\s+|still\s+)?in\s+(?P<v>.+)$', rest)
     place = _proper(m.group('v')) if m else None
     return [Claim('current_location', place)] if place else []
 
 
 def _on_leave(rest: str) -> list[Claim]:
-    m = _match(
+    m = match(
         r'^(?P<v>on\s+(?:a\s+)?(?:(?:parental|sick|maternity|paternity|annual|medical|study|unpaid)\s+)?'
         r'(?:vacation|holiday|holidays|leave|pto|sabbatical|break|a break))\b',
         rest,
@@ -224,14 +226,8 @@ def _on_leave(rest: str) -> list[Claim]:
 
 
 def _status(rest: str) -> list[Claim]:
-    m = _match(rf'^(?:currently\s+|now\s+|still\s+)?(?P<v>{_STATUSES})\s*$', rest)
+    m = match(rf'^(?:currently\s+|now\s+|still\s+)?(?P<v>{_STATUSES})\s*$', rest)
     return [Claim('status', m.group('v').lower())] if m else []
-
-
-def _fan_of(rest: str) -> list[Claim]:
-    m = _match(r'^(?:(?:a|an)\s+)?(?:(?:big|huge|massive|real|great|total)\s+)?(?:fan\s+of|into)\s+(?P<v>.+)$', rest)
-    value = _liked(m.group('v')) if m else ''
-    return [Claim('likes', value)] if value and not _PRONOUN_OBJECT.match(value) else []
 
 
 def _title(rest: str) -> list[Claim]:
@@ -244,10 +240,10 @@ def _title(rest: str) -> list[Claim]:
 
 def _title_tail(tail: str) -> list[Claim]:
     """What follows a title: "at Acme" → employer, "based in Lyon" → location."""
-    if m := _match(r'^(?:at|for|with|of)\s+(?P<v>.+)$', tail):
+    if m := match(r'^(?:at|for|with|of)\s+(?P<v>.+)$', tail):
         org = _proper(m.group('v'))
         return [Claim('employer', org)] if org else []
-    if m := _match(r'^(?:based|living|located)\s+in\s+(?P<v>.+)$', tail):
+    if m := match(r'^(?:based|living|located)\s+in\s+(?P<v>.+)$', tail):
         place = _proper(m.group('v'))
         return [Claim('location', place)] if place else []
     return []
@@ -260,7 +256,7 @@ def _name(rest: str) -> list[Claim]:
     org = m.group('org')
     if org:
         return [Claim('name', m.group('v')), *([Claim('employer', org)] if looks_like_organisation(org) else [])]
-    appositive = _match(r'^\s*,\s*(?P<rest>(?:a|an|the)\s+.+)$', rest[m.end('v') :])  # "I'm Sam, a data engineer at Acme"
+    appositive = match(r'^\s*,\s*(?P<rest>(?:a|an|the)\s+.+)$', rest[m.end('v') :])  # "I'm Sam, a data engineer at Acme"
     return [Claim('name', m.group('v')), *(_title(appositive.group('rest')) if appositive else [])]
 
 
@@ -286,38 +282,38 @@ def _preferred_name(text: str) -> list[Claim]:
 
 
 def _employment(text: str) -> list[Claim]:
-    if m := _match(rf'^(?:i|we)\s+(?:currently\s+|still\s+|now\s+)?work\s+(?:at|for)\s+(?P<org>{PROPER})(?P<tail>.*)$', text):
+    if m := match(rf'^(?:i|we)\s+(?:currently\s+|still\s+|now\s+)?work\s+(?:at|for)\s+(?P<org>{PROPER})(?P<tail>.*)$', text):
         return [Claim('employer', m.group('org')), *_as_title(m.group('tail'))]
-    if m := _match(r'^i\s+(?:currently\s+|now\s+)?work\s+as\s+(?P<rest>.+)$', text):
+    if m := match(r'^i\s+(?:currently\s+|now\s+)?work\s+as\s+(?P<rest>.+)$', text):
         parsed = split_title(m.group('rest'))
         return [Claim('title', parsed[0]), *_title_tail(parsed[1])] if parsed else []
     joined = (
         rf'^i\s+{_ADVERBS}(?:joined|started\s+(?:at|with|working\s+(?:at|for))|got\s+hired\s+(?:at|by))\s+(?P<org>{PROPER})(?P<tail>.*)$'
     )
-    if m := _match(joined, text):
+    if m := match(joined, text):
         return [Claim('employer', m.group('org'), change=True), *(Claim(c.key, c.value, True) for c in _as_title(m.group('tail')))]
-    if m := _match(rf"^i\s+{_ADVERBS}(?:got|was|have\s+been|'ve\s+been|am\s+being|'m\s+being)\s+promoted\s+to\s+(?P<rest>.+)$", text):
+    if m := match(rf"^i\s+{_ADVERBS}(?:got|was|have\s+been|'ve\s+been|am\s+being|'m\s+being)\s+promoted\s+to\s+(?P<rest>.+)$", text):
         parsed = split_title(m.group('rest'))
         return [Claim('title', parsed[0], change=True)] if parsed else []
     return []
 
 
 def _as_title(tail: str) -> list[Claim]:
-    m = _match(r'^\s*,?\s*as\s+(?P<rest>.+)$', tail)
+    m = match(r'^\s*,?\s*as\s+(?P<rest>.+)$', tail)
     parsed = split_title(m.group('rest')) if m else None
     return [Claim('title', parsed[0])] if parsed else []
 
 
 def _residence(text: str) -> list[Claim]:
-    if m := _match(rf"^(?:i|we)(?:\s+(?:(?:currently|still|now)\s+)?live|(?:'ve|\s+have)\s+been\s+living)\s+in\s+(?P<v>{PROPER})", text):
+    if m := match(rf"^(?:i|we)(?:\s+(?:(?:currently|still|now)\s+)?live|(?:'ve|\s+have)\s+been\s+living)\s+in\s+(?P<v>{PROPER})", text):
         return [Claim('location', m.group('v'))]
-    if m := _match(rf'^(?:i|we)\s+{_ADVERBS}(?:moved|relocated)\s+(?:back\s+)?to\s+(?P<v>{PROPER})', text):
+    if m := match(rf'^(?:i|we)\s+{_ADVERBS}(?:moved|relocated)\s+(?:back\s+)?to\s+(?P<v>{PROPER})', text):
         return [] if _is_tier(m.group('v')) else [Claim('location', m.group('v'), change=True)]
     return []
 
 
 def _language(text: str) -> list[Claim]:
-    m = _match(r'^i\s+(?:also\s+)?speak\s+(?P<v>.+)$', text)
+    m = match(r'^i\s+(?:also\s+)?speak\s+(?P<v>.+)$', text)
     if not m:
         return []
     tokens = re.findall(r'[\w-]+', clean_value(m.group('v')))
@@ -327,40 +323,12 @@ def _language(text: str) -> list[Claim]:
     return [Claim('language', ', '.join(languages))] if ok else []
 
 
-def _preference(text: str) -> list[Claim]:
-    m = _match(
-        r'^(?:i|we)\s+(?:(?:really|also|absolutely|totally|just|do|genuinely|truly|kind of|kinda|quite|generally|usually|still|'
-        r"actually|definitely|much|personally)\s+)*(?P<verb>prefer|like|love|enjoy|adore|hate|dislike|detest|loathe|can't stand|"
-        r"cannot stand|can't bear|don't like|do not like|don't enjoy|don't love)\s+(?P<v>.+)$",
-        text,
-    )
-    if not m:
-        return []
-    value = _liked(m.group('v'))
-    if not value or _PRONOUN_OBJECT.match(value) or _match(r'^(?:being|to be) called\b', value):
-        return []
-    verb = m.group('verb').lower()
-    key = 'preference' if verb == 'prefer' else 'likes' if verb in ('like', 'love', 'enjoy', 'adore') else 'dislikes'
-    return [Claim(key, value)]
-
-
-def _liked(raw: str) -> str:
-    """What is liked, without an infinitive marker or a leading adverb ("to just watch the sunset" → "watch the sunset").
-
-    Empty for one particular thing ("I love all the colours!", "I love your garden"): a reaction to something in the
-    conversation, not a lasting preference; a lasting one is generic ("I love gardens") or a name ("the Beatles").
-    """
-    if _PARTICULAR.match(raw):
-        return ''
-    return _LIKED_LEAD.sub('', clean_value(raw))
-
-
 def _is_tier(word: str) -> bool:
     return word.lower() in TIER_WORDS
 
 
 def _plan_change(text: str) -> list[Claim]:
-    m = _match(
+    m = match(
         rf'^(?:i|we)\s+{_ADVERBS}(?P<verb>upgraded|downgraded|switched|moved|changed|migrated|went)\s+'
         r'(?:(?:my|our)\s+(?:plan|subscription|account)\s+)?'
         r'(?:from\s+(?:the\s+)?(?P<old>[\w-]+)(?:\s+(?:plan|tier|subscription))?\s+)?'
@@ -374,7 +342,7 @@ def _plan_change(text: str) -> list[Claim]:
 
 
 def _plan_held(text: str) -> list[Claim]:
-    m = _match(
+    m = match(
         r"^(?:(?:i|we)(?:'ve|\s+have)?(?:\s+got)?|(?:i|we)(?:'ve|\s+have)\s+been\s+on|"
         r'(?:i|we)\s+(?:pay\s+for|bought|purchased|subscribed\s+to|signed\s+up\s+for)|'
         r"we're\s+on|we\s+are\s+on)\s+(?:the|a|an)\s+(?P<v>[\w-]+)\s+(?:plan|tier|subscription|package|edition)\b",
@@ -384,7 +352,7 @@ def _plan_held(text: str) -> list[Claim]:
 
 
 def _generic(text: str) -> list[Claim]:
-    m = _match(
+    m = match(
         r"^(?:my|our)\s+(?P<k>[a-z][\w' -]*?)\s+(?:is(?:\s+now)?|are|'s|(?:has\s+)?changed\s+to|is\s+changing\s+to)\s+(?P<v>.+)$", text
     )
     if not m:
@@ -404,6 +372,20 @@ def _generic(text: str) -> list[Claim]:
     return [Claim(key, value)] if notable or known_shape else []
 
 
+_AFTER_I_AM: tuple[Callable[[str], list[Claim]], ...] = (
+    _plan_membership,
+    _based_in,
+    _origin,
+    _working,
+    _at_place,
+    _in_city,
+    _on_leave,
+    _status,
+    enthusiasm,
+    _pursuit,
+    _diet,
+    _allergy,
+)
 _READERS: tuple[Callable[[str], list[Claim]], ...] = (
     _my_name,
     _i_am,
@@ -412,6 +394,11 @@ _READERS: tuple[Callable[[str], list[Claim]], ...] = (
     _plan_held,
     _residence,
     _language,
-    _preference,
+    preference,
+    long_held,
+    plays,
+    unnamed_favourite,
+    _been_doing,
+    _aim,
     _generic,
 )

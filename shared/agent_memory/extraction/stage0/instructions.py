@@ -37,13 +37,15 @@ _PERSISTENCE = re.compile(
 # Words after "always"/"never" that make a statement or a past event, not an imperative ("never had a chance").
 _NOT_AFTER_CUE = word_set(
     'mind the a an my your our this that it been so too ever again happy fun good nice same sure right here there had was were '
-    'did saw thought knew felt got been gonna going really quite'
+    'did saw thought knew felt got been gonna going really quite up down out on off in for about with'
 )
+# Gerunds that are base forms ("always bring a charger"): any other -ing word after a cue is not a command.
+_ING_VERBS = word_set('bring sing ring swing sting string spring wring ping')
 # "Don't worry", "don't give up", "don't forget to have fun": reassurance and encouragement between people.
 _NOT_AFTER_DONT = word_set('worry mind know think understand care get panic rush feel see remember bother forget let lose doubt hesitate')
 # "Never give up", "don't quit", "don't miss a beat": encouragement, whichever cue opens it.
 _ENCOURAGEMENT = word_set('quit miss sweat underestimate')
-_ENCOURAGING_PHRASES = frozenset({('give', 'up'), ('settle', 'for')})
+_ENCOURAGING_PHRASES = frozenset({('give', 'up'), ('settle', 'for'), ('say', 'never'), ('say', 'die')})
 # "Don't be afraid to …", "never be shy": feelings, not a style ("don't be so formal" stays an instruction).
 _FEELINGS = word_set('afraid scared shy sad nervous discouraged down hard worried upset sorry ashamed embarrassed a')
 _STOP_OBJECT = word_set('it that this there now please by')
@@ -140,9 +142,10 @@ def _is_directive(core: str, raw: str) -> bool:
         return False
     first, second = tokens[0], tokens[1]
     if first in ('always', 'never'):
-        return _imperative(tokens[1:]) and second not in _NOT_AFTER_CUE
+        rest = _skip_ever(tokens[1:])
+        return _imperative(rest) and rest[0] not in _NOT_AFTER_CUE
     if first in ("don't", 'dont') or tokens[:2] == ['do', 'not']:
-        rest = tokens[2:] if first == 'do' else tokens[1:]
+        rest = _skip_ever(tokens[2:] if first == 'do' else tokens[1:])
         return bool(rest) and _imperative(rest) and rest[0] not in _NOT_AFTER_DONT and (len(tokens) > 2 or first == 'do')
     if first == 'stop':
         return second not in _STOP_OBJECT
@@ -153,10 +156,18 @@ def _is_directive(core: str, raw: str) -> bool:
     return False
 
 
+def _skip_ever(rest: list[str]) -> list[str]:
+    """ "Never ever use emojis", "don't ever quit": the verb is the word after "ever"."""
+    return rest[1:] if rest[:1] == ['ever'] and len(rest) > 1 else rest
+
+
 def _imperative(rest: list[str]) -> bool:
-    """The words after a cue read as a command about behaviour, not a past event, encouragement or a feeling."""
+    """The words after a cue read as a command about behaviour, not a past event, a state ("always staying …"),
+    encouragement or a feeling."""
     verb = rest[0]
-    if is_past_form(verb) or verb in _ENCOURAGEMENT or tuple(rest[:2]) in _ENCOURAGING_PHRASES:
+    if is_past_form(verb) or (verb.endswith('ing') and verb not in _ING_VERBS):
+        return False
+    if verb in _ENCOURAGEMENT or tuple(rest[:2]) in _ENCOURAGING_PHRASES:
         return False
     return not (verb == 'be' and len(rest) > 1 and rest[1] in _FEELINGS)
 

@@ -8,7 +8,8 @@ from dataclasses import dataclass, field, replace
 
 from agent_memory.extraction.model import EntityRef, ExtractedRelation, ExtractedUncertainty, ExtractionContext, Invalidation
 from agent_memory.extraction.stage0.actions import Event, find_event
-from agent_memory.extraction.stage0.claims import Claim, find_claims
+from agent_memory.extraction.stage0.claim import Claim
+from agent_memory.extraction.stage0.claims import find_claims
 from agent_memory.extraction.stage0.dates import TimeRef, find_time
 from agent_memory.extraction.stage0.negations import find_invalidations
 from agent_memory.extraction.stage0.signals import is_hypothetical, opens_hypothesis, tense

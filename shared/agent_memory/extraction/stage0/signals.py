@@ -62,8 +62,13 @@ def is_compliment(sentence: str) -> bool:
     return bool(_COMPLIMENT.search(sentence))
 
 
+# "What can I say, I love turtles.": a rhetorical lead, not a question.
+_RHETORICAL_LEAD = re.compile(r'^(?:what can i say|guess what|you know what)\b[,:!]', re.IGNORECASE)
+
+
 def is_question(sentence: str) -> bool:
-    return sentence.rstrip().endswith('?') or bool(_QUESTION_START.match(sentence.strip()))
+    text = sentence.strip()
+    return text.endswith('?') or (bool(_QUESTION_START.match(text)) and not _RHETORICAL_LEAD.match(text))
 
 
 def opens_hypothesis(clause: str) -> bool:

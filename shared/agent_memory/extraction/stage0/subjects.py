@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from agent_memory.domain.vocabulary import normalise_type
 from agent_memory.extraction.model import EntityRef, ExtractionContext, KnownEntity
 from agent_memory.extraction.stage0.lexicon import word_set
+from agent_memory.extraction.stage0.preferences import favourite_as_first_person
 from agent_memory.extraction.stage0.text import PROPER, is_plausible_name
 
 _FIRST_PERSON = re.compile(r"^(?:i|i'm|i've|i'll|i'd|my|we|we're|we've|we'll|our)\b", re.IGNORECASE)
@@ -85,14 +86,15 @@ def resolve_subject(clause: str, ctx: ExtractionContext, opens_turn: bool = Fals
 
 
 def _implied_first_person(clause: str, opens_turn: bool) -> str | None:
-    """Casual speech drops the subject ("been living in Dublin", "not a fan of ORMs"); a turn may open with "this is Priya"."""
+    """Casual speech drops the subject ("been living in Dublin", "not a fan of ORMs"); a turn may open with "this is Priya";
+    a favourite may be named first ("Harry Potter is my favorite book")."""
     if _CALL_ME.search(clause):
         return clause  # "please call me Maggie", "you can call me Sam": a statement about the speaker's name
     if m := _DROPPED_SUBJECT.match(clause):
         return ("I've " if m.group('perfect') else "I'm ") + clause
     if opens_turn and (m := re.match(rf'^(?i:this is)\s+(?P<rest>{PROPER}.*)$', clause)):
         return "I'm " + m.group('rest')
-    return None
+    return favourite_as_first_person(clause)
 
 
 def _unclear_subject(clause: str) -> UnclearSubject | None:

@@ -12,12 +12,14 @@ PROPER = rf'(?-i:(?:{CAP_WORD})(?:\s+(?:(?:of|and|&|de|da|do|del|la|le|van|von|d
 
 _ABBREVIATIONS = re.compile(r'\b(?:Mr|Mrs|Ms|Dr|Prof|St|Jr|Sr|vs|etc|e\.g|i\.e|approx|Inc|Ltd|Co|Corp)\.', re.IGNORECASE)
 _DOT = '\u2024'  # one-dot leader stands in for an abbreviation's full stop while splitting
-_SENTENCE_BREAK = re.compile(r'(?<=[.!?])\s+(?=[^\sa-z])|\n+')
+_SENTENCE_BREAK = re.compile(r'(?<=[.!?])\s+(?=[^\sa-z])|(?<=[.!?]["\')])\s+(?=[^\sa-z])|\n+')
 _CLAUSE_BREAK = re.compile(
     r'\s*;\s*'
     r"|,?\s+(?:and|but|so|plus)\s+(?:now\s+|then\s+|also\s+)?(?=(?:I|I'm|I've|I'll|I'd|my|My|we|We|we're|We're)\b)"
     r"|,\s+(?=(?:I|I'm|I've|I'll|I'd|my|we|we're)\b)"
     r'|,\s*(?=(?:if|unless|in case|assuming)\b)'
+    r'|,\s+(?:so|but)\s+(?=(?:that|it|this|they)\b)'
+    r"|,?\s+(?:because|'cause|cause|since)\s+(?=(?:I|I'm|I've|we|we're)\s)"
     r"|\s+[—–-]{1,2}\s+(?=(?:I|I'm|I've|we|we're|my|it|it's|that|they|he|she)\b)"
 )
 _SPACES = re.compile(r'\s+')
@@ -28,19 +30,21 @@ _LOWER_I = re.compile(r"\b(?:i'm|i've|i'll|i'd|im|ive|i)\b(?!['-])")
 LEADING_FILLERS = re.compile(
     r'^(?:(?:ok(?:ay)?|so|and|but|also|oh|hey(?: there)?|hi(?: there)?|hello|anyway|btw|by the way|quick update|update|fyi|'
     r'honestly(?: though)?|basically|right|alright|yes|yeah|no|well|plus|then|note|ps|heads up|good news|great news|big news|'
-    r'news|fun fact|side note|these days|nowadays|right now|at the moment|'
-    r"(?:i think|i guess|i believe|i suppose)(?=\s+(?:i|i'm|i've|my|we|we're)\b))\b[\s,:;!.-]*)+",
+    r'news|fun fact|side note|these days|nowadays|right now|at the moment|what can i say|guess what|you know what|'
+    r"(?:i think|i guess|i believe|i suppose|you know|(?:that's|that is|this is|which is|it's|and that's) why|"
+    r"(?:it|this|that|they|which)?\s*remind(?:s|ed)? me (?:of )?why)(?=\s+(?:i|i'm|i've|my|we|we're)\b))\b[\s,:;!.-]*)+",
     re.IGNORECASE,
 )
 # Where a captured value ends: clause punctuation, or a word that starts a new thought.
 _VALUE_END = re.compile(
-    r'\s*(?:[,;:()!?]|\s[—–-]{1,2}\s|[—–]|(?<=\w)-{1,2}\s|\.\s|\.$)'
+    r'\s*(?:[,;()!?]|:(?!\S)|\s[—–-]{1,2}\s|[—–]|(?<=\w)-{1,2}\s|\.\s|\.$)'
     r"|\s+(?:because|since|but|although|though|which|who|whom|where|whereas|so that|if|unless|when|while|for what it's worth|"
     r'right now|at the moment|currently|these days|nowadays|now|anymore|any more|either|too|as well|by the way|btw|'
-    r'fluently|natively|really|actually|haha|lol)\b',
+    r'fluently|natively|really|actually|haha|lol|and\s+(?:just|also|then|now|it|it\'s|that|that\'s|this|they|they\'re))\b',
     re.IGNORECASE,
 )
-_LEADING_ARTICLE = re.compile(r'^(?:the|a|an)\s+', re.IGNORECASE)
+# "the Pro plan" → "Pro plan", but "The Hobbit" and "The Beatles" keep the capitalised article of their name.
+_LEADING_ARTICLE = re.compile(r'^(?:(?i:a|an)\s+|the\s+|The\s+(?![A-Z]))')
 _EDGE = ' \t,.;:!?"\'“”‘’*'
 
 

@@ -6,7 +6,7 @@ import re
 from dataclasses import replace
 
 from agent_memory.extraction.model import ExtractedUncertainty
-from agent_memory.extraction.stage0.claims import Claim
+from agent_memory.extraction.stage0.claim import Claim
 from agent_memory.extraction.stage0.reading import Finding, Reading, Turn, read_sentence
 from agent_memory.extraction.stage0.signals import (
     CLARIFICATION,
@@ -34,10 +34,12 @@ def read_turn(sentences: list[str], turn: Turn) -> Reading:
     total = Reading()
     turn_marker = sarcasm_marker(turn.text) if re.search(r'(?:^|\s)/s\b', turn.text) else None
     previous: list[Finding] = []
+    complimented = False
     for index, sentence in enumerate(sentences):
-        if index and is_compliment(sentences[index - 1]) and REACTION.match(sentence):
+        if complimented and REACTION.match(sentence):
             previous = []
-            continue  # "Wow, that's gorgeous! I love the colours.": a reaction to what was shown, not a preference
+            continue  # "Wow, that's gorgeous! Where was it? I love the colours.": a reaction to what was shown
+        complimented = complimented or is_compliment(sentence)
         marker = turn_marker or sarcasm_marker(sentence)
         if marker:
             total.uncertainties.append(_sarcasm(sentence, marker))
