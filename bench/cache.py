@@ -2,7 +2,7 @@
 
 Part 1, cache economics. The chat handler runs in-process on API Gateway v2 events, on an embedded
 SurrealDB, with the local MiniLM embeddings. Synthesis goes through the real ``LlmComposer`` and
-``openai`` client to the local OpenAI-compatible test server (``tests/llm_server.py``, echo mode),
+``openai`` client to the local OpenAI-compatible test server (``tests/support/llm_server.py``, echo mode),
 which simulates a model that takes 500 ms. The facts from ``bench/data/paraphrase_workload.json`` are
 seeded with POST /facts (``infer: triples``). Three workloads are replayed as first-turn /chat calls
 (no sessionId), each in a fresh context whose ``response_cache.similarity_threshold`` is set with PATCH,
@@ -74,16 +74,20 @@ from agent_memory.config import get_settings  # noqa: E402
 from agent_memory.db.memory_store import MemoryStore  # noqa: E402
 from agent_memory.db.records import Tx  # noqa: E402
 from agent_memory.db.trace_rows import add_traces  # noqa: E402
-from agent_memory.db.trace_store import CACHE_EF, CACHE_NEIGHBOURS, TraceStore  # noqa: E402
+from agent_memory.db.trace_store import TraceStore  # noqa: E402
 from agent_memory.domain import question_key as question_keys  # noqa: E402
 from agent_memory.domain.context_config import ResponseCacheConfig  # noqa: E402
 from agent_memory.domain.contexts import create_context, mint_context_key  # noqa: E402
 from agent_memory.domain.ids import new_id, utcnow  # noqa: E402
-from agent_memory.domain.lifecycle import REINDEX_MAX_BACKLOG, REINDEX_MIN_GROWTH, REINDEX_MIN_NEW_ROWS  # noqa: E402
 from agent_memory.domain.question_key import QuestionKey, question_key  # noqa: E402
 from agent_memory.domain.synthesis import LlmComposer  # noqa: E402
+from agent_memory.tuning import TUNING  # noqa: E402
 from local_runtime.events import LocalContext, http_event  # noqa: E402
-from tests.llm_server import LlmTestServer  # noqa: E402
+from tests.support.llm_server import LlmTestServer
+
+CACHE_EF, CACHE_NEIGHBOURS = TUNING.cache_ef, TUNING.cache_neighbours
+REINDEX_MAX_BACKLOG, REINDEX_MIN_GROWTH = TUNING.reindex_max_backlog, TUNING.reindex_min_growth
+REINDEX_MIN_NEW_ROWS = TUNING.reindex_min_new_rows
 
 WORKLOAD = ROOT / 'bench' / 'data' / 'paraphrase_workload.json'
 DEFAULT_THRESHOLD = ResponseCacheConfig().similarity_threshold

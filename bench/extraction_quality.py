@@ -1,7 +1,8 @@
 """Stage-0 extraction quality over the labelled corpus: precision / recall / F1 per case family and overall, per split.
 
 The corpus and the matching rule live in ``tests/extraction_corpus`` (README there). Splits: ``dev`` (the rules were
-developed on it), ``holdout`` (used once, then for fixes), ``blind`` (never tuned on: the honest number).
+developed on it), ``holdout`` (used once, then for fixes), ``blind`` (never tuned on: the honest number), ``blind2``
+(other registers; tuned on since issue 11), ``blind3`` (other registers, never tuned on: the honest number for them).
 
 Run: ``PYTHONPATH=shared .venv/bin/python bench/extraction_quality.py [--split blind] [--errors] [--repeat 20]``.
 """

@@ -44,9 +44,12 @@ sys.path[:0] = [str(ROOT / 'shared'), str(ROOT / 'infra')]
 from surrealdb import RecordID  # noqa: E402
 
 from agent_memory.db.connection import Database  # noqa: E402
-from agent_memory.db.lifecycle_store import DEFAULT_BATCH, LifecycleStore  # noqa: E402
+from agent_memory.db.lifecycle_store import LifecycleStore  # noqa: E402
 from agent_memory.db.migrations import ensure_migrated  # noqa: E402
 from agent_memory.domain.vocabulary import DAILY_DECAY, IMPORTANCE_MAX, IMPORTANCE_MIN, INITIAL_IMPORTANCE  # noqa: E402
+from agent_memory.tuning import TUNING  # noqa: E402
+
+DEFAULT_BATCH = TUNING.sweep_batch
 
 DAY = 'bench-day-1'
 CATEGORIES = ('context', 'knowledge', 'identity')  # row i has CATEGORIES[i % 3]

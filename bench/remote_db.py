@@ -1,6 +1,6 @@
 """What a remote database costs per route: database round trips and p50 latency with 0 ms and 2 ms added per frame.
 
-The handlers run in-process against ``ws://`` (tests/ws_bridge.py in front of the real embedded engine), exactly as a
+The handlers run in-process against ``ws://`` (tests/support/ws_bridge.py in front of the real embedded engine), exactly as a
 warm Lambda talks to a hosted SurrealDB; the bridge counts the RPC frames each request sends and can delay each one.
 Targets: reads ≤ 3 round trips, writes ≤ 2.
 
@@ -22,7 +22,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import bench_env  # noqa: E402  (paths and a quiet environment first)
 
-from tests.ws_bridge import ROOT_PASSWORD, ROOT_USER, WsBridge  # noqa: E402
+from tests.support.ws_bridge import ROOT_PASSWORD, ROOT_USER, WsBridge
 
 BRIDGE = WsBridge().start()
 os.environ.update({'AGENT_MEMORY_DB_URL': BRIDGE.url, 'AGENT_MEMORY_DB_USER': ROOT_USER, 'AGENT_MEMORY_DB_PASSWORD': ROOT_PASSWORD})

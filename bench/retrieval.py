@@ -33,10 +33,12 @@ from bench_env import ROOT, load_handler  # noqa: E402,I001  # first: paths and 
 from surrealdb import RecordID  # noqa: E402
 
 from agent_memory.api.services import Services, get_services  # noqa: E402
-from agent_memory.db.retrieval_store import EF_SEARCH  # noqa: E402
 from agent_memory.domain.contexts import create_context, mint_context_key  # noqa: E402
 from agent_memory.domain.plan_embeddings import attribute_text, entity_text  # noqa: E402
+from agent_memory.tuning import TUNING  # noqa: E402
 from local_runtime.events import LocalContext, http_event  # noqa: E402
+
+EF_SEARCH = TUNING.ef_search
 
 CACHE = ROOT / 'bench' / '.cache'
 QUERIES = 100

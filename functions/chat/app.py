@@ -7,6 +7,7 @@ from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
+from agent_memory.api import routes
 from agent_memory.api.http import build_resolver, data_plane, header, json_response, parse_body
 from agent_memory.api.services import get_services
 from agent_memory.domain import chat as chat_loop
@@ -17,7 +18,7 @@ app = build_resolver()
 get_services().embedder.warm()  # load the model in the init phase, not on the first request
 
 
-@app.post('/api/v1/<context_id>/chat')
+@app.operation(routes.CHAT)
 def chat(context_id: str) -> Any:
     caller, store = data_plane(app, context_id)
     request, _ = parse_body(app, ChatRequest)

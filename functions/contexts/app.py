@@ -5,10 +5,11 @@ from typing import Any
 from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
+from agent_memory.api import routes
 from agent_memory.api.http import build_resolver, json_response, management, no_content, parse_body, query_param
 from agent_memory.api.services import get_services
 from agent_memory.db.principal_store import PrincipalStore
-from agent_memory.domain import contexts, tenancy
+from agent_memory.domain import contexts, principal_stores, tenancy
 from agent_memory.models import ContextCreate, ContextPatch, KeyCreate, PrincipalCreate, PrincipalPatch
 from agent_memory.observability import logger
 
@@ -18,8 +19,7 @@ app = build_resolver()
 def _principals(context_id: str) -> PrincipalStore:
     """The principal store of an existing context (422 bad id, 404 unknown)."""
     services = get_services()
-    contexts.existing_context(services.control, context_id)
-    return PrincipalStore(services.db, context_id)
+    return principal_stores.of_existing_context(services.db, services.control, context_id)
 
 
 def _ttl() -> int | None:
@@ -27,34 +27,36 @@ def _ttl() -> int | None:
 
 
 # ---- contexts ---------------------------------------------------------------------------------------
-@app.get('/api/v1/contexts')
+@app.operation(routes.CONTEXTS)
 def list_contexts() -> Any:
     management(app)
-    return json_response(contexts.list_contexts(get_services().control))  # responds with an array
+    return json_response(contexts.list_contexts(get_services().control))
 
 
-@app.post('/api/v1/contexts/<context_id>')
+@app.operation(routes.CONTEXT_CREATE)
 def create_context(context_id: str) -> Any:
     management(app)
     request, _ = parse_body(app, ContextCreate)
     services = get_services()
-    return json_response(contexts.create_context(services.control, services.store, context_id, request.config), 201)
+    admin = {'admin_display_name': request.admin_display_name, 'admin_external_id': request.admin_external_id}
+    view = contexts.create_context(services.control, services.store, context_id, request.config, description=request.description, **admin)
+    return json_response(view, 201)
 
 
-@app.get('/api/v1/contexts/<context_id>')
+@app.operation(routes.CONTEXT_GET)
 def get_context(context_id: str) -> Any:
     management(app)
     return json_response(contexts.get_context(get_services().control, context_id))
 
 
-@app.patch('/api/v1/contexts/<context_id>')
+@app.operation(routes.CONTEXT_PATCH)
 def patch_context(context_id: str) -> Any:
     management(app)
     request, _ = parse_body(app, ContextPatch)
     return json_response(contexts.patch_context(get_services().control, context_id, request.config))
 
 
-@app.delete('/api/v1/contexts/<context_id>')
+@app.operation(routes.CONTEXT_DELETE)
 def delete_context(context_id: str) -> Any:
     management(app)
     services = get_services()
@@ -64,7 +66,7 @@ def delete_context(context_id: str) -> Any:
 
 
 # ---- principals -------------------------------------------------------------------------------------
-@app.post('/api/v1/contexts/<context_id>/principals')
+@app.operation(routes.PRINCIPAL_CREATE)
 def create_principal(context_id: str) -> Any:
     management(app)
     request, _ = parse_body(app, PrincipalCreate)
@@ -72,26 +74,26 @@ def create_principal(context_id: str) -> Any:
     return json_response(view, 201 if created else 200)
 
 
-@app.get('/api/v1/contexts/<context_id>/principals')
+@app.operation(routes.PRINCIPALS)
 def list_principals(context_id: str) -> Any:
     management(app)
-    return json_response([tenancy.principal_view(row) for row in _principals(context_id).list()])  # responds with an array
+    return json_response([tenancy.principal_view(row) for row in _principals(context_id).list()])
 
 
-@app.get('/api/v1/contexts/<context_id>/principals/<principal_id>')
+@app.operation(routes.PRINCIPAL_GET)
 def get_principal(context_id: str, principal_id: str) -> Any:
     management(app)
     return json_response(tenancy.principal_view(tenancy.get_principal(_principals(context_id), principal_id)))
 
 
-@app.patch('/api/v1/contexts/<context_id>/principals/<principal_id>')
+@app.operation(routes.PRINCIPAL_PATCH)
 def patch_principal(context_id: str, principal_id: str) -> Any:
     management(app)
     request, _ = parse_body(app, PrincipalPatch)
     return json_response(tenancy.update_principal(_principals(context_id), principal_id, request))
 
 
-@app.delete('/api/v1/contexts/<context_id>/principals/<principal_id>')
+@app.operation(routes.PRINCIPAL_DELETE)
 def delete_principal(context_id: str, principal_id: str) -> Any:
     management(app)
     tenancy.delete_principal(_principals(context_id), principal_id)
@@ -99,13 +101,13 @@ def delete_principal(context_id: str, principal_id: str) -> Any:
 
 
 # ---- a principal's keys -----------------------------------------------------------------------------
-@app.get('/api/v1/contexts/<context_id>/principals/<principal_id>/keys')
+@app.operation(routes.KEYS)
 def list_keys(context_id: str, principal_id: str) -> Any:
     management(app)
-    return json_response(tenancy.list_keys(get_services().control, _principals(context_id), principal_id))  # responds with an array
+    return json_response(tenancy.list_keys(get_services().control, _principals(context_id), principal_id))
 
 
-@app.post('/api/v1/contexts/<context_id>/principals/<principal_id>/keys/<name>')
+@app.operation(routes.KEY_MINT)
 def mint_key(context_id: str, principal_id: str, name: str) -> Any:
     management(app)
     request, _ = parse_body(app, KeyCreate)
@@ -113,14 +115,14 @@ def mint_key(context_id: str, principal_id: str, name: str) -> Any:
     return json_response(tenancy.mint_key(get_services().control, principals, principal_id, name, request, _ttl()), 201)
 
 
-@app.post('/api/v1/contexts/<context_id>/principals/<principal_id>/keys/<name>/rotate')
+@app.operation(routes.KEY_ROTATE)
 def rotate_key(context_id: str, principal_id: str, name: str) -> Any:
     management(app)
     _principals(context_id)
     return json_response(tenancy.rotate_key(get_services().control, context_id, principal_id, name, _ttl()))
 
 
-@app.delete('/api/v1/contexts/<context_id>/principals/<principal_id>/keys/<name>')
+@app.operation(routes.KEY_DELETE)
 def delete_key(context_id: str, principal_id: str, name: str) -> Any:
     management(app)
     _principals(context_id)

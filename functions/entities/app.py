@@ -5,6 +5,7 @@ from typing import Any
 from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
+from agent_memory.api import routes
 from agent_memory.api.http import build_resolver, data_plane, json_response, no_content, query_param
 from agent_memory.domain import reads
 from agent_memory.observability import logger
@@ -12,26 +13,26 @@ from agent_memory.observability import logger
 app = build_resolver()
 
 
-@app.get('/api/v1/<context_id>/entities')
+@app.operation(routes.ENTITIES)
 def list_entities(context_id: str) -> Any:
     caller, store = data_plane(app, context_id)
     limit = reads.parse_limit(query_param(app, 'limit'))
     return json_response(reads.list_entities(store, caller, query_param(app, 'type'), limit, query_param(app, 'cursor')))
 
 
-@app.get('/api/v1/<context_id>/entities/<entity_type>/<name>')
+@app.operation(routes.ENTITY)
 def get_entity(context_id: str, entity_type: str, name: str) -> Any:
     caller, store = data_plane(app, context_id)
     return json_response(reads.get_entity(store, caller, entity_type, name))
 
 
-@app.get('/api/v1/<context_id>/entities/<entity_type>/<name>/history/<key>')
+@app.operation(routes.HISTORY)
 def history(context_id: str, entity_type: str, name: str, key: str) -> Any:
     caller, store = data_plane(app, context_id)
     return json_response(reads.history(store, caller, entity_type, name, key))
 
 
-@app.delete('/api/v1/<context_id>/entities/<entity_type>/<name>')
+@app.operation(routes.ENTITY_DELETE)
 def delete_entity(context_id: str, entity_type: str, name: str) -> Any:
     caller, store = data_plane(app, context_id)
     reads.delete_entity(store, caller, entity_type, name)

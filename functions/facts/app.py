@@ -7,6 +7,7 @@ from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.metrics import MetricUnit
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
+from agent_memory.api import routes
 from agent_memory.api.http import build_resolver, data_plane, header, json_response, parse_body, peek_session_id
 from agent_memory.api.services import get_services
 from agent_memory.domain import facts
@@ -32,7 +33,7 @@ def prefer_wait() -> float:
     return seconds
 
 
-@app.post('/api/v1/<context_id>/facts')
+@app.operation(routes.FACTS)
 def post_facts(context_id: str) -> Any:
     caller, store = data_plane(app, context_id, peek_session_id(app))
     request, raw = parse_body(app, FactsRequest)
@@ -40,10 +41,10 @@ def post_facts(context_id: str) -> Any:
     wait = prefer_wait()
     status, body = facts.remember(store, caller, get_services().pipeline(), request, raw, header(app, 'Idempotency-Key'), wait)
     metrics.add_metric(name='FactsWritten', unit=MetricUnit.Count, value=1)
-    return json_response(body, status)  # also answers 200; also answers 202 (queued for extraction)
+    return json_response(body, status)
 
 
-@app.post('/api/v1/<context_id>/facts/batch')
+@app.operation(routes.FACTS_BATCH)
 def post_facts_batch(context_id: str) -> Any:
     caller, store = data_plane(app, context_id)
     request, raw = parse_body(app, FactsBatchRequest)
@@ -51,10 +52,10 @@ def post_facts_batch(context_id: str) -> Any:
     wait = prefer_wait()
     status, body = facts.remember_batch(store, caller, get_services().pipeline(), request, raw, header(app, 'Idempotency-Key'), wait)
     metrics.add_metric(name='FactsWritten', unit=MetricUnit.Count, value=len(request.messages))
-    return json_response(body, status)  # also answers 200; also answers 202 (queued for extraction)
+    return json_response(body, status)
 
 
-@app.get('/api/v1/<context_id>/extractions/<turn_id>')
+@app.operation(routes.EXTRACTION)
 def get_extraction(context_id: str, turn_id: str) -> Any:
     caller, store = data_plane(app, context_id)
     return json_response(facts.extraction_status(store, caller, turn_id))

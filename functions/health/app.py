@@ -7,27 +7,25 @@ from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
+from agent_memory.api import routes
 from agent_memory.api.http import build_resolver, json_response
 from agent_memory.api.services import get_services
-from agent_memory.errors import AgentMemoryError
+from agent_memory.domain.health import database_reachable
 from agent_memory.observability import logger
 
 app = build_resolver()
 
 
-@app.get('/api/v1/health')
+@app.operation(routes.HEALTH)
 def health() -> Any:
-    try:
-        get_services().db.ping()
-    except AgentMemoryError as exc:
-        logger.warning('health check: database unreachable', extra={'error': exc.detail})
+    if not database_reachable(get_services().db):
         response = json_response({'status': 'unavailable', 'db': 'unreachable'}, 503)
         response.headers['Retry-After'] = '5'
         return response
     return json_response({'status': 'ok', 'db': 'ok'})
 
 
-@app.get('/api/v1/openapi.json')
+@app.operation(routes.OPENAPI)
 def openapi() -> Any:
     return Response(status_code=200, content_type='application/json', body=openapi_document())
 

@@ -5,10 +5,10 @@ from typing import Any
 from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
+from agent_memory.api import routes
 from agent_memory.api.http import build_resolver, data_plane, json_response, no_content, parse_body, query_param
 from agent_memory.api.services import get_services
-from agent_memory.db.principal_store import PrincipalStore
-from agent_memory.domain import tenancy
+from agent_memory.domain import principal_stores, tenancy
 from agent_memory.models import SelfKeyCreate
 from agent_memory.observability import logger
 
@@ -19,32 +19,32 @@ def _ttl() -> int | None:
     return tenancy.parse_ttl(query_param(app, 'ttlSeconds') or query_param(app, 'ttl_seconds'))
 
 
-@app.get('/api/v1/<context_id>/keys')
+@app.operation(routes.OWN_KEYS)
 def list_keys(context_id: str) -> Any:
     caller, _ = data_plane(app, context_id)
     return json_response(tenancy.self_list_keys(get_services().control, caller))
 
 
-@app.post('/api/v1/<context_id>/keys')
+@app.operation(routes.OWN_KEY_MINT)
 def mint_key(context_id: str) -> Any:
     caller, _ = data_plane(app, context_id)
     request, _ = parse_body(app, SelfKeyCreate)
     return json_response(tenancy.self_mint_key(get_services().control, caller, request, _ttl()), 201)
 
 
-@app.post('/api/v1/<context_id>/keys/<name>/rotate')
+@app.operation(routes.OWN_KEY_ROTATE)
 def rotate_key(context_id: str, name: str) -> Any:
     caller, _ = data_plane(app, context_id)
     services = get_services()
-    principals = PrincipalStore(services.db, context_id)
+    principals = principal_stores.of_caller(services.db, caller)
     return json_response(tenancy.self_rotate_key(services.control, principals, caller, name, _ttl()))
 
 
-@app.delete('/api/v1/<context_id>/keys/<name>')
+@app.operation(routes.OWN_KEY_DELETE)
 def delete_key(context_id: str, name: str) -> Any:
     caller, _ = data_plane(app, context_id)
     services = get_services()
-    tenancy.self_delete_key(services.control, PrincipalStore(services.db, context_id), caller, name)
+    tenancy.self_delete_key(services.control, principal_stores.of_caller(services.db, caller), caller, name)
     return no_content()
 
 

@@ -5,24 +5,20 @@ from typing import Any
 from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
+from agent_memory.api import routes
 from agent_memory.api.http import build_resolver, data_plane, json_response
 from agent_memory.api.services import get_services
 from agent_memory.domain import lifecycle
-from agent_memory.domain.scopes import covered
-from agent_memory.errors import Forbidden, NotFound
 from agent_memory.observability import logger, metrics
 
 app = build_resolver()
 
 
-@app.post('/api/v1/<context_id>/lifecycle/<sweep>')
+@app.operation(routes.SWEEP)
 def run_sweep(context_id: str, sweep: str) -> Any:
     caller, _ = data_plane(app, context_id)
-    if sweep not in lifecycle.SWEEPS:
-        raise NotFound(f'unknown sweep {sweep!r}; expected one of {sorted(lifecycle.SWEEPS)}')
-    if not covered(caller.patterns('grant:manage'), '*'):
-        raise Forbidden('lifecycle sweeps need grant:manage over the whole context')
-    result = lifecycle.run_sweep(sweep, lifecycle.SWEEPS[sweep], get_services().lifecycle(context_id), context_id, caller.config)
+    requested = lifecycle.requested_sweep(caller, sweep)
+    result = lifecycle.run_sweep(sweep, requested, get_services().lifecycle(context_id), context_id, caller.config)
     return json_response({'affected': result['affected'], 'ms': result['ms']})
 
 

@@ -7,6 +7,7 @@ from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.metrics import MetricUnit
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
+from agent_memory.api import routes
 from agent_memory.api.http import build_resolver
 from agent_memory.api.services import get_services
 from agent_memory.config import get_settings
@@ -35,7 +36,7 @@ def _caller() -> Caller:
     return caller
 
 
-@app.post('/mcp')
+@app.operation(routes.MCP)
 def mcp() -> Any:
     event = app.current_event
     headers = dict(event.headers or {})
@@ -51,8 +52,8 @@ def mcp() -> Any:
     return Response(status_code=answer.status, content_type=content_type, body=answer.body.decode(), headers=answer.headers)
 
 
-@app.get('/mcp')
-@app.delete('/mcp')
+@app.operation(routes.MCP_GET)
+@app.operation(routes.MCP_DELETE)
 def mcp_other() -> Any:
     _caller()
     # Stateless: no server-initiated stream to GET and no session to DELETE (MCP Streamable HTTP allows 405 for both).

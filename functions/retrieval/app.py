@@ -5,6 +5,7 @@ from typing import Any
 from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
+from agent_memory.api import routes
 from agent_memory.api.http import build_resolver, data_plane, json_response, parse_body
 from agent_memory.api.services import get_services
 from agent_memory.domain import forget, recall, reflect, session_context
@@ -15,28 +16,28 @@ app = build_resolver()
 get_services().embedder.warm()  # load the model in the init phase, not on the first request
 
 
-@app.post('/api/v1/<context_id>/query')
+@app.operation(routes.QUERY)
 def query(context_id: str) -> Any:
     caller, store = data_plane(app, context_id)
     request, _ = parse_body(app, QueryRequest)
     return json_response(recall.query(store, get_services().embedder, caller, request))
 
 
-@app.post('/api/v1/<context_id>/context')
+@app.operation(routes.CONTEXT)
 def context(context_id: str) -> Any:
     caller, store = data_plane(app, context_id)
     request, _ = parse_body(app, ContextRequest)
     return json_response(recall.context(store, get_services().embedder, caller, request))
 
 
-@app.post('/api/v1/<context_id>/sessions/<session_id>/context')
+@app.operation(routes.SESSION_CONTEXT)
 def context_for_session(context_id: str, session_id: str) -> Any:
     caller, store = data_plane(app, context_id)
     request, _ = parse_body(app, SessionContextRequest)
     return json_response(session_context.render(store, get_services().embedder, caller, session_id, request))
 
 
-@app.post('/api/v1/<context_id>/reflect')
+@app.operation(routes.REFLECT)
 def reflect_(context_id: str) -> Any:
     caller, store = data_plane(app, context_id)
     request, _ = parse_body(app, ReflectRequest)
@@ -44,7 +45,7 @@ def reflect_(context_id: str) -> Any:
     return json_response(reflect.reflect(store, services.embedder, services.synthesizer(), services.pipeline(), caller, request))
 
 
-@app.post('/api/v1/<context_id>/forget')
+@app.operation(routes.FORGET)
 def forget_(context_id: str) -> Any:
     caller, store = data_plane(app, context_id)
     request, _ = parse_body(app, ForgetRequest)

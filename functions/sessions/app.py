@@ -5,6 +5,7 @@ from typing import Any
 from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
+from agent_memory.api import routes
 from agent_memory.api.http import build_resolver, data_plane, json_response, no_content, parse_body, query_param
 from agent_memory.domain import facts
 from agent_memory.domain.params import MAX_OFFSET, parse_int
@@ -15,21 +16,21 @@ from agent_memory.observability import logger
 app = build_resolver()
 
 
-@app.post('/api/v1/<context_id>/sessions')
+@app.operation(routes.SESSION_CREATE)
 def create_session(context_id: str) -> Any:
     caller, store = data_plane(app, context_id)
     request, _ = parse_body(app, SessionCreate)
     return json_response(facts.create_session(store, caller, request), 201)
 
 
-@app.get('/api/v1/<context_id>/sessions/<session_id>/turns')
+@app.operation(routes.SESSION_TURNS)
 def list_turns(context_id: str, session_id: str) -> Any:
     caller, store = data_plane(app, context_id, session_id)
     offset = parse_int(query_param(app, 'offset') or query_param(app, 'cursor'), 'offset', 0, MAX_OFFSET, 0)
     return json_response(facts.list_turns(store, caller, session_id, parse_limit(query_param(app, 'limit')), offset))
 
 
-@app.delete('/api/v1/<context_id>/sessions/<session_id>')
+@app.operation(routes.SESSION_CLOSE)
 def close_session(context_id: str, session_id: str) -> Any:
     caller, store = data_plane(app, context_id)
     facts.close_session(store, caller, session_id)

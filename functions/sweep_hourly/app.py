@@ -1,4 +1,5 @@
-"""EventBridge hourly schedule: expiry sweep and trace purge for every context, then idle rate buckets."""
+"""EventBridge hourly schedule: expiry, trace purge and vector-index rebuild for every context, then the purge of idle
+rate buckets and the re-send of extraction jobs that never reached the worker."""
 
 from typing import Any
 

@@ -5,6 +5,7 @@ from typing import Any
 from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
+from agent_memory.api import routes
 from agent_memory.api.http import build_resolver, data_plane, json_response, query_param
 from agent_memory.domain import reads, trace_views
 from agent_memory.observability import logger
@@ -12,20 +13,20 @@ from agent_memory.observability import logger
 app = build_resolver()
 
 
-@app.get('/api/v1/<context_id>/traces')
+@app.operation(routes.TRACES)
 def list_traces(context_id: str) -> Any:
     caller, store = data_plane(app, context_id)
     limit = reads.parse_limit(query_param(app, 'limit'), default=50)
     return json_response(trace_views.list_traces(store, caller, limit, query_param(app, 'cursor')))
 
 
-@app.get('/api/v1/<context_id>/traces/stats')
+@app.operation(routes.TRACE_STATS)
 def trace_stats(context_id: str) -> Any:
     caller, store = data_plane(app, context_id)
     return json_response(trace_views.stats(store, caller, query_param(app, 'windowHours')))
 
 
-@app.get('/api/v1/<context_id>/traces/<trace_id>')
+@app.operation(routes.TRACE)
 def get_trace(context_id: str, trace_id: str) -> Any:
     caller, store = data_plane(app, context_id)
     return json_response(trace_views.get_trace(store, caller, trace_id))

@@ -5,6 +5,7 @@ from typing import Any
 from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
+from agent_memory.api import routes
 from agent_memory.api.http import build_resolver, data_plane, json_response, parse_body, query_param
 from agent_memory.domain import directives, reads
 from agent_memory.models import ResolveUncertainty
@@ -13,26 +14,26 @@ from agent_memory.observability import logger
 app = build_resolver()
 
 
-@app.get('/api/v1/<context_id>/state')
+@app.operation(routes.STATE)
 def state(context_id: str) -> Any:
     caller, store = data_plane(app, context_id)
     return json_response(reads.state(store, caller, reads.parse_limit(query_param(app, 'limit'))))
 
 
-@app.get('/api/v1/<context_id>/profile')
+@app.operation(routes.PROFILE)
 def profile(context_id: str) -> Any:
     caller, store = data_plane(app, context_id)
     return json_response(reads.profile(store, caller))
 
 
-@app.get('/api/v1/<context_id>/uncertainty')
+@app.operation(routes.UNCERTAINTIES)
 def uncertainty(context_id: str) -> Any:
     caller, store = data_plane(app, context_id)
     limit = reads.parse_limit(query_param(app, 'limit'))
     return json_response(reads.uncertainties(store, caller, query_param(app, 'resolved'), limit, query_param(app, 'cursor')))
 
 
-@app.post('/api/v1/<context_id>/uncertainty/<uncertainty_id>/resolve')
+@app.operation(routes.RESOLVE)
 def resolve_uncertainty(context_id: str, uncertainty_id: str) -> Any:
     caller, store = data_plane(app, context_id)
     request, _ = parse_body(app, ResolveUncertainty)
@@ -41,13 +42,13 @@ def resolve_uncertainty(context_id: str, uncertainty_id: str) -> Any:
     )
 
 
-@app.get('/api/v1/<context_id>/me')
+@app.operation(routes.ME)
 def me(context_id: str) -> Any:
     caller, _ = data_plane(app, context_id)
     return json_response(reads.me(caller))
 
 
-@app.get('/api/v1/<context_id>/inspect')
+@app.operation(routes.INSPECT)
 def inspect(context_id: str) -> Any:
     caller, store = data_plane(app, context_id)
     times = {name: query_param(app, name) for name in reads.INSPECT_TIME_PARAMS}

@@ -63,7 +63,7 @@ def _start_timers(registry: HandlerRegistry, stop: threading.Event) -> list[thre
             while not stop.wait(interval):
                 try:
                     registry.invoke(schedule.code_dir, schedule_event(schedule.function))
-                except Exception as exc:  # noqa: BLE001 - a failed sweep must not kill the timer; it logs and retries next tick
+                except Exception as exc:  # a failed sweep must not kill the timer; it logs and retries next tick
                     print(f'[local] sweep {schedule.function} failed: {exc}', file=sys.stderr)
 
         thread = threading.Thread(target=loop, name=f'timer-{schedule.function}', daemon=True)

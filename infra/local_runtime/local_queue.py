@@ -80,7 +80,7 @@ class LocalQueue:
         try:
             result = self.invoker.invoke(self.worker_dir, {'Records': records})
             failed = {f['itemIdentifier'] for f in result.get('batchItemFailures', [])}
-        except Exception as exc:  # noqa: BLE001 - like Lambda: a crashed invocation fails the whole batch
+        except Exception as exc:  # like Lambda: a crashed invocation fails the whole batch
             print(f'[local] extraction worker crashed: {exc}', file=sys.stderr)
             failed = {m.message_id for m in batch}
         for message in batch:

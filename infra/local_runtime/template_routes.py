@@ -49,7 +49,7 @@ class Schedule:
 
 def load_template(path: Path) -> dict[str, Any]:
     with path.open(encoding='utf-8') as handle:
-        loaded: dict[str, Any] = yaml.load(handle, Loader=_CfnLoader)  # noqa: S506 - SafeLoader subclass
+        loaded: dict[str, Any] = yaml.load(handle, Loader=_CfnLoader)  # SafeLoader subclass
     return loaded
 
 
@@ -75,7 +75,7 @@ CfnLongFormLoader.add_multi_constructor('!', _long_form)
 
 def load_template_long_form(path: Path) -> dict[str, Any]:
     """The template with intrinsic functions kept as CloudFormation's long form (for checks on Ref/GetAtt)."""
-    loaded: dict[str, Any] = yaml.load(path.read_text(encoding='utf-8'), Loader=CfnLongFormLoader)  # noqa: S506 - SafeLoader subclass
+    loaded: dict[str, Any] = yaml.load(path.read_text(encoding='utf-8'), Loader=CfnLongFormLoader)  # SafeLoader subclass
     return loaded
 
 

@@ -23,8 +23,6 @@ class Settings:
     key_secret: str
     management_key: str | None
     management_keys_previous: tuple[str, ...]
-    bootstrap_key: str | None
-    bootstrap_context: str | None
     queue_url: str | None
     llm_base_url: str | None
     llm_api_key: str | None
@@ -46,10 +44,6 @@ class Settings:
     def management_keys(self) -> tuple[str, ...]:
         """Every management key this deployment accepts: the current one, then any still in their rotation overlap."""
         return tuple(dict.fromkeys(k for k in (self.management_key, *self.management_keys_previous) if k))
-
-    @property
-    def is_embedded(self) -> bool:
-        return self.db_url.split('://', 1)[0] in {'mem', 'memory', 'file', 'surrealkv', 'surrealkv+versioned'}
 
 
 def _positive_int_or_none(raw: str | None) -> int | None:
@@ -112,8 +106,6 @@ def get_settings() -> Settings:
         key_secret=key_secret,
         management_key=secret.get('management_key') or _env('MANAGEMENT_KEY'),
         management_keys_previous=_key_list(secret.get('management_key_previous') or _env('MANAGEMENT_KEY_PREVIOUS')),
-        bootstrap_key=_env('BOOTSTRAP_KEY'),
-        bootstrap_context=_env('BOOTSTRAP_CONTEXT'),
         queue_url=_env('QUEUE_URL'),
         llm_base_url=_env('LLM_BASE_URL'),
         llm_api_key=secret.get('llm_api_key') or _env('LLM_API_KEY'),

@@ -1,4 +1,5 @@
-"""Domain exceptions. Only the API layer maps them to HTTP statuses."""
+"""Domain exceptions, each carrying the HTTP status, title and slug it answers with. Nothing below the API turns them
+into responses: the REST layer (api/http.py) renders them as problem+json, the MCP server as tool errors."""
 
 from __future__ import annotations
 

@@ -149,7 +149,23 @@ class SessionCreate(StrictModel):
 
 
 class ContextCreate(StrictModel):
+    """A new context: its config override, an optional description, and who its first (admin) principal is."""
+
     config: dict[str, Any] = Field(default_factory=dict)
+    description: str | None = Field(default=None, max_length=1024)
+    admin_external_id: str | None = Field(
+        default=None, validation_alias=AliasChoices('admin_external_id', 'adminExternalId'), min_length=1, max_length=256
+    )
+    admin_display_name: str | None = Field(
+        default=None, validation_alias=AliasChoices('admin_display_name', 'adminDisplayName'), min_length=1, max_length=128
+    )
+
+    @field_validator('admin_display_name')
+    @classmethod
+    def _not_the_system_principal(cls, value: str | None) -> str | None:
+        if value is not None and value.strip().lower() == 'system':
+            raise ValueError('"System" is the system principal\'s name')
+        return not_blank(value)
 
 
 # ---- management and key lifecycle (CONTRACT §3, §10) ----------------------------------------------

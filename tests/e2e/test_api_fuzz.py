@@ -1,8 +1,9 @@
 """Property-based fuzzing of every documented operation with schemathesis, over HTTP against the local gateway.
 
 Generated requests (valid and invalid) for each operation, a bounded number per operation so the run
-fits CI. Properties: no 5xx; every response conforms to the document (status, content type, schema);
-and a rejected request (4xx) leaves the data unchanged.
+fits CI. Properties: no 5xx; every response conforms to the document (a status the operation lists, its content
+type, and a body valid against the response model's schema: schemathesis' default checks, none of them excluded
+below); and a rejected request (4xx) leaves the data unchanged.
 """
 
 from __future__ import annotations
@@ -18,16 +19,16 @@ from hypothesis import HealthCheck, settings
 from schemathesis.generation.case import Case
 
 from openapi.generate import OUTPUT
-from tests.e2e.test_local_gateway import KEY, MGMT, Gateway, _free_port
+from tests.support.gateway import KEY, MGMT, Gateway
+from tests.support.ports import free_port
 
-pytestmark = pytest.mark.e2e
 SCHEMA = schemathesis.openapi.from_dict(json.loads(OUTPUT.read_text(encoding='utf-8')))
 PROTECTED_CONTEXT = 'dev'  # fuzzing must not delete the context it reads and writes
 
 
 @pytest.fixture(scope='module')
 def gateway(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Gateway]:
-    running = Gateway(tmp_path_factory.mktemp('fuzz') / 'data', _free_port())
+    running = Gateway(tmp_path_factory.mktemp('fuzz') / 'data', free_port())
     # hundreds of requests in seconds: the per-key rate limit (tested elsewhere) would answer 429
     assert running.request('PATCH', '/api/v1/contexts/dev', {'config': {'rate_limit': {'enabled': False}}}, key=MGMT)[0] == 200
     triples = [{'entity': {'type': 'person', 'name': 'Alice'}, 'key': 'plan', 'value': 'Pro'}]
@@ -68,6 +69,8 @@ def _target(case: Case) -> tuple[dict[str, str], bool]:
 @SCHEMA.parametrize()
 @settings(max_examples=6, deadline=None, suppress_health_check=list(HealthCheck), database=None, derandomize=True)
 def test_operations_never_fail_and_rejections_change_nothing(case: Case, gateway: Gateway) -> None:
+    # Given a generated request for a documented operation, When it is sent to the gateway, Then it is never a 5xx and a
+    # 4xx changed no data
     headers, _ = _target(case)
     destructive_self = case.operation.path.startswith('/api/v1/{context_id}/keys') and case.method.upper() in ('POST', 'DELETE')
     if destructive_self and case.path_parameters and case.path_parameters.get('name') == 'bootstrap':

@@ -12,14 +12,13 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.test_local_gateway import KEY, MGMT, ROOT, Gateway, _free_port
-
-pytestmark = pytest.mark.e2e
+from tests.support.gateway import KEY, MGMT, ROOT, Gateway
+from tests.support.ports import free_port
 
 
 @pytest.fixture(scope='module')
 def gateway(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Gateway]:
-    running = Gateway(tmp_path_factory.mktemp('cli') / 'data', _free_port())
+    running = Gateway(tmp_path_factory.mktemp('cli') / 'data', free_port())
     yield running
     running.stop()
 
@@ -42,6 +41,8 @@ def cli(gateway: Gateway, *args: str, key: str | None = KEY, management: str | N
 
 
 def test_contexts_and_keys_lifecycle(gateway: Gateway) -> None:
+    # Given a running gateway, When the CLI creates, lists, shows and deletes a context and mints, rotates, lists and
+    # revokes a key, Then each step works and old secrets stop working
     code, created, _ = cli(gateway, 'contexts', 'create', 'acme', '--config', '{"response_cache": {"similarity_threshold": 0.95}}')
     assert code == 0 and created['id'] == 'acme'
     code, listed, _ = cli(gateway, 'contexts', 'list', script=True)  # the installed console script
@@ -65,6 +66,8 @@ def test_contexts_and_keys_lifecycle(gateway: Gateway) -> None:
 
 
 def test_import_with_progress_then_export_stats_and_sweeps(gateway: Gateway, tmp_path: Path) -> None:
+    # Given a JSONL conversation, When the CLI imports it (with a progress bar), then exports, reads stats and runs
+    # sweeps, Then every turn is stored and the numbers agree
     lines = [{'role': 'user', 'content': f'Note {i}: the Apollo launch checklist item {i} is done.', 'ts': '2026-11-01T10:00:00Z'}
              for i in range(7)]  # fmt: skip
     lines.append({'role': 'user', 'content': "Hi, I'm Priya and I work at Globex."})
@@ -98,6 +101,8 @@ def test_import_with_progress_then_export_stats_and_sweeps(gateway: Gateway, tmp
 
 
 def test_clear_errors_and_exit_codes(gateway: Gateway, tmp_path: Path) -> None:
+    # Given missing keys, a wrong key, a malformed file and an unreachable gateway, When the CLI runs, Then each fails
+    # with a clear message and its own exit code
     code, _, err = cli(gateway, 'contexts', 'list', management=None)
     assert code == 1 and 'management key' in err
     code, _, err = cli(gateway, 'stats', '--context', 'dev', key='am_wrong')

@@ -20,9 +20,8 @@ from urllib.parse import urlsplit
 import pytest
 from surrealdb_memory import AsyncMemory, Memory, MemoryAPIError, MemoryAuthError, MemoryNotFoundError, MemoryScopeError
 
-from tests.e2e.test_local_gateway import KEY, MGMT, Gateway
+from tests.support.gateway import KEY, MGMT, Gateway
 
-pytestmark = pytest.mark.e2e
 ALICE = {'type': 'person', 'name': 'Alice'}
 
 
@@ -33,12 +32,16 @@ def memory(gateway: Gateway) -> Iterator[Memory]:
 
 
 def test_health_and_whoami(memory: Memory) -> None:
+    # Given the published client against the local gateway, When health and whoami are called, Then the service is ok
+    # and the key acts as admin
     assert memory.health()['status'] == 'ok'
     me = memory.whoami()
     assert me.principal_id == 'admin' and me.kind and me.effective_grants['memory:read'] == ['*']
 
 
 def test_remember_triples_none_and_full(memory: Memory, gateway: Gateway) -> None:
+    # Given the published client, When it remembers triples, literal text and a turn for full extraction, Then each mode
+    # answers its shape and the queued turn gets extracted
     triples = memory.remember(triples=[{'entity': ALICE, 'key': 'plan', 'value': 'Pro'}], infer='triples')
     assert triples.mode == 'triples' and triples.extraction is not None
     assert [a['value'] for a in triples.extraction.attributes] == ['Pro']
@@ -61,6 +64,7 @@ def _wait_done(gateway: Gateway, turn_id: str) -> dict[str, Any]:
 
 
 def test_remember_many_writes_one_session(memory: Memory) -> None:
+    # Given the published client, When it remembers two messages at once, Then both land in one session in order
     batch = memory.remember_many([{'role': 'user', 'content': 'I like green tea.'}, {'role': 'assistant', 'content': 'Noted.'}],
                                  infer='none')  # fmt: skip
     assert batch.session_id and len(batch.turn_ids) == 2
@@ -68,6 +72,8 @@ def test_remember_many_writes_one_session(memory: Memory) -> None:
 
 
 def test_recall_query_context_reflect_and_lens_scope_sets(memory: Memory) -> None:
+    # Given a fact, When the client recalls (also through a lens), asks for context and reflects, Then each finds the
+    # fact
     memory.remember(triples=[{'entity': ALICE, 'key': 'role', 'value': 'CTO'}], infer='triples')
     recalled = memory.recall("What is Alice's role?", k=3)
     assert recalled.tier == 'hybrid' and recalled.hits[0].text == 'Alice role: CTO' and recalled.trace['traceId']
@@ -80,6 +86,8 @@ def test_recall_query_context_reflect_and_lens_scope_sets(memory: Memory) -> Non
 
 
 def test_chat_plain_and_streaming(memory: Memory) -> None:
+    # Given a fact, When the client chats plainly, then streams the same question and then bypasses the cache, Then the
+    # stream replays the cached answer and the bypass answers fresh with markers
     memory.remember(triples=[{'entity': ALICE, 'key': 'employer', 'value': 'Acme'}], infer='triples')
     reply = memory.chat('Where does Alice work?')
     assert 'Acme' in reply.reply and reply.session_id and reply.trace_id.startswith('response_trace:')
@@ -91,6 +99,7 @@ def test_chat_plain_and_streaming(memory: Memory) -> None:
 
 
 def test_state_profile_and_inspect(memory: Memory) -> None:
+    # Given a fact, When the client reads state, profile and inspects, Then each shows it
     memory.remember(triples=[{'entity': ALICE, 'key': 'timezone', 'value': 'CET'}], infer='triples')
     state = memory.state()
     assert any(a['value'] == 'CET' for group in (state.knowledge, state.identity, state.context) for a in group.get('attributes', []))
@@ -103,6 +112,8 @@ def test_state_profile_and_inspect(memory: Memory) -> None:
 
 
 def test_entities_list_get_history_delete(memory: Memory) -> None:
+    # Given a person whose name has a space and a superseded plan, When the client lists, gets, reads history and
+    # deletes, Then each works through the percent-encoded path
     person = {'type': 'person', 'name': 'Bea Lovelace'}  # a space: the client percent-encodes the path
     memory.remember(triples=[{'entity': person, 'key': 'plan', 'value': 'Free'}], infer='triples')
     memory.remember(triples=[{'entity': person, 'key': 'plan', 'value': 'Pro'}], infer='triples')
@@ -115,6 +126,8 @@ def test_entities_list_get_history_delete(memory: Memory) -> None:
 
 
 def test_sessions_create_turns_context_delete(memory: Memory) -> None:
+    # Given a session with two turns, When the client lists turns, asks for context and deletes it, Then a later write
+    # to it is 409
     session = memory.sessions.create(metadata={'channel': 'compat'})
     memory.remember('Let us plan the Apollo retro.', infer='none', session_id=session.id)
     memory.remember('Thursday works for me.', infer='none', session_id=session.id, role='assistant')
@@ -129,6 +142,8 @@ def test_sessions_create_turns_context_delete(memory: Memory) -> None:
 
 
 def test_forget_lifecycle_and_traces(memory: Memory, gateway: Gateway) -> None:
+    # Given facts, When the client forgets, runs expiry and decay, chats and reads traces, Then the forgotten fact is
+    # not recalled and traces and stats are readable
     memory.remember(triples=[{'entity': ALICE, 'key': 'home_city', 'value': 'Berlin'}], infer='triples')
     forgotten = memory.forget("Alice's home city is Berlin")
     assert forgotten.deleted >= 1
@@ -150,6 +165,8 @@ def test_forget_lifecycle_and_traces(memory: Memory, gateway: Gateway) -> None:
 
 
 def test_error_mapping(gateway: Gateway, memory: Memory) -> None:
+    # Given bad keys, missing entities, bad input and a read-only key, When the client calls, Then each maps to its
+    # error class with status and message
     with Memory('dev', endpoint=gateway.base, api_key='am_wrong') as stranger, pytest.raises(MemoryAuthError) as denied:
         stranger.whoami()
     assert denied.value.status_code == 401 and denied.value.message == 'missing, invalid or expired API key'
@@ -166,6 +183,8 @@ def test_error_mapping(gateway: Gateway, memory: Memory) -> None:
 
 
 def test_on_behalf_of_sends_the_record_form_and_acts_as_that_principal(memory: Memory, gateway: Gateway) -> None:
+    # Given a reader principal, When whoami is called on its behalf (record form and bare id), Then the admin key acts
+    # with the reader's grants
     _reader_key(gateway)  # makes sure principal compat-reader exists
     me = memory.whoami(on_behalf_of='principal:compat-reader')  # X-Memory-On-Behalf-Of: principal:<id>
     assert me.principal_id == 'admin' and me.delegated_principal_id == 'compat-reader'  # the key's own, and whom it acts for
@@ -174,6 +193,7 @@ def test_on_behalf_of_sends_the_record_form_and_acts_as_that_principal(memory: M
 
 
 def test_inspect_with_a_time_is_refused_not_ignored(memory: Memory) -> None:
+    # Given the client, When inspect is asked with a time, Then it is a 400 saying asOf is not supported
     with pytest.raises(MemoryAPIError) as refused:
         memory.inspect('entity:person/alice', as_of='2026-01-01T00:00:00Z')
     assert refused.value.status_code == 400 and 'asOf is not supported' in refused.value.message
@@ -190,6 +210,7 @@ def _reader_key(gateway: Gateway) -> str:
 
 
 def test_async_client_reads_and_writes(gateway: Gateway) -> None:
+    # Given the async client, When it writes triples and recalls, Then both work
     import asyncio
 
     async def scenario() -> tuple[str, list[str]]:
@@ -241,7 +262,7 @@ class LossyProxy:
 
             do_GET = do_POST = do_DELETE = _relay
 
-            def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
+            def log_message(self, format: str, *args: Any) -> None:  # stdlib signature
                 return
 
         self.server = ThreadingHTTPServer(('127.0.0.1', 0), Handler)
@@ -253,6 +274,8 @@ class LossyProxy:
 
 
 def test_lost_responses_are_retried_with_the_same_idempotency_key_and_applied_once(gateway: Gateway) -> None:
+    # Given a proxy that loses some answers, When the client writes and retries, Then every retry carries the same
+    # Idempotency-Key and each write lands once
     proxy = LossyProxy(gateway.base)
     try:
         with Memory('dev', endpoint=proxy.base, api_key=KEY) as client:
@@ -272,6 +295,7 @@ def test_lost_responses_are_retried_with_the_same_idempotency_key_and_applied_on
 
 def test_a_retry_never_reaches_a_different_write(gateway: Gateway) -> None:
     # the same key with a different body is a conflict, not a silent replay of the first answer
+    # Given an Idempotency-Key already used, When it is sent with another body, Then it is 409, not the first answer
     key = 'compat-conflict-key'
     first = _post_with_key(gateway, key, 'first body')
     second = _post_with_key(gateway, key, 'second body')

@@ -10,11 +10,8 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
-import pytest
-
-from tests.e2e.test_local_gateway import KEY, Gateway, _free_port
-
-pytestmark = pytest.mark.e2e
+from tests.support.gateway import KEY, Gateway
+from tests.support.ports import free_port
 
 CLIENTS, WRITES_EACH = 8, 25
 KILL_AFTER_ACKS = 80
@@ -44,7 +41,7 @@ def _write(gateway: Gateway, client: int, i: int) -> tuple[int, Any]:
 def test_kill_9_mid_burst_loses_no_acknowledged_write_and_strands_no_turn(tmp_path: Path) -> None:
     data_dir = tmp_path / 'data'
     env = {'AGENT_MEMORY_EXTRACTION_STALE_SECONDS': str(STALE_SECONDS)}
-    gateway = Gateway(data_dir, _free_port(), env)
+    gateway = Gateway(data_dir, free_port(), env)
     for client in range(CLIENTS):
         assert _post(gateway, '/api/v1/dev/sessions', {'id': f'burst-{client}'}, {})[0] == 201
     # Given 8 clients writing 200 turns at once, and a kill -9 once 80 are acknowledged
@@ -72,7 +69,7 @@ def test_kill_9_mid_burst_loses_no_acknowledged_write_and_strands_no_turn(tmp_pa
     assert killed.is_set() and len(acked) < CLIENTS * WRITES_EACH
     before_restart = dict(acked)
     # When the gateway restarts on the same folder and clients re-send what was not acknowledged (same keys)
-    gateway = Gateway(data_dir, _free_port(), env)
+    gateway = Gateway(data_dir, free_port(), env)
     try:
         for n in range(CLIENTS):
             for i in range(WRITES_EACH):

@@ -1,4 +1,4 @@
-"""The local gateway on a hosted database (ws:// through tests/ws_bridge.py, SurrealKV behind it) under faults.
+"""The local gateway on a hosted database (ws:// through tests/support/ws_bridge.py, SurrealKV behind it) under faults.
 
 The connection drops mid-run, the database restarts, stops, and stalls: the service reconnects by itself, answers
 503 with Retry-After meanwhile (never hangs past its client timeout), and every acknowledged write is stored once.
@@ -21,10 +21,9 @@ from typing import Any
 import pytest
 
 from local_runtime.template_routes import http_routes, load_template
-from tests.e2e.test_local_gateway import KEY, MGMT, ROOT, Gateway, _free_port
-from tests.ws_bridge import ROOT_PASSWORD, ROOT_USER, WsBridge
-
-pytestmark = pytest.mark.e2e
+from tests.support.gateway import KEY, MGMT, ROOT, Gateway
+from tests.support.ports import free_port
+from tests.support.ws_bridge import ROOT_PASSWORD, ROOT_USER, WsBridge
 
 DB_TIMEOUT_SECONDS = 4  # the service's database client timeout (cold-start migrations must fit); one test stalls longer
 CLIENT_TIMEOUT_SECONDS = 20  # far above it: a request that hits this has hung
@@ -41,7 +40,7 @@ class Hosted:
             'AGENT_MEMORY_DB_PASSWORD': ROOT_PASSWORD,
             'AGENT_MEMORY_DB_TIMEOUT_SECONDS': str(DB_TIMEOUT_SECONDS),
         }
-        self.gateway = Gateway(self.gateway_dir, _free_port(), self.env)
+        self.gateway = Gateway(self.gateway_dir, free_port(), self.env)
 
     def call(self, method: str, path: str, body: Any = None, *, key: str = KEY,
              headers: dict[str, str] | None = None) -> tuple[int, Any, dict[str, str]]:  # fmt: skip
@@ -99,6 +98,7 @@ def hosted(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Hosted]:
 
 def test_dropped_connections_are_rebuilt_and_every_acknowledged_write_is_stored_once(hosted: Hosted) -> None:
     # Given a run of writes while the database side keeps aborting the service's connection
+    # When each write is retried after its 503s
     bridge, stop, drops = hosted.bridge, threading.Event(), [0]
     hosted.open_session('drops')
 
@@ -126,6 +126,7 @@ def test_dropped_connections_are_rebuilt_and_every_acknowledged_write_is_stored_
 
 def test_a_database_restart_mid_run_loses_no_acknowledged_write(hosted: Hosted) -> None:
     # Given writes before and after the database restarts (SurrealKV keeps its data; sessions are gone)
+    # When each write is retried after its 503s
     hosted.open_session('restart')
     before = [hosted.write_turn('restart', f'before {i}', f'restart-a{i}') for i in range(5)]
     hosted.bridge.restart()
@@ -182,6 +183,7 @@ WRITES_EACH = 3
 
 def test_eight_containers_superseding_one_key_leave_one_current_value_and_a_complete_chain(hosted: Hosted, tmp_path: Path) -> None:
     # Given eight facts containers (processes) on the hosted database, each superseding person/Zed's plan three times at once
+    # When they all run and each contended write is retried
     secrets = json.loads((hosted.gateway_dir / 'local-secrets.json').read_text())
     env = {
         **os.environ,
@@ -197,7 +199,7 @@ def test_eight_containers_superseding_one_key_leave_one_current_value_and_a_comp
             [
                 sys.executable,
                 '-m',
-                'tests.facts_container',
+                'tests.support.facts_container',
                 str(go),
                 'dev',
                 KEY,

@@ -4,107 +4,17 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import os
-import signal
-import socket
-import subprocess
-import sys
-import threading
 import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-KEY, MGMT = 'am_e2e-context-key', 'amm_e2e-management-key'
-
-pytestmark = pytest.mark.e2e
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(('127.0.0.1', 0))
-        return int(sock.getsockname()[1])
-
-
-class Gateway:
-    def __init__(self, data_dir: Path, port: int, extra_env: dict[str, str] | None = None) -> None:
-        self.base = f'http://127.0.0.1:{port}'
-        env = {
-            **os.environ,
-            'PORT': str(port),
-            'AGENT_MEMORY_DATA_DIR': str(data_dir),
-            'AGENT_MEMORY_BOOTSTRAP_KEY': KEY,
-            'AGENT_MEMORY_MANAGEMENT_KEY': MGMT,
-            'AGENT_MEMORY_SWEEP_HOURLY_SECONDS': '1',
-            'PYTHONPATH': 'shared:infra',
-            **(extra_env or {}),
-        }
-        for name in (
-            'AGENT_MEMORY_DB_URL',
-            'AGENT_MEMORY_DB_USER',
-            'AGENT_MEMORY_DB_PASSWORD',
-            'AGENT_MEMORY_KEY_SECRET',
-            'AGENT_MEMORY_QUEUE_URL',
-        ):
-            env.pop(name, None)  # the gateway picks its own embedded SurrealKV, persisted secret and in-process queue
-        env.update(extra_env or {})  # e.g. a hosted database (ws://) and its credentials
-        self.process = subprocess.Popen(
-            [sys.executable, '-m', 'local_runtime'], cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
-        )
-        # Drain the output as it comes: an unread pipe fills (64 KiB of EMF lines and sweep logs) and blocks the gateway.
-        self._output: list[str] = []
-        self._reader = threading.Thread(target=self._drain, daemon=True)
-        self._reader.start()
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                self._reader.join(timeout=5)
-                raise AssertionError(f'gateway exited early: {"".join(self._output)}')
-            try:
-                if self.request('GET', '/api/v1/health')[0] == 200:
-                    return
-            except (urllib.error.URLError, ConnectionError):
-                time.sleep(0.2)
-        raise AssertionError('gateway did not become healthy')
-
-    def request(self, method: str, path: str, body: Any = None, key: str | None = KEY) -> tuple[int, Any]:
-        data = json.dumps(body).encode() if body is not None else None
-        request = urllib.request.Request(self.base + path, data=data, method=method)
-        if key:
-            request.add_header('Authorization', f'Bearer {key}')
-        if data:
-            request.add_header('Content-Type', 'application/json')
-        try:
-            with urllib.request.urlopen(request, timeout=10) as response:
-                raw = response.read()
-                return response.status, (json.loads(raw) if raw else None)
-        except urllib.error.HTTPError as error:
-            raw = error.read()
-            return error.code, (json.loads(raw) if raw else None)
-
-    def _drain(self) -> None:
-        assert self.process.stdout is not None
-        for line in self.process.stdout:
-            self._output.append(line)
-
-    def kill(self) -> str:
-        """SIGKILL: no shutdown code runs (a crashed host)."""
-        self.process.kill()
-        self.process.wait(timeout=30)
-        self._reader.join(timeout=5)
-        return ''.join(self._output)
-
-    def stop(self) -> tuple[int, str]:
-        self.process.send_signal(signal.SIGINT)
-        code = self.process.wait(timeout=30)
-        self._reader.join(timeout=5)
-        return code, ''.join(self._output)
+from tests.support.gateway import KEY, MGMT, Gateway
+from tests.support.ports import free_port
 
 
 @pytest.fixture
@@ -114,7 +24,7 @@ def data_dir(tmp_path: Path) -> Iterator[Path]:
 
 def test_gateway_serves_persists_sweeps_and_stops_cleanly(data_dir: Path) -> None:
     # Given a running local gateway on a fresh data folder
-    gateway = Gateway(data_dir, _free_port())
+    gateway = Gateway(data_dir, free_port())
     try:
         # When facts are written over real HTTP
         eight_days_ago = (dt.datetime.now(dt.UTC) - dt.timedelta(days=8)).isoformat()
@@ -178,7 +88,7 @@ def test_gateway_serves_persists_sweeps_and_stops_cleanly(data_dir: Path) -> Non
     assert '[local] stopped' in output
 
     # When it starts again on the same folder, the data is still there (SurrealKV on disk)
-    again = Gateway(data_dir, _free_port())
+    again = Gateway(data_dir, free_port())
     try:
         status, entity = again.request('GET', '/api/v1/dev/entities/person/alice')
         assert status == 200 and [a['value'] for a in entity['attributes']] == ['Pro']
@@ -192,7 +102,9 @@ def test_gateway_serves_persists_sweeps_and_stops_cleanly(data_dir: Path) -> Non
 
 
 def test_conversations_are_extracted_in_process_under_make_dev(data_dir: Path) -> None:
-    gateway = Gateway(data_dir, _free_port())
+    # Given the gateway as make dev starts it, When a batch and a waited follow-up are written, Then the in-process
+    # worker extracts every turn into memory
+    gateway = Gateway(data_dir, free_port())
     try:
         # Given a conversation sent as a batch and a follow-up turn, waited on with Prefer: wait
         messages = [{'role': 'user', 'content': "Hi, I'm Priya. I work at Globex."},
@@ -224,7 +136,9 @@ def test_conversations_are_extracted_in_process_under_make_dev(data_dir: Path) -
 
 
 def test_recall_chat_and_the_cache_over_http(data_dir: Path) -> None:
-    gateway = Gateway(data_dir, _free_port())
+    # Given the gateway over real HTTP, When facts are written, queried and chatted about twice, Then the second chat is
+    # served from the cache, stats count it and bad input is 400
+    gateway = Gateway(data_dir, free_port())
     try:
         alice = {'type': 'person', 'name': 'Alice'}
         triples = [{'entity': alice, 'key': 'plan', 'value': 'Pro'},
@@ -247,16 +161,16 @@ def test_recall_chat_and_the_cache_over_http(data_dir: Path) -> None:
 def test_a_restart_with_a_rotated_management_key_refuses_the_old_one(data_dir: Path) -> None:
     new = 'amm_e2e-rotated-management-key'
     # Given a gateway that ran with the old key, restarted mid-rotation with the new key and the old one as previous
-    first = Gateway(data_dir, _free_port())
+    first = Gateway(data_dir, free_port())
     assert first.request('GET', '/api/v1/contexts', key=MGMT)[0] == 200
     assert first.stop()[0] == 0
-    overlap = Gateway(data_dir, _free_port(), {'AGENT_MEMORY_MANAGEMENT_KEY': new, 'AGENT_MEMORY_MANAGEMENT_KEY_PREVIOUS': MGMT})
+    overlap = Gateway(data_dir, free_port(), {'AGENT_MEMORY_MANAGEMENT_KEY': new, 'AGENT_MEMORY_MANAGEMENT_KEY_PREVIOUS': MGMT})
     try:
         assert [overlap.request('GET', '/api/v1/contexts', key=k)[0] for k in (new, MGMT)] == [200, 200]
     finally:
         assert overlap.stop()[0] == 0
     # When it restarts with only the new key
-    rotated = Gateway(data_dir, _free_port(), {'AGENT_MEMORY_MANAGEMENT_KEY': new})
+    rotated = Gateway(data_dir, free_port(), {'AGENT_MEMORY_MANAGEMENT_KEY': new})
     try:
         # Then the old key can no longer list, create or delete contexts; the new one can, and data keys still work
         assert rotated.request('GET', '/api/v1/contexts', key=MGMT)[0] == 401

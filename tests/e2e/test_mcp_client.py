@@ -19,9 +19,8 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 
-from tests.e2e.test_local_gateway import KEY, Gateway
+from tests.support.gateway import KEY, Gateway
 
-pytestmark = pytest.mark.e2e
 MODES = {'auto': '2026-07-28', 'legacy': '2025-11-25'}
 EMPLOYER = {'auto': 'Initech', 'legacy': 'Globex'}  # one gateway serves both modes: each writes something new
 
@@ -39,6 +38,8 @@ def run(coroutine: Any) -> Any:
 
 @pytest.mark.parametrize('mode', list(MODES))
 def test_sdk_client_lists_and_calls_every_tool(gateway: Gateway, mode: str) -> None:
+    # Given the official MCP SDK client against the gateway, When it lists tools and calls each one, Then the tools,
+    # schemas and results are as documented
     employer = EMPLOYER[mode]
 
     async def scenario() -> dict[str, Any]:
@@ -75,6 +76,8 @@ def test_sdk_client_lists_and_calls_every_tool(gateway: Gateway, mode: str) -> N
 
 @pytest.mark.parametrize('mode', list(MODES))
 def test_sdk_client_sees_the_error_model(gateway: Gateway, mode: str) -> None:
+    # Given the SDK client, When it calls a missing ref, an oversized k, an unknown tool and another context, Then each
+    # error arrives in the documented form
     async def scenario() -> dict[str, Any]:
         async with connect(gateway, mode) as client:
             seen: dict[str, Any] = {'missing': await client.call_tool('inspect', {'ref': 'entity:person/nobody'})}
@@ -95,6 +98,7 @@ def test_sdk_client_sees_the_error_model(gateway: Gateway, mode: str) -> None:
 
 
 def test_sdk_client_with_a_bad_key_is_refused(gateway: Gateway) -> None:
+    # Given a bad key, When the SDK client connects, Then it is refused with an HTTP 401 problem
     async def scenario() -> None:
         async with connect(gateway, 'auto', key='am_wrong') as client:
             await client.list_tools()

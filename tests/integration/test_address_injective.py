@@ -13,7 +13,7 @@ from urllib.parse import quote
 from agent_memory.api.services import Services
 from agent_memory.db.migrations import load_migrations
 from local_runtime.events import LocalContext, http_event
-from tests.conftest import Api, load_function
+from tests.support.handlers import Api, load_function
 
 COLLIDING = [
     ({'type': 'language', 'name': 'e'}, '48ee30#creator', 'Ada'),
@@ -44,6 +44,7 @@ def current(api: Api, entity: dict[str, str]) -> list[tuple[str, str]]:
 
 def test_names_and_keys_holding_the_separator_never_collide(api: Api) -> None:
     # When three writers use the (entity, key) pairs whose old addresses coincide
+    # Given (entity, key) pairs whose old string addresses coincide
     for entity, key, value in COLLIDING:
         code, body = write(api, entity, key, value)
         assert code == 200, body
@@ -86,7 +87,7 @@ def test_a_conflict_that_outlasts_the_retries_is_a_503_with_retry_after(services
     db = services.store(api.context_id).database
     before = services.db.query(db, 'SELECT * FROM attribute; SELECT * FROM entity; SELECT * FROM session;')
     monkeypatch.setattr(MemoryStore, 'apply', always_conflicting)
-    # When it is sent, then it is a retryable 503 (never a 500) and nothing was written
+    # When it is sent, Then it is a retryable 503 (never a 500) and nothing was written
     code, body, headers = api.call('facts', 'POST', '/facts', {'infer': 'triples', 'triples': [
         {'entity': {'type': 'person', 'name': 'Ada'}, 'key': 'city', 'value': 'Paris'}]})  # fmt: skip
     assert code == 503 and headers['Retry-After'] == '1', body

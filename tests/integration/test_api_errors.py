@@ -7,7 +7,8 @@ from typing import Any
 import pytest
 
 from agent_memory.db.memory_store import MemoryStore
-from tests.conftest import Api
+from tests.support.db_snapshot import snapshot
+from tests.support.handlers import Api
 
 ALICE_PLAN = {'entity': {'type': 'person', 'name': 'Alice'}, 'key': 'plan', 'value': 'Pro'}
 
@@ -41,7 +42,7 @@ BAD_FACTS: list[tuple[str, Any, int]] = [
 def test_bad_facts_are_rejected_and_change_nothing(api: Api, store: MemoryStore, case: str, body: Any, status: int) -> None:
     # Given a context with one fact in it
     assert api.call('facts', 'POST', '/facts', {'infer': 'triples', 'triples': [ALICE_PLAN]})[0] == 200
-    before = store.table_counts()
+    before = snapshot(store)
 
     # When a bad request arrives
     code, problem, headers = api.call('facts', 'POST', '/facts', body)
@@ -51,21 +52,24 @@ def test_bad_facts_are_rejected_and_change_nothing(api: Api, store: MemoryStore,
     assert headers['Content-Type'] == 'application/problem+json'
     assert problem['status'] == status and problem['message'] == problem['detail'] and problem['title']
     assert problem['instance'] == f'/api/v1/{api.context_id}/facts'
-    assert store.table_counts() == before
+    assert snapshot(store) == before
 
 
 def test_unknown_key_and_unknown_context_answer_the_same_401(api: Api, store: MemoryStore) -> None:
-    before = store.table_counts()
+    # Given a wrong key, an unknown context and a missing key, When each is used, Then all answer the same 401 and
+    # nothing changed
+    before = snapshot(store)
     wrong_key = api.call('facts', 'POST', '/facts', {'infer': 'none', 'text': 'hi'}, key='am_not-a-key')
     other_context = api.call('facts', 'POST', '/api/v1/no-such-context/facts', {'infer': 'none', 'text': 'hi'})
     missing = api.call('views', 'GET', '/me', headers={'authorization': ''})
     for code, body, _ in (wrong_key, other_context, missing):
         assert code == 401
         assert body['detail'] == wrong_key[1]['detail']
-    assert store.table_counts() == before
+    assert snapshot(store) == before
 
 
 def test_a_key_of_one_context_is_401_on_another(api: Api, services: Any) -> None:
+    # Given a key of another context, When it is used here, Then it is 401
     from agent_memory.domain.contexts import create_context, mint_context_key
 
     create_context(services.control, services.store, f'{api.context_id}x', {})
@@ -79,6 +83,7 @@ def test_a_key_of_one_context_is_401_on_another(api: Api, services: Any) -> None
 
 
 def test_bad_context_id_is_422(api: Api) -> None:
+    # Given a malformed context id in the path, When it is called, Then it is 422 naming the context id
     code, body, _ = api.call('views', 'GET', '/api/v1/bad.context!/me')
     assert code == 422
     assert 'context id' in body['detail']
@@ -103,14 +108,17 @@ def test_bad_context_id_is_422(api: Api) -> None:
     ],
 )
 def test_bad_reads(api: Api, store: MemoryStore, function: str, method: str, path: str, query: dict[str, str] | None, status: int) -> None:
-    before = store.table_counts()
+    # Given a malformed or unknown read, When it is sent, Then it gets its status as a problem body and nothing changed
+    before = snapshot(store)
     code, body, _ = api.call(function, method, path, query=query)
     assert code == status, body
     assert body['status'] == status
-    assert store.table_counts() == before
+    assert snapshot(store) == before
 
 
 def test_internal_errors_do_not_leak(api: Api, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Given a handler failing with a secret in its exception, When it is called, Then the 500 shows a request id and not
+    # the secret
     from agent_memory.db import memory_store
 
     def broken(*_: Any, **__: Any) -> Any:
@@ -125,18 +133,21 @@ def test_internal_errors_do_not_leak(api: Api, monkeypatch: pytest.MonkeyPatch) 
 def test_full_without_a_queue_is_503_and_stores_nothing(
     api: Api, store: MemoryStore, services: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # Given no extraction queue configured, When a full write arrives, Then it is a 503 naming the queue and nothing
+    # changed
     monkeypatch.setattr(services, 'queue', None)
-    before = store.table_counts()
+    before = snapshot(store)
     code, body, _ = api.call('facts', 'POST', '/facts', {'text': 'I moved to Berlin'})
     assert code == 503 and 'queue' in body['detail']
-    assert store.table_counts() == before
+    assert snapshot(store) == before
 
 
 def test_a_body_that_is_not_utf8_is_400_not_500(api: Api) -> None:
+    # Given a body that is not UTF-8, When it reaches a handler, Then it is a 400 saying so
     import base64
 
     from local_runtime.events import LocalContext, http_event
-    from tests.conftest import load_function
+    from tests.support.handlers import load_function
 
     event = http_event('POST', f'/api/v1/{api.context_id}/context', body=b')\xff\xfeY%', headers={'authorization': f'Bearer {api.key}'})
     assert event['isBase64Encoded'] is True and base64.b64decode(event['body']) == b')\xff\xfeY%'

@@ -9,7 +9,8 @@ import pytest
 
 from agent_memory.db.memory_store import MemoryStore
 from agent_memory.domain.chunks import split_text
-from tests.conftest import MANAGEMENT_KEY, Api, load_function
+from tests.support.db_snapshot import snapshot
+from tests.support.handlers import MANAGEMENT_KEY, Api, load_function
 
 
 def triple(name: str, key: str, value: str, **extra: Any) -> dict[str, Any]:
@@ -32,6 +33,8 @@ def test_infer_none_stores_turn_and_chunks(api: Api, store: MemoryStore) -> None
 
 
 def test_turns_append_in_order_to_an_existing_session(api: Api) -> None:
+    # Given a created session, When three turns are written to it and read in pages, Then they come back in order with
+    # their seq
     code, session, _ = api.call('sessions', 'POST', '/sessions', {'metadata': {'channel': 'web'}})
     assert code == 201 and session['scopes'] == [['/']] and session['metadata'] == {'channel': 'web'}
     for text in ('one', 'two', 'three'):
@@ -43,16 +46,19 @@ def test_turns_append_in_order_to_an_existing_session(api: Api) -> None:
 
 
 def test_closed_session_refuses_new_turns_but_keeps_old_ones(api: Api, store: MemoryStore) -> None:
+    # Given a closed session with one turn, When another turn is written to it, Then it is 409, nothing changed and the
+    # old turn is still listed
     _, session, _ = api.call('sessions', 'POST', '/sessions', {})
     api.call('facts', 'POST', '/facts', {'infer': 'none', 'text': 'kept', 'session_id': session['id']})
     assert api.call('sessions', 'DELETE', f'/sessions/{session["id"]}')[0] == 204
-    before = store.table_counts()
+    before = snapshot(store)
     assert api.call('facts', 'POST', '/facts', {'infer': 'none', 'text': 'late', 'session_id': session['id']})[0] == 409
-    assert store.table_counts() == before
+    assert snapshot(store) == before
     assert [t['content'] for t in api.call('sessions', 'GET', f'/sessions/{session["id"]}/turns')[1]['turns']] == ['kept']
 
 
 def test_duplicate_session_id_is_409(api: Api) -> None:
+    # Given a session with a caller-chosen id, When the same id is created again, Then it is 409
     assert api.call('sessions', 'POST', '/sessions', {'id': 'chat-1'})[0] == 201
     assert api.call('sessions', 'POST', '/sessions', {'id': 'chat-1'})[0] == 409
 
@@ -97,12 +103,14 @@ def test_entity_read_state_and_profile_shapes(api: Api) -> None:
 
 
 def test_state_limit_truncates(api: Api) -> None:
+    # Given three facts, When /state is read with limit 2, Then two come back and the section says it was truncated
     api.call('facts', 'POST', '/facts', {'infer': 'triples', 'triples': [triple('Alice', f'k{i}', 'v') for i in range(3)]})
     _, state, _ = api.call('views', 'GET', '/state', query={'limit': '2'})
     assert len(state['knowledge']['attributes']) == 2 and state['truncated']['attributes'] is True
 
 
 def test_entities_list_paginates_by_cursor(api: Api) -> None:
+    # Given three people, When the list is read two at a time, Then the cursor leads to the third and then to no more
     api.call('facts', 'POST', '/facts', {'infer': 'triples', 'triples': [triple(n, 'k', 'v') for n in ('Ann', 'Bob', 'Cid')]})
     _, first, _ = api.call('entities', 'GET', '/entities', query={'limit': '2', 'type': 'person'})
     assert [e['name'] for e in first['entities']] == ['Ann', 'Bob'] and first['page']['hasMore']
@@ -111,6 +119,8 @@ def test_entities_list_paginates_by_cursor(api: Api) -> None:
 
 
 def test_delete_entity_closes_facts_but_keeps_history(api: Api, store: MemoryStore) -> None:
+    # Given Alice with a plan, When Alice is deleted, Then her current facts are gone, her history shows the plan
+    # closed, and no row was removed
     api.call('facts', 'POST', '/facts', {'infer': 'triples', 'triples': [triple('Alice', 'plan', 'Pro')]})
     counts = store.table_counts()
     assert api.call('entities', 'DELETE', '/entities/person/alice')[0] == 204
@@ -122,6 +132,8 @@ def test_delete_entity_closes_facts_but_keeps_history(api: Api, store: MemorySto
 
 
 def test_inspect_entity_and_attribute(api: Api) -> None:
+    # Given a plan superseded once, When the entity and the attribute are inspected, Then the current value and the
+    # history (newest first) come back
     api.call('facts', 'POST', '/facts', {'infer': 'triples', 'triples': [triple('Alice', 'plan', 'Free')]})
     api.call('facts', 'POST', '/facts', {'infer': 'triples', 'triples': [triple('Alice', 'plan', 'Pro')]})
     _, entity, _ = api.call('views', 'GET', '/inspect', query={'ref': 'entity:person/alice'})
@@ -132,6 +144,8 @@ def test_inspect_entity_and_attribute(api: Api) -> None:
 
 
 def test_inspect_refuses_point_in_time_parameters_instead_of_ignoring_them(api: Api) -> None:
+    # Given an entity, When /inspect is asked with a point-in-time parameter, Then it is a 400 naming it, not a silently
+    # current answer
     api.call('facts', 'POST', '/facts', {'infer': 'triples', 'triples': [triple('Alice', 'plan', 'Free')]})
     for name in ('asOf', 'atInstant', 'validFrom', 'validUntil'):
         code, body, _ = api.call('views', 'GET', '/inspect', query={'ref': 'entity:person/alice', name: '2026-01-01T00:00:00Z'})
@@ -140,6 +154,8 @@ def test_inspect_refuses_point_in_time_parameters_instead_of_ignoring_them(api: 
 
 
 def test_route_parameters_are_taken_from_path_parameters_and_never_decoded_twice(api: Api) -> None:
+    # Given a name containing a literal %25, When the entity is read through a decoded or still-encoded raw path, Then
+    # the handler uses the path parameter and finds it
     from local_runtime.events import LocalContext, http_event
 
     name = 'Ada 100%25 Lovelace'  # a literal "%25" in a name must survive
@@ -154,12 +170,33 @@ def test_route_parameters_are_taken_from_path_parameters_and_never_decoded_twice
         assert json.loads(result['body'])['entity']['name'] == name
 
 
+@pytest.mark.parametrize('name', ['C#', 'What?', 'say "hi"', '€uro', 'back\\slash'])
+def test_a_path_parameter_with_any_character_but_slash_reaches_the_handler(api: Api, name: str) -> None:
+    # Given an entity whose name holds a character outside Powertools' default route pattern (it arrives decoded)
+    assert api.call('facts', 'POST', '/facts', {'infer': 'triples', 'triples': [triple(name, 'plan', 'Pro')]})[0] == 200
+    # When it is read by name, Then the route matches and the handler finds it (it was a 404 "no such route")
+    code, body, _ = api.call('entities', 'GET', f'/entities/person/{name}')
+    assert code == 200 and body['entity']['name'] == name, body
+
+
+@pytest.mark.parametrize('context_id', ['€', 'a\x11b', 'x?y'])
+def test_a_context_id_with_an_odd_character_is_422_not_a_missing_route(api: Api, context_id: str) -> None:
+    # Given a context id with a character ids cannot hold, When a data or management route is called, Then 422, not a missing route
+    code, body, _ = api.call('views', 'GET', f'/api/v1/{context_id}/me')
+    assert code == 422 and 'context id' in body['detail'], body
+    code, body, _ = api.call('contexts', 'POST', f'/api/v1/contexts/{context_id}', {}, key=MANAGEMENT_KEY)
+    assert code == 422 and 'context id' in body['detail'], body
+
+
 def test_me_shows_the_bootstrap_admin(api: Api) -> None:
+    # Given the context's admin key, When /me is read, Then it is the admin with read '*'
     code, me, _ = api.call('views', 'GET', '/me')
     assert code == 200 and me['principalId'] == 'admin' and me['effectiveGrants']['memory:read'] == ['*']
 
 
 def test_health_ok_and_503_when_database_is_down(monkeypatch: pytest.MonkeyPatch, services: Any) -> None:
+    # Given the health function, When the database answers and then does not, Then it is 200 and then 503 with
+    # Retry-After
     health = load_function('health')
     from local_runtime.events import LocalContext, http_event
 
@@ -177,6 +214,8 @@ def test_health_ok_and_503_when_database_is_down(monkeypatch: pytest.MonkeyPatch
 
 
 def test_management_creates_contexts_and_keys(services: Any) -> None:
+    # Given the management key, When contexts and keys are created (and bad ones refused), Then the key works on the
+    # data plane only and the management key on the management API only
     mgmt = Api('unused', MANAGEMENT_KEY)
     code, created, _ = mgmt.call('contexts', 'POST', '/api/v1/contexts/mgmt-test', {'config': {'lifecycle': {'context_ttl_days': 3}}})
     try:
@@ -196,11 +235,13 @@ def test_management_creates_contexts_and_keys(services: Any) -> None:
 
 
 def test_keys_are_stored_hashed(api: Api, services: Any) -> None:
+    # Given a minted key, When the control rows are read, Then the secret appears nowhere
     rows = services.db.query('control', 'SELECT * FROM api_key WHERE context = $c;', {'c': api.context_id})[0]
     assert rows and all(api.key not in str(row) for row in rows)
 
 
 def test_204_responses_have_no_body(api: Api) -> None:
+    # Given a session, When it is deleted through the handler, Then the 204 has an empty body
     from local_runtime.events import LocalContext, http_event
 
     _, session, _ = api.call('sessions', 'POST', '/sessions', {})

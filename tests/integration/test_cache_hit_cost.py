@@ -11,10 +11,9 @@ import pytest
 from agent_memory.api.services import Services
 from agent_memory.db.connection import Database
 from agent_memory.db.memory_store import MemoryStore
-from tests.conftest import Api
-from tests.integration import test_response_cache as cache_tests
+from tests.support.chat import chat
+from tests.support.handlers import Api
 
-llm, seeded, chat = cache_tests.llm, cache_tests.seeded, cache_tests.chat  # the cache tests' fixtures and helper
 pytestmark = pytest.mark.usefixtures('llm')
 
 
@@ -55,6 +54,8 @@ def statements(monkeypatch: pytest.MonkeyPatch, store: MemoryStore) -> Iterator[
 
 
 def test_a_hit_sends_no_text_to_the_embedding_model(seeded: Api, model_spy: ModelSpy, store: MemoryStore, services: Services) -> None:
+    # Given a cached answer, When the question is asked again, Then the hit embeds nothing and its reply chunk carries
+    # the reply's own vector
     first = chat(seeded)
     assert model_spy.texts  # the miss embedded its question and its reply's chunk
     model_spy.texts.clear()
@@ -68,6 +69,7 @@ def test_a_hit_sends_no_text_to_the_embedding_model(seeded: Api, model_spy: Mode
 
 
 def test_a_hit_reinforces_in_the_same_transaction_as_its_turns_and_traces(seeded: Api, store: MemoryStore, statements: list[str]) -> None:
+    # Given a cached answer, When it is served, Then one transaction writes the turns, traces and reinforcement
     chat(seeded)
     before = store.rows("SELECT VALUE importance FROM attribute WHERE key = 'role';")[0]
     statements.clear()
@@ -82,6 +84,8 @@ def test_a_hit_reinforces_in_the_same_transaction_as_its_turns_and_traces(seeded
 def test_reinforcement_is_not_applied_when_the_hit_cannot_be_stored(
     seeded: Api, store: MemoryStore, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # Given a cached answer and a store whose write fails, When it is served, Then the request fails and neither
+    # importance nor traces changed
     chat(seeded)
     before = store.rows("SELECT VALUE importance FROM attribute WHERE key = 'role';")[0]
     traces = store.rows('SELECT VALUE id FROM response_trace;')

@@ -6,32 +6,18 @@ through the /chat handler on the real engine. The facts come from first-person t
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
 from agent_memory.api.services import Services
 from agent_memory.db.memory_store import MemoryStore
-from tests.conftest import Api, Worker
-from tests.integration.test_visibility_matrix import make_principal
+from tests.support.chat import SHARED, chat, tell
+from tests.support.handlers import Api
+from tests.support.principals import make_principal
+from tests.support.worker import Worker
 
-SHARED = {'memory:read': ['shared/*'], 'memory:write': ['shared/*']}
 # An answer built from no source is never cached (nothing could invalidate it), so questions about things memory
 # does not hold still need something in memory for their answers to be cacheable: the composer then quotes this.
 SOME_FACT = 'I am on the Pro plan.'
-
-
-def say(api: Api, worker: Worker, *texts: str) -> None:
-    for text in texts:
-        code, body, _ = api.call('facts', 'POST', '/facts', {'text': text})
-        assert code == 202, body
-    worker.drain()
-
-
-def chat(api: Api, message: str) -> dict[str, Any]:
-    code, body, _ = api.call('chat', 'POST', '/chat', {'message': message})
-    assert code == 200, body
-    return body
 
 
 def similarity(services: Services, a: str, b: str) -> float:
@@ -40,7 +26,8 @@ def similarity(services: Services, a: str, b: str) -> float:
 
 
 def test_the_documented_paraphrases_are_served_from_the_cache(api: Api, worker: Worker, services: Services) -> None:
-    say(api, worker, 'I am on the Pro plan.')
+    # Given an answered question, When each documented paraphrase is asked, Then it is served from the cache
+    tell(api, worker, 'I am on the Pro plan.')
     first = chat(api, 'what is my current plan?')
     assert first['cached'] is False and 'Pro' in first['reply']
     for paraphrase in ('which plan am I on?', 'tell me my subscription tier?'):
@@ -59,7 +46,9 @@ def test_the_documented_paraphrases_are_served_from_the_cache(api: Api, worker: 
     ],
 )
 def test_a_near_miss_is_never_served_the_earlier_answer(api: Api, worker: Worker, asked: str, near_miss: str) -> None:
-    say(api, worker, SOME_FACT)
+    # Given an answered question, When a near miss (another week, person or thing) is asked, Then it misses, while the
+    # same question still hits
+    tell(api, worker, SOME_FACT)
     chat(api, asked)
     assert chat(api, near_miss)['cached'] is False
     assert chat(api, asked)['cached'] is True  # the earlier answer is still there for the same question
@@ -68,7 +57,9 @@ def test_a_near_miss_is_never_served_the_earlier_answer(api: Api, worker: Worker
 def test_a_near_miss_above_the_threshold_is_traced_as_asking_something_else(
     api: Api, worker: Worker, store: MemoryStore, services: Services
 ) -> None:
-    say(api, worker, SOME_FACT)
+    # Given a near miss whose similarity passes the threshold, When it is asked, Then it misses and the trace says it
+    # asks something else
+    tell(api, worker, SOME_FACT)
     assert similarity(services, 'what meetings do I have this week?', 'what meetings do I have next week?') >= 0.92
     chat(api, 'what meetings do I have this week?')
     missed = chat(api, 'what meetings do I have next week?')
@@ -77,10 +68,12 @@ def test_a_near_miss_above_the_threshold_is_traced_as_asking_something_else(
 
 
 def test_a_first_person_answer_is_reused_only_by_its_principal(api: Api, services: Services, worker: Worker) -> None:
+    # Given Xavier's answer to a first-person question, When Yann asks the same, Then Yann gets his own answer and
+    # Xavier is still served his
     xavier = make_principal(services, api.context_id, 'xavier', SHARED, 'shared')
     yann = make_principal(services, api.context_id, 'yann', SHARED, 'shared')  # the same readable region
-    say(xavier, worker, 'My name is Xavier.')
-    say(yann, worker, 'My name is Yann.')
+    tell(xavier, worker, 'My name is Xavier.')
+    tell(yann, worker, 'My name is Yann.')
     first = chat(xavier, 'What is my name?')
     assert first['cached'] is False and 'Xavier' in first['reply']
     answer = chat(yann, 'What is my name?')
@@ -92,9 +85,10 @@ def test_a_first_person_answer_is_reused_only_by_its_principal(api: Api, service
 def test_an_answer_citing_the_callers_self_entity_by_name_is_reused_only_by_its_principal(
     api: Api, services: Services, worker: Worker
 ) -> None:
+    # Given an answer citing Xavier's self entity, When another principal asks the same, Then it is not served to them
     xavier = make_principal(services, api.context_id, 'xavier', SHARED, 'shared')  # display name "Xavier"
     yann = make_principal(services, api.context_id, 'yann', SHARED, 'shared')
-    say(xavier, worker, 'I am on the Pro plan.')
+    tell(xavier, worker, 'I am on the Pro plan.')
     first = chat(xavier, "What is Xavier's plan?")
     assert first['cached'] is False and first['reply'].startswith('From memory: Your plan is Pro')
     answer = chat(yann, "What is Xavier's plan?")
@@ -102,6 +96,8 @@ def test_an_answer_citing_the_callers_self_entity_by_name_is_reused_only_by_its_
 
 
 def test_an_answer_about_someone_else_is_still_shared_by_equal_visibility(api: Api, services: Services) -> None:
+    # Given an answer about a third person, When another principal with equal visibility asks, Then it is served from
+    # the cache
     xavier = make_principal(services, api.context_id, 'xavier', SHARED, 'shared')
     yann = make_principal(services, api.context_id, 'yann', SHARED, 'shared')
     triple = {'entity': {'type': 'person', 'name': 'Alice'}, 'key': 'role', 'value': 'CTO'}

@@ -6,8 +6,8 @@ A same-key hit ignores the similarity threshold, so a key that loses a word make
 
 from __future__ import annotations
 
-from tests.conftest import Api
-from tests.integration.test_cache_paraphrases import chat
+from tests.support.chat import chat
+from tests.support.handlers import Api
 
 
 def remember(api: Api, name: str, key: str, value: str) -> None:
@@ -17,6 +17,8 @@ def remember(api: Api, name: str, key: str, value: str) -> None:
 
 
 def test_a_question_about_another_person_named_in_another_script_is_not_served_the_cached_answer(api: Api) -> None:
+    # Given a cached answer about a person named in Cyrillic, When the same question names another person in Latin
+    # script, Then it is answered fresh while the original still hits
     remember(api, 'Борис', 'role', 'CFO')
     remember(api, 'Алиса', 'role', 'CTO')
     first = chat(api, "What is Борис's role?")
@@ -27,6 +29,7 @@ def test_a_question_about_another_person_named_in_another_script_is_not_served_t
 
 
 def test_accented_names_that_differ_in_one_letter_are_different_questions(api: Api) -> None:
+    # Given a cached answer about Sørensen, When Sårensen is asked about, Then it is answered fresh
     remember(api, 'Sørensen', 'team', 'Data')
     remember(api, 'Sårensen', 'team', 'Infra')
     chat(api, 'Which team is Sørensen on?')

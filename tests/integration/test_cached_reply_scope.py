@@ -7,12 +7,12 @@ read the caller's own facts is reused by that principal only (hole 7); a change 
 from __future__ import annotations
 
 from agent_memory.api.services import Services
-from tests.conftest import Api, Worker
-from tests.integration.test_cache_paraphrases import SHARED, chat, say
-from tests.integration.test_derived_scopes import HR, Office, office, passages  # noqa: F401 - the fixture
-from tests.integration.test_response_cache import llm  # noqa: F401 - the fixture
-from tests.integration.test_visibility_matrix import make_principal
-from tests.llm_server import LlmTestServer
+from tests.support.chat import SHARED, chat, tell
+from tests.support.handlers import Api
+from tests.support.llm_server import LlmTestServer
+from tests.support.office import HR, Office, passages
+from tests.support.principals import make_principal
+from tests.support.worker import Worker
 
 
 def test_a_cached_model_reply_counts_the_uncited_sources_the_original_read(
@@ -21,6 +21,8 @@ def test_a_cached_model_reply_counts_the_uncited_sources_the_original_read(
     office: Office,  # noqa: F811
     llm: LlmTestServer,  # noqa: F811
 ) -> None:
+    # Given a cached model reply that read HR's salary fact uncited, When an asker who cannot write to HR is served it,
+    # Then its reply is not stored in a wider scope
     reads = ['shared/*', HR]
     writer = make_principal(services, context_id, 'hr-writer', {'memory:read': reads, 'memory:write': ['shared/*', HR]}, 'shared')
     asker = make_principal(services, context_id, 'hr-asker', {'memory:read': reads, 'memory:write': ['shared/*']}, 'shared')
@@ -40,9 +42,11 @@ def test_a_model_reply_that_read_the_callers_own_facts_uncited_is_reused_only_by
     worker: Worker,
     llm: LlmTestServer,  # noqa: F811
 ) -> None:
+    # Given a model reply that read the caller's own facts uncited, When another principal asks the same, Then it is
+    # answered fresh
     xavier = make_principal(services, api.context_id, 'xavier', SHARED, 'shared')
     yann = make_principal(services, api.context_id, 'yann', SHARED, 'shared')  # the same readable region
-    say(xavier, worker, 'I am on the Pro plan.')
+    tell(xavier, worker, 'I am on the Pro plan.')
     llm.reply_text('Your plan is Pro.')  # the prompt marks the caller's own facts; the model cites nothing
     first = chat(xavier, 'Which plan is the account on?')
     assert first['cached'] is False and first['citations'] == [] and 'plan: Pro' in llm.requests[-1].message('user')
@@ -55,6 +59,7 @@ def test_a_cached_model_reply_is_invalidated_by_a_change_to_a_source_it_read_unc
     api: Api,
     llm: LlmTestServer,  # noqa: F811
 ) -> None:
+    # Given a cached model reply that read the salary uncited, When the salary changes, Then the next ask is fresh
     salary = {'entity': {'type': 'person', 'name': 'Dana'}, 'key': 'salary', 'value': '120k'}
     assert api.call('facts', 'POST', '/facts', {'infer': 'triples', 'triples': [salary]})[0] == 200
     llm.reply_text('Dana is paid 120k a year.')  # cites nothing

@@ -5,7 +5,8 @@ something shown, no vague "a project" (issue 11)."""
 from __future__ import annotations
 
 from agent_memory.db.memory_store import MemoryStore
-from tests.conftest import Api, Worker
+from tests.support.handlers import Api
+from tests.support.worker import Worker
 
 CHAT = [
     ('Joanna', "Never say never! I'm all about dramas and romcoms."),
@@ -23,6 +24,8 @@ def entity_facts(api: Api, name: str) -> set[tuple[str, str]]:
 
 
 def test_a_chat_between_two_people_stores_each_ones_preferences_and_no_instruction(api: Api, worker: Worker, store: MemoryStore) -> None:
+    # Given a conversation between Joanna and Nate sent as a named batch, When the worker extracts it, Then each
+    # speaker's preferences land on them and no instruction is stored
     messages = [{'role': 'user', 'name': name, 'content': text, 'ts': '2023-05-08T13:56:00Z'} for name, text in CHAT]
     code, body, _ = api.call('facts', 'POST', '/facts/batch', {'messages': messages, 'extract': 'per_message'})
     assert code == 202, body
@@ -41,6 +44,8 @@ def test_a_chat_between_two_people_stores_each_ones_preferences_and_no_instructi
 
 
 def test_instruments_and_games_someone_plays_accumulate(api: Api, worker: Worker) -> None:
+    # Given Melanie saying she plays two instruments, When both turns are extracted, Then both are current (plays is a
+    # set)
     messages = [
         {'role': 'user', 'name': 'Melanie', 'content': 'Yeah, I play clarinet!', 'ts': '2023-05-08T13:56:00Z'},
         {'role': 'user', 'name': 'Melanie', 'content': 'I also play the violin these days.', 'ts': '2023-06-08T13:56:00Z'},

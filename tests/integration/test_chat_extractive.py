@@ -8,8 +8,9 @@ from typing import Any
 
 from agent_memory.api.services import Services
 from agent_memory.domain.synthesis import LlmComposer
-from tests.conftest import Api, Worker
-from tests.llm_server import LlmTestServer
+from tests.support.handlers import Api
+from tests.support.llm_server import LlmTestServer
+from tests.support.worker import Worker
 
 
 def say(api: Api, worker: Worker, *texts: str) -> None:
@@ -26,6 +27,8 @@ def ask(api: Api, message: str) -> dict[str, Any]:
 
 
 def test_the_users_earlier_questions_are_never_cited_as_evidence(api: Api, worker: Worker) -> None:
+    # Given only the user's own earlier question in memory, When the question is asked again, Then nothing is cited; a
+    # turn that states a fact is citable
     ask(api, 'what is my current plan?')
     ask(api, 'is my plan the Pro plan?')
     worker.drain()  # both questions are stored as turns (and embedded)
@@ -39,6 +42,8 @@ def test_the_users_earlier_questions_are_never_cited_as_evidence(api: Api, worke
 
 
 def test_the_fact_that_answers_comes_first_and_alone(api: Api, worker: Worker) -> None:
+    # Given several facts about the caller, When it asks its plan, Then the answer starts with the plan fact and cites
+    # only it
     say(api, worker, 'I live in Lisbon.', 'I work at Acme.', 'I am on the Pro plan.')
     answer = ask(api, 'which plan am I on?')
     assert answer['reply'].startswith('From memory: Your plan is Pro [S')
@@ -46,6 +51,7 @@ def test_the_fact_that_answers_comes_first_and_alone(api: Api, worker: Worker) -
 
 
 def test_the_callers_own_facts_read_as_you(api: Api, worker: Worker) -> None:
+    # Given facts about the caller, When it asks about them, Then the answer says 'you', not its name
     say(api, worker, 'I am on the Pro plan.', 'I work at Acme.')
     plan = ask(api, 'what is my current plan?')
     assert 'Your plan is Pro' in plan['reply'] and 'Admin' not in plan['reply']
@@ -54,6 +60,7 @@ def test_the_callers_own_facts_read_as_you(api: Api, worker: Worker) -> None:
 
 
 def test_someone_elses_facts_keep_their_name(api: Api) -> None:
+    # Given a fact about Alice, When the caller asks about it, Then the answer names Alice
     triple = {'entity': {'type': 'person', 'name': 'Alice'}, 'key': 'plan', 'value': 'Basic'}
     assert api.call('facts', 'POST', '/facts', {'infer': 'triples', 'triples': [triple]})[0] == 200
     answer = ask(api, 'which plan is Alice on?')
@@ -61,6 +68,8 @@ def test_someone_elses_facts_keep_their_name(api: Api) -> None:
 
 
 def test_the_llm_is_given_no_earlier_question_and_knows_which_facts_are_the_users(api: Api, worker: Worker, services: Services) -> None:
+    # Given an earlier question and the caller's facts, When /chat asks the model, Then the prompt's memory has no
+    # earlier question and marks the caller's own facts
     say(api, worker, 'I am on the Pro plan.')
     ask(api, 'what is my current plan?')
     worker.drain()

@@ -37,6 +37,8 @@ def test_secret_values_override_the_environment(fresh_settings: None, monkeypatc
 
 
 def test_a_secret_without_key_secret_fails_loudly(fresh_settings: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Given a Secrets Manager secret without key_secret and no env fallback, When settings are read, Then start-up fails
+    # naming key_secret
     arn = boto3.client('secretsmanager').create_secret(Name=f'partial-{uuid.uuid4().hex}', SecretString=json.dumps({'db_password': 'pw'}))[
         'ARN'
     ]
@@ -47,6 +49,7 @@ def test_a_secret_without_key_secret_fails_loudly(fresh_settings: None, monkeypa
 
 
 def test_a_non_json_secret_is_rejected(fresh_settings: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Given a secret that is a plain string, When settings are read, Then start-up fails asking for a JSON object
     arn = boto3.client('secretsmanager').create_secret(Name=f'plain-{uuid.uuid4().hex}', SecretString='"just a string"')['ARN']
     monkeypatch.setenv('AGENT_MEMORY_SECRET_ID', arn)
     with pytest.raises(RuntimeError, match='JSON object'):

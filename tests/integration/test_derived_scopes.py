@@ -6,40 +6,14 @@ fact must never land where ``shared/*`` readers retrieve the restricted value.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
-import pytest
-
 from agent_memory.api.services import Services
 from agent_memory.db.memory_store import MemoryStore
 from agent_memory.domain.derived_scope import conjoin
-from tests.conftest import Api
-from tests.integration.test_response_cache import llm  # noqa: F401 - the fixture
-from tests.integration.test_visibility_matrix import make_principal
-from tests.llm_server import LlmTestServer
-
-HR = 'team/a/hr'
-
-
-@dataclass
-class Office:
-    analyst: Api  # reads HR, writes only shared
-    hr_lead: Api  # reads and writes HR and shared
-    reader: Api  # shared only
-
-
-@pytest.fixture
-def office(services: Services, context_id: str, api: Api) -> Office:
-    shared = {'memory:read': ['shared/*'], 'memory:write': ['shared/*']}
-    analyst = make_principal(services, context_id, 'analyst', {'memory:read': ['shared/*', HR], 'memory:write': ['shared/*']}, 'shared')
-    both = ['shared/*', 'team/a/*']
-    hr_lead = make_principal(services, context_id, 'hr-lead', {'memory:read': both, 'memory:write': both}, 'shared')
-    reader = make_principal(services, context_id, 'reader', shared, 'shared')
-    triples = [{'entity': {'type': 'person', 'name': 'Dana'}, 'key': 'salary', 'value': '120k'}]
-    assert api.call('facts', 'POST', '/facts', {'infer': 'triples', 'scopes': HR, 'triples': triples})[0] == 200
-    office_fact = [{'entity': {'type': 'organisation', 'name': 'Office'}, 'key': 'wifi_password', 'value': 'swordfish'}]
-    assert api.call('facts', 'POST', '/facts', {'infer': 'triples', 'scopes': 'shared', 'triples': office_fact})[0] == 200
-    return Office(analyst, hr_lead, reader)
+from tests.support.db_snapshot import snapshot
+from tests.support.handlers import Api
+from tests.support.llm_server import LlmTestServer
+from tests.support.office import HR, Office, passages
+from tests.support.principals import make_principal
 
 
 def chat(api: Api, message: str) -> dict[str, str]:
@@ -53,11 +27,9 @@ def turns(api: Api, session: str) -> list[str]:
     return [t['content'] for t in body['turns']] if code == 200 else []
 
 
-def passages(api: Api, query: str) -> list[str]:
-    return [h['text'] for h in api.call('retrieval', 'POST', '/query', {'query': query, 'k': 20})[1]['hits']]
-
-
 def test_a_reply_built_from_a_restricted_fact_is_not_republished_in_a_wider_scope(office: Office) -> None:
+    # Given an analyst who can read HR's salary fact but not write there, When it asks about the salary, Then the reply
+    # is not stored and a shared reader sees only the question
     body = chat(office.analyst, "What is Dana's salary?")
     assert '120k' in body['reply'] and body['memoryUpdates']['replyStored'] is False  # HR is outside its write region
     assert turns(office.reader, body['sessionId']) == ["What is Dana's salary?"]
@@ -65,6 +37,8 @@ def test_a_reply_built_from_a_restricted_fact_is_not_republished_in_a_wider_scop
 
 
 def test_a_reply_is_stored_in_the_conjunction_of_its_scope_and_its_sources(office: Office, store: MemoryStore) -> None:
+    # Given the HR lead, who may write to HR, When it asks about the salary, Then the reply is stored in shared AND HR
+    # and only readers of both see it
     body = chat(office.hr_lead, "What is Dana's salary?")
     assert body['memoryUpdates']['replyStored'] is True
     reply = store.rows("SELECT scope_sets FROM turn WHERE role = 'assistant';")
@@ -73,12 +47,16 @@ def test_a_reply_is_stored_in_the_conjunction_of_its_scope_and_its_sources(offic
 
 
 def test_a_reply_from_sources_in_its_own_scope_stays_in_that_scope(office: Office) -> None:
+    # Given a fact in the shared scope, When the analyst asks about it, Then the reply is stored there and a shared
+    # reader sees it
     body = chat(office.analyst, 'What is the office wifi password?')
     assert 'swordfish' in body['reply'] and body['memoryUpdates']['replyStored'] is True
     assert len(turns(office.reader, body['sessionId'])) == 2
 
 
 def test_a_model_reply_counts_every_source_it_read_even_uncited(office: Office, llm: LlmTestServer) -> None:  # noqa: F811
+    # Given a model that read the salary fact but cited nothing, When the analyst asks, Then the reply is still not
+    # stored in a wider scope
     llm.reply_text('I would rather not say.')
     body = chat(office.analyst, "What is Dana's salary?")
     assert 'Dana salary: 120k' in llm.requests[-1].message('user') and body['citations'] == []
@@ -86,13 +64,17 @@ def test_a_model_reply_counts_every_source_it_read_even_uncited(office: Office, 
 
 
 def test_reflect_persist_is_403_when_no_private_enough_scope_is_writable(office: Office, store: MemoryStore) -> None:
-    before = store.table_counts()
+    # Given the analyst cannot write where the salary lives, When it persists a reflection on it, Then it is 403 and
+    # nothing changed
+    before = snapshot(store)
     code, body, _ = office.analyst.call('retrieval', 'POST', '/reflect', {'query': "Dana's salary", 'persist': True})
     assert code == 403, body
-    assert store.table_counts() == before
+    assert snapshot(store) == before
 
 
 def test_reflect_persist_stores_the_reflection_no_wider_than_its_sources(office: Office, store: MemoryStore) -> None:
+    # Given the HR lead, When it persists a reflection on the salary, Then the reflection is stored in shared AND HR and
+    # a shared reader finds nothing of it
     code, body, _ = office.hr_lead.call('retrieval', 'POST', '/reflect', {'query': "Dana's salary", 'persist': True})
     assert code == 200 and body['persistedAttributes'], body
     assert store.rows("SELECT scope_sets FROM attribute WHERE key = 'reflection';") == [{'scope_sets': [['shared', HR]]}]
@@ -101,6 +83,7 @@ def test_reflect_persist_stores_the_reflection_no_wider_than_its_sources(office:
 
 
 def test_conjoin_keeps_the_narrowest_clauses() -> None:
+    # Given two scope sets, When they are conjoined, Then the result is their AND in its smallest form
     assert conjoin([['shared']], [['shared']]) == [['shared']]
     assert conjoin([['shared']], [['team/a/hr']]) == [['shared', 'team/a/hr']]
     assert conjoin([['a'], ['b']], [['a']]) == [['a']]  # (a OR b) AND a = a
@@ -109,6 +92,8 @@ def test_conjoin_keeps_the_narrowest_clauses() -> None:
 
 def test_a_cached_reply_is_stored_by_the_scopes_of_what_it_cites(services: Services, context_id: str, office: Office,
                                                                  llm: LlmTestServer) -> None:  # noqa: F811 # fmt: skip
+    # Given a cached salary answer, When an asker who cannot write to HR is served it, Then its reply is not stored and
+    # a shared reader sees only the question
     reads = ['shared/*', HR]
     writer = make_principal(services, context_id, 'hr-writer', {'memory:read': reads, 'memory:write': ['shared/*', HR]}, 'shared')
     asker = make_principal(services, context_id, 'hr-asker', {'memory:read': reads, 'memory:write': ['shared/*']}, 'shared')

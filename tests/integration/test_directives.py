@@ -9,7 +9,7 @@ import pytest
 from agent_memory.db.memory_store import MemoryStore
 from agent_memory.domain.directives import add_instruction, record_uncertainty, resolve_uncertainty
 from agent_memory.errors import BadRequest, NotFound
-from tests.conftest import Api
+from tests.support.handlers import Api
 
 ORG_A = [['org/a']]
 ORG_B = [['org/b']]
@@ -94,6 +94,7 @@ def test_different_description_is_a_new_instruction(store: MemoryStore) -> None:
 
 def test_reversal_is_a_second_active_instruction_listed_oldest_first(api: Api, store: MemoryStore) -> None:
     # Given "use bullet points", and later its reversal "stop using bullet points"
+    # When both are recorded and /profile and /state are read
     older, _ = add_instruction(store, 'Formatting', 'Use bullet points', [['/']])
     newer, merged = add_instruction(store, 'Formatting', 'Stop using bullet points', [['/']])
     # Then the reversal did not revoke or merge with the earlier one
@@ -119,6 +120,7 @@ def test_instruction_needs_label_and_description(store: MemoryStore) -> None:
 
 def test_instructions_outside_the_readers_scope_are_not_listed(api: Api, store: MemoryStore) -> None:
     # Given an instruction in org/a only
+    # When the admin reads /state and the store lists instructions for other regions
     add_instruction(store, 'Tone', 'Be formal', ORG_A)
     # Then the admin (reads everything) sees it, and the store filters it for a reader of org/b
     assert [i['description'] for i in get(api, 'views', '/state')['instructions']] == ['Be formal']
@@ -176,6 +178,7 @@ def test_uncertainty_needs_about_and_reason(store: MemoryStore) -> None:
 
 def test_open_uncertainties_only_in_state_unknowns(api: Api, store: MemoryStore) -> None:
     # Given two uncertainties, one of them resolved
+    # When /state and the uncertainty list are read
     keep = record_uncertainty(store, 'meeting date', '"next Friday" is ambiguous', 'temporal', [['/']])
     gone = record_uncertainty(store, 'tone', 'sarcasm?', 'sarcasm', [['/']])
     resolve_uncertainty(store, bare(gone['id']))
@@ -226,6 +229,7 @@ def test_attribute_is_tentative_while_its_turn_has_an_open_uncertainty(api: Api,
 
 def test_attributes_without_a_source_turn_are_never_tentative(api: Api, store: MemoryStore) -> None:
     # Given a triples write with no text (no turn) and an open uncertainty with no source turn
+    # When the attribute is read back
     status, body, _ = api.call('facts', 'POST', '/facts', {
         'infer': 'triples', 'triples': [{'entity': {'type': 'person', 'name': 'alice'}, 'key': 'role', 'value': 'CEO'}],
     })  # fmt: skip

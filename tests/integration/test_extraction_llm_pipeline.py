@@ -2,28 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-import pytest
-
-from agent_memory.domain.extraction_pipeline import Extractors
-from agent_memory.extraction.llm import LlmExtractor
-from agent_memory.extraction.structured_output import LearnedModes
-from tests.conftest import Api, Worker
-from tests.llm_server import LlmTestServer, llm_server  # noqa: F401 - the fixture
-
-EMPTY = {'entities': [], 'attributes': [], 'relations': [], 'actions': [], 'instructions': [], 'uncertainties': [], 'invalidations': []}
-
-
-def reply(**parts: Any) -> dict[str, Any]:
-    return {**EMPTY, **parts}
-
-
-@pytest.fixture
-def with_llm(services: Any, llm_server: LlmTestServer, monkeypatch: pytest.MonkeyPatch) -> LlmTestServer:  # noqa: F811
-    llm = LlmExtractor(base_url=llm_server.base_url, model='test-model', api_key='sk-test', timeout_seconds=2, learned=LearnedModes())
-    monkeypatch.setattr(services, 'extractors', Extractors(stage0=services.extractors.stage0, llm=llm))
-    return llm_server
+from tests.support.extraction import reply
+from tests.support.handlers import Api
+from tests.support.llm_server import LlmTestServer
+from tests.support.worker import Worker
 
 
 def queue_turn(api: Api, text: str) -> str:
@@ -33,6 +15,8 @@ def queue_turn(api: Api, text: str) -> str:
 
 
 def test_the_model_result_is_reconciled_and_stage0_directives_are_kept(api: Api, worker: Worker, with_llm: LlmTestServer) -> None:
+    # Given a model reply with a self fact, When the worker extracts the queued turn, Then the model's fact is
+    # reconciled in json_schema mode and stage 0's directive is kept
     with_llm.reply_json(reply(attributes=[{'entity': {'type': 'person', 'name': 'self'}, 'key': 'title', 'value': 'staff engineer',
                                            'category': 'identity', 'confidence': 0.95, 'valid_from': None, 'valid_until': None,
                                            'tentative': False}]))  # fmt: skip
@@ -47,6 +31,8 @@ def test_the_model_result_is_reconciled_and_stage0_directives_are_kept(api: Api,
 
 
 def test_a_rate_limited_provider_fails_the_message_and_the_retry_succeeds(api: Api, worker: Worker, with_llm: LlmTestServer) -> None:
+    # Given a 429 then a valid reply, When the job is delivered twice, Then the first fails for a retry (turn still
+    # queued) and the second completes it
     with_llm.error(429).reply_json(reply())
     turn = queue_turn(api, 'My name is Sam.')
     first = worker.deliver(worker.receive())
@@ -58,6 +44,8 @@ def test_a_rate_limited_provider_fails_the_message_and_the_retry_succeeds(api: A
 
 
 def test_invalid_output_twice_keeps_stage0_and_records_why(api: Api, worker: Worker, with_llm: LlmTestServer) -> None:
+    # Given two invalid model replies, When the turn is extracted, Then it is done with stage 0's facts and llmError
+    # invalid_output
     with_llm.reply_text('not json at all').reply_text('{"still": "wrong"')
     turn = queue_turn(api, 'My name is Sam.')
     worker.drain()
@@ -67,7 +55,9 @@ def test_invalid_output_twice_keeps_stage0_and_records_why(api: Api, worker: Wor
 
 
 def test_a_timeout_fails_the_message_for_a_retry(api: Api, worker: Worker, with_llm: LlmTestServer) -> None:
-    with_llm.stall(3)
+    # Given a provider that stalls, When the job is delivered, Then the message fails for a retry with a timeout error
+    # on the turn
+    with_llm.stall()
     turn = queue_turn(api, 'My name is Sam.')
     result = worker.deliver(worker.receive())
     assert len(result['batchItemFailures']) == 1

@@ -10,21 +10,12 @@ from typing import Any
 import pytest
 
 from agent_memory.db.memory_store import MemoryStore
-from tests.conftest import Api, Worker
-
-
-def say(api: Api, text: str, **extra: Any) -> dict[str, Any]:
-    code, body, _ = api.call('facts', 'POST', '/facts', {'text': text, **extra})
-    assert code == 202 and body['status'] == 'queued', body
-    return body
-
-
-def self_facts(api: Api) -> dict[str, list[str]]:
-    _, profile, _ = api.call('views', 'GET', '/profile')
-    facts: dict[str, list[str]] = {}
-    for entry in profile['selfFacts']:
-        facts.setdefault(entry['key'], []).append(entry['value'])
-    return facts
+from agent_memory.domain import facts as facts_domain
+from tests.support.clock import VirtualTime
+from tests.support.db_snapshot import snapshot
+from tests.support.extraction import say, self_facts
+from tests.support.handlers import Api
+from tests.support.worker import Worker
 
 
 def test_a_turn_is_queued_then_extracted_by_the_worker(api: Api, worker: Worker) -> None:
@@ -43,6 +34,8 @@ def test_a_turn_is_queued_then_extracted_by_the_worker(api: Api, worker: Worker)
 
 
 def test_a_plan_change_supersedes_and_reports_a_correction(api: Api, worker: Worker) -> None:
+    # Given 'Free plan' then 'moved from Free to Pro' in one session, When both are extracted, Then the plan is Pro and
+    # the history shows Free superseded
     first = say(api, "I'm on the Free plan.")
     say(api, 'I moved from Free to Pro.', session_id=first['sessionId'])
     worker.drain()
@@ -57,16 +50,18 @@ def test_the_same_message_delivered_twice_applies_once(api: Api, store: MemorySt
     (message,) = worker.receive()
     # When SQS delivers the job twice (at-least-once: a redelivery, or a duplicate send)
     assert worker.deliver([message]) == {'batchItemFailures': []}
-    after_first = store.table_counts()
-    assert after_first['attribute'] >= 2
+    after_first = snapshot(store)
+    assert store.table_counts()['attribute'] >= 2
     worker.sqs.send_message(QueueUrl=worker.queue_url, MessageBody=message['Body'])
     assert worker.drain() == 1
     # Then nothing is added the second time
-    assert store.table_counts() == after_first
+    assert snapshot(store) == after_first
 
 
 def test_a_crash_before_commit_leaves_nothing_and_the_retry_completes(api: Api, store: MemoryStore, worker: Worker,
                                                                       monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+    # Given a queued turn and an apply that crashes once, When the job is delivered and redelivered, Then the first
+    # leaves nothing applied with the error on the turn and the retry applies it once
     body = say(api, 'I work at Acme.')
     before = store.table_counts()
     real_apply = MemoryStore.apply
@@ -94,6 +89,8 @@ def test_a_crash_before_commit_leaves_nothing_and_the_retry_completes(api: Api, 
 def test_a_poison_message_ends_in_the_dead_letter_queue_with_the_failure_on_the_turn(
     api: Api, store: MemoryStore, worker: Worker, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # Given a turn whose apply always fails, When the worker drains, Then the job ends in the dead-letter queue and the
+    # turn says failed, with the error
     body = say(api, 'I work at Initech.')
 
     def always_fail(self: MemoryStore, plan: Any) -> None:
@@ -107,6 +104,8 @@ def test_a_poison_message_ends_in_the_dead_letter_queue_with_the_failure_on_the_
 
 
 def test_prefer_wait_answers_200_with_the_diff_when_the_worker_is_quick(api: Api, worker: Worker) -> None:
+    # Given a worker draining in the background, When a write asks Prefer: wait=10, Then it answers 200 done with the
+    # extracted diff
     stop = threading.Event()
 
     def consume() -> None:
@@ -125,23 +124,34 @@ def test_prefer_wait_answers_200_with_the_diff_when_the_worker_is_quick(api: Api
     assert [(a['key'], a['value']) for a in body['extraction']['attributes']] == [('name', 'Ada')]
 
 
-def test_prefer_wait_times_out_with_202(api: Api) -> None:
-    started = time.monotonic()
+def test_prefer_wait_times_out_with_202(api: Api, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Given no worker running, and the wait's clock virtual (it moves only when the handler sleeps)
+    clock = VirtualTime()
+    monkeypatch.setattr(facts_domain, 'time', clock)
+    started = clock.now
+    # When a write asks to wait up to 1 s for its extraction
     code, body, _ = api.call('facts', 'POST', '/facts', {'text': 'My name is Ada.'}, headers={'Prefer': 'wait=1'})
-    assert code == 202 and body['status'] == 'queued' and 0.9 < time.monotonic() - started < 5
+    # Then it polled for exactly the budget, then answered 202 queued
+    assert code == 202 and body['status'] == 'queued', body
+    assert clock.now - started == pytest.approx(1.0) and len(clock.naps) > 1
+    # And a wait beyond 25 s is refused
     assert api.call('facts', 'POST', '/facts', {'text': 'x'}, headers={'Prefer': 'wait=60'})[0] == 400
 
 
 def test_preview_extracts_and_persists_nothing(api: Api, store: MemoryStore, worker: Worker) -> None:
-    before = store.table_counts()
+    # Given an empty context, When a turn is previewed, Then the diff shows its instruction and fact, nothing changed
+    # and no job was sent
+    before = snapshot(store)
     code, body, _ = api.call('facts', 'POST', '/facts', {'infer': 'preview', 'text': 'Always answer in bullet points. My name is Sam.'})
     assert code == 200 and body['preview'] is True
     assert [i['description'] for i in body['extraction']['instructions']] == ['Always answer in bullet points']
     assert [(a['key'], a['value']) for a in body['extraction']['attributes']] == [('name', 'Sam')]
-    assert store.table_counts() == before and worker.receive() == []
+    assert snapshot(store) == before and worker.receive() == []
 
 
 def test_batch_per_message_and_whole_conversation(api: Api, worker: Worker) -> None:
+    # Given a three-message batch, When sent per message and as a whole, Then one job per message or one for all is
+    # sent, and only the user's directive becomes an instruction
     messages = [{'role': 'user', 'content': 'My name is Sam.'}, {'role': 'assistant', 'content': 'Nice to meet you. Always be kind.'},
                 {'role': 'user', 'content': 'Always answer in French.'}]  # fmt: skip
     code, body, _ = api.call('facts', 'POST', '/facts/batch', {'messages': messages, 'extract': 'per_message'})
@@ -160,6 +170,8 @@ def test_batch_per_message_and_whole_conversation(api: Api, worker: Worker) -> N
 
 
 def test_reversal_and_restatement_of_instructions(api: Api, worker: Worker) -> None:
+    # Given an instruction, its reversal and its restatement, When extracted, Then the instruction is active again with
+    # a merge count and the reversal inactive
     session = say(api, 'Always answer in bullet points.')['sessionId']
     say(api, 'Stop using bullet points.', session_id=session)
     say(api, 'always answer in bullet points.', session_id=session)
@@ -213,6 +225,8 @@ def test_a_correction_phrased_otherwise_is_tentative_until_clarified_and_a_vague
 
 
 def test_explicit_negation_closes_the_fact_and_its_relation(api: Api, worker: Worker) -> None:
+    # Given 'I work at Acme' then 'I no longer work at Acme', When both are extracted, Then the employer fact and
+    # relation are closed and the history keeps Acme
     session = say(api, 'I work at Acme.')['sessionId']
     worker.drain()
     say(api, 'I no longer work at Acme.', session_id=session)
@@ -240,6 +254,7 @@ def test_accepting_a_value_settles_a_resolvable_uncertainty(api: Api) -> None:
 
 
 def test_an_unresolvable_uncertainty_cannot_be_settled_with_a_value(api: Api, store: MemoryStore) -> None:
+    # Given an unresolved-time uncertainty (nothing to set), When it is resolved with a value, Then it is 422
     from agent_memory.db.records import bare
     from agent_memory.domain.directives import record_uncertainty
 
@@ -251,8 +266,10 @@ def test_an_unresolvable_uncertainty_cannot_be_settled_with_a_value(api: Api, st
 def test_the_hourly_sweep_resends_turns_whose_job_never_reached_the_queue(
     api: Api, store: MemoryStore, worker: Worker, services: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # Given a turn stored while SQS was unreachable (still 202), When the hourly sweep runs an hour later, Then the job
+    # is re-sent and the worker extracts it
     from local_runtime.events import LocalContext, schedule_event
-    from tests.conftest import load_function
+    from tests.support.handlers import load_function
 
     def broken_send(jobs: Any) -> None:
         raise ConnectionError('SQS unreachable')
@@ -269,6 +286,8 @@ def test_the_hourly_sweep_resends_turns_whose_job_never_reached_the_queue(
 
 
 def test_two_workers_racing_on_one_turn_apply_it_once(api: Api, store: MemoryStore, services: Any, worker: Worker) -> None:
+    # Given one queued turn, When three workers process it at once, Then all report done, one decision trace is written
+    # and the facts appear once
     from agent_memory.domain.extraction_pipeline import process_turn
 
     body = say(api, 'I live in Lisbon and I speak Portuguese.')
@@ -290,6 +309,7 @@ def test_two_workers_racing_on_one_turn_apply_it_once(api: Api, store: MemorySto
 
 
 def test_set_valued_keys_accumulate_instead_of_superseding(api: Api, worker: Worker) -> None:
+    # Given two 'I like' turns, When extracted, Then both likes are current (a set-valued key does not supersede)
     session = say(api, 'I like hiking.')['sessionId']
     say(api, 'I like jazz.', session_id=session)
     worker.drain()
@@ -298,6 +318,8 @@ def test_set_valued_keys_accumulate_instead_of_superseding(api: Api, worker: Wor
 
 def test_doubts_are_recorded_instead_of_guessed(api: Api, worker: Worker) -> None:
     # Given two people in memory, so "he" is ambiguous
+    # Given sarcasm, a vague time and an ambiguous 'he', When extracted, Then three uncertainties are recorded and no
+    # preference is taken from the sarcasm
     people = [{'entity': {'type': 'person', 'name': n}, 'key': 'team', 'value': 'core'} for n in ('Alice', 'Bob')]
     api.call('facts', 'POST', '/facts', {'infer': 'triples', 'triples': people})
     session = say(api, 'Yeah right, I *love* Mondays.')['sessionId']
@@ -313,6 +335,8 @@ def test_doubts_are_recorded_instead_of_guessed(api: Api, worker: Worker) -> Non
 
 def test_relative_dates_resolve_against_the_spoken_time_and_context_facts_expire(api: Api, worker: Worker) -> None:
     # Given turns spoken on 10 March (long ago), extracted now
+    # Given turns spoken long ago with relative dates, When extracted, Then dates resolve against the spoken time, and
+    # expiry closes the old context facts
     spoken = '2026-03-10T15:00:00Z'
     say(api, 'I booked a flight to Berlin yesterday.', observed_at=spoken)
     say(api, "I'm working on the Q3 report today.", observed_at=spoken)

@@ -11,9 +11,9 @@ import pytest
 
 from agent_memory.api.services import Services
 from agent_memory.db.memory_store import MemoryStore
-from tests.conftest import Api
-from tests.integration.test_scoped_destruction import ALICE, TEAM_A, a_rows, remember, team
-from tests.integration.test_visibility_matrix import make_principal
+from tests.support.handlers import Api
+from tests.support.principals import make_principal
+from tests.support.teams import ALICE, TEAM_A, a_rows, remember, team
 
 
 @pytest.fixture
@@ -25,6 +25,8 @@ def janitor(services: Services, context_id: str) -> Api:
 def test_delete_of_an_entity_the_caller_cannot_read_is_404_and_changes_nothing(
     services: Services, context_id: str, janitor: Api, store: MemoryStore
 ) -> None:
+    # Given an entity only team A can read, When B deletes it, Then it is the same 404 as an absent entity and A's rows
+    # are unchanged
     a = team(services, context_id, 'team-a', TEAM_A)
     remember(a, ALICE, 'plan', 'Pro')
     before = a_rows(store)
@@ -37,6 +39,8 @@ def test_delete_of_an_entity_the_caller_cannot_read_is_404_and_changes_nothing(
 def test_forget_and_purge_leave_the_facts_the_caller_cannot_read(
     services: Services, context_id: str, janitor: Api, store: MemoryStore
 ) -> None:
+    # Given a shared entity with facts only A can read, When B forgets and purges it, Then only B's own fact goes and
+    # A's rows are unchanged
     a = team(services, context_id, 'team-a', TEAM_A)
     remember(a, ALICE, 'home_city', 'Berlin')
     remember(a, ALICE, 'home_city', 'Lisbon')

@@ -13,19 +13,11 @@ from typing import Any
 import pytest
 
 from agent_memory.api.services import Services
-from tests.conftest import MANAGEMENT_KEY, Api
+from tests.support.db_snapshot import snapshot
+from tests.support.handlers import MANAGEMENT_KEY, Api
 
 HOSTILE_INTS = ['²', '٣', '1_0', ' 5', '-1', str(2**63), str(10**30), '9' * 5000]
-TABLES = ('session', 'turn', 'memory_chunk', 'entity', 'attribute', 'relates_to', 'decision_trace', 'idempotency')
 MGMT = Api('unused', MANAGEMENT_KEY)
-
-
-def contents(services: Services, context_id: str) -> dict[str, Any]:
-    """Every row of the tables a write touches, and the control records of the context and its keys."""
-    db = services.store(context_id).database
-    rows = {t: services.db.query(db, f'SELECT * FROM {t} ORDER BY id;')[0] for t in TABLES}
-    rows['control'] = services.db.query('control', 'SELECT * FROM context ORDER BY id; SELECT * FROM api_key ORDER BY id;')
-    return rows
 
 
 # ------------------------------------------------------------------ query parameters
@@ -43,6 +35,8 @@ GETS = [
 
 @pytest.mark.parametrize(('function', 'path', 'param'), GETS)
 def test_every_integer_query_parameter_refuses_hostile_values(api: Api, function: str, path: str, param: str) -> None:
+    # Given an integer query parameter, When it carries hostile digits, signs or huge numbers, Then each is a 400, while
+    # a plain 1 is served
     assert api.call('sessions', 'POST', '/sessions', {'id': 's1'})[0] == 201
     for value in HOSTILE_INTS:
         code, body, _ = api.call(function, 'GET', path, query={param: value})
@@ -51,14 +45,15 @@ def test_every_integer_query_parameter_refuses_hostile_values(api: Api, function
 
 
 def test_ttl_seconds_refuses_hostile_values_and_mints_nothing(services: Services, api: Api) -> None:
-    before = contents(services, api.context_id)
+    # Given key-minting routes, When ttlSeconds is hostile, Then each is a 400 and nothing changed
+    before = snapshot(services.store(api.context_id))
     for value in HOSTILE_INTS:
         code, body, _ = api.call('keys', 'POST', '/keys', {'name': 'k1'}, query={'ttlSeconds': value})
         assert code == 400, (value, body)
         path = f'/api/v1/contexts/{api.context_id}/principals/admin/keys/k2'
         code, body, _ = MGMT.call('contexts', 'POST', path, query={'ttlSeconds': value})
         assert code == 400, (value, body)
-    assert contents(services, api.context_id) == before
+    assert snapshot(services.store(api.context_id)) == before
 
 
 # ------------------------------------------------------------------ bodies
@@ -82,13 +77,16 @@ BAD_SESSION_BODIES = [
 
 @pytest.mark.parametrize('body', BAD_SESSION_BODIES, ids=range(len(BAD_SESSION_BODIES)))
 def test_session_bodies_the_database_cannot_hold_are_400_and_write_nothing(services: Services, api: Api, body: Any) -> None:
-    before = contents(services, api.context_id)
+    # Given a session body the database cannot hold, When it is posted, Then it is a 400 and nothing changed
+    before = snapshot(services.store(api.context_id))
     code, problem, _ = api.call('sessions', 'POST', '/sessions', body)
     assert code == 400, problem
-    assert contents(services, api.context_id) == before
+    assert snapshot(services.store(api.context_id)) == before
 
 
 def test_the_largest_accepted_values_are_stored_and_read_back(api: Api) -> None:
+    # Given metadata at the largest accepted integers and nesting, When it is stored and read, Then it comes back
+    # unchanged
     metadata = {'max': 2**63 - 1, 'min': -(2**63), 'deep': json.loads(nested(30))}
     code, body, _ = api.call('sessions', 'POST', '/sessions', {'id': 's3', 'metadata': metadata})
     assert code == 201, body
@@ -96,13 +94,14 @@ def test_the_largest_accepted_values_are_stored_and_read_back(api: Api) -> None:
 
 @pytest.mark.parametrize('raw', [nested(100_000), '[' * 100_000 + ']' * 100_000])
 def test_a_100k_deep_document_is_400_on_every_body_route(services: Services, api: Api, raw: str) -> None:
-    before = contents(services, api.context_id)
+    # Given a document nested 100,000 deep, When it is sent to every body route, Then each is a 400 and nothing changed
+    before = snapshot(services.store(api.context_id))
     for function, path in (('facts', '/facts'), ('facts', '/facts/batch'), ('retrieval', '/query'), ('chat', '/chat')):
         code, body, _ = api.call(function, 'POST', path, raw)
         assert code == 400, (path, body)
     code, body, _ = MGMT.call('contexts', 'PATCH', f'/api/v1/contexts/{api.context_id}', raw)
     assert code == 400, body
-    assert contents(services, api.context_id) == before
+    assert snapshot(services.store(api.context_id)) == before
 
 
 @pytest.mark.parametrize(
@@ -113,20 +112,23 @@ def test_a_100k_deep_document_is_400_on_every_body_route(services: Services, api
     ],
 )
 def test_text_with_a_lone_surrogate_is_400_and_writes_nothing(services: Services, api: Api, body: str) -> None:
-    before = contents(services, api.context_id)
+    # Given text with a lone surrogate, When it is written, Then it is a 400 and nothing changed
+    before = snapshot(services.store(api.context_id))
     code, problem, _ = api.call('facts', 'POST', '/facts', body)
     assert code == 400, problem
-    assert contents(services, api.context_id) == before
+    assert snapshot(services.store(api.context_id)) == before
 
 
 @pytest.mark.parametrize('stamp', ['0001-01-01T00:00:00+01:00', '9999-12-31T23:59:59-01:00'])
 def test_a_timestamp_with_no_utc_equivalent_is_400(services: Services, api: Api, stamp: str) -> None:
-    before = contents(services, api.context_id)
+    # Given a timestamp with no UTC equivalent, When it is sent as observed_at or a key expiry, Then it is a 400 and
+    # nothing changed
+    before = snapshot(services.store(api.context_id))
     code, body, _ = api.call('facts', 'POST', '/facts', {'text': 'hello', 'infer': 'none', 'observed_at': stamp})
     assert code == 400, body
     code, body, _ = api.call('retrieval', 'POST', '/query', {'query': 'hello', 'asOf': stamp})
     assert code == 400, body
-    assert contents(services, api.context_id) == before
+    assert snapshot(services.store(api.context_id)) == before
 
 
 # ------------------------------------------------------------------ per-context config
@@ -143,6 +145,8 @@ BAD_CONFIGS = [
 
 @pytest.mark.parametrize('config', BAD_CONFIGS, ids=[next(iter(next(iter(c.values())))) for c in BAD_CONFIGS])
 def test_config_values_that_overflow_are_400_and_change_nothing(services: Services, api: Api, config: dict[str, Any]) -> None:
+    # Given a config value that would overflow later, When a context is patched or created with it, Then it is a 400 and
+    # nothing changed
     path = f'/api/v1/contexts/{api.context_id}'
     before = MGMT.call('contexts', 'GET', path)[1]
     code, body, _ = MGMT.call('contexts', 'PATCH', path, {'config': config})
@@ -154,6 +158,7 @@ def test_config_values_that_overflow_are_400_and_change_nothing(services: Servic
 
 
 def test_the_largest_accepted_config_keeps_chat_and_sweeps_working(api: Api) -> None:
+    # Given the largest accepted config values, When facts are written, chat asked and sweeps run, Then all still work
     from agent_memory.domain.context_config import MAX_DAYS, MAX_FRESHNESS_SECONDS, MAX_RATE
 
     config = {

@@ -9,14 +9,15 @@ from __future__ import annotations
 import time
 
 from agent_memory.db.memory_store import MemoryStore
-from tests.conftest import Api
+from tests.support.db_snapshot import snapshot
+from tests.support.handlers import Api
 
 GENEROUS_BOUND_S = 15.0
 
 
 def test_a_20_kb_run_of_commas_is_previewed_without_quadratic_blow_up(api: Api, store: MemoryStore) -> None:
     # Given the reproduction from the review: 20 KB of ", " (a trailing-filler pattern backtracked from every comma)
-    before = store.table_counts()
+    before = snapshot(store)
     started = time.perf_counter()
 
     # When it is previewed
@@ -26,5 +27,5 @@ def test_a_20_kb_run_of_commas_is_previewed_without_quadratic_blow_up(api: Api, 
     elapsed = time.perf_counter() - started
     assert code == 200 and body['preview'] is True, body
     assert not any(body['extraction'][part] for part in ('attributes', 'instructions', 'relations', 'actions'))
-    assert store.table_counts() == before
+    assert snapshot(store) == before
     assert elapsed < GENEROUS_BOUND_S, f'{elapsed:.1f} s for 20 KB of commas'

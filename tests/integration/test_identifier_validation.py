@@ -17,7 +17,7 @@ from agent_memory.domain.scopes import normalise_path
 from agent_memory.domain.tenancy import check_key_name
 from agent_memory.errors import BadRequest, Unprocessable
 from local_runtime.events import LocalContext, http_event
-from tests.conftest import MANAGEMENT_KEY, Api, load_function
+from tests.support.handlers import MANAGEMENT_KEY, Api, load_function
 
 
 def management_call(method: str, path: str, params: dict[str, str], body: Any = None) -> tuple[int, Any]:
@@ -31,6 +31,7 @@ def control_rows(services: Services, table: str) -> list[Any]:
 
 
 def test_a_context_id_with_a_trailing_newline_is_422_and_creates_nothing(services: Services) -> None:
+    # Given a context id ending in a newline, When it is created, Then it is 422 and no context row appears
     before = control_rows(services, 'context')
     code, body = management_call('POST', '/api/v1/contexts/dev%0A', {'context_id': 'dev\n'}, {})
     assert code == 422, body
@@ -38,6 +39,7 @@ def test_a_context_id_with_a_trailing_newline_is_422_and_creates_nothing(service
 
 
 def test_a_key_name_with_a_trailing_newline_is_400_and_mints_nothing(services: Services, context_id: str) -> None:
+    # Given a key name ending in a newline, When it is minted through management, Then it is 400 and no key row appears
     before = control_rows(services, 'api_key')
     code, body = management_call(
         'POST',
@@ -49,6 +51,8 @@ def test_a_key_name_with_a_trailing_newline_is_400_and_mints_nothing(services: S
 
 
 def test_a_self_service_key_name_with_a_trailing_newline_is_400(services: Services, api: Api) -> None:
+    # Given a key name ending in a newline, When it is minted through self-service, Then it is 400 and no key row
+    # appears
     before = control_rows(services, 'api_key')
     code, body, _ = api.call('keys', 'POST', '/keys', {'name': 'nl\n'})
     assert code == 400, body
@@ -56,6 +60,7 @@ def test_a_self_service_key_name_with_a_trailing_newline_is_400(services: Servic
 
 
 def test_a_scope_segment_with_a_newline_is_400_and_writes_nothing(services: Services, api: Api) -> None:
+    # Given a scope segment holding a newline, When a session is created with it, Then it is 400 and no session exists
     code, body, _ = api.call('sessions', 'POST', '/sessions', {'id': 's1', 'scopes': [['team\n/a']]})
     assert code == 400, body
     assert services.db.query(services.store(api.context_id).database, 'SELECT * FROM session;')[0] == []
@@ -66,5 +71,7 @@ def test_a_scope_segment_with_a_newline_is_400_and_writes_nothing(services: Serv
     [(check_context_id, 'dev\n', Unprocessable), (check_key_name, 'nl\n', BadRequest), (normalise_path, 'team\n/a', BadRequest)],
 )
 def test_every_identifier_check_refuses_a_trailing_newline(check: Any, value: str, error: type[Exception]) -> None:
+    # Given each identifier check, When a value ends in a newline, Then it raises its error (a full match, not a prefix
+    # match)
     with pytest.raises(error):
         check(value)

@@ -10,12 +10,15 @@ import pytest
 
 from agent_memory.api.services import Services
 from agent_memory.db.memory_store import MemoryStore
-from tests.conftest import Api, Worker
+from tests.support.handlers import Api
+from tests.support.worker import Worker
 
 
 def test_a_batch_job_embeds_all_its_chunks_in_one_model_call(
     api: Api, worker: Worker, services: Services, store: MemoryStore, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # Given a batch of turns accepted for extraction (nothing embedded yet), When the worker runs its one job, Then all
+    # the chunks are embedded in one model call and each turn's commit reuses its vector
     model = services.embedder.warm()
     real = model.embed
     calls: list[list[str]] = []

@@ -6,7 +6,6 @@ import datetime as dt
 import threading
 import uuid
 from collections.abc import Iterator
-from typing import Any
 
 import pytest
 
@@ -16,50 +15,9 @@ from agent_memory.domain import lifecycle
 from agent_memory.domain.context_config import effective_config
 from agent_memory.domain.contexts import create_context, mint_context_key
 from local_runtime.events import LocalContext, schedule_event
-from tests.conftest import Api, load_function
-
-ALICE = {'type': 'person', 'name': 'alice'}
-
-
-def ago(days: float) -> dt.datetime:
-    return dt.datetime.now(dt.UTC) - dt.timedelta(days=days)
-
-
-def rfc3339(moment: dt.datetime) -> str:
-    return moment.isoformat().replace('+00:00', 'Z')
-
-
-def remember(api: Api, key: str, value: str, category: str, observed_at: dt.datetime | None = None,
-             entity: dict[str, str] | None = None) -> dict[str, Any]:  # fmt: skip
-    body: dict[str, Any] = {'infer': 'triples', 'memory_category': category,
-                            'triples': [{'entity': entity or ALICE, 'key': key, 'value': value}]}  # fmt: skip
-    if observed_at is not None:
-        body['observed_at'] = rfc3339(observed_at)
-    status, result, _ = api.call('facts', 'POST', '/facts', body)
-    assert status == 200, result
-    return result
-
-
-def attribute_id(result: dict[str, Any]) -> str:
-    """The bare key of the single attribute a triples write created."""
-    (attribute,) = result['extraction']['attributes']
-    return str(attribute['id']).split(':', 1)[1]
-
-
-def current_attributes(api: Api, entity_type: str = 'person', name: str = 'alice') -> dict[str, dict[str, Any]]:
-    status, body, _ = api.call('entities', 'GET', f'/entities/{entity_type}/{name}')
-    assert status == 200, body
-    return {a['key']: a for a in body['attributes']}
-
-
-def importance(api: Api, key: str) -> float:
-    return float(current_attributes(api)[key]['importance'])
-
-
-def sweep(api: Api, name: str) -> int:
-    status, body, _ = api.call('lifecycle', 'POST', f'/lifecycle/{name}')
-    assert status == 200, body
-    return int(body['affected'])
+from tests.support.db_snapshot import snapshot
+from tests.support.handlers import Api, load_function
+from tests.support.lifecycle import ALICE, ago, attribute_id, current_attributes, importance, remember, sweep, trace_row
 
 
 def non_identity_fact_rows(store: MemoryStore) -> int:
@@ -97,6 +55,7 @@ def test_initial_importance_follows_the_category(api: Api) -> None:
 
 def test_triples_default_to_knowledge(api: Api) -> None:
     # Given a triple written without any memory_category
+    # When it is read back
     status, body, _ = api.call(
         'facts', 'POST', '/facts', {'infer': 'triples', 'triples': [{'entity': ALICE, 'key': 'team', 'value': 'core'}]}
     )
@@ -237,7 +196,7 @@ def test_concurrent_reinforcement_loses_no_update(api: Api, services: Services, 
             barrier.wait()
             for _ in range(calls_each):
                 store.reinforce(refs)
-        except BaseException as exc:  # noqa: BLE001 - surfaced below
+        except BaseException as exc:  # surfaced below
             errors.append(exc)
 
     # When 4 threads each reinforce both facts twice, at the same time
@@ -304,19 +263,10 @@ def test_expiry_is_measured_from_the_known_time_and_respects_the_ttl_boundary(ap
 # ---- trace retention ------------------------------------------------------------------------
 
 
-def _trace_row(table: str, created_at: dt.datetime) -> dict[str, Any]:
-    common = {'latency_ms': 1.0, 'created_at': created_at}
-    if table == 'decision_trace':
-        return {**common, 'input': {'infer': 'triples'}, 'outcomes': [], 'principal': 'admin'}
-    if table == 'retrieval_trace':
-        return {**common, 'query': 'q', 'mode': 'hybrid', 'tier_entered': 3, 'tier_reason': 'test', 'visibility_fingerprint': 'fp'}
-    return {**common, 'message': 'm', 'reply': 'r', 'visibility_fingerprint': 'fp'}
-
-
 def _seed_traces(store: MemoryStore) -> None:
     for table in ('decision_trace', 'retrieval_trace', 'response_trace'):
         for days in (100, 50, 1):
-            store.q(f'CREATE {table} CONTENT $row;', row=_trace_row(table, ago(days)))
+            store.q(f'CREATE {table} CONTENT $row;', row=trace_row(table, ago(days)))
 
 
 def _trace_ages(store: MemoryStore, table: str) -> list[int]:
@@ -362,11 +312,11 @@ def test_trace_purge_never_touches_facts(api: Api, store: MemoryStore) -> None:
     # Given an old context fact and old traces
     remember(api, 'mood', 'busy', 'context', ago(200))
     _seed_traces(store)
-    facts_before = {t: n for t, n in store.table_counts().items() if t in FACT_TABLES}
+    facts_before = {t: digest for t, digest in snapshot(store).items() if t in FACT_TABLES}
     # When traces are purged
     sweep(api, 'purge-traces')
     # Then fact tables are untouched and the fact is still current (purging is not expiry)
-    assert {t: n for t, n in store.table_counts().items() if t in FACT_TABLES} == facts_before
+    assert {t: digest for t, digest in snapshot(store).items() if t in FACT_TABLES} == facts_before
     assert 'mood' in current_attributes(api)
 
 

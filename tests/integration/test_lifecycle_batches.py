@@ -1,4 +1,5 @@
-"""Sweeps walk the table in id-ordered batches: every row exactly once, however many batches it takes."""
+"""Sweeps change every due row exactly once, whatever the batch size: decay is one step of the context's decay clock
+(importance is computed on read), expiry walks the ``expiry_from`` index ``batch`` rows at a time until nothing is due."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import pytest
 
 from agent_memory.db.lifecycle_store import LifecycleStore
 from agent_memory.db.memory_store import MemoryStore
-from tests.conftest import Api
+from tests.support.handlers import Api
 
 
 @pytest.mark.parametrize('batch', [1, 3, 7, 50])

@@ -12,8 +12,8 @@ from agent_memory.db.lifecycle_store import LifecycleStore
 from agent_memory.db.memory_store import FACT_TABLES, MemoryStore
 from agent_memory.domain import lifecycle
 from agent_memory.domain.context_config import effective_config
-from tests.conftest import Api
-from tests.integration.test_lifecycle import _trace_row, ago, attribute_id, current_attributes, importance, remember, sweep
+from tests.support.handlers import Api
+from tests.support.lifecycle import ago, attribute_id, current_attributes, importance, remember, sweep, trace_row
 
 
 def count_fact_writes(store: MemoryStore) -> None:
@@ -109,9 +109,9 @@ def test_expiry_closes_a_backdated_fact_written_after_a_sweep_and_skips_closed_o
 def test_trace_purge_deletes_every_due_trace_across_batches_and_equal_times(services: Services, store: MemoryStore, batch: int) -> None:
     # Given seven retrieval traces 100 days old, four of them at the very same instant, and two recent ones
     same = ago(100)
-    rows: list[dict[str, Any]] = [_trace_row('retrieval_trace', same) for _ in range(4)]
-    rows += [_trace_row('retrieval_trace', ago(100 + i)) for i in range(1, 4)]
-    rows += [_trace_row('retrieval_trace', ago(i)) for i in (1, 2)]
+    rows: list[dict[str, Any]] = [trace_row('retrieval_trace', same) for _ in range(4)]
+    rows += [trace_row('retrieval_trace', ago(100 + i)) for i in range(1, 4)]
+    rows += [trace_row('retrieval_trace', ago(i)) for i in (1, 2)]
     for row in rows:
         store.q('CREATE retrieval_trace CONTENT $row;', row=row)
     sweeps = LifecycleStore(services.db, store.database, batch=batch)

@@ -22,8 +22,9 @@ from agent_memory.domain.extraction_pipeline import Extractors
 from agent_memory.domain.synthesis import LlmComposer
 from agent_memory.extraction.llm import LlmExtractor
 from agent_memory.extraction.structured_output import LearnedModes
-from tests.conftest import Api, Worker
-from tests.llm_server import VALIDATION_MESSAGE, LlmTestServer
+from tests.support.handlers import Api
+from tests.support.llm_server import VALIDATION_MESSAGE, LlmTestServer
+from tests.support.worker import Worker
 
 SAM_TURN = (
     'Hi, I am Sam. I work at Acme as a data engineer and I moved from the Free plan to Pro last week. Always answer in bullet points.'
@@ -98,6 +99,8 @@ def assert_no_provider_text(body: dict[str, Any]) -> None:
 def test_each_server_profile_extracts_with_the_strongest_accepted_mode(
     api: Api, worker: Worker, server: LlmTestServer, profile: str
 ) -> None:
+    # Given a server profile (what it accepts) and a model reply, When a queued turn is extracted, Then the strongest
+    # accepted mode is used, the model's extra fact lands and stage 0's directive is kept
     configure, expected_mode = PROFILES[profile]
     configure(server)
     server.reply_json(llm_reply(('name', 'Sam'), ('employer', 'Acme'), ('plan', 'Pro'), ('team', 'data platform')))
@@ -118,6 +121,8 @@ def test_each_server_profile_extracts_with_the_strongest_accepted_mode(
 
 @pytest.mark.parametrize('profile', ['llama-cpp-python', 'no-structured-output'])
 def test_the_accepted_mode_is_remembered_for_the_next_turn(api: Api, worker: Worker, server: LlmTestServer, profile: str) -> None:
+    # Given a profile that refuses the strongest mode, When a second turn is extracted, Then it goes straight to the
+    # mode that worked
     configure, expected_mode = PROFILES[profile]
     configure(server)
     server.reply_json(llm_reply(('name', 'Sam'))).reply_json(llm_reply(('plan', 'Pro')))
@@ -133,6 +138,8 @@ def test_the_accepted_mode_is_remembered_for_the_next_turn(api: Api, worker: Wor
 
 
 def test_a_server_refusing_every_mode_keeps_stage0_and_records_the_class_only(api: Api, worker: Worker, server: LlmTestServer) -> None:
+    # Given a server refusing every mode, When a turn is extracted, Then stage 0's facts are kept, the error class (not
+    # the provider's text) is recorded, and SQS does not retry
     server.refuse_formats('json_schema', 'json_object')
     server.validation_error()  # the plain-prompt request is refused too
 
@@ -175,6 +182,8 @@ def test_an_extraction_prompt_longer_than_the_context_window_keeps_stage0_and_sa
 def test_a_permanent_error_keeps_stage0_on_the_first_delivery(
     api: Api, worker: Worker, server: LlmTestServer, status: int, message: str, reason: str
 ) -> None:
+    # Given a permanent provider error (404, 401, validation), When a turn is delivered once, Then it is done with stage
+    # 0's facts, the reason recorded without provider text, and no retry
     if status == 500:  # a validation error is mode-dependent: every mode is tried, all are refused
         server.refuse_formats('json_object', 'json_schema')
     server.error(status, message)
@@ -193,6 +202,8 @@ def test_a_permanent_error_keeps_stage0_on_the_first_delivery(
 def test_transient_errors_are_retried_then_the_final_delivery_keeps_stage0(
     api: Api, worker: Worker, server: LlmTestServer, services: Services, status: int, reason: str
 ) -> None:
+    # Given a transient error on every delivery, When the worker drains, Then each delivery but the last is retried with
+    # a generic error and the last keeps stage 0, with no dead letter
     for _ in range(services.max_receives):
         server.error(status, 'upstream said: File "/srv/gateway.py", line 12')
 
@@ -212,8 +223,10 @@ def test_transient_errors_are_retried_then_the_final_delivery_keeps_stage0(
 
 
 def test_a_timeout_on_every_delivery_keeps_stage0(api: Api, worker: Worker, server: LlmTestServer, services: Services) -> None:
+    # Given a provider that stalls on every delivery, When the worker drains, Then the final delivery keeps stage 0 with
+    # llmError timeout
     for _ in range(services.max_receives):
-        server.stall(3)
+        server.stall()
 
     turn = queue_turn(api, 'My name is Sam.')
     worker.drain()
@@ -226,6 +239,8 @@ def test_a_timeout_on_every_delivery_keeps_stage0(api: Api, worker: Worker, serv
 def test_a_redelivered_job_after_the_stage0_fallback_is_not_applied_twice(
     api: Api, worker: Worker, server: LlmTestServer, services: Services
 ) -> None:
+    # Given a turn completed by the stage-0 fallback, When SQS delivers the same job again, Then nothing changes and the
+    # provider is not asked again
     for _ in range(services.max_receives):
         server.error(503)
     turn = queue_turn(api)
@@ -263,6 +278,8 @@ def chat(api: Api, message: str = QUESTION) -> dict[str, Any]:
 
 @pytest.mark.parametrize('profile', PROFILES)
 def test_an_uncited_answer_is_invalidated_when_its_fact_is_superseded(api: Api, server: LlmTestServer, profile: str) -> None:
+    # Given an answer that cites nothing but was built from a fact, When that fact is superseded, Then the next ask is
+    # fresh and says the new value
     PROFILES[profile][0](server)
     server.markers = False  # the model never cites, whatever the profile
     server.reply_text('The plan Sam is on is Pro. [S1]').reply_text('Sam is on the Enterprise plan. [S1]')
@@ -279,6 +296,8 @@ def test_an_uncited_answer_is_invalidated_when_its_fact_is_superseded(api: Api, 
 
 
 def test_an_uncited_answer_is_served_from_the_cache_while_its_sources_are_current(api: Api, server: LlmTestServer) -> None:
+    # Given an uncited answer whose sources are current, When the question is asked again, Then it is served from the
+    # cache
     server.markers = False
     server.reply_text('The plan Sam is on is Pro.')
     remember_plan(api, 'Pro')
@@ -290,6 +309,8 @@ def test_an_uncited_answer_is_served_from_the_cache_while_its_sources_are_curren
 
 
 def test_an_answer_built_from_nothing_is_not_cached(api: Api, server: LlmTestServer) -> None:
+    # Given an answer built with no sources, When a fact arrives and the question is asked again, Then the answer is
+    # fresh
     server.reply_text("I don't know Sam's plan.").reply_text('Sam is on the Pro plan.')
 
     assert chat(api)['cached'] is False
@@ -301,6 +322,8 @@ def test_an_answer_built_from_nothing_is_not_cached(api: Api, server: LlmTestSer
 
 @pytest.mark.parametrize('profile', PROFILES)
 def test_chat_answers_and_streams_on_every_server_profile(api: Api, server: LlmTestServer, profile: str) -> None:
+    # Given a server profile, When /chat streams, Then it answers as server-sent events and synthesis never asks for
+    # structured output
     PROFILES[profile][0](server)
     server.reply_text('Sam is on Pro [S1].')
     remember_plan(api, 'Pro')
@@ -366,6 +389,8 @@ def test_a_message_that_alone_exceeds_the_context_window_is_a_422_that_says_so(a
 
 
 def test_a_synthesis_validation_error_is_a_503_without_provider_text(api: Api, server: LlmTestServer) -> None:
+    # Given a provider refusing the synthesis request (twice), When /chat is asked, Then it is a 503 that carries no
+    # provider text
     server.validation_error().validation_error()  # the client's one retry too
     remember_plan(api, 'Pro')
 
@@ -376,6 +401,7 @@ def test_a_synthesis_validation_error_is_a_503_without_provider_text(api: Api, s
 
 
 def test_a_valid_but_empty_model_reply_keeps_stage0_facts(api: Api, worker: Worker, server: LlmTestServer) -> None:
+    # Given a valid but empty model reply, When a turn is extracted, Then stage 0's facts and directive are kept
     server.reply_json(llm_reply())  # what a tiny model often answers: valid, and empty
 
     turn = queue_turn(api)
@@ -387,6 +413,8 @@ def test_a_valid_but_empty_model_reply_keeps_stage0_facts(api: Api, worker: Work
 
 
 def test_the_model_corrects_a_stage0_value_at_the_same_address(api: Api, worker: Worker, server: LlmTestServer) -> None:
+    # Given a model value at an address stage 0 also filled, When the turn is extracted, Then the model's value wins and
+    # stage 0 keeps the other addresses
     server.reply_json(llm_reply(('plan', 'Pro annual')))
 
     queue_turn(api)
@@ -398,6 +426,7 @@ def test_the_model_corrects_a_stage0_value_at_the_same_address(api: Api, worker:
 
 
 def test_a_preview_with_the_provider_down_shows_stage0(api: Api, server: LlmTestServer) -> None:
+    # Given the provider down, When a turn is previewed, Then stage 0's facts are shown without provider text
     server.error(503, 'upstream said: File "/srv/gateway.py", line 12')  # nothing retries a synchronous preview
 
     code, body, _ = api.call('facts', 'POST', '/facts', {'infer': 'preview', 'text': SAM_TURN})
@@ -411,6 +440,8 @@ def test_the_configured_output_cap_is_sent_on_every_extraction_request(
     api: Api, worker: Worker, services: Services, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A small model looping inside a JSON object otherwise generates until the server's context is full (minutes)."""
+    # Given AGENT_MEMORY_LLM_MAX_OUTPUT_TOKENS=256, When a turn needs a fallback and a repair, Then every request
+    # carries max_tokens 256
     llm = LlmTestServer().start()
     llm.refuse_formats('json_schema').reply_text('{"entities": [').reply_json(llm_reply(('name', 'Sam')))
     monkeypatch.setenv('AGENT_MEMORY_LLM_BASE_URL', llm.base_url)
@@ -448,6 +479,7 @@ def test_the_configured_output_cap_is_sent_on_synthesis_too(api: Api, services: 
 
 
 def test_no_output_cap_is_sent_unless_configured(api: Api, worker: Worker, server: LlmTestServer) -> None:
+    # Given no output cap configured, When a turn is extracted, Then no request carries max_tokens
     server.reply_json(llm_reply(('name', 'Sam')))
     queue_turn(api, 'My name is Sam.')
     worker.drain()

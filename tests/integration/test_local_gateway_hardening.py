@@ -22,7 +22,7 @@ from agent_memory.observability import metrics
 from local_runtime.events import LocalContext
 from local_runtime.gateway import HandlerRegistry, make_server
 from local_runtime.template_routes import http_routes, load_template
-from tests.conftest import ROOT, Api
+from tests.support.handlers import ROOT, Api
 
 HANG_GUARD_SECONDS = 20  # only bounds a hang; a healthy answer takes milliseconds
 
@@ -61,12 +61,15 @@ def post_with_length(api: Api, length: str, body: bytes = b'{"id": "s1"}') -> by
 def test_a_bad_content_length_is_answered_at_once_and_writes_nothing(
     gateway: tuple[str, int], services: Services, api: Api, length: str, status: int
 ) -> None:
+    # Given a request with a bad Content-Length, When the local gateway reads it, Then it answers its status at once and
+    # no session exists
     code, reply = raw_request(gateway, post_with_length(api, length))
     assert code == status, reply
     assert services.db.query(services.store(api.context_id).database, 'SELECT * FROM session;')[0] == []
 
 
 def test_a_chunked_body_is_411_and_writes_nothing(gateway: tuple[str, int], services: Services, api: Api) -> None:
+    # Given a chunked body, When the local gateway reads it, Then it is 411 and no session exists
     request = (f'POST /api/v1/{api.context_id}/sessions HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {api.key}\r\n'
                'Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nc\r\n{"id": "s1"}\r\n0\r\n\r\n').encode()  # fmt: skip
     code, reply = raw_request(gateway, request)
@@ -75,6 +78,7 @@ def test_a_chunked_body_is_411_and_writes_nothing(gateway: tuple[str, int], serv
 
 
 def test_a_good_content_length_still_works(gateway: tuple[str, int], api: Api) -> None:
+    # Given a correct Content-Length, When the session is created through the gateway, Then it is 201
     body = b'{"id": "s1"}'
     code, reply = raw_request(gateway, post_with_length(api, str(len(body)), body))
     assert code == 201, reply
@@ -96,6 +100,7 @@ class _Lines(io.TextIOBase):
 def test_concurrent_metric_flushes_lose_and_break_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
     # Given handlers decorated like every function (one process-wide Metrics), run on 8 threads at once
     @metrics.log_metrics
+    # When the metrics of all invocations are flushed concurrently
     def handler(event: dict[str, Any], context: Any) -> int:
         metrics.add_metric(name='ConcurrencyProbe', unit='Count', value=1)
         return 1
@@ -126,12 +131,13 @@ def test_concurrent_metric_flushes_lose_and_break_nothing(monkeypatch: pytest.Mo
 def _safe(handler: Any) -> Any:
     try:
         return handler({}, LocalContext())
-    except Exception as exc:  # noqa: BLE001 - the test reports failures instead of stopping at the first
+    except Exception as exc:  # the test reports failures instead of stopping at the first
         return repr(exc)
 
 
 def test_two_content_lengths_are_400_and_write_nothing(gateway: tuple[str, int], services: Services, api: Api) -> None:
     # Which one frames the body is ambiguous (a smuggling vector): the bytes past the first are another request
+    # Given two Content-Length headers, When the gateway reads the request, Then it is 400 and no session exists
     smuggled = f'GET /api/v1/{api.context_id}/me HTTP/1.1\r\nHost: x\r\n\r\n'
     body = b'{"id": "s1"}'
     request = post_with_length(api, f'{len(body)}\r\nContent-Length: {len(body) + len(smuggled)}', body + smuggled.encode())

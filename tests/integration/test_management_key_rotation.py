@@ -17,7 +17,7 @@ import pytest
 from agent_memory.api.services import get_services, start_services
 from agent_memory.config import get_settings
 from agent_memory.db.connection import get_database
-from tests.conftest import MANAGEMENT_KEY, Api
+from tests.support.handlers import MANAGEMENT_KEY, Api
 
 ColdStart = Callable[..., None]
 
@@ -68,12 +68,16 @@ def test_an_explicit_overlap_keeps_both_keys_until_the_previous_one_is_dropped(c
 
 
 def test_several_previous_keys_may_overlap_as_a_comma_list(cold_start: ColdStart) -> None:
+    # Given a cold start with a new key and two previous ones as a comma list, When each key manages, Then the listed
+    # ones work and the old default does not
     a, b = 'amm_a-' + uuid.uuid4().hex, 'amm_b-' + uuid.uuid4().hex
     cold_start('amm_current-' + uuid.uuid4().hex, previous=f' {a}, {b} ,')
     assert (can_manage(a), can_manage(b), can_manage(MANAGEMENT_KEY)) == (200, 200, 401)
 
 
 def test_no_configured_key_means_no_management_access(cold_start: ColdStart) -> None:
+    # Given a cold start with no management key configured, When the old key manages, Then it is 401 and no key row
+    # remains
     cold_start('')
     assert can_manage(MANAGEMENT_KEY) == 401
     rows = get_services().db.query('control', 'SELECT VALUE id FROM management_key;')[0]

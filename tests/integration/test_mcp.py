@@ -15,30 +15,13 @@ import pytest
 from agent_memory.api.services import Services
 from agent_memory.db.memory_store import MemoryStore
 from agent_memory.domain.synthesis import LlmComposer
-from local_runtime.events import LocalContext, http_event
-from tests.conftest import Api, Worker, load_function
-from tests.integration.test_visibility_matrix import make_principal
-from tests.llm_server import LlmTestServer
-
-ACCEPT = 'application/json, text/event-stream'
-ALICE = {'type': 'person', 'name': 'Alice'}
-QUESTION = "What is Alice's role at Acme?"
-
-
-def rpc_raw(key: str | None, message: Any, headers: dict[str, str] | None = None, method: str = 'POST') -> dict[str, Any]:
-    all_headers = {'accept': ACCEPT, **({'authorization': f'Bearer {key}'} if key else {}), **(headers or {})}
-    body = message if isinstance(message, str) or message is None else json.dumps(message)
-    event = http_event(method, '/mcp', route_key=f'{method} /mcp', body=body, headers=all_headers)
-    result: dict[str, Any] = load_function('mcp').lambda_handler(event, LocalContext(function_name='mcp'))
-    return result
-
-
-def rpc(key: str, method: str, params: dict[str, Any] | None = None, **headers: str) -> dict[str, Any]:
-    result = rpc_raw(key, {'jsonrpc': '2.0', 'id': 7, 'method': method, **({'params': params} if params is not None else {})}, headers)
-    assert result['statusCode'] == 200, result
-    answer: dict[str, Any] = json.loads(result['body'])
-    assert answer['jsonrpc'] == '2.0' and answer['id'] == 7
-    return answer
+from tests.support.chat import QUESTION
+from tests.support.db_snapshot import snapshot
+from tests.support.handlers import Api
+from tests.support.llm_server import LlmTestServer
+from tests.support.mcp_rpc import rpc, rpc_raw
+from tests.support.principals import make_principal
+from tests.support.worker import Worker
 
 
 def call(api: Api, tool: str, **arguments: Any) -> dict[str, Any]:
@@ -57,21 +40,12 @@ def ok(api: Api, tool: str, **arguments: Any) -> dict[str, Any]:
     return structured
 
 
-def remember(api: Api, *triples: dict[str, Any]) -> None:
-    code, body, _ = api.call('facts', 'POST', '/facts', {'infer': 'triples', 'triples': list(triples)})
-    assert code == 200, body
-
-
-@pytest.fixture
-def seeded(api: Api) -> Api:
-    remember(api, {'entity': ALICE, 'key': 'role', 'value': 'CTO'}, {'entity': ALICE, 'key': 'employer', 'value': 'Acme'})
-    return api
-
-
 # ---------------------------------------------------------------- listing
 
 
 def test_tools_list_names_the_six_tools_with_input_schemas(api: Api) -> None:
+    # Given a context key, When the MCP client lists tools, Then the six tools come with their input schemas, limits and
+    # hints
     tools = {t['name']: t for t in rpc(api.key, 'tools/list')['result']['tools']}
     assert set(tools) == {'remember', 'recall', 'context', 'reflect', 'forget', 'inspect'}
     assert tools['recall']['inputSchema']['required'] == ['query']
@@ -84,6 +58,8 @@ def test_tools_list_names_the_six_tools_with_input_schemas(api: Api) -> None:
 
 
 def test_initialize_answers_with_server_info_and_tools_capability(api: Api) -> None:
+    # Given a context key, When the client initializes, Then the server names itself, offers tools and says how to use
+    # recall
     params = {'protocolVersion': '2025-06-18', 'capabilities': {}, 'clientInfo': {'name': 'pytest', 'version': '1'}}
     result = rpc(api.key, 'initialize', params)['result']
     assert result['serverInfo']['name'] == 'agent-memory' and 'tools' in result['capabilities']
@@ -94,6 +70,8 @@ def test_initialize_answers_with_server_info_and_tools_capability(api: Api) -> N
 
 
 def test_remember_none_stores_the_text_and_recall_finds_it(api: Api, store: MemoryStore) -> None:
+    # Given a remember with infer=none, When the same text is recalled by meaning, Then it is stored as one chunk and is
+    # the top hybrid hit, with a trace
     stored = ok(api, 'remember', text='Ada moved to Lisbon last spring.', infer='none', labels=['topic=travel'])
     assert stored['mode'] == 'none' and stored['traceId'] == stored['turnId']
     assert store.table_counts()['memory_chunk'] == 1
@@ -103,6 +81,7 @@ def test_remember_none_stores_the_text_and_recall_finds_it(api: Api, store: Memo
 
 
 def test_remember_full_queues_extraction_and_the_worker_applies_it(api: Api, worker: Worker, store: MemoryStore) -> None:
+    # Given a remember with the default infer=full, When the worker drains the queue, Then the turn's extraction is done
     stored = ok(api, 'remember', text='I am Ada and I work at Initech.')
     assert stored['status'] == 'queued' and stored['traceId'] == stored['turnId']  # nothing drained the queue within 5 s
     worker.drain()
@@ -111,12 +90,15 @@ def test_remember_full_queues_extraction_and_the_worker_applies_it(api: Api, wor
 
 
 def test_remember_preview_changes_nothing(api: Api, store: MemoryStore) -> None:
-    before = store.table_counts()
+    # Given an empty context, When remember runs with infer=preview, Then it answers a preview and no table changed
+    before = snapshot(store)
     preview = ok(api, 'remember', text='My name is Ada.', infer='preview')
-    assert preview['mode'] == 'preview' and store.table_counts() == before
+    assert preview['mode'] == 'preview' and snapshot(store) == before
 
 
 def test_recall_reinforces_and_never_uses_the_response_cache(seeded: Api, store: MemoryStore, services: Services) -> None:
+    # Given a fact and a cached /chat answer about it, When recall and context are called, Then each reinforces the fact
+    # by 1.1, reads no cached answer, calls no LLM, and leaves an mcp.* retrieval trace
     def importance() -> float:
         return float(store.rows("SELECT VALUE importance FROM attribute WHERE key = 'role';")[0])
 
@@ -141,6 +123,8 @@ def test_recall_reinforces_and_never_uses_the_response_cache(seeded: Api, store:
 
 
 def test_reflect_answers_and_persist_stores_a_reflection(seeded: Api, store: MemoryStore) -> None:
+    # Given a seeded fact, When reflect runs plain and then with persist, Then both answer from it and only the
+    # persisted one stores one reflection attribute
     plain = ok(seeded, 'reflect', query=QUESTION)
     assert 'CTO' in plain['reflection'] and not plain.get('persistedAttributes')
     persisted = ok(seeded, 'reflect', query=QUESTION, persist=True)
@@ -149,6 +133,8 @@ def test_reflect_answers_and_persist_stores_a_reflection(seeded: Api, store: Mem
 
 
 def test_forget_soft_deletes_and_dry_run_changes_nothing(seeded: Api, store: MemoryStore) -> None:
+    # Given two facts about Alice, When forget runs as a dry run and then for real, Then the dry run only lists the
+    # match and the real one closes just that fact
     dry = ok(seeded, 'forget', query="Alice's role is CTO", dry_run=True, k=1)
     assert dry['deleted'] == 0 and [m['text'] for m in dry['matched']] == ['Alice role: CTO']
     assert store.rows("SELECT VALUE valid_until FROM attribute WHERE key = 'role';") == [None]
@@ -159,6 +145,8 @@ def test_forget_soft_deletes_and_dry_run_changes_nothing(seeded: Api, store: Mem
 
 
 def test_inspect_entity_attribute_and_trace(seeded: Api) -> None:
+    # Given seeded facts and one recall, When inspect is called for the entity, an attribute and the trace, Then each
+    # comes back, the trace equal to REST /inspect
     entity = ok(seeded, 'inspect', ref='entity:person/alice')
     assert entity['kind'] == 'entity' and entity['entity']['name'] == 'Alice'
     assert {a['key'] for a in entity['attributes']} >= {'role', 'employer'}
@@ -175,14 +163,16 @@ def test_inspect_entity_attribute_and_trace(seeded: Api) -> None:
 
 
 def test_tool_failures_are_is_error_results_with_status(seeded: Api, store: MemoryStore) -> None:
-    before = store.table_counts()
+    # Given a seeded context, When inspect names a missing entity and a malformed ref, Then each is an isError result
+    # with its status (404, 400) and nothing changed
+    before = snapshot(store)
     missing = call(seeded, 'inspect', ref='entity:person/nobody')
     assert missing['isError'] is True
     assert missing['structuredContent'] == {'error': {'status': 404, 'title': 'Not found', 'message': 'entity not found'}}
     assert missing['content'][0]['text'] == 'Not found (404): entity not found'
     bad_ref = call(seeded, 'inspect', ref='banana')
     assert bad_ref['isError'] is True and bad_ref['structuredContent']['error']['status'] == 400
-    assert store.table_counts() == before
+    assert snapshot(store) == before
 
 
 @pytest.mark.parametrize(
@@ -192,11 +182,13 @@ def test_tool_failures_are_is_error_results_with_status(seeded: Api, store: Memo
     ids=['missing', 'empty', 'blank', 'k-over-50', 'k-not-int', 'bad-enum', 'unknown-field'],
 )  # fmt: skip
 def test_malformed_arguments_are_json_rpc_invalid_params(api: Api, arguments: dict[str, Any], store: MemoryStore) -> None:
-    before = store.table_counts()
+    # Given malformed recall arguments, When the tool is called, Then it is JSON-RPC -32602 invalid params and nothing
+    # changed
+    before = snapshot(store)
     answer = rpc(api.key, 'tools/call', {'name': 'recall', 'arguments': arguments})
     assert 'result' not in answer and answer['error']['code'] == -32602
     assert answer['error']['message'].startswith('invalid arguments for recall:')
-    assert store.table_counts() == before
+    assert snapshot(store) == before
 
 
 @pytest.mark.parametrize(
@@ -207,26 +199,33 @@ def test_malformed_arguments_are_json_rpc_invalid_params(api: Api, arguments: di
 )  # fmt: skip
 def test_arguments_the_rest_route_would_refuse_are_invalid_params(api: Api, store: MemoryStore, tool: str, arguments: dict[str, Any],
                                                                   problem: str) -> None:  # fmt: skip
-    before = store.table_counts()
+    # Given arguments the REST route refuses (labels, lens, scope), When the tool is called, Then it is -32602 naming
+    # the field and nothing changed
+    before = snapshot(store)
     answer = rpc(api.key, 'tools/call', {'name': tool, 'arguments': arguments})
     assert answer['error']['code'] == -32602 and problem in answer['error']['message'], answer
-    assert store.table_counts() == before
+    assert snapshot(store) == before
 
 
 def test_scope_sets_lens_and_the_scopes_alias_are_accepted(api: Api, store: MemoryStore) -> None:
+    # Given a remember with the scopes alias, When recall narrows with a lens in the same shape, Then both are accepted
+    # and the text is found
     stored = ok(api, 'remember', text='Team note: the retro is on Thursday.', infer='none', scopes=[['/']])
     assert stored['mode'] == 'none'
     assert ok(api, 'recall', query='When is the retro?', lens=[['/']])['hits'][0]['text'] == 'Team note: the retro is on Thursday.'
 
 
 def test_text_over_the_limit_is_a_413_result_and_stores_nothing(api: Api, store: MemoryStore) -> None:
-    before = store.table_counts()
+    # Given text one byte over the 64 KiB limit, When remember is called, Then it is a 413 isError result and nothing
+    # changed
+    before = snapshot(store)
     result = call(api, 'remember', text='x' * (64 * 1024 + 1), infer='none')
     assert result['isError'] is True and result['structuredContent']['error']['status'] == 413
-    assert store.table_counts() == before
+    assert snapshot(store) == before
 
 
 def test_unsupported_refs_say_what_is_missing(api: Api) -> None:
+    # Given a document ref, When inspect is called, Then it is a 501 result saying which refs are not supported yet
     result = call(api, 'inspect', ref='document:doc_1')
     assert result['isError'] is True
     assert result['structuredContent']['error'] == {'status': 501, 'title': 'Not implemented',
@@ -234,24 +233,31 @@ def test_unsupported_refs_say_what_is_missing(api: Api) -> None:
 
 
 def test_headers_beyond_latin_1_are_carried(api: Api) -> None:
+    # Given a header value beyond latin-1, When tools/list is called with it, Then the request is served (no encoding
+    # crash)
     assert rpc(api.key, 'tools/list', **{'x-client-name': 'café € 日本'})['result']['tools']
 
 
 def test_unknown_tool_is_method_not_found(api: Api) -> None:
+    # Given a tool name that does not exist, When it is called, Then it is -32601 listing the real tools
     answer = rpc(api.key, 'tools/call', {'name': 'upload', 'arguments': {}})
     assert answer['error']['code'] == -32601 and 'remember' in answer['error']['message']
 
 
 def test_write_without_the_grant_is_a_403_result(services: Services, context_id: str, store: MemoryStore) -> None:
+    # Given a principal that may only read, When it calls remember, Then it is a 403 result and nothing changed, while
+    # recall still works
     reader = make_principal(services, context_id, 'reader', {'memory:read': ['*']}, '/')
-    before = store.table_counts()
+    before = snapshot(store)
     result = call(reader, 'remember', text='sneaky', infer='none')
     assert result['isError'] is True and result['structuredContent']['error']['status'] == 403
-    assert store.table_counts() == before
+    assert snapshot(store) == before
     assert ok(reader, 'recall', query='anything')['hits'] == []  # reading is allowed
 
 
 def test_rate_limit_is_an_http_429_with_retry_after(services: Services, context_id: str, api: Api) -> None:
+    # Given a context limited to a burst of 2, When a third call comes at once, Then the transport answers HTTP 429 with
+    # Retry-After
     services.control.db.query('control', 'UPDATE type::record("context", $c) SET config = $cfg;',
                               {'c': context_id, 'cfg': {'rate_limit': {'requests_per_minute': 60, 'burst': 2}}})  # fmt: skip
     assert [call(api, 'recall', query='x')['isError'] for _ in range(2)] == [False, False]
@@ -266,6 +272,7 @@ def test_rate_limit_is_an_http_429_with_retry_after(services: Services, context_
 
 @pytest.mark.parametrize('key', [None, 'am_not-a-key'], ids=['no-key', 'unknown-key'])
 def test_missing_or_unknown_key_is_http_401_problem(key: str | None) -> None:
+    # Given no key or an unknown key, When tools/list is called, Then it is an HTTP 401 problem+json
     result = rpc_raw(key, {'jsonrpc': '2.0', 'id': 1, 'method': 'tools/list'})
     assert result['statusCode'] == 401 and result['headers']['Content-Type'] == 'application/problem+json'
     assert json.loads(result['body'])['status'] == 401
@@ -273,13 +280,15 @@ def test_missing_or_unknown_key_is_http_401_problem(key: str | None) -> None:
 
 def test_the_key_pins_the_context(api: Api, services: Services, store: MemoryStore) -> None:
     # a context header or tool argument naming another context is the same 401 as a bad key
+    # Given a valid key, When a header or tool argument names another context, Then it is the same 401 as a bad key and
+    # nothing changed; naming its own context works
     result = rpc_raw(api.key, {'jsonrpc': '2.0', 'id': 1, 'method': 'tools/list'}, {'x-agent-memory-context': 'elsewhere'})
     assert result['statusCode'] == 401
     assert rpc(api.key, 'tools/list', **{'x-spectron-context': api.context_id})['result']['tools']
-    before = store.table_counts()
+    before = snapshot(store)
     wrong = call(api, 'remember', text='misrouted', infer='none', context_id='elsewhere')
     assert wrong['isError'] is True and wrong['structuredContent']['error']['status'] == 401
-    assert store.table_counts() == before
+    assert snapshot(store) == before
     assert ok(api, 'remember', text='routed', infer='none', context_id=api.context_id)['mode'] == 'none'
 
 
@@ -287,6 +296,8 @@ def test_the_key_pins_the_context(api: Api, services: Services, store: MemorySto
 
 
 def test_transport_faults_get_the_sdk_statuses(api: Api) -> None:
+    # Given a valid key, When the body is not JSON, Accept is wrong, or a notification is sent, Then the SDK's statuses
+    # come back (400 -32700, 406, 202 with no body)
     not_json = rpc_raw(api.key, '{bad')
     assert not_json['statusCode'] == 400 and json.loads(not_json['body'])['error']['code'] == -32700
     wrong_accept = rpc_raw(api.key, {'jsonrpc': '2.0', 'id': 1, 'method': 'ping'}, {'accept': 'text/plain'})
@@ -297,6 +308,7 @@ def test_transport_faults_get_the_sdk_statuses(api: Api) -> None:
 
 @pytest.mark.parametrize('method', ['GET', 'DELETE'])
 def test_get_and_delete_are_405_for_a_stateless_server(api: Api, method: str) -> None:
+    # Given the stateless server, When GET or DELETE reaches /mcp, Then it is 405 Allow: POST with a key and 401 without
     result = rpc_raw(api.key, None, method=method)
     assert result['statusCode'] == 405 and result['headers']['Allow'] == 'POST'
     assert rpc_raw(None, None, method=method)['statusCode'] == 401

@@ -7,10 +7,10 @@ from typing import Any
 import pytest
 
 from agent_memory.db.memory_store import MemoryStore
-from agent_memory.domain.extraction_pipeline import Extractors
-from agent_memory.extraction.llm import LlmExtractor
-from tests.conftest import Api, Worker
-from tests.llm_server import LlmTestServer, llm_server  # noqa: F401 - the fixture
+from tests.support.db_snapshot import snapshot
+from tests.support.handlers import Api
+from tests.support.llm_server import LlmTestServer
+from tests.support.worker import Worker
 
 
 def facts_of(api: Api, name: str) -> dict[str, str]:
@@ -42,6 +42,8 @@ def test_a_named_batch_binds_each_speakers_first_person_to_that_person(api: Api,
 
 
 def test_a_named_fact_binds_to_the_speaker_and_an_unnamed_one_to_the_caller(api: Api, worker: Worker) -> None:
+    # Given a turn from a named speaker and one unnamed, When both are extracted, Then the first fact binds to the
+    # speaker and the second to the caller
     assert api.call('facts', 'POST', '/facts', {'text': "I'm a nurse.", 'name': 'Priya Shah'})[0] == 202
     assert api.call('facts', 'POST', '/facts', {'text': "I'm a pilot."})[0] == 202
     worker.drain()
@@ -50,6 +52,7 @@ def test_a_named_fact_binds_to_the_speaker_and_an_unnamed_one_to_the_caller(api:
 
 
 def test_preview_binds_to_the_named_speaker(api: Api) -> None:
+    # Given a named speaker, When the turn is previewed, Then the fact's entity is that person
     code, body, _ = api.call('facts', 'POST', '/facts', {'infer': 'preview', 'text': 'My name is Cara.', 'name': 'Caroline'})
     assert code == 200, body
     (entity,) = body['extraction']['entities']
@@ -70,18 +73,12 @@ BAD_NAMES: list[tuple[str, Any]] = [
 
 @pytest.mark.parametrize(('case', 'name'), BAD_NAMES, ids=[c[0] for c in BAD_NAMES])
 def test_a_bad_speaker_name_is_a_400_and_changes_nothing(api: Api, store: MemoryStore, case: str, name: Any) -> None:
-    before = store.table_counts()
+    # Given a bad speaker name, When a single write and a batch carry it, Then both are 400 and nothing changed
+    before = snapshot(store)
     single = api.call('facts', 'POST', '/facts', {'infer': 'none', 'text': 'I live in Boston.', 'name': name})
     batch = api.call('facts', 'POST', '/facts/batch', {'infer': 'none', 'messages': [{'content': 'Hi.', 'name': name}]})
     assert (single[0], batch[0]) == (400, 400), (single[1], batch[1])
-    assert store.table_counts() == before
-
-
-@pytest.fixture
-def with_llm(services: Any, llm_server: LlmTestServer, monkeypatch: pytest.MonkeyPatch) -> LlmTestServer:  # noqa: F811
-    llm = LlmExtractor(base_url=llm_server.base_url, model='test-model', api_key='sk-test', timeout_seconds=2)
-    monkeypatch.setattr(services, 'extractors', Extractors(stage0=services.extractors.stage0, llm=llm))
-    return llm_server
+    assert snapshot(store) == before
 
 
 def test_the_llm_stage_is_told_the_speaker_and_its_self_binds_to_them(api: Api, worker: Worker, with_llm: LlmTestServer) -> None:
@@ -103,5 +100,6 @@ def test_the_llm_stage_is_told_the_speaker_and_its_self_binds_to_them(api: Api, 
     prompt = request.body['messages'][1]['content']
     assert '"speaker_display_name": "Melanie"' in prompt and '"speaker_is_named": true' in prompt
     assert '"speaker": "Caroline"' in prompt
-    assert facts_of(api, 'Melanie') == {'hobby': 'climbing'}
+    # (stage 0 also reads "X is my thing" as something liked, bound to the same speaker)
+    assert facts_of(api, 'Melanie') == {'hobby': 'climbing', 'likes': 'Climbing'}
     assert self_facts(api) == []

@@ -11,9 +11,9 @@ from typing import Any
 
 from agent_memory.api.services import Services
 from agent_memory.db.control_store import MAX_KEYS_PER_PRINCIPAL
-from tests.conftest import MANAGEMENT_KEY, Api
-from tests.integration.test_mcp import rpc_raw
-from tests.integration.test_visibility_matrix import make_principal
+from tests.support.handlers import MANAGEMENT_KEY, Api
+from tests.support.mcp_rpc import rpc_raw
+from tests.support.principals import make_principal
 
 MGMT = Api('unused', MANAGEMENT_KEY)
 EVERYTHING = {'memory:read': ['*'], 'memory:write': ['*']}
@@ -50,6 +50,8 @@ def test_a_chain_of_self_minted_keys_shares_one_bucket(services: Services, conte
 
 
 def test_rotating_a_key_does_not_refill_the_bucket(services: Services, context_id: str) -> None:
+    # Given Bob's bucket emptied by his key, When the key is rotated, Then the new secret is still 429 (the bucket is
+    # the principal's)
     bob = make_principal(services, context_id, 'bob', EVERYTHING, 'team/b')
     limit(services, context_id, burst=2)
     assert bob.call('views', 'GET', '/me')[0] == 200
@@ -59,6 +61,7 @@ def test_rotating_a_key_does_not_refill_the_bucket(services: Services, context_i
 
 
 def test_another_principal_keeps_its_own_bucket(services: Services, context_id: str) -> None:
+    # Given Bob's bucket emptied, When Carol calls, Then she is served
     bob = make_principal(services, context_id, 'bob', EVERYTHING, 'team/b')
     carol = make_principal(services, context_id, 'carol', EVERYTHING, 'team/c')
     limit(services, context_id, burst=1)
@@ -86,6 +89,8 @@ def test_a_principal_holds_at_most_the_key_cap(services: Services, context_id: s
 
 
 def test_every_mcp_request_takes_a_token(services: Services, context_id: str, api: Api) -> None:
+    # Given a small MCP budget, When every kind of MCP request is sent, Then each takes a token and then each is a 429
+    # problem
     limit(services, context_id, burst=4)
     init = {'protocolVersion': '2025-06-18', 'capabilities': {}, 'clientInfo': {'name': 't', 'version': '1'}}
     answers = [

@@ -8,7 +8,8 @@ import pytest
 from surrealdb import RecordID
 
 from agent_memory.db.memory_store import MemoryStore
-from tests.conftest import Api
+from tests.support.db_snapshot import snapshot
+from tests.support.handlers import Api
 
 ALICE = {'type': 'person', 'name': 'alice'}
 ALICE_REF = 'entity:person/alice'
@@ -93,6 +94,7 @@ def test_same_value_again_refreshes_instead_of_duplicating(api: Api, store: Memo
 
 def test_two_values_in_one_request_leave_the_last_one_current(api: Api) -> None:
     # Given one request carrying two values for the same address
+    # When the request is reconciled
     result = write(api, triple('employer', 'Acme'), triple('employer', 'Globex'))
     # Then the later value is current and the earlier one is born superseded
     assert current_values(api, 'employer') == ['Globex']
@@ -131,6 +133,7 @@ def test_context_category_key_holds_several_live_values(api: Api) -> None:
 
 def test_relation_triple_is_visible_from_both_entities(api: Api, store: MemoryStore) -> None:
     # Given a relation triple to a company
+    # When it is reconciled and each end is read
     result = write(api, {'entity': ALICE, 'key': 'works_at', 'target': {'type': 'company', 'name': 'Acme Corp'}})
     # Then the diff reports the edge with the folded type
     assert result['extraction']['relations'] == [
@@ -236,13 +239,13 @@ def test_idempotency_key_replays_the_same_body(api: Api, store: MemoryStore) -> 
     headers = {'Idempotency-Key': 'write-1'}
     status1, first, _ = api.call('facts', 'POST', '/facts', body, headers=headers)
     assert status1 == 200, first
-    counts = store.table_counts()
+    counts = snapshot(store)
     # When the same key and body are sent again
     status2, second, _ = api.call('facts', 'POST', '/facts', body, headers=headers)
     # Then the stored response comes back unchanged and nothing was written
     assert status2 == 200
     assert second == first
-    assert store.table_counts() == counts
+    assert snapshot(store) == counts
 
 
 def test_idempotency_key_with_a_different_body_is_409_and_changes_nothing(api: Api, store: MemoryStore) -> None:
@@ -250,14 +253,14 @@ def test_idempotency_key_with_a_different_body_is_409_and_changes_nothing(api: A
     headers = {'Idempotency-Key': 'write-1'}
     status, _, _ = api.call('facts', 'POST', '/facts', {'infer': 'triples', 'triples': [triple('employer', 'Acme')]}, headers=headers)
     assert status == 200
-    counts = store.table_counts()
+    counts = snapshot(store)
     # When the key is reused with another body
     status, problem, _ = api.call('facts', 'POST', '/facts', {'infer': 'triples', 'triples': [triple('employer', 'Globex')]},
                                   headers=headers)  # fmt: skip
     # Then 409, and the state is untouched
     assert status == 409, problem
     assert problem['status'] == 409
-    assert store.table_counts() == counts
+    assert snapshot(store) == counts
     assert current_values(api, 'employer') == ['Acme']
 
 

@@ -18,7 +18,9 @@ from agent_memory.domain.ids import new_id, utcnow
 from agent_memory.domain.write_plan import AddressGuard, WritePlan
 from agent_memory.errors import StoreUnavailable, WriteConflict
 from agent_memory.models import FactsRequest
-from tests.conftest import Api
+from tests.support.db_snapshot import snapshot
+from tests.support.handlers import Api
+from tests.support.ports import free_port
 
 
 def test_migrations_are_recorded_and_applied_once(services: Any, context_id: str) -> None:
@@ -35,13 +37,15 @@ def test_migrations_are_recorded_and_applied_once(services: Any, context_id: str
 
 @pytest.mark.parametrize('kind', ['context', 'control'])
 def test_every_migration_has_its_own_version_number(kind: str) -> None:
-    # Given the shipped migrations, then no two share a number (the runner would skip the second one silently)
+    # Given the shipped migrations, Then no two share a number (the runner would skip the second one silently)
+    # When the version numbers are listed
     versions = [m.version for m in load_migrations(kind)]
     assert versions and len(versions) == len(set(versions))
 
 
 def test_two_migration_files_with_one_number_are_refused(monkeypatch: pytest.MonkeyPatch, tmp_path: Any) -> None:
     # Given a migrations folder where two files claim version 7
+    # When the migrations are loaded, Then the duplicate number is refused
     folder = tmp_path / 'migrations' / 'context'
     folder.mkdir(parents=True)
     for name in ('0007_a.surql', '0007_b.surql'):
@@ -58,6 +62,7 @@ def test_two_migration_files_with_one_number_are_refused(monkeypatch: pytest.Mon
 
 def test_the_migrated_cache_holds_no_closed_connection() -> None:
     # Given a connection that was migrated and then dropped
+    # When it is closed and another connection is migrated
     first = Database('mem://', 'agent_memory')
     ensure_migrated(first, 'cachecheck', 'context')
     assert 'cachecheck' in migrations._migrated[first]
@@ -106,13 +111,13 @@ def test_a_stale_plan_is_refused_whole(store: MemoryStore) -> None:
     # Given a plan made when the address was empty, applied once
     first, _ = _plan(store, 'Free', [])
     store.apply(first)
-    before = store.table_counts()
+    before = snapshot(store)
     # When a second plan that also believed the address empty is applied
     stale, _ = _plan(store, 'Pro', [])
     # Then the transaction throws and nothing of it (session, entity update, attribute) lands
     with pytest.raises(WriteConflict):
         store.apply(stale)
-    assert store.table_counts() == before
+    assert snapshot(store) == before
 
 
 def _in_threads(work: list[Any]) -> None:
@@ -125,6 +130,7 @@ def _in_threads(work: list[Any]) -> None:
 
 def test_concurrent_writers_on_one_address_leave_one_clean_chain(api: Api, store: MemoryStore, admin: Caller, services: Any) -> None:
     # Given several writers (separate Lambda containers) writing different values to one entity+key at once
+    # When they all commit
     values = [f'plan-{i}' for i in range(6)]
     statuses: list[int] = []
 
@@ -149,6 +155,7 @@ def test_concurrent_writers_on_one_address_leave_one_clean_chain(api: Api, store
 
 
 def test_concurrent_turns_get_distinct_sequence_numbers(api: Api, store: MemoryStore, admin: Caller, services: Any) -> None:
+    # Given one session, When eight turns are appended to it at once, Then they get sequence numbers 1 to 8
     _, session, _ = api.call('sessions', 'POST', '/sessions', {})
 
     def append(i: int) -> None:
@@ -161,6 +168,7 @@ def test_concurrent_turns_get_distinct_sequence_numbers(api: Api, store: MemoryS
 
 
 def test_unreachable_hosted_database_is_store_unavailable() -> None:
-    database = Database('ws://127.0.0.1:9/rpc', 'agent_memory')
+    # Given a hosted-database URL on a port nothing listens on, When the service pings it, Then it is a 503, not a crash
+    database = Database(f'ws://127.0.0.1:{free_port()}/rpc', 'agent_memory')
     with pytest.raises(StoreUnavailable):
         database.ping()

@@ -7,7 +7,6 @@ every test can assert exactly how many times the model was called: a cache hit n
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -15,42 +14,15 @@ import pytest
 from agent_memory.api.services import Services
 from agent_memory.db.memory_store import MemoryStore
 from agent_memory.domain.ids import utcnow
-from agent_memory.domain.synthesis import LlmComposer
-from tests.conftest import MANAGEMENT_KEY, Api
-from tests.integration.test_visibility_matrix import make_principal
-from tests.llm_server import LlmTestServer
+from tests.support.chat import ALICE, QUESTION, chat, remember, role
+from tests.support.db_snapshot import snapshot
+from tests.support.handlers import MANAGEMENT_KEY, Api
+from tests.support.llm_server import LlmTestServer
+from tests.support.principals import make_principal
 
-QUESTION = "What is Alice's role at Acme?"
 PARAPHRASE_HIT = "What is Alice's job at Acme?"  # cosine 0.938 to QUESTION with the local model
 PARAPHRASE_MISS = "Alice's job at Acme?"  # cosine 0.904
-ALICE = {'type': 'person', 'name': 'Alice'}
 pytestmark = pytest.mark.usefixtures('llm')
-
-
-@pytest.fixture
-def llm(services: Services) -> Iterator[LlmTestServer]:
-    """Route /chat synthesis to the test server for this test (the real LlmComposer and openai client)."""
-    server = LlmTestServer(echo_sources=True).start()
-    previous = services._composer
-    services._composer = LlmComposer(server.base_url, 'test-model', None, 5.0)
-    yield server
-    services._composer = previous
-    server.stop()
-
-
-def remember(api: Api, *triples: dict[str, Any]) -> None:
-    code, body, _ = api.call('facts', 'POST', '/facts', {'infer': 'triples', 'triples': list(triples)})
-    assert code == 200, body
-
-
-def role(value: str) -> dict[str, Any]:
-    return {'entity': ALICE, 'key': 'role', 'value': value}
-
-
-def chat(api: Api, message: str = QUESTION, **extra: Any) -> dict[str, Any]:
-    code, body, _ = api.call('chat', 'POST', '/chat', {'message': message, **extra})
-    assert code == 200, body
-    return body
 
 
 def configure(api: Api, **response_cache: Any) -> None:
@@ -64,13 +36,9 @@ def similarity(services: Services, a: str, b: str) -> float:
     return sum(x * y for x, y in zip(va, vb, strict=True))
 
 
-@pytest.fixture
-def seeded(api: Api) -> Api:
-    remember(api, role('CTO'), {'entity': ALICE, 'key': 'employer', 'value': 'Acme'})
-    return api
-
-
 def test_repeat_question_is_served_without_the_llm_and_traced_as_tier_2(seeded: Api, llm: LlmTestServer, store: MemoryStore) -> None:
+    # Given one answered question, When the same question is asked again, Then the stored answer is served without the
+    # LLM, traced as tier 2 with what it reused and depends on, and the turns are still stored
     first = chat(seeded)
     assert llm.chat_calls == 1 and first['cached'] is False and first['tier'] == 'hybrid'
     assert any(c['snippet'] == 'Alice role: CTO' for c in first['citations'])
@@ -90,6 +58,7 @@ def test_repeat_question_is_served_without_the_llm_and_traced_as_tier_2(seeded: 
 
 
 def test_paraphrase_above_the_default_threshold_hits(seeded: Api, llm: LlmTestServer, services: Services) -> None:
+    # Given an answered question, When a paraphrase at similarity 0.92-0.95 is asked, Then it is served from the cache
     assert 0.92 <= similarity(services, QUESTION, PARAPHRASE_HIT) < 0.95
     chat(seeded)
     assert chat(seeded, PARAPHRASE_HIT)['cached'] is True
@@ -97,6 +66,7 @@ def test_paraphrase_above_the_default_threshold_hits(seeded: Api, llm: LlmTestSe
 
 
 def test_paraphrase_below_the_default_threshold_misses(seeded: Api, llm: LlmTestServer, services: Services) -> None:
+    # Given an answered question, When a paraphrase at similarity 0.88-0.92 is asked, Then it misses and the LLM answers
     assert 0.88 <= similarity(services, QUESTION, PARAPHRASE_MISS) < 0.92
     chat(seeded)
     assert chat(seeded, PARAPHRASE_MISS)['cached'] is False
@@ -104,6 +74,8 @@ def test_paraphrase_below_the_default_threshold_misses(seeded: Api, llm: LlmTest
 
 
 def test_threshold_changed_per_context_is_honoured(seeded: Api, llm: LlmTestServer) -> None:
+    # Given an answered question, When the context's threshold is lowered then raised, Then the near paraphrase hits and
+    # the close one misses accordingly
     chat(seeded)
     configure(seeded, similarity_threshold=0.89)
     assert chat(seeded, PARAPHRASE_MISS)['cached'] is True  # 0.904 ≥ 0.89
@@ -118,6 +90,7 @@ def _age_traces(store: MemoryStore, seconds: int) -> None:
 
 
 def test_answer_older_than_the_freshness_window_misses(seeded: Api, llm: LlmTestServer, store: MemoryStore) -> None:
+    # Given an answer older than the default hour, When the question is asked again, Then it misses
     chat(seeded)
     _age_traces(store, 3601)
     assert chat(seeded)['cached'] is False
@@ -125,6 +98,8 @@ def test_answer_older_than_the_freshness_window_misses(seeded: Api, llm: LlmTest
 
 
 def test_freshness_window_changed_per_context_is_honoured(seeded: Api, llm: LlmTestServer, store: MemoryStore) -> None:
+    # Given a two-minute-old answer, When the context's window is 60 s then 600 s, Then it misses and then a fresh
+    # answer is served
     chat(seeded)
     _age_traces(store, 120)
     configure(seeded, freshness_window_seconds=60)
@@ -136,6 +111,8 @@ def test_freshness_window_changed_per_context_is_honoured(seeded: Api, llm: LlmT
 
 def test_superseded_citation_skips_to_the_next_valid_candidate(api: Api, llm: LlmTestServer) -> None:
     # an older answer built only from a passage (cites no entity), to a close paraphrase
+    # Given an older passage-only answer and a newer one citing Alice's role, When the role is superseded, Then the
+    # newer candidate fails validation and the older one is served
     code, body, _ = api.call('facts', 'POST', '/facts', {'infer': 'none', 'text': 'Alice told us she leads engineering at Acme.'})
     assert code == 200, body
     configure(api, similarity_threshold=0.85)
@@ -154,6 +131,7 @@ def test_superseded_citation_skips_to_the_next_valid_candidate(api: Api, llm: Ll
 
 
 def test_new_uncertainty_about_a_cited_entity_invalidates(seeded: Api, llm: LlmTestServer, store: MemoryStore) -> None:
+    # Given a cached answer citing Alice, When an uncertainty about Alice's role is recorded, Then the next ask misses
     chat(seeded)
     from surrealdb import RecordID
 
@@ -165,6 +143,7 @@ def test_new_uncertainty_about_a_cited_entity_invalidates(seeded: Api, llm: LlmT
 
 
 def test_new_fact_about_a_cited_entity_invalidates(seeded: Api, llm: LlmTestServer) -> None:
+    # Given a cached answer citing Alice, When a new fact about Alice arrives, Then the next ask misses
     chat(seeded)
     remember(seeded, {'entity': ALICE, 'key': 'city', 'value': 'Berlin'})
     assert chat(seeded)['cached'] is False
@@ -172,6 +151,7 @@ def test_new_fact_about_a_cited_entity_invalidates(seeded: Api, llm: LlmTestServ
 
 
 def test_expired_citation_invalidates(seeded: Api, llm: LlmTestServer, store: MemoryStore) -> None:
+    # Given a cached answer citing Alice's role, When that fact expires, Then the next ask misses
     chat(seeded)
     store.q("UPDATE attribute SET valid_until = $t WHERE key = 'role';", t=utcnow() - dt.timedelta(seconds=1))
     assert chat(seeded)['cached'] is False
@@ -179,6 +159,8 @@ def test_expired_citation_invalidates(seeded: Api, llm: LlmTestServer, store: Me
 
 
 def test_other_visibility_is_never_served(seeded: Api, llm: LlmTestServer, services: Services) -> None:
+    # Given a cached answer made with read '*', When a reader with the same region and one with a narrower region ask,
+    # Then only the first is served it
     chat(seeded)
     reader = make_principal(services, seeded.context_id, 'reader', {'memory:read': ['*'], 'memory:write': ['org/reader/*']}, 'org/reader')
     narrow = make_principal(services, seeded.context_id, 'narrow', {'memory:read': ['org/*'], 'memory:write': ['org/*']}, 'org')
@@ -188,12 +170,16 @@ def test_other_visibility_is_never_served(seeded: Api, llm: LlmTestServer, servi
 
 
 def test_labels_change_visibility(seeded: Api, llm: LlmTestServer) -> None:
+    # Given a cached answer, When the same question is asked with labels, Then it misses (labels are part of the
+    # fingerprint)
     chat(seeded)
     assert chat(seeded, labels=['topic=work'])['cached'] is False
     assert llm.chat_calls == 2
 
 
 def test_bypass_cache_answers_fresh_and_may_seed(seeded: Api, llm: LlmTestServer) -> None:
+    # Given a cached answer, When bypassCache is set, Then the LLM answers fresh, and the fresh answer serves the next
+    # plain ask
     chat(seeded)
     llm.reply_text('A fresh answer [S1].')
     fresh = chat(seeded, bypassCache=True)
@@ -202,6 +188,8 @@ def test_bypass_cache_answers_fresh_and_may_seed(seeded: Api, llm: LlmTestServer
 
 
 def test_second_turn_in_a_session_is_fresh_and_never_seeds(seeded: Api, llm: LlmTestServer, store: MemoryStore) -> None:
+    # Given a cached answer and a session with one prior turn, When the question is asked in that session, Then it is
+    # answered fresh, marked not cache-eligible, and never served to a first-turn ask
     chat(seeded)
     code, session, _ = seeded.call('sessions', 'POST', '/sessions', {})
     assert code == 201
@@ -217,6 +205,8 @@ def test_second_turn_in_a_session_is_fresh_and_never_seeds(seeded: Api, llm: Llm
 
 
 def test_per_call_model_is_fresh_and_not_stored(seeded: Api, llm: LlmTestServer) -> None:
+    # Given a cached answer, When a per-call model is named, Then that call is fresh with that model and its answer is
+    # never served from the cache
     chat(seeded)
     llm.reply_text('Model-specific answer [S1].')
     special = chat(seeded, model='special-model')
@@ -229,6 +219,8 @@ def test_per_call_model_is_fresh_and_not_stored(seeded: Api, llm: LlmTestServer)
 
 
 def test_disabled_cache_is_never_consulted(seeded: Api, llm: LlmTestServer, store: MemoryStore) -> None:
+    # Given a cached answer, When the context disables the cache, Then the next ask misses and its trace says the cache
+    # is disabled
     chat(seeded)
     configure(seeded, enabled=False)
     second = chat(seeded)
@@ -238,12 +230,15 @@ def test_disabled_cache_is_never_consulted(seeded: Api, llm: LlmTestServer, stor
 
 
 def test_unrelated_question_misses(seeded: Api, llm: LlmTestServer) -> None:
+    # Given a cached answer, When an unrelated question is asked, Then it misses
     chat(seeded)
     assert chat(seeded, 'What is the capital of France?')['cached'] is False
     assert llm.chat_calls == 2
 
 
 def test_query_context_and_reflect_never_use_the_cache(seeded: Api, llm: LlmTestServer, store: MemoryStore) -> None:
+    # Given a cached answer, When /query, /context and /reflect run, Then none reads the cache and only the reflections
+    # store (uncached) response traces
     chat(seeded)
     before = store.table_counts()['response_trace']
     for route in ('/query', '/context'):
@@ -258,17 +253,19 @@ def test_query_context_and_reflect_never_use_the_cache(seeded: Api, llm: LlmTest
 
 
 def test_failed_synthesis_stores_nothing(seeded: Api, llm: LlmTestServer, store: MemoryStore) -> None:
-    before = store.table_counts()
-    llm.error(500).error(500)  # the composer's client retries once
+    # Given a seeded context and a provider that fails both attempts (the composer's client retries once)
+    before = snapshot(store)
+    llm.error(500).error(500)
+    # When /chat is asked
     code, body, _ = seeded.call('chat', 'POST', '/chat', {'message': QUESTION})
+    # Then it is a 503 and only the retrieval's own trace was written: no turn, reply, session or reinforcement
     assert code == 503 and body['status'] == 503
-    after = store.table_counts()
-    assert {t: after[t] for t in ('turn', 'memory_chunk', 'response_trace', 'session')} == {
-        t: before[t] for t in ('turn', 'memory_chunk', 'response_trace', 'session')
-    }
+    after = snapshot(store)
+    assert {t: d for t, d in after.items() if t != 'retrieval_trace'} == {t: d for t, d in before.items() if t != 'retrieval_trace'}
 
 
 def test_hit_reinforces_the_cited_facts(seeded: Api, llm: LlmTestServer, store: MemoryStore) -> None:
+    # Given a cached answer citing Alice's role, When it is served again, Then the role is reinforced by 1.1
     chat(seeded)
     before = store.rows("SELECT VALUE importance FROM attribute WHERE key = 'role';")[0]
     chat(seeded)
@@ -277,6 +274,8 @@ def test_hit_reinforces_the_cited_facts(seeded: Api, llm: LlmTestServer, store: 
 
 
 def test_a_session_with_only_a_system_turn_already_has_prior_turns(seeded: Api, llm: LlmTestServer) -> None:
+    # Given a cached answer and a session holding only a system turn, When the question is asked in that session, Then
+    # it is answered fresh (the system turn is a prior turn)
     chat(seeded)
     code, body, _ = seeded.call('facts', 'POST', '/facts', {'infer': 'none', 'role': 'system', 'text': 'You are a helpful assistant.'})
     assert code == 200

@@ -10,8 +10,10 @@ import pytest
 
 from agent_memory.api.services import Services
 from agent_memory.db.memory_store import MemoryStore
-from tests.conftest import Api, Worker
-from tests.integration.test_visibility_matrix import make_principal
+from tests.support.db_snapshot import snapshot
+from tests.support.handlers import Api
+from tests.support.principals import make_principal
+from tests.support.worker import Worker
 
 ALICE = {'type': 'person', 'name': 'Alice'}
 ACME = {'type': 'organisation', 'name': 'Acme'}
@@ -55,6 +57,8 @@ def world(api: Api) -> Api:
 
 
 def test_hybrid_query_ranks_the_answer_first_and_reports_its_trace(world: Api, store: MemoryStore) -> None:
+    # Given a seeded world, When a hybrid /query asks Alice's role, Then the answer ranks first with its resource, and
+    # the stored trace lists exactly the returned hits
     body = query(world, "What is Alice's role?")
     assert body['hits'][0]['text'] == 'Alice role: CTO'
     hit = body['hits'][0]
@@ -69,6 +73,8 @@ def test_hybrid_query_ranks_the_answer_first_and_reports_its_trace(world: Api, s
 
 
 def test_each_mode_uses_its_own_signal(world: Api) -> None:
+    # Given a seeded world, When bm25, vector and graph modes are asked, Then each finds what its own signal reaches
+    # (graph: one and two hops from the seed, nearer first)
     bm25 = query(world, 'headquarters', mode='bm25')
     assert texts(bm25)[0] == 'Acme headquarters: Berlin'
     vector = query(world, 'when is the Apollo project due?', mode='vector')
@@ -82,6 +88,7 @@ def test_each_mode_uses_its_own_signal(world: Api) -> None:
 
 
 def test_k_and_include_bound_the_response(world: Api) -> None:
+    # Given a seeded world, When k, limit and include are set, Then the hit count and the hit sources follow them
     assert len(query(world, 'Acme', k=2)['hits']) == 2
     assert len(query(world, 'Acme', limit=3)['hits']) == 3
     passages = query(world, 'Apollo launch', include=['passages'])
@@ -107,13 +114,16 @@ def test_k_and_include_bound_the_response(world: Api) -> None:
     ],
 )
 def test_bad_query_is_400_and_writes_nothing(world: Api, store: MemoryStore, body: dict[str, Any]) -> None:
-    before = store.table_counts()
+    # Given a malformed /query body, When it is sent, Then it is a 400 problem and no table changed
+    before = snapshot(store)
     code, problem, headers = world.call('retrieval', 'POST', '/query', body)
     assert code == 400 and problem['status'] == 400 and problem['detail']
-    assert store.table_counts() == before
+    assert snapshot(store) == before
 
 
 def test_only_current_facts_by_default_and_history_as_of(world: Api) -> None:
+    # Given Alice's city changed from Paris to Berlin, When asked now and asOf between the two, Then each sees only the
+    # value current then
     remember(world, {'entity': ALICE, 'key': 'city', 'value': 'Paris'})
     between = dt.datetime.now(dt.UTC).isoformat()
     remember(world, {'entity': ALICE, 'key': 'city', 'value': 'Berlin'})
@@ -124,12 +134,16 @@ def test_only_current_facts_by_default_and_history_as_of(world: Api) -> None:
 
 
 def test_valid_time_window_filters_facts(world: Api) -> None:
+    # Given Alice's role valid from now, When the query window lies in 2000 or starts then, Then the fact is excluded or
+    # included accordingly
     window = {'validFrom': '2000-01-01T00:00:00Z', 'validUntil': '2000-12-31T00:00:00Z'}
     assert [h for h in query(world, 'Alice role', **window)['hits'] if h['source'] == 'attribute'] == []
     assert 'Alice role: CTO' in texts(query(world, 'Alice role', validFrom='2000-01-01T00:00:00Z'))
 
 
 def test_labels_and_session_filter_passages(world: Api) -> None:
+    # Given a labelled passage in its own session, When queried by label and by session, Then only matching passages
+    # come back
     labelled = passage(world, 'The Apollo budget review moved to Friday.', labels=['topic=budget'])
     hits = query(world, 'Apollo', labels=['topic=budget'])['hits']
     assert [h['text'] for h in hits] == ['The Apollo budget review moved to Friday.']
@@ -138,6 +152,8 @@ def test_labels_and_session_filter_passages(world: Api) -> None:
 
 
 def test_visibility_and_lens(world: Api, services: Services) -> None:
+    # Given an outsider with no read on the facts, When it queries, or the admin queries with an out-of-grant lens, Then
+    # both get empty hits (not 403), while scope '*' finds them
     outsider = make_principal(services, world.context_id, 'outsider', {'memory:read': ['other/*'], 'memory:write': ['other/*']}, 'other')
     assert query(outsider, "What is Alice's role?")['hits'] == []
     assert query(world, "What is Alice's role?", lens=['nowhere/*'])['hits'] == []  # a lens outside the grant: empty, not 403
@@ -145,6 +161,8 @@ def test_visibility_and_lens(world: Api, services: Services) -> None:
 
 
 def test_returned_facts_are_reinforced_and_inspection_is_not(world: Api, store: MemoryStore) -> None:
+    # Given Alice's role at some importance, When inspection routes read it and then /query returns it, Then only the
+    # /query reads reinforce it (×1.1 each)
     def importance() -> float:
         return float(store.rows("SELECT VALUE importance FROM attribute WHERE key = 'role';")[0])
 
@@ -160,6 +178,8 @@ def test_returned_facts_are_reinforced_and_inspection_is_not(world: Api, store: 
 
 
 def test_context_block_has_instructions_profile_facts_and_passages(world: Api, store: MemoryStore) -> None:
+    # Given an instruction, facts and passages, When /context is asked, Then the block has the instructions, the
+    # relevant facts with dates and the passages
     from agent_memory.domain.directives import add_instruction
 
     add_instruction(store, 'Formatting', 'Answer in bullet points', [['/']], None)
@@ -173,6 +193,8 @@ def test_context_block_has_instructions_profile_facts_and_passages(world: Api, s
 
 
 def test_session_context_adds_recent_turns_and_hides_other_sessions(world: Api, services: Services) -> None:
+    # Given a session with two turns, When its context is asked by the owner and by an outsider, Then the owner gets the
+    # recent conversation and the outsider is refused
     first = passage(world, 'Let us plan the Apollo retro.')
     passage(world, 'Sure, Thursday works.', sessionId=first['sessionId'], role='assistant')
     code, body, _ = world.call('retrieval', 'POST', f'/sessions/{first["sessionId"]}/context', {'query': 'Apollo'})
@@ -183,6 +205,8 @@ def test_session_context_adds_recent_turns_and_hides_other_sessions(world: Api, 
 
 
 def test_chat_without_an_llm_answers_extractively_with_citations(world: Api, store: MemoryStore, worker: Worker) -> None:
+    # Given no LLM configured, When /chat asks Alice's role, Then it answers extractively with [S1] citations, and the
+    # worker embeds the queued turn's chunk
     code, body, _ = world.call('chat', 'POST', '/chat', {'message': "What is Alice's role?"})
     assert code == 200, body
     assert 'Alice role: CTO [S1]' in body['reply']
@@ -196,6 +220,8 @@ def test_chat_without_an_llm_answers_extractively_with_citations(world: Api, sto
 
 
 def test_chat_streams_server_sent_events(world: Api) -> None:
+    # Given a seeded world, When /chat streams (by flag or Accept header), Then the frames add up to the reply and the
+    # last carries citations and the trace
     for extra, headers in (({'stream': True}, None), ({}, {'accept': 'text/event-stream'})):
         result = world.call_raw(
             'chat', 'POST', '/chat', {'message': "What is Alice's role?", 'bypassCache': True, **extra}, headers=headers
@@ -208,11 +234,15 @@ def test_chat_streams_server_sent_events(world: Api) -> None:
 
 
 def test_chat_suppress_markers(world: Api) -> None:
+    # Given a seeded world, When /chat asks with suppressMarkers, Then the reply has no [S#] markers but citations still
+    # come back
     code, body, _ = world.call('chat', 'POST', '/chat', {'message': "What is Alice's role?", 'suppressMarkers': True})
     assert code == 200 and '[S1]' not in body['reply'] and body['citations']
 
 
 def test_traces_list_get_stats_and_privacy(world: Api, services: Services) -> None:
+    # Given a query and two chats (the second a cache hit), When traces are listed, read and counted, Then pages,
+    # parents, stats and bad cursors behave, and an outsider sees none of them
     asked = query(world, "What is Alice's role?")
     code, chat_body, _ = world.call('chat', 'POST', '/chat', {'message': "What is Alice's role?"})
     world.call('chat', 'POST', '/chat', {'message': "What is Alice's role?"})

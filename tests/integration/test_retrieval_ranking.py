@@ -7,11 +7,12 @@ from typing import Any
 
 from agent_memory.api.services import Services
 from agent_memory.db.memory_store import MemoryStore
-from agent_memory.db.retrieval_store import DF_CAP, ReadFilter, RetrievalStore
+from agent_memory.db.retrieval_store import ReadFilter, RetrievalStore
 from agent_memory.db.term_frequencies import TermFrequencies
 from agent_memory.domain.ids import utcnow
-from tests.conftest import Api
-from tests.integration.test_visibility_matrix import make_principal
+from agent_memory.tuning import TUNING
+from tests.support.handlers import Api
+from tests.support.principals import make_principal
 
 FILLER = ['the weather', 'a long walk', 'the new cafe', 'her sister', 'the weekend', 'a podcast', 'the garden', 'work']
 
@@ -36,6 +37,8 @@ def ids(body: dict[str, Any]) -> list[str]:
 def test_bm25_ranks_a_selective_term_over_a_name_in_every_row(api: Api) -> None:
     """Every row names the speaker (a term in all rows scores 0 on 3.2); the one row with the rare word must lead,
     however late it was written (an AND of all words finds nothing here, and the name alone ranks in write order)."""
+    # Given a name in every row and one row with a rare term, When BM25 ranks a query with both, Then the rare term's
+    # row is the only hit
     chatter = [f'Caroline: I talked about {FILLER[i % len(FILLER)]} number {i} today.' for i in range(40)]
     batch(api, [*chatter, 'Caroline: I finished the lighthouse sketch yesterday.'])
     code, body, _ = api.call('retrieval', 'POST', '/query', {'query': 'Did Caroline mention the lighthouse painting?', 'mode': 'bm25'})
@@ -45,6 +48,8 @@ def test_bm25_ranks_a_selective_term_over_a_name_in_every_row(api: Api) -> None:
 
 
 def test_the_reply_after_a_matching_question_joins_the_hybrid_ranking(api: Api, store: MemoryStore) -> None:
+    # Given a question turn that matches and its reply that does not, When hybrid ranks, Then the reply joins through
+    # the adjacency list
     chatter = [f'Melanie: We chatted about {FILLER[i % len(FILLER)]} again.' for i in range(12)]
     batch(api, [*chatter, 'Melanie: What did you end up calling the new puppy?', 'Caroline: Biscuit, after grandma.'])
     code, body, _ = api.call('retrieval', 'POST', '/query', {'query': 'What is the name of the new puppy?', 'k': 5})
@@ -59,6 +64,8 @@ def test_the_reply_after_a_matching_question_joins_the_hybrid_ranking(api: Api, 
 
 
 def test_an_adjacent_turn_outside_the_read_grant_never_joins(api: Api, services: Services) -> None:
+    # Given a reply outside a reader's grant next to a matching question, When the reader queries, Then only the
+    # question comes back (the admin sees both)
     first = batch(api, ['Melanie: What did you end up calling the new puppy?'], scopes=[['team/a']])
     answer_in(api, first['sessionId'], scopes=[['team/b']])
     reader = make_principal(services, api.context_id, 'reader', {'memory:read': ['team/a/*']}, 'team/a')
@@ -70,6 +77,7 @@ def test_an_adjacent_turn_outside_the_read_grant_never_joins(api: Api, services:
 
 
 def test_an_adjacent_turn_outside_the_requested_labels_never_joins(api: Api) -> None:
+    # Given a reply without the requested labels, When the labelled query runs, Then only the question comes back
     first = batch(api, ['Melanie: What did you end up calling the new puppy?'], labels=['topic=pets'])
     answer_in(api, first['sessionId'], labels=['topic=names'])
     code, found, _ = api.call('retrieval', 'POST', '/query', {'query': 'What is the name of the new puppy?', 'labels': ['topic=pets']})
@@ -77,9 +85,11 @@ def test_an_adjacent_turn_outside_the_requested_labels_never_joins(api: Api) -> 
 
 
 def test_terms_in_more_rows_than_the_cap_are_left_out_of_the_or(api: Api, store: MemoryStore) -> None:
-    """A term in more than ``DF_CAP`` rows would cost a scan of all of them and rank nothing: it is dropped; when
+    """A term in more than ``df_cap`` rows would cost a scan of all of them and rank nothing: it is dropped; when
     every term is that common, the list falls back to their intersection."""
-    notes = [f'Caroline: note {i}' for i in range(DF_CAP + 4)]
+    # Given a term in more rows than the cap, When the text lists are built, Then each table drops its own over-common
+    # terms
+    notes = [f'Caroline: note {i}' for i in range(TUNING.df_cap + 4)]
     for start in range(0, len(notes), 100):
         batch(api, notes[start : start + 100])
     batch(api, ['Caroline: the lighthouse sketch is done.'])
@@ -92,6 +102,8 @@ def test_terms_in_more_rows_than_the_cap_are_left_out_of_the_or(api: Api, store:
 
 
 def test_all_text_lists_in_one_round_trip_rank_like_each_list_alone(api: Api, store: MemoryStore) -> None:
+    # Given several text lists, When built in one round trip, Then they rank like each alone and only unknown
+    # frequencies are probed
     fillers = [f'Caroline: note {i}' for i in range(8)]  # the query terms stay rare enough to score above 0
     batch(api, ['Caroline: the lighthouse sketch is done.', 'Melanie: I painted the harbour at dawn.', *fillers])
     db, where = RetrievalStore(store), ReadFilter(['*'], utcnow())
@@ -116,6 +128,7 @@ def test_all_text_lists_in_one_round_trip_rank_like_each_list_alone(api: Api, st
 
 
 def test_remembered_document_frequencies_expire() -> None:
+    # Given remembered document frequencies, When their age passes the limit, Then they are forgotten
     now = [0.0]
     frequencies = TermFrequencies(ttl=60, max_entries=2, clock=lambda: now[0])
     frequencies.remember({('memory_chunk', 'caroline'): 257, ('memory_chunk', 'dawn'): 1})

@@ -18,9 +18,10 @@ from agent_memory.api.services import Services
 from agent_memory.db.control_store import KeyRecord
 from agent_memory.domain.auth import hash_key, mint_token
 from agent_memory.domain.ids import utcnow
-from tests.conftest import Api
-from tests.integration.test_mcp import rpc
-from tests.integration.test_visibility_matrix import make_principal
+from tests.support.db_snapshot import snapshot
+from tests.support.handlers import Api
+from tests.support.mcp_rpc import rpc
+from tests.support.principals import make_principal
 
 TRIPLE = {'entity': {'type': 'person', 'name': 'Ada'}, 'key': 'plan', 'value': 'sail'}
 
@@ -76,6 +77,7 @@ ROUTES = [
 @pytest.mark.parametrize(('function', 'method', 'path', 'body', 'ceiling'), ROUTES, ids=[f'{r[1]} {r[2]} {r[4]}' for r in ROUTES])
 def test_route_round_trips_stay_within_target(trips: Counter, seeded: Api, function: str, method: str, path: str, body: Any,
                                               ceiling: int) -> None:  # fmt: skip
+    # Given a seeded context, When a route is called, Then it makes no more database round trips than its ceiling
     assert counted_call(trips, lambda: seeded.call(function, method, path, body)) <= ceiling
 
 
@@ -93,6 +95,7 @@ def test_delegated_and_throttled_authentication_is_one_round_trip(services: Serv
 
 
 def test_an_mcp_request_authenticates_in_two_round_trips(trips: Counter, api: Api) -> None:
+    # Given an MCP request (no context in the path), When it authenticates, Then it takes at most two round trips
     rpc(api.key, 'tools/list')
     before = trips.calls
     rpc(api.key, 'tools/list')
@@ -130,8 +133,8 @@ def test_refused_keys_take_no_token_from_the_principals_bucket(services: Service
 @pytest.mark.parametrize('field', ['sessionId', 'session_id'])
 def test_an_empty_session_id_read_with_authentication_is_a_400_not_a_500(api: Api, services: Services, field: str) -> None:
     # Given a body naming the empty session id (found by the fuzzer: the auth lookup built a record id from it)
-    before = services.store(api.context_id).table_counts()
-    # When it is written, then it is refused as bad input and nothing is stored
+    before = snapshot(services.store(api.context_id))
+    # When it is written, Then it is refused as bad input and nothing is stored
     code, body, _ = api.call('facts', 'POST', '/facts', {'infer': 'none', 'text': 'hello', field: ''})
     assert code == 400, body
-    assert services.store(api.context_id).table_counts() == before
+    assert snapshot(services.store(api.context_id)) == before

@@ -5,29 +5,13 @@ Two teams write about the same entity: team B's destructive calls must never tou
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
 from agent_memory.api.services import Services
 from agent_memory.db.memory_store import MemoryStore
-from tests.conftest import Api
-from tests.integration.test_visibility_matrix import make_principal
+from tests.support.handlers import Api
+from tests.support.teams import ALICE, TEAM_A, TEAM_B, a_rows, remember, team
 
-TEAM_A, TEAM_B = 'team/a', 'team/b'
-
-
-def team(services: Services, context_id: str, pid: str, region: str) -> Api:
-    verbs = {'memory:read': [f'{region}/*'], 'memory:write': [f'{region}/*'], 'memory:forget': [f'{region}/*']}
-    return make_principal(services, context_id, pid, verbs, region)
-
-
-def remember(api: Api, entity: dict[str, str], key: str, value: str) -> None:
-    code, body, _ = api.call('facts', 'POST', '/facts', {'infer': 'triples', 'triples': [{'entity': entity, 'key': key, 'value': value}]})
-    assert code == 200, body
-
-
-ALICE = {'type': 'person', 'name': 'Alice'}
 APOLLO = {'type': 'project', 'name': 'Apollo'}
 
 
@@ -52,11 +36,9 @@ def history(api: Api, key: str) -> list[str]:
     return [row['value'] for row in body['history']] if code == 200 else []
 
 
-def a_rows(store: MemoryStore) -> list[Any]:
-    return store.rows("SELECT id, value, valid_until FROM attribute WHERE scope_sets CONTAINS ['team/a'] ORDER BY id;")
-
-
 def test_delete_entity_closes_only_the_callers_facts(teams: tuple[Api, Api], store: MemoryStore) -> None:
+    # Given Alice's facts in team A and team B, When B deletes Alice, Then only B's facts close and A's rows are
+    # unchanged
     a, b = teams
     before = a_rows(store)
     assert b.call('entities', 'DELETE', '/entities/person/alice')[0] == 204
@@ -67,6 +49,8 @@ def test_delete_entity_closes_only_the_callers_facts(teams: tuple[Api, Api], sto
 
 @pytest.mark.parametrize('purge', [False, True])
 def test_forget_of_a_shared_entity_stays_inside_the_region(teams: tuple[Api, Api], store: MemoryStore, purge: bool) -> None:
+    # Given Alice shared by teams A and B, When B forgets Alice (soft or purge), Then only B's facts go and A's rows and
+    # history are unchanged
     a, b = teams
     before = a_rows(store)
     code, result, _ = b.call('retrieval', 'POST', '/forget', {'query': 'Alice (person)', 'purge': purge, 'limit': 1})
@@ -79,6 +63,7 @@ def test_forget_of_a_shared_entity_stays_inside_the_region(teams: tuple[Api, Api
 
 
 def test_purge_by_attribute_keeps_the_history_outside_the_region(teams: tuple[Api, Api], store: MemoryStore) -> None:
+    # Given a home city with history in both teams, When B purges it, Then B's history is erased and A's kept
     a, b = teams
     code, result, _ = b.call('retrieval', 'POST', '/forget', {'query': 'Alice home city: Porto', 'purge': True, 'limit': 1})
     assert code == 200 and result['deleted'] == 1
@@ -86,6 +71,7 @@ def test_purge_by_attribute_keeps_the_history_outside_the_region(teams: tuple[Ap
 
 
 def test_rows_outside_the_region_are_invisible_to_the_match(teams: tuple[Api, Api], store: MemoryStore) -> None:
+    # Given a fact only team A holds, When B forgets by its text, Then it is not matched and A's rows are unchanged
     a, b = teams
     before = a_rows(store)
     code, result, _ = b.call('retrieval', 'POST', '/forget', {'query': 'Alice plan: Pro', 'dryRun': True})
@@ -96,6 +82,7 @@ def test_rows_outside_the_region_are_invisible_to_the_match(teams: tuple[Api, Ap
 
 
 def test_a_shared_entity_survives_a_purge_and_loses_only_the_purgers_scope(teams: tuple[Api, Api], store: MemoryStore) -> None:
+    # Given a shared entity, When B purges it, Then B no longer sees it, A still does, and an entity only B held is gone
     a, b = teams
     assert b.call('retrieval', 'POST', '/forget', {'query': 'Alice (person)', 'purge': True, 'limit': 1})[0] == 200
     assert b.call('entities', 'GET', '/entities/person/alice')[0] == 404  # B no longer sees it

@@ -11,10 +11,12 @@ import pytest
 from agent_memory.api.services import Services
 from agent_memory.db.memory_store import MemoryStore
 from agent_memory.domain.directives import record_uncertainty
-from tests.conftest import Api, Worker
-from tests.integration.test_extraction_llm_pipeline import reply, with_llm  # noqa: F401 - the fixture
-from tests.integration.test_visibility_matrix import make_principal
-from tests.llm_server import LlmTestServer, llm_server  # noqa: F401 - the fixture
+from tests.support.db_snapshot import snapshot
+from tests.support.extraction import reply
+from tests.support.handlers import Api
+from tests.support.llm_server import LlmTestServer
+from tests.support.principals import make_principal
+from tests.support.worker import Worker
 
 TEAM = {'memory:read': ['team/*'], 'memory:write': ['team/*']}
 
@@ -36,18 +38,21 @@ FORGED_NAMES = ['self:alice', 'Self:Alice', '  SELF:alice ', 'self', 'self:bob']
 @pytest.mark.parametrize('place', ['entity', 'target'])
 def test_a_triple_naming_a_self_entity_is_400_and_writes_nothing(pair: tuple[Api, Api], store: MemoryStore, name: str,
                                                                  place: str) -> None:  # fmt: skip
+    # Given a triple naming a self entity as subject or target, When Bob writes it, Then it is 400 and nothing changed
     _, bob = pair
     triple: dict[str, Any] = {'entity': {'type': 'person', 'name': name}, 'key': 'title', 'value': 'intern'}
     if place == 'target':
         triple = {'entity': {'type': 'organisation', 'name': 'Acme'}, 'key': 'employs', 'target': {'type': 'person', 'name': name}}
-    before = store.table_counts()
+    before = snapshot(store)
     code, body, _ = bob.call('facts', 'POST', '/facts', {'infer': 'triples', 'triples': [triple]})
     assert code == 400 and 'self entities are reserved' in body['detail']
-    assert store.table_counts() == before
+    assert snapshot(store) == before
 
 
 def test_a_model_naming_another_principals_self_entity_writes_nothing_there(pair: tuple[Api, Api], worker: Worker,
                                                                             with_llm: LlmTestServer) -> None:  # noqa: F811 # fmt: skip
+    # Given a model reply that forges Alice's self entity, When Bob's turn is extracted, Then nothing lands on Alice and
+    # Bob's own first-person fact lands on him
     alice, bob = pair
     forged = {'entity': {'type': 'person', 'name': 'self:alice'}, 'key': 'title', 'value': 'intern', 'category': 'identity',
               'confidence': 0.95, 'valid_from': None, 'valid_until': None, 'tentative': False}  # fmt: skip
@@ -61,12 +66,14 @@ def test_a_model_naming_another_principals_self_entity_writes_nothing_there(pair
 
 
 def test_only_the_owner_settles_a_doubt_about_its_self_entity(pair: tuple[Api, Api], store: MemoryStore) -> None:
+    # Given a doubt about Alice's self entity, When Bob and then Alice resolve it, Then Bob is refused with nothing
+    # changed and Alice's answer becomes her fact
     alice, bob = pair
     flag = record_uncertainty(store, 'alice title', 'CEO or co-CEO?', 'self_correction', [['team']],
                               entity=['person', 'self:alice'], key='title')  # fmt: skip
     path = f'/uncertainty/{flag["id"].split(":", 1)[1]}/resolve'
-    before = store.table_counts()
+    before = snapshot(store)
     assert bob.call('views', 'POST', path, {'acceptedValue': 'intern'})[0] == 400
-    assert store.table_counts() == before
+    assert snapshot(store) == before
     assert alice.call('views', 'POST', path, {'acceptedValue': 'co-CEO'})[0] == 200
     assert self_facts(alice) == [('title', 'co-CEO')]

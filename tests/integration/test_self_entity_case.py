@@ -7,11 +7,11 @@ write into them. Principal ids are therefore unique regardless of case: creating
 
 from __future__ import annotations
 
-from tests.conftest import Api
-from tests.integration.test_tenancy_management import mgmt
+from tests.support.handlers import Api, mgmt
 
 
 def test_a_principal_id_differing_only_in_case_is_a_409_and_creates_nothing(api: Api) -> None:
+    # Given principal Bob, When bob is created, Then it is 409 and no bob exists
     grants = {'memory:read': ['shared/*'], 'memory:write': ['shared/*']}
     code, body = mgmt('POST', f'/{api.context_id}/principals', {'id': 'Bob', 'displayName': 'Bob', 'kind': 'human', 'grants': grants})
     assert code == 201, body
@@ -21,6 +21,7 @@ def test_a_principal_id_differing_only_in_case_is_a_409_and_creates_nothing(api:
 
 
 def test_a_reserved_principal_id_in_another_case_is_a_409(api: Api) -> None:
+    # Given the reserved admin, When Admin is created, Then it is 409 and no Admin exists
     grants = {'memory:read': ['shared/*'], 'memory:write': ['shared/*']}
     code, body = mgmt('POST', f'/{api.context_id}/principals', {'id': 'Admin', 'displayName': 'Mimic', 'kind': 'human', 'grants': grants})
     assert code == 409, body

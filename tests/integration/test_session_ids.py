@@ -9,8 +9,8 @@ from __future__ import annotations
 import pytest
 
 from agent_memory.api.services import Services
-from tests.conftest import Api
-from tests.integration.test_visibility_matrix import make_principal
+from tests.support.handlers import Api
+from tests.support.principals import make_principal
 
 
 @pytest.fixture
@@ -37,6 +37,8 @@ def turns(api: Api, session_id: str) -> list[str]:
 
 
 def test_an_id_used_outside_the_callers_region_is_no_oracle_and_cannot_be_squatted(teams: tuple[Api, Api]) -> None:
+    # Given Alice and Bob in separate regions, When each creates and writes sessions with the same ids, Then neither
+    # learns of nor blocks the other's, and each keeps its own turns
     alice, bob = teams
     assert create(bob, 'planning') == 201  # Bob squats the id Alice is about to use
     assert create(alice, 'planning') == 201
@@ -49,6 +51,8 @@ def test_an_id_used_outside_the_callers_region_is_no_oracle_and_cannot_be_squatt
 
 
 def test_reads_and_closes_reach_only_the_callers_session(teams: tuple[Api, Api]) -> None:
+    # Given Alice's session, When Bob reads, closes or writes to it, Then he gets the same answers as for a session that
+    # never existed and hers stays open
     alice, bob = teams
     assert create(alice, 'retro') == 201 and say(alice, 'retro', 'A: private') == 200
     assert bob.call('sessions', 'GET', '/sessions/retro/turns')[0] == 404  # same as a session that never existed
@@ -58,6 +62,8 @@ def test_reads_and_closes_reach_only_the_callers_session(teams: tuple[Api, Api])
 
 
 def test_a_session_the_caller_can_read_is_shared_not_shadowed(teams: tuple[Api, Api]) -> None:
+    # Given a session in a shared scope, When Bob creates the same id and both write, Then it is 409 for him and both
+    # write to the one shared session
     alice, bob = teams
     assert create(alice, 'all-hands', scopes='shared/all') == 201
     assert create(bob, 'all-hands') == 409  # he can see it, so saying so reveals nothing

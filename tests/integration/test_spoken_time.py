@@ -3,12 +3,15 @@ in /query hits, /context lines and the retrieval trace (CONTRACT §6.1, issue 11
 
 from __future__ import annotations
 
-from tests.conftest import Api, Worker
+from tests.support.handlers import Api
+from tests.support.worker import Worker
 
 SPOKEN = '2023-05-08T13:56:00Z'
 
 
 def test_batch_passage_hits_context_and_trace_show_the_spoken_time(api: Api) -> None:
+    # Given a batch message spoken in 2023, When it is queried, traced and put in context, Then each shows the spoken
+    # time, not the write time
     messages = [
         {'role': 'user', 'content': 'Caroline: I went to the pottery workshop with my cousin.', 'ts': SPOKEN},
         {'role': 'user', 'content': 'Melanie: That sounds lovely, what did you make?', 'ts': SPOKEN},
@@ -32,6 +35,7 @@ def test_batch_passage_hits_context_and_trace_show_the_spoken_time(api: Api) -> 
 
 
 def test_single_turn_passage_uses_observed_at(api: Api) -> None:
+    # Given a single turn with observed_at, When it is queried, Then its passage's time is observed_at
     body = {'infer': 'none', 'text': 'The quarterly review moved to the harbour office.', 'observed_at': '2022-01-21T19:31:00Z'}
     code, stored, _ = api.call('facts', 'POST', '/facts', body)
     assert code == 200, stored
@@ -40,6 +44,8 @@ def test_single_turn_passage_uses_observed_at(api: Api) -> None:
 
 
 def test_relative_dates_in_a_batch_resolve_against_each_message_ts(api: Api, worker: Worker) -> None:
+    # Given batch messages with relative dates and their own ts, When extracted, Then each date resolves against its
+    # message's ts
     messages = [
         {'role': 'user', 'content': 'I booked a flight to Berlin two weeks ago.', 'ts': SPOKEN},
         {'role': 'user', 'content': 'I booked a table at the harbour cafe yesterday.', 'ts': '2023-06-01T09:00:00Z'},

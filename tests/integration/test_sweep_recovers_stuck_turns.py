@@ -7,8 +7,9 @@ from typing import Any
 from agent_memory.db.memory_store import MemoryStore
 from agent_memory.db.turn_store import TurnStore
 from local_runtime.events import LocalContext, schedule_event
-from tests.conftest import Api, Worker, load_function
-from tests.integration.test_extraction_pipeline import say, self_facts
+from tests.support.extraction import say, self_facts
+from tests.support.handlers import Api, load_function
+from tests.support.worker import Worker
 
 
 def test_the_hourly_sweep_resends_a_turn_whose_worker_died_mid_attempt(api: Api, store: MemoryStore, worker: Worker) -> None:

@@ -14,13 +14,12 @@ from typing import Any
 import pytest
 
 from local_runtime.events import LocalContext, http_event
-from local_runtime.template_routes import load_template_long_form
-from tests.conftest import MANAGEMENT_KEY, ROOT, Api, load_function
+from local_runtime.template_routes import http_routes, load_template, load_template_long_form
+from tests.support.handlers import MANAGEMENT_KEY, ROOT, Api, load_function
 
 TEMPLATE = ROOT / 'template.yaml'
 EVENTS_DIR = ROOT / 'tests' / 'events'
 NOT_EVENTS = {'local_env.json'}  # `sam local invoke --env-vars` file, not an event
-DECORATOR = re.compile(r"""@app\.(get|post|put|patch|delete|head|options)\(\s*['"]([^'"]+)['"]""")
 PLACEHOLDER_KEYS = {'Bearer REPLACE_WITH_DEV_KEY', 'Bearer REPLACE_WITH_MANAGEMENT_KEY'}
 DUMMY_PARAMS = {'context_id': 'dev', 'sweep': 'decay'}
 SCHEDULE_KEYS = {'version', 'id', 'detail-type', 'source', 'account', 'time', 'region', 'resources', 'detail'}
@@ -51,20 +50,17 @@ def folder_of(props: dict[str, Any]) -> str:
 
 def template_routes() -> list[tuple[str, str, str]]:
     """(folder, METHOD, path) for every HttpApi event in the template."""
-    found = []
-    for props in functions().values():
-        for event in (props.get('Events') or {}).values():
-            if event['Type'] == 'HttpApi':
-                found.append((folder_of(props), event['Properties']['Method'].upper(), event['Properties']['Path']))
-    return found
+    return [(r.code_dir.name, r.method, r.path) for r in http_routes(load_template(TEMPLATE), ROOT)]
 
 
 def code_routes() -> set[tuple[str, str, str]]:
-    """(folder, METHOD, path) for every ``@app.<method>('...')`` in functions/*/app.py, Powertools ``<x>`` as ``{x}``."""
+    """(folder, METHOD, path) for every operation a function's resolver registers (``app.operation(...)``)."""
     found = set()
     for app_py in sorted((ROOT / 'functions').glob('*/app.py')):
-        for method, path in DECORATOR.findall(app_py.read_text(encoding='utf-8')):
-            found.add((app_py.parent.name, method.upper(), re.sub(r'<(\w+)>', r'{\1}', path)))
+        app = getattr(load_function(app_py.parent.name), 'app', None)
+        for op in getattr(app, 'operations', []):
+            assert op.function == app_py.parent.name, f'{op.method} {op.path} is registered by functions/{app_py.parent.name}'
+            found.add((op.function, op.method, op.path))
     return found
 
 
@@ -106,6 +102,8 @@ def expected_unauthenticated_status(folder: str) -> set[int]:
 
 
 def test_template_and_handlers_declare_the_same_routes() -> None:
+    # Given template.yaml and the handlers' route decorators, When both route sets are read, Then they are equal, with
+    # no duplicate and no catch-all
     declared = template_routes()
     assert len(declared) == len(set(declared)), 'a route is declared twice in template.yaml'
     assert not [r for r in declared if '+}' in r[2] or r[2] in ('$default', '/{proxy+}')], 'no proxy catch-all routes'
@@ -115,6 +113,8 @@ def test_template_and_handlers_declare_the_same_routes() -> None:
 
 
 def test_every_function_folder_is_deployed_exactly_once() -> None:
+    # Given the functions/ folders, When the template's functions are listed, Then each folder is deployed once with the
+    # app.lambda_handler entry point
     folders = sorted(folder_of(props) for props in functions().values())
     assert folders == sorted(p.parent.name for p in (ROOT / 'functions').glob('*/app.py'))
     for name, props in functions().items():
@@ -123,6 +123,7 @@ def test_every_function_folder_is_deployed_exactly_once() -> None:
 
 
 def test_http_events_all_attach_to_the_one_http_api() -> None:
+    # Given the template, When every Api event is read, Then each attaches to the one HttpApi
     assert list(resources('AWS::Serverless::HttpApi')) == ['HttpApi']
     for name, props in functions().items():
         for event_name, event in (props.get('Events') or {}).items():
@@ -149,6 +150,7 @@ def test_declared_route_is_resolved_by_its_handler(folder: str, method: str, pat
 
 
 def test_every_route_has_a_sample_event() -> None:
+    # Given every route and schedule, When tests/events is listed, Then each has a sample event
     covered = {json.loads(p.read_text(encoding='utf-8'))['routeKey'] for p in http_event_files()}
     missing = {f'{m} {p}' for _, m, p in template_routes()} - covered
     assert not missing, f'routes without a tests/events sample: {sorted(missing)}'
@@ -197,6 +199,8 @@ def test_sample_http_event_is_well_formed_with_a_real_key(path: Path, api: Api) 
 
 @pytest.mark.parametrize(('name', 'folder'), [('schedule_hourly.json', 'sweep_hourly'), ('schedule_daily.json', 'sweep_daily')])
 def test_sample_schedule_event_has_the_eventbridge_shape(name: str, folder: str) -> None:
+    # Given a sample schedule event, When it is read and fed to its sweep, Then it has EventBridge's shape and the sweep
+    # accepts it
     event = json.loads((EVENTS_DIR / name).read_text(encoding='utf-8'))
     assert set(event) == SCHEDULE_KEYS
     assert event['version'] == '0' and event['detail-type'] == 'Scheduled Event'
@@ -210,6 +214,7 @@ def test_sample_schedule_event_has_the_eventbridge_shape(name: str, folder: str)
 
 
 def test_deployed_schedule_input_has_the_same_shape_as_the_samples() -> None:
+    # Given each deployed schedule's input template, When it is rendered, Then it has the same keys as the samples
     for name in ('SweepHourlyFunction', 'SweepDailyFunction'):
         (event,) = functions()[name]['Events'].values()
         rendered = re.sub(r'\$\{[^}]+\}', 'x', event['Properties']['Input']['Fn::Sub'])
@@ -220,6 +225,8 @@ def test_deployed_schedule_input_has_the_same_shape_as_the_samples() -> None:
 
 
 def test_runtime_and_layer_build_for_python312() -> None:
+    # Given the template's globals and shared layer, When read, Then they build for python3.12 x86_64 with tracing and
+    # JSON logs, from shared/
     globals_fn = template()['Globals']['Function']
     assert globals_fn['Runtime'] == 'python3.12'
     assert globals_fn['Architectures'] == ['x86_64']
@@ -234,6 +241,8 @@ def test_runtime_and_layer_build_for_python312() -> None:
 
 
 def test_makefile_layers_reach_exactly_the_functions_that_import_them() -> None:
+    # Given the makefile-built layers, When each function's imports are read, Then exactly the functions importing
+    # embeddings or MCP get those layers
     for name, folder in (('EmbeddingsLayer', 'embeddings'), ('McpLayer', 'mcp')):
         layer = template()['Resources'][name]
         assert layer['Metadata']['BuildMethod'] == 'makefile' and layer['Properties']['ContentUri'] == 'infra/layers/'
@@ -256,6 +265,8 @@ def _pins(path: Path) -> set[str]:
 
 
 def test_timeouts_fit_their_triggers() -> None:
+    # Given each function's trigger, When its timeout is read, Then HTTP ones fit under API Gateway's 30 s and the
+    # others match their expected bound
     assert template()['Globals']['Function']['Timeout'] <= 29  # under the HTTP API's 30 s integration limit
     for name, props in functions().items():
         kinds = {e['Type'] for e in (props.get('Events') or {}).values()}
@@ -264,6 +275,8 @@ def test_timeouts_fit_their_triggers() -> None:
 
 
 def test_extraction_queue_has_a_bounded_dead_letter_queue_and_partial_batch_failures() -> None:
+    # Given the extraction queue and worker, When their properties are read, Then redrive, visibility, max receives,
+    # partial batch failures and the DLQ alarm agree
     queue = template()['Resources']['ExtractionQueue']['Properties']
     worker = functions()['ExtractionWorkerFunction']
     assert queue['RedrivePolicy'] == {'deadLetterTargetArn': {'Fn::GetAtt': ['ExtractionDeadLetterQueue', 'Arn']}, 'maxReceiveCount': 3}
@@ -278,6 +291,7 @@ def test_extraction_queue_has_a_bounded_dead_letter_queue_and_partial_batch_fail
 
 
 def test_sweeps_are_scheduled_hourly_and_daily_with_retries() -> None:
+    # Given the sweep functions, When their schedules are read, Then they run hourly and daily in UTC with two retries
     expected = {'SweepHourlyFunction': 'rate(1 hour)', 'SweepDailyFunction': 'cron(15 3 * * ? *)'}
     for name, expression in expected.items():
         (event,) = functions()[name]['Events'].values()
@@ -288,6 +302,8 @@ def test_sweeps_are_scheduled_hourly_and_daily_with_retries() -> None:
 
 
 def test_every_function_logs_to_its_own_log_group_with_retention() -> None:
+    # Given every function, When its log group is read, Then each has its own group with the retention parameter (30
+    # days by default)
     groups = resources('AWS::Logs::LogGroup')
     used = []
     for name, props in functions().items():
@@ -301,6 +317,8 @@ def test_every_function_logs_to_its_own_log_group_with_retention() -> None:
 
 
 def test_secrets_are_read_at_run_time_with_least_privilege() -> None:
+    # Given every function, When its environment and policies are read, Then secrets come only from the secret at run
+    # time, and only senders may send to the queue
     variables = template()['Globals']['Function']['Environment']['Variables']
     assert variables['AGENT_MEMORY_SECRET_ID'] == {'Ref': 'SecretArn'}
     for var in ('AGENT_MEMORY_DB_PASSWORD', 'AGENT_MEMORY_KEY_SECRET', 'AGENT_MEMORY_MANAGEMENT_KEY'):
@@ -320,6 +338,7 @@ def test_secrets_are_read_at_run_time_with_least_privilege() -> None:
 
 
 def test_sample_sqs_event_is_accepted_by_the_worker() -> None:
+    # Given the sample SQS event, When the worker handles it, Then no item fails
     event = json.loads((EVENTS_DIR / 'extraction_worker_sqs.json').read_text(encoding='utf-8'))
     record = event['Records'][0]
     assert record['eventSource'] == 'aws:sqs' and json.loads(record['body'])['context'] == 'dev'

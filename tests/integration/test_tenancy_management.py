@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import datetime as dt
-import time
 import uuid
 from collections.abc import Iterator
 from typing import Any
@@ -11,16 +10,11 @@ from typing import Any
 import pytest
 
 from agent_memory.api.services import Services
+from agent_memory.domain import auth
 from agent_memory.domain.auth import hash_key
-from tests.conftest import MANAGEMENT_KEY, Api
+from tests.support.handlers import MGMT, Api, mgmt
 
-MGMT = Api('unused', MANAGEMENT_KEY)
 TRIPLE = {'entity': {'type': 'person', 'name': 'Alice'}, 'key': 'city', 'value': 'Paris'}
-
-
-def mgmt(method: str, path: str, body: Any = None, **kwargs: Any) -> tuple[int, Any]:
-    code, payload, _ = MGMT.call('contexts', method, f'/api/v1/contexts{path}', body, **kwargs)
-    return code, payload
 
 
 def me(context_id: str, key: str) -> tuple[int, Any]:
@@ -58,6 +52,8 @@ def mint(ctx: str, principal: str, name: str, body: Any = None, **kwargs: Any) -
 
 
 def test_context_create_list_get_with_effective_config(services: Services) -> None:
+    # Given a new context id and a partial config, When it is created, listed and read, Then each shows the effective
+    # config, and duplicates, bad ids and unknown ids are 409/422/404
     cid = f'm{uuid.uuid4().hex[:12]}'
     try:
         # Given a new context with a partial config override
@@ -85,6 +81,47 @@ def test_context_create_list_get_with_effective_config(services: Services) -> No
         assert mgmt('GET', '/bad!id')[0] == 422
     finally:
         services.control.delete_context(cid)
+
+
+def test_context_description_and_admin_identity_are_accepted_stored_and_returned(services: Services) -> None:
+    cid = f'm{uuid.uuid4().hex[:12]}'
+    body = {'description': 'Support bot memory', 'admin_external_id': 'idp|42', 'admin_display_name': 'Ops Team'}
+    try:
+        # Given a context created with the reference's optional fields
+        code, created = mgmt('POST', f'/{cid}', body)
+        # Then it is created and the description comes back, on create, on GET and after a PATCH
+        assert code == 201, created
+        assert created['description'] == 'Support bot memory'
+        assert mgmt('GET', f'/{cid}')[1]['description'] == 'Support bot memory'
+        assert mgmt('PATCH', f'/{cid}', {'config': {}})[1]['description'] == 'Support bot memory'
+        # And the admin principal carries the given display name and external id
+        code, admin = mgmt('GET', f'/{cid}/principals/admin')
+        assert code == 200 and (admin['displayName'], admin['externalId']) == ('Ops Team', 'idp|42')
+    finally:
+        services.control.delete_context(cid)
+        services.forget_store(cid)
+
+
+def test_a_context_without_the_optional_fields_has_no_description_and_the_default_admin(ctx: str) -> None:
+    # Given a context created without the optional fields, When it and its admin are read, Then no description and the default admin
+    assert mgmt('GET', f'/{ctx}')[1]['description'] is None
+    code, admin = mgmt('GET', f'/{ctx}/principals/admin')
+    assert code == 200 and (admin['displayName'], admin['externalId']) == ('Admin', None)
+
+
+@pytest.mark.parametrize(
+    'body',
+    [{'namespace': 'x'}, {'description': 'x' * 1025}, {'admin_display_name': 'System'}, {'adminDisplayName': ' '},
+     {'admin_external_id': ''}, {'description': 'a', 'admin_display_name': 'a', 'adminDisplayName': 'b'}],
+    ids=['unknown-field', 'description-too-long', 'system-name', 'blank-name', 'empty-external-id', 'two-spellings'],
+)  # fmt: skip
+def test_a_bad_context_body_is_400_and_creates_nothing(services: Services, body: dict[str, Any]) -> None:
+    # Given a context body with an unknown or invalid field, When posted, Then 400 and no context exists
+    cid = f'm{uuid.uuid4().hex[:12]}'
+    code, problem = mgmt('POST', f'/{cid}', body)
+    assert code == 400, problem
+    assert mgmt('GET', f'/{cid}')[0] == 404
+    assert services.control.get_context(cid) is None
 
 
 def test_management_routes_need_the_management_key(ctx: str, api: Api) -> None:
@@ -123,6 +160,8 @@ def test_patch_deep_merges_into_the_stored_override(ctx: str, services: Services
 
 
 def test_patch_null_retention_means_keep_forever(ctx: str) -> None:
+    # Given a context, When a PATCH sets one trace retention to null, Then that one keeps forever and the others keep
+    # their defaults
     code, patched = mgmt('PATCH', f'/{ctx}', {'config': {'trace_retention': {'retrieval_trace_days': None}}})
     assert code == 200
     assert patched['config']['trace_retention']['retrieval_trace_days'] is None
@@ -157,6 +196,7 @@ def test_invalid_patch_is_400_and_changes_nothing(ctx: str, patch: dict[str, Any
 
 
 def test_patch_body_must_be_a_config_object(ctx: str) -> None:
+    # Given a context, When a PATCH carries a non-object config, another field or broken JSON, Then each is a 400
     assert mgmt('PATCH', f'/{ctx}', {'config': [1]})[0] == 400
     assert mgmt('PATCH', f'/{ctx}', {'settings': {}})[0] == 400
     assert MGMT.call('contexts', 'PATCH', f'/api/v1/contexts/{ctx}', '{not json')[0] == 400
@@ -242,6 +282,8 @@ def test_principal_create_get_list_patch_delete(ctx: str, services: Services) ->
 
 def test_principal_without_grants_sees_nothing(ctx: str) -> None:
     # Given admin wrote a fact at the root, and a principal created without grants
+    # Given a fact at the root and a principal created without grants, When its key reads and writes, Then it
+    # authenticates but sees nothing and cannot write
     admin_key = mint(ctx, 'admin', 'ops')['secret']
     assert Api(ctx, admin_key).call('facts', 'POST', '/facts', {'infer': 'triples', 'triples': [TRIPLE]})[0] in (200, 201)
     created = new_principal(ctx, displayName='Nobody')
@@ -268,6 +310,8 @@ def test_principal_without_grants_sees_nothing(ctx: str) -> None:
     ],
 )
 def test_default_scopes_follow_the_first_write_pattern(ctx: str, grants: dict[str, list[str]], expected: list[list[str]]) -> None:
+    # Given write grants, When a principal is created without default scopes, Then its default is the first write
+    # pattern's node
     assert new_principal(ctx, displayName='P', grants=grants)['defaultScopes'] == expected
 
 
@@ -288,6 +332,8 @@ def test_external_id_is_create_or_get(ctx: str) -> None:
 
 
 def test_principal_conflicts_and_bad_input(ctx: str) -> None:
+    # Given an existing principal, When duplicates, reserved ids and malformed bodies are posted, Then each gets its 409
+    # or 400 and nothing is created
     new_principal(ctx, id='bot', displayName='Bot')
     before = mgmt('GET', f'/{ctx}/principals')[1]
     cases: list[tuple[dict[str, Any], int]] = [
@@ -318,6 +364,8 @@ def test_principal_conflicts_and_bad_input(ctx: str) -> None:
 
 
 def test_principal_patch_rules(ctx: str) -> None:
+    # Given two principals, When PATCHes break a rule, Then each is refused and changes nothing; moving grant and
+    # default together works and an empty PATCH is a no-op
     new_principal(ctx, id='bot', displayName='Bot', grants={'memory:write': ['org/a/*']})
     new_principal(ctx, id='other', displayName='Other')
     before = mgmt('GET', f'/{ctx}/principals/bot')[1]
@@ -342,6 +390,8 @@ def test_principal_patch_rules(ctx: str) -> None:
 
 def test_reserved_principals(ctx: str) -> None:
     # The system principal is immutable, cannot be deleted and cannot hold keys
+    # Given the reserved principals, When system is patched, deleted or keyed and admin deleted or renamed, Then only
+    # the rename succeeds and admin's keys keep working
     system = mgmt('GET', f'/{ctx}/principals/system')[1]
     assert mgmt('PATCH', f'/{ctx}/principals/system', {'displayName': 'Sys'})[0] == 403
     assert mgmt('DELETE', f'/{ctx}/principals/system')[0] == 403
@@ -392,6 +442,8 @@ def test_key_mint_list_rotate_delete(ctx: str, services: Services) -> None:
 
 
 def test_keys_are_stored_only_as_hmac(ctx: str, services: Services) -> None:
+    # Given minted and rotated keys, When the key rows are read, Then no secret appears, only HMACs of the live ones,
+    # each the row's id
     new_principal(ctx, id='bot', displayName='Bot', grants={'memory:read': ['*']})
     secrets = [mint(ctx, 'bot', 'a')['secret'], mint(ctx, 'admin', 'b')['secret']]
     rotated = mgmt('POST', f'/{ctx}/principals/bot/keys/a/rotate')[1]['secret']
@@ -403,14 +455,21 @@ def test_keys_are_stored_only_as_hmac(ctx: str, services: Services) -> None:
     assert all(str(r['id'].id) == r['hash'] for r in rows)
 
 
-def test_expired_keys_fail(ctx: str, services: Services) -> None:
-    # Given a key minted with a one-second TTL
+def test_expired_keys_fail(ctx: str, services: Services, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Given a key minted with a one-second TTL: it expires one second after the mint
+    # Given keys with a TTL or an expiry, When the clock reaches the expiry, Then they are 401 (and bad expiries are
+    # 400)
+    not_before = dt.datetime.now(dt.UTC)
     minted = mint(ctx, 'admin', 'short', {'ttlSeconds': 1})
+    not_after = dt.datetime.now(dt.UTC)
     expires = dt.datetime.fromisoformat(minted['expiresAt'].replace('Z', '+00:00'))
-    assert dt.timedelta(0) < expires - dt.datetime.now(dt.UTC) <= dt.timedelta(seconds=1)
-    # When the TTL passes, Then it is 401
-    time.sleep(1.1)
-    assert me(ctx, minted['secret'])[0] == 401
+    assert not_before + dt.timedelta(seconds=1) <= expires <= not_after + dt.timedelta(seconds=1)
+    # When the authentication clock reads just before the expiry, Then the key works; at the expiry, Then it is 401
+    with monkeypatch.context() as clock:
+        clock.setattr(auth, 'utcnow', lambda: expires - dt.timedelta(microseconds=1))
+        assert me(ctx, minted['secret'])[0] == 200
+        clock.setattr(auth, 'utcnow', lambda: expires)
+        assert me(ctx, minted['secret'])[0] == 401
     # And a key whose stored expiry is in the past fails the same way
     other = mint(ctx, 'admin', 'other', {'expiresAt': (dt.datetime.now(dt.UTC) + dt.timedelta(hours=1)).isoformat()})
     assert me(ctx, other['secret'])[0] == 200
@@ -426,6 +485,8 @@ def test_expired_keys_fail(ctx: str, services: Services) -> None:
 
 
 def test_attenuated_key_grants(ctx: str) -> None:
+    # Given a principal and a key narrowed to one team, When /me, widening mints and a rotation happen, Then the
+    # narrowing shows, widening is refused and rotation keeps it
     new_principal(ctx, id='bot', displayName='Bot', grants={'memory:read': ['org/acme/*'], 'memory:write': ['org/acme/*']})
     # Given a key narrowed to reading one team
     minted = mint(ctx, 'bot', 'team', {'grants': {'memory:read': ['org/acme/team/*']}})
@@ -446,6 +507,7 @@ def test_attenuated_key_grants(ctx: str) -> None:
 
 
 def test_a_key_of_one_context_is_401_on_another(ctx: str, services: Services) -> None:
+    # Given two contexts each with a key, When each key is used on the other context, Then it is 401
     other = f'm{uuid.uuid4().hex[:12]}'
     assert mgmt('POST', f'/{other}', {})[0] == 201
     try:
@@ -462,6 +524,8 @@ def test_a_key_of_one_context_is_401_on_another(ctx: str, services: Services) ->
 
 
 def test_self_service_key_lifecycle(ctx: str) -> None:
+    # Given a principal with a key, When it lists, mints, rotates and deletes its own keys, Then each works within its
+    # grants and refused requests get 409/400
     new_principal(ctx, id='bot', displayName='Bot', grants={'memory:read': ['*'], 'memory:write': ['org/a/*']})
     main = mint(ctx, 'bot', 'main')['secret']
     mint(ctx, 'admin', 'ops')
@@ -497,6 +561,8 @@ def test_self_service_key_lifecycle(ctx: str) -> None:
 
 
 def test_self_service_never_exceeds_the_calling_key(ctx: str) -> None:
+    # Given an attenuated, expiring key, When it mints, rotates or deletes keys, Then nothing it makes outlives or
+    # outranks it and stronger keys are out of its reach
     new_principal(ctx, id='bot', displayName='Bot', grants={'memory:read': ['*'], 'memory:write': ['*']})
     full = mint(ctx, 'bot', 'full')['secret']
     narrow = mint(ctx, 'bot', 'narrow', {'grants': {'memory:read': ['org/a/*']}, 'ttlSeconds': 600})
@@ -523,6 +589,7 @@ def test_self_service_never_exceeds_the_calling_key(ctx: str) -> None:
 
 
 def test_self_service_refuses_delegated_callers(ctx: str) -> None:
+    # Given an admin key acting on behalf of another principal, When it mints a key, Then it is 403 and no key exists
     new_principal(ctx, id='bot', displayName='Bot', grants={'memory:read': ['*']})
     admin = Api(ctx, mint(ctx, 'admin', 'ops')['secret'])
     assert me(ctx, admin.key)[0] == 200
@@ -532,6 +599,7 @@ def test_self_service_refuses_delegated_callers(ctx: str) -> None:
 
 
 def test_self_service_with_an_unknown_or_missing_key_is_401(ctx: str) -> None:
+    # Given an unknown or missing key, When /keys is read or posted, Then it is 401
     for key in ('am_not-a-real-key', ''):
         headers = {'authorization': f'Bearer {key}' if key else ''}
         assert Api(ctx, 'x').call('keys', 'GET', '/keys', headers=headers)[0] == 401

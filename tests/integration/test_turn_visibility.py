@@ -15,11 +15,11 @@ from agent_memory.api.services import Services
 from agent_memory.db.control_store import KeyRecord
 from agent_memory.domain.auth import hash_key, mint_token
 from agent_memory.domain.ids import utcnow
-from tests.conftest import Api, Worker
-from tests.integration.test_extraction_llm_pipeline import reply, with_llm  # noqa: F401 - the fixture
-from tests.integration.test_response_cache import llm  # noqa: F401 - the fixture
-from tests.integration.test_visibility_matrix import make_principal
-from tests.llm_server import LlmTestServer, llm_server  # noqa: F401 - the fixture
+from tests.support.extraction import reply
+from tests.support.handlers import Api
+from tests.support.llm_server import LlmTestServer
+from tests.support.principals import make_principal
+from tests.support.worker import Worker
 
 SECRET_WORDS = ('Globex', 'merger_codename', 'acquires_secretly', 'Nightjar')
 
@@ -62,11 +62,14 @@ def leaked(text: str) -> list[str]:
 
 
 def test_turn_lists_filter_each_turn_by_its_own_scope(channel: Channel) -> None:
+    # Given a shared session holding a shared turn and a secret one, When the reader and the writer list turns, Then
+    # each sees only the turns it may read
     assert turn_texts(channel.reader, channel.session) == ['Welcome to the shared channel']
     assert turn_texts(channel.writer, channel.session) == ['Welcome to the shared channel', 'Secret: the Globex merger closes Friday']
 
 
 def test_session_context_shows_only_readable_turns(channel: Channel) -> None:
+    # Given the same session, When both ask for its context, Then the reader's context leaks no secret word
     path = f'/sessions/{channel.session}/context'
     _, mine, _ = channel.writer.call('retrieval', 'POST', path, {'query': 'what is happening?'})
     code, theirs, _ = channel.reader.call('retrieval', 'POST', path, {'query': 'what is happening?'})
@@ -75,6 +78,7 @@ def test_session_context_shows_only_readable_turns(channel: Channel) -> None:
 
 
 def test_the_chat_transcript_sent_to_the_model_holds_only_readable_turns(channel: Channel, llm: LlmTestServer) -> None:  # noqa: F811
+    # Given the same session, When the reader chats in it, Then the transcript sent to the model holds no secret word
     code, body, _ = channel.reader.call('chat', 'POST', '/chat', {'message': 'What did we talk about?', 'sessionId': channel.session})
     assert code == 200, body
     prompt = llm.requests[-1].message('user')
@@ -84,6 +88,8 @@ def test_the_chat_transcript_sent_to_the_model_holds_only_readable_turns(channel
 
 def test_the_extraction_prompt_is_bounded_by_what_the_writer_could_read(channel: Channel, worker: Worker,
                                                                          with_llm: LlmTestServer) -> None:  # noqa: F811 # fmt: skip
+    # Given the same turn written by the reader and by the writer, When each is extracted, Then only the writer's prompt
+    # holds the secret turn
     with_llm.reply_json(reply()).reply_json(reply())
     body = {'text': 'I really like this channel', 'session_id': channel.session}
     assert channel.reader.call('facts', 'POST', '/facts', body)[0] == 202
@@ -97,6 +103,8 @@ def test_the_extraction_prompt_is_bounded_by_what_the_writer_could_read(channel:
 
 def test_the_extraction_prompt_follows_the_writing_keys_attenuation(channel: Channel, services: Services, worker: Worker,
                                                                     with_llm: LlmTestServer) -> None:  # noqa: F811 # fmt: skip
+    # Given the writer's key narrowed to the shared scope, When it writes a turn that is extracted, Then the prompt
+    # holds no secret word
     token = mint_token()
     services.control.put_key(KeyRecord(channel.writer.context_id, 'writer', 'narrow', hash_key(token), {'memory:read': ['shared/*'],
                              'memory:write': ['shared/*']}, None), utcnow())  # fmt: skip

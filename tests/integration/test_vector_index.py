@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from agent_memory.api.services import Services
-from agent_memory.domain import lifecycle
-from tests.conftest import Api
+from tests.support.handlers import Api
+from tests.support.tuning import tune
 
 
 def add_facts(api: Api, start: int, count: int) -> None:
@@ -26,8 +26,9 @@ def reindex(api: Api) -> int:
 def test_reindex_rebuilds_grown_indexes_once_and_search_still_answers(
     api: Api, services: Services, context_id: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(lifecycle, 'REINDEX_MIN_NEW_ROWS', 20)
-    monkeypatch.setattr(lifecycle, 'REINDEX_MIN_GROWTH', 0.5)
+    # Given small thresholds (20 new rows, 50 % growth), When rows are added in steps and the reindex sweep runs after each, Then
+    # only indexes past both thresholds are rebuilt, once, and search still answers
+    tune(monkeypatch, reindex_min_new_rows=20, reindex_min_growth=0.5)
     store = services.lifecycle(context_id)
     add_facts(api, 0, 10)
     assert reindex(api) == 0  # 10 new rows: below the minimum
@@ -44,9 +45,8 @@ def test_reindex_rebuilds_grown_indexes_once_and_search_still_answers(
 def test_a_large_backlog_triggers_a_rebuild_below_the_growth_ratio(
     api: Api, services: Services, context_id: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(lifecycle, 'REINDEX_MIN_NEW_ROWS', 5)
-    monkeypatch.setattr(lifecycle, 'REINDEX_MIN_GROWTH', 0.5)
-    monkeypatch.setattr(lifecycle, 'REINDEX_MAX_BACKLOG', 8)
+    # Given a backlog cap of 8, When rows grow under the ratio but past the cap, Then the indexes are rebuilt
+    tune(monkeypatch, reindex_min_new_rows=5, reindex_min_growth=0.5, reindex_max_backlog=8)
     add_facts(api, 0, 30)
     assert reindex(api) == 2
     add_facts(api, 30, 6)

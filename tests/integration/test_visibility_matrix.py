@@ -13,19 +13,11 @@ from agent_memory.domain import directives
 from agent_memory.domain.auth import hash_key, mint_token
 from agent_memory.domain.ids import utcnow
 from agent_memory.domain.visibility import fingerprint
-from tests.conftest import Api
+from tests.support.db_snapshot import snapshot
+from tests.support.handlers import Api
+from tests.support.principals import make_principal
 
 ORG, ALICE, BOB = 'org/acme', 'org/acme/user/alice', 'org/acme/user/bob'
-
-
-def make_principal(services: Any, context_id: str, pid: str, grants: dict[str, list[str]], default: str,
-                   key_grants: dict[str, list[str]] | None = None) -> Api:  # fmt: skip
-    store: MemoryStore = services.store(context_id)
-    store.q('CREATE type::record("principal", $id) CONTENT $row;', id=pid, row={
-        'display_name': pid.title(), 'kind': 'human', 'grants': grants, 'default_scopes': [[default]], 'created_at': utcnow()})  # fmt: skip
-    token = mint_token()
-    services.control.put_key(KeyRecord(context_id, pid, 'k', hash_key(token), key_grants, None), utcnow())
-    return Api(context_id, token)
 
 
 @dataclass
@@ -82,6 +74,8 @@ def values(api: Api) -> dict[str, Any]:
 
 
 def test_each_principal_sees_exactly_its_region(world: World) -> None:
+    # Given facts in org, Alice's and Bob's regions, When each principal reads every view, Then each sees exactly its
+    # own region's values
     assert values(world.reader) == {
         'entities': ['Carol'], 'state': ['remote-first'], 'profile': ['remote-first'], 'instructions': [], 'unknowns': [],
         'alice_entity': 404, 'alice_history': 404, 'alice_inspect': 404, 'bob_entity': 404,
@@ -98,6 +92,8 @@ def test_each_principal_sees_exactly_its_region(world: World) -> None:
 
 
 def test_bob_cannot_read_or_append_to_alices_session(world: World) -> None:
+    # Given Alice's session, When Bob reads it or writes to it, Then he is refused exactly as for a session that does
+    # not exist
     assert world.bob.call('sessions', 'GET', f'/sessions/{world.alice_session}/turns')[0] == 404
     assert world.alice.call('sessions', 'GET', f'/sessions/{world.alice_session}/turns')[0] == 200
     out_of_region = world.bob.call('facts', 'POST', '/facts', {'infer': 'none', 'text': 'x', 'session_id': world.alice_session})
@@ -106,17 +102,21 @@ def test_bob_cannot_read_or_append_to_alices_session(world: World) -> None:
 
 
 def test_writes_outside_the_write_region_are_403_and_change_nothing(world: World, store: MemoryStore) -> None:
-    before = store.table_counts()
+    # Given Bob and a read-only principal, When they write outside their write region, Then each is 403 and nothing
+    # changed; a write without scopes lands in Bob's own region
+    before = snapshot(store)
     body = {'infer': 'triples', 'scopes': [[ALICE]], 'triples': [{'entity': {'type': 'person', 'name': 'Alice'}, 'key': 'x', 'value': 'y'}]}
     assert world.bob.call('facts', 'POST', '/facts', body)[0] == 403
     assert world.reader.call('facts', 'POST', '/facts', {'infer': 'none', 'text': 'hi'})[0] == 403
-    assert store.table_counts() == before
+    assert snapshot(store) == before
     # a write without scopes lands in the caller's default region, visible to its owner only
     assert world.bob.call('facts', 'POST', '/facts', {'infer': 'triples', 'triples': [body['triples'][0] | {'key': 'nickname'}]})[0] == 200
     assert 'y' not in values(world.alice)['state'] and 'y' in values(world.bob)['state']
 
 
 def test_lens_narrows_within_the_grant_and_never_widens(world: World) -> None:
+    # Given Alice's grant, When she reads with a lens inside it, outside it and malformed, Then it narrows, is empty,
+    # and is 400
     org_only = world.alice.call('views', 'GET', '/state', query={'lens': ORG})[1]
     assert [a['value'] for a in org_only['knowledge']['attributes']] == ['remote-first']
     code, foreign, _ = world.alice.call('entities', 'GET', '/entities', query={'lens': f'{BOB}/*'})
@@ -125,6 +125,8 @@ def test_lens_narrows_within_the_grant_and_never_widens(world: World) -> None:
 
 
 def test_delegation_needs_grant_manage_and_stays_inside_the_managers_region(world: World, services: Any, context_id: str) -> None:
+    # Given delegation headers, When callers without grant:manage, with it over the region and over another region act
+    # for Alice, Then only the first manager sees her facts
     header = {'X-Memory-On-Behalf-Of': 'alice'}
     assert world.bob.call('views', 'GET', '/state', headers=header)[0] == 403
     manager = make_principal(services, context_id, 'manager', {'memory:read': [ORG], 'grant:manage': [f'{ORG}/*']}, ORG)
@@ -143,6 +145,8 @@ def values_with(api: Api, headers: dict[str, str]) -> dict[str, Any]:
 
 
 def test_an_attenuated_key_sees_less_than_its_principal(world: World, services: Any, context_id: str) -> None:
+    # Given a key of Alice narrowed to the org, When it reads, Then it sees only org facts and /me shows token and
+    # effective grants
     token = mint_token()
     services.control.put_key(KeyRecord(context_id, 'alice', 'narrow', hash_key(token), {'memory:read': [ORG]}, None), utcnow())
     narrowed = Api(context_id, token)
@@ -153,6 +157,8 @@ def test_an_attenuated_key_sees_less_than_its_principal(world: World, services: 
 
 
 def test_visibility_fingerprint_follows_the_readable_region(world: World, services: Any) -> None:
+    # Given callers with different regions, lenses and labels, When fingerprints are computed, Then they are equal
+    # exactly when the readable region, lens and labels are
     from agent_memory.domain.auth import authenticate
 
     def caller(api: Api) -> Any:
@@ -166,6 +172,8 @@ def test_visibility_fingerprint_follows_the_readable_region(world: World, servic
 
 
 def test_rate_limit_answers_429_with_retry_after_per_key(services: Any, context_id: str, world: World) -> None:
+    # Given a context rate limit with burst 3, When Bob calls four times, Then the fourth is 429 with Retry-After and
+    # Alice's key still works
     services.control.db.query('control', 'UPDATE type::record("context", $c) SET config = $cfg;',
                               {'c': context_id, 'cfg': {'rate_limit': {'requests_per_minute': 60, 'burst': 3}}})  # fmt: skip
     codes = [world.bob.call('views', 'GET', '/me')[0] for _ in range(4)]
@@ -176,6 +184,7 @@ def test_rate_limit_answers_429_with_retry_after_per_key(services: Any, context_
 
 
 def test_two_contexts_with_the_same_names_never_mix(services: Any, api: Api) -> None:
+    # Given two contexts holding facts under the same names, When each is read, Then neither sees the other's
     from agent_memory.domain.contexts import create_context
 
     other_id = f'{api.context_id}b'
@@ -194,10 +203,11 @@ def test_two_contexts_with_the_same_names_never_mix(services: Any, api: Api) -> 
 
 
 def test_the_hourly_sweep_drops_only_idle_rate_buckets(services: Any, world: World) -> None:
+    # Given a fresh bucket and one idle for two days, When the hourly sweep runs, Then only the idle one is dropped
     import datetime as dt
 
     from local_runtime.events import LocalContext, schedule_event
-    from tests.conftest import load_function
+    from tests.support.handlers import load_function
 
     assert world.bob.call('views', 'GET', '/me')[0] == 200
     services.db.query('control', 'CREATE rate_bucket:stale SET tokens = 1.0, updated_at = $t;', {'t': utcnow() - dt.timedelta(days=2)})

@@ -7,12 +7,15 @@ import time
 import pytest
 
 from agent_memory.api.services import Services
-from tests.conftest import WS_BRIDGE, Api
+from tests.support.environment import WS_BRIDGE
+from tests.support.handlers import Api
 
 pytestmark = pytest.mark.skipif(WS_BRIDGE is None, reason='runs in the ws test mode: AGENT_MEMORY_TEST_DB=ws')
 
 
 def test_requests_reach_the_engine_through_the_ws_bridge(services: Services, api: Api) -> None:
+    # Given the ws test mode, When a request is served, Then the service's connection is the bridge's URL and frames
+    # went through it
     assert WS_BRIDGE is not None
     before = WS_BRIDGE.frames
     assert api.call('views', 'GET', '/me')[0] == 200
@@ -26,5 +29,5 @@ def test_a_connection_dropped_while_warm_is_rebuilt_before_the_next_request(serv
     deadline = time.monotonic() + 10
     while services.db._conn.socket.state.name == 'OPEN' and time.monotonic() < deadline:  # the client notices the drop
         time.sleep(0.01)
-    # When the next request comes, it is served (no 503: nothing was in flight, so reconnecting is safe)
+    # When the next request comes, Then it is served (no 503: nothing was in flight, so reconnecting is safe)
     assert api.call('views', 'GET', '/me')[0] == 200

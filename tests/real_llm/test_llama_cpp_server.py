@@ -24,7 +24,8 @@ import pytest
 
 from agent_memory.extraction.errors import LlmFailure
 from agent_memory.extraction.structured_output import MODES
-from tests.e2e.test_local_gateway import Gateway, _free_port
+from tests.support.gateway import Gateway
+from tests.support.ports import free_port
 
 pytestmark = pytest.mark.real_llm
 
@@ -60,7 +61,7 @@ def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     python = os.environ.get('AGENT_MEMORY_LLAMA_PYTHON')
     if not python:
         pytest.fail('AGENT_MEMORY_LLAMA_PYTHON must name the python of a venv with llama-cpp-python[server] (make test-llm)')
-    port = _free_port()
+    port = free_port()
     log_path = tmp_path_factory.mktemp('llama') / 'server.log'
     command = [python, '-m', 'llama_cpp.server', '--model', _model_path(python), '--model_alias', 'smollm2',
                '--host', '127.0.0.1', '--port', str(port), '--n_threads', '2', '--n_ctx', str(N_CTX)]  # fmt: skip
@@ -104,7 +105,7 @@ def gateway(llama_server: str, tmp_path_factory: pytest.TempPathFactory) -> Iter
         env.setenv('AGENT_MEMORY_LLM_MAX_OUTPUT_TOKENS', str(MAX_OUTPUT_TOKENS))
         env.delenv('AGENT_MEMORY_LLM_STRUCTURED_OUTPUT', raising=False)
         folder = tmp_path_factory.mktemp('gateway')
-        running = Gateway(folder / 'data', _free_port())
+        running = Gateway(folder / 'data', free_port())
     yield running
     code, output = running.stop()
     (folder / 'gateway.log').write_text(output)
@@ -149,6 +150,8 @@ def wait_extracted(gateway: Gateway, turn: str) -> dict[str, Any]:
 
 
 def test_the_sam_turn_ends_done_with_the_llm_mode_or_a_classified_fallback(gateway: Gateway) -> None:
+    # Given the real llama.cpp server behind the gateway, When Sam's turn is extracted, Then it ends done in an LLM mode
+    # or a classified stage-0 fallback, with stage 0's facts and directive
     turn = call_json(gateway, 'POST', '/facts', {'text': SAM_TURN})['turnId']
 
     status = wait_extracted(gateway, turn)
@@ -163,6 +166,7 @@ def test_the_sam_turn_ends_done_with_the_llm_mode_or_a_classified_fallback(gatew
 
 
 def test_chat_answers_and_streams(gateway: Gateway) -> None:
+    # Given the real server, When /chat answers plainly and streaming, Then both carry a non-empty reply
     answer = call_json(gateway, 'POST', '/chat', {'message': 'Where do I work?'})
     assert answer['reply'].strip() and answer['cached'] is False
 
@@ -174,6 +178,8 @@ def test_chat_answers_and_streams(gateway: Gateway) -> None:
 
 
 def test_a_cached_answer_is_replaced_when_its_fact_is_superseded(gateway: Gateway) -> None:
+    # Given a cached answer from the real model, When its fact is superseded, Then the next ask is answered fresh from
+    # the new value
     def plan(value: str) -> None:
         triple = {'entity': {'type': 'person', 'name': 'Sam'}, 'key': 'plan', 'value': value}
         call_json(gateway, 'POST', '/facts', {'infer': 'triples', 'triples': [triple]})

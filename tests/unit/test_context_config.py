@@ -71,6 +71,7 @@ def test_deep_merge_is_recursive_and_does_not_mutate_its_inputs() -> None:
 
 def test_json_integers_are_accepted_for_float_fields() -> None:
     # Given JSON integers where floats are expected (a client sends 1, not 1.0)
+    # When the effective config is built
     config = effective_config({'response_cache': {'similarity_threshold': 1}, 'reconciliation': {'confidence_floor': 0},
                                'lifecycle': {'context_ttl_days': 3}})  # fmt: skip
     # Then they are accepted as the equal float
@@ -81,6 +82,7 @@ def test_json_integers_are_accepted_for_float_fields() -> None:
 
 def test_boundary_values_that_are_valid() -> None:
     # Given values exactly on the allowed edges
+    # When the effective config is built
     config = effective_config({
         'response_cache': {'similarity_threshold': 1.0, 'freshness_window_seconds': 0, 'enabled': False},
         'trace_retention': {'retrieval_trace_days': 1, 'response_trace_days': None, 'decision_trace_days': 1},

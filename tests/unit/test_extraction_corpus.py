@@ -8,8 +8,9 @@ family fails here. Weak families, and why:
     "actually no, VP of …") are missed.
   * context — transient states beyond a few shapes (at/in/working on/on leave) are missed.
   * the blind split (never tuned on) shows the real gap for unseen phrasing: precision ≈ 0.74, recall ≈ 0.45.
-The quality floors hold over dev, holdout and blind; blind2 (a second blind split in other registers, never tuned on)
-is only held at its untuned level (precision 0.83, recall 0.72 when written).
+The quality floors hold over dev, holdout and blind. blind2 (other registers) was measured untuned at precision 0.83,
+recall 0.72, then its failures drove general fixes (issue 11): it is held like dev now. blind3 (other registers again,
+written before those fixes and never tuned on) is held at its measured level (0.875 / 0.500 after the blind2 fixes).
 """
 
 from __future__ import annotations
@@ -65,12 +66,15 @@ def split_report(split: str) -> Report:
 
 class TestCorpusShape:
     def test_at_least_80_turns_in_multi_turn_sessions(self) -> None:
+        # Given the labelled corpus, When its sessions are counted, Then it holds at least 80 turns in sessions of three
+        # or more, with known roles
         turns = [t for s in SESSIONS for t in s.turns]
         assert len(turns) >= 80
         assert all(len(s.turns) >= 3 for s in SESSIONS)
         assert {t.role for t in turns} <= {'user', 'assistant', 'system', 'tool'}
 
     def test_every_family_has_several_positive_examples(self) -> None:
+        # Given the corpus labels, When counted per family, Then every family has at least four positive examples
         counts = dict.fromkeys(FAMILIES, 0)
         for s in SESSIONS:
             for t in s.turns:
@@ -80,6 +84,7 @@ class TestCorpusShape:
         assert all(n >= 4 for n in counts.values()), counts
 
     def test_negative_turns_are_plentiful(self) -> None:
+        # Given the corpus, When turns expecting nothing are counted, Then there are at least 40, 25 of them user turns
         negatives = [t for s in SESSIONS for t in s.turns if not t.expect]
         assert len(negatives) >= 40
         assert sum(1 for t in negatives if t.role == 'user') >= 25
@@ -87,34 +92,46 @@ class TestCorpusShape:
 
 class TestQuality:
     def test_overall_targets(self, report: Report) -> None:
+        # Given stage 0 scored on the corpus, When overall precision and recall are read, Then they meet 0.9 and 0.8
         assert report.overall.precision >= 0.9, list(report.errors())
         assert report.overall.recall >= 0.8, list(report.errors())
 
     @pytest.mark.parametrize('family', FAMILIES)
     def test_family_floor(self, report: Report, family: str) -> None:
+        # Given the same score, When one family is read, Then it meets its own precision and recall floor
         tally = report.by_family[family]
         floor_p, floor_r = FLOORS[family]
         assert tally.precision >= floor_p and tally.recall >= floor_r, (tally, list(report.errors()))
 
     def test_dev_split_does_not_regress(self) -> None:
+        # Given the dev split, When stage 0 is scored on it, Then precision and recall stay at 0.97 or above
         dev = split_report('dev')
         assert dev.overall.precision >= 0.97 and dev.overall.recall >= 0.97, list(dev.errors())
 
     def test_blind_split_stays_at_its_measured_level(self) -> None:
+        # Given the blind split (never tuned on), When scored, Then it stays at its measured level
         blind = split_report('blind')
         assert blind.overall.precision >= 0.7 and blind.overall.recall >= 0.4, list(blind.errors())
 
-    def test_second_blind_split_stays_at_its_untuned_level(self) -> None:
+    def test_second_blind_split_does_not_regress_after_its_fixes(self) -> None:
+        # Given the second blind split (tuned on since), When scored, Then it keeps its tuned level
         blind2 = split_report('blind2')
-        assert blind2.overall.precision >= 0.8 and blind2.overall.recall >= 0.7, list(blind2.errors())
+        assert blind2.overall.precision >= 0.97 and blind2.overall.recall >= 0.97, list(blind2.errors())
+
+    def test_third_blind_split_stays_at_its_measured_level(self) -> None:
+        # Given the third blind split, When scored, Then it stays at its measured level
+        blind3 = split_report('blind3')
+        assert blind3.overall.precision >= 0.85 and blind3.overall.recall >= 0.48, list(blind3.errors())
 
     def test_negative_turns_stay_clean(self, report: Report) -> None:
+        # Given the negative turns, When extracted, Then none yields anything
         dirty = [o.turn.ref for o in report.negative_turns if o.spurious]
         assert not dirty
 
 
 class TestUntrustedTurns:
     def test_assistant_and_tool_turns_in_the_corpus_yield_nothing(self) -> None:
+        # Given the corpus's assistant and tool turns, When extracted, Then none yields an instruction
         for s in SESSIONS:
             for t in s.turns:
                 if t.role in ('assistant', 'tool'):
@@ -123,6 +140,7 @@ class TestUntrustedTurns:
 
     @pytest.mark.parametrize('role', ['assistant', 'tool'])
     def test_directive_text_from_untrusted_roles_is_not_an_instruction(self, role: str) -> None:
+        # Given directive text in an untrusted role, When extracted, Then no instruction comes out
         ctx = ExtractionContext(role=role, observed_at=dt.datetime(2024, 6, 1, tzinfo=dt.UTC))
         text = 'From now on, always respond in bullet points. Never use jargon. Stop using emojis.'
         assert extract(text, ctx).instructions == ()
@@ -136,9 +154,12 @@ class TestMatchingRule:
         return Turn(session='t', index=0, role='user', ts=dt.datetime(2024, 6, 12, tzinfo=dt.UTC), text='', expect=tuple(expect))
 
     def test_values_compare_without_case_article_or_edge_punctuation(self) -> None:
+        # Given two spellings of one value, When the scorer normalises them, Then they compare equal
         assert norm_text('  The  Q3 Report. ') == norm_text('q3 report')
 
     def test_dates_are_strict_and_optional_fields_only_when_given(self) -> None:
+        # Given expected items with and without dates, When the scorer matches predictions, Then dates must agree only
+        # when the label gives one
         exp = expected_items(self.turn([{'attr': ['self', 'title', 'CTO']}]))
         ctx = ExtractionContext(observed_at=dt.datetime(2024, 6, 12, tzinfo=dt.UTC))
         plain = predicted_items(extract("I'm the CTO.", ctx))
@@ -147,6 +168,8 @@ class TestMatchingRule:
         assert not match(exp, [p for p in dated if p.kind == 'attr' and p.core[1] == 'title'])[0]
 
     def test_each_expected_item_matches_at_most_once(self) -> None:
+        # Given one expected item and two equal predictions, When scored, Then one matches, one is missed and none is
+        # spurious
         exp = expected_items(self.turn([{'unc': ['sarcasm']}, {'unc': ['sarcasm']}]))
         pred = expected_items(self.turn([{'unc': ['sarcasm']}]))
         matched, missed, spurious = match(exp, pred)

@@ -22,17 +22,19 @@ def region(pats: list[str]) -> set[str]:
 
 @given(patterns, patterns)
 def test_pattern_within_is_exactly_subset_of_covered_paths(inner: str, outer: str) -> None:
-    # Given two grant patterns, when containment is asked, then it answers exactly what the covered sets say
+    # Given two grant patterns, When containment is asked, Then it answers exactly what the covered sets say
     assert pattern_within(inner, outer) == (region([inner]) <= region([outer]))
 
 
 @pytest.mark.parametrize(('inner', 'outer'), [('a/b', 'a/*'), ('a/b/*', 'a/*'), ('a', '*'), ('a/b', 'a/b')])
 def test_pattern_within_accepts_narrower_patterns(inner: str, outer: str) -> None:
+    # Given a pattern inside another, When containment is asked, Then it is within
     assert pattern_within(inner, outer)
 
 
 @given(st.lists(patterns, max_size=4), st.lists(patterns, max_size=4))
 def test_intersection_never_widens_either_side(outer: list[str], inner: list[str]) -> None:
+    # Given two random grants, When they are intersected, Then the result covers exactly what both cover, never more
     result = intersect_grants({'memory:read': outer}, {'memory:read': inner})['memory:read']
     assert region(result) <= region(outer) and region(result) <= region(inner)
     # and over this finite universe it loses nothing both sides share
@@ -41,10 +43,13 @@ def test_intersection_never_widens_either_side(outer: list[str], inner: list[str
 
 @given(st.lists(patterns, max_size=4), st.lists(patterns, max_size=3))
 def test_a_lens_only_narrows(grant: list[str], lens: list[str]) -> None:
+    # Given a grant and any lens, When the grant is narrowed to the lens, Then it covers no more than the grant
     assert region(narrow_to_lens(grant, lens)) <= region(grant)
 
 
 def test_attenuation_accepts_narrower_and_rejects_wider() -> None:
+    # Given a principal's grants, When a key asks for narrower or wider grants, Then the narrower are kept and the wider
+    # refused
     principal = {'memory:read': ['org/*'], 'memory:write': ['org/team']}
     assert attenuate(principal, {'memory:read': ['org/x/*']}) == {'memory:read': ['org/x/*']}
     with pytest.raises(BadRequest):
@@ -57,10 +62,12 @@ def test_attenuation_accepts_narrower_and_rejects_wider() -> None:
 
 @pytest.mark.parametrize('bad', ['', 'a*', 'a/*/b', '**', 'a/../b'])
 def test_bad_patterns_are_rejected(bad: str) -> None:
+    # Given a malformed pattern, When normalised, Then it is refused
     with pytest.raises(BadRequest):
         normalise_pattern(bad)
 
 
 def test_root_wildcard_is_the_whole_context() -> None:
+    # Given '/*' and a padded pattern, When normalised, Then they are '*' and the trimmed path
     assert normalise_pattern('/*') == '*'
     assert normalise_pattern(' org/a/ ') == 'org/a'

@@ -31,11 +31,15 @@ def stored() -> Stored:
 
 
 def test_two_people_chatting_give_no_instructions(stored: Stored) -> None:
+    # Given the LoCoMo dev conversations (two people chatting) stored through stage 0, When their instructions are
+    # listed, Then there are none
     _, instructions = stored
     assert {i: lines for i, lines in instructions.items() if lines} == {}
 
 
 def test_every_stored_attribute_is_labelled_and_at_least_90_percent_correct(stored: Stored) -> None:
+    # Given the same stored conversations, When every stored attribute is checked against the labels, Then each is
+    # judged and at least 90 % are correct
     correct, wrong, unlabelled, wrong_items = locomo.precision_against_labels(stored[0])
     assert unlabelled == 0, 'new attributes: judge them in tests/extraction_corpus/locomo_labels.json'
     assert correct + wrong >= locomo.SAMPLE_SIZE
@@ -43,6 +47,8 @@ def test_every_stored_attribute_is_labelled_and_at_least_90_percent_correct(stor
 
 
 def test_a_seeded_random_sample_of_100_is_at_least_90_percent_correct(stored: Stored) -> None:
+    # Given a seeded random sample of 100 stored attributes, When checked against the labels, Then at least 90 % are
+    # correct
     sample = locomo.seeded_sample(stored[0])
     correct, wrong, unlabelled, wrong_items = locomo.precision_against_labels(sample)
     assert (len(sample), unlabelled) == (100, 0)
@@ -50,6 +56,8 @@ def test_a_seeded_random_sample_of_100_is_at_least_90_percent_correct(stored: St
 
 
 def test_first_person_is_bound_to_the_speaker(stored: Stored) -> None:
+    # Given the stored attributes and each turn's speaker, When they are compared, Then every first-person fact landed
+    # on its speaker
     assert DATA is not None
     speakers = {(t.conversation, t.dia_id): t.speaker for t in locomo.turns(locomo.load(DATA), DEV)}
     elsewhere = [a for a in stored[0] if a[2] != speakers[(a[0], a[1])]]

@@ -73,10 +73,14 @@ class TestInstructions:
         ],
     )
     def test_cues_give_a_cleaned_description_and_a_topic_label(self, text: str, description: str, label: str) -> None:
+        # Given a user directive cue, When stage 0 reads it, Then the instruction has the cleaned description and its
+        # topic label
         (instruction,) = run(text).instructions
         assert (instruction.description, instruction.label) == (description, label)
 
     def test_a_restatement_is_identical_modulo_case_so_the_reconciler_merges_it(self) -> None:
+        # Given a directive restated in other case, When both are read, Then they give the same (label, description) key
+        # so the reconciler merges them
         variants = [
             'Always respond in bullet points.',
             'please ALWAYS respond in bullet points!',
@@ -86,20 +90,26 @@ class TestInstructions:
         assert keys == {('format', 'always respond in bullet points')}
 
     def test_a_reversal_is_a_new_instruction_on_the_same_topic(self) -> None:
+        # Given a directive and its reversal, When both are read, Then the reversal is a different instruction under the
+        # same label
         (first,) = run('Always respond in bullet points.').instructions
         (reversal,) = run('Stop using bullet points.').instructions
         assert reversal.label == first.label
         assert reversal.description.casefold() != first.description.casefold()
 
     def test_several_directives_in_one_turn(self) -> None:
+        # Given two directives in one turn, When it is read, Then both instructions come out in order
         result = run('Always answer in British English. Never reveal internal tool names.', role='system')
         assert [i.label for i in result.instructions] == ['language', 'reveal-internal']
 
     @pytest.mark.parametrize('role', ['assistant', 'tool'])
     def test_untrusted_roles_never_yield_instructions(self, role: str) -> None:
+        # Given directive text in an assistant or tool turn, When it is read, Then nothing is extracted
         assert run("Understood — I'll always respond in bullet points from now on. Never use jargon.", role=role) == Extraction()
 
     def test_system_turns_give_instructions_but_no_facts(self) -> None:
+        # Given a system turn with a directive and a fact-like phrase, When it is read, Then only the instruction comes
+        # out
         result = run("I'm the CTO at Acme. Always be concise.", role='system')
         assert result.attributes == () and len(result.instructions) == 1
 
@@ -115,6 +125,8 @@ class TestInstructions:
         ],
     )
     def test_directive_lookalikes_are_not_instructions(self, text: str) -> None:
+        # Given a sentence that looks like a directive but is not one to the assistant, When it is read, Then no
+        # instruction comes out
         assert run(text).instructions == ()
 
     @pytest.mark.parametrize(
@@ -138,6 +150,7 @@ class TestInstructions:
         ],
     )
     def test_encouragement_between_people_is_not_an_instruction(self, text: str) -> None:
+        # Given encouragement between people, When it is read, Then no instruction comes out
         assert run(text).instructions == ()
 
     @pytest.mark.parametrize(
@@ -154,15 +167,20 @@ class TestInstructions:
         ],
     )
     def test_directives_to_the_assistant_still_are(self, text: str, label: str) -> None:
+        # Given a directive to the assistant near those lookalikes, When it is read, Then it is an instruction with its
+        # label
         (instruction,) = run(text).instructions
         assert instruction.label == label
 
     def test_call_me_is_a_preferred_name_not_an_instruction(self) -> None:
+        # Given 'call me Maggie', When it is read, Then it is a preferred name, not an instruction
         result = run('Please call me Maggie.')
         assert result.instructions == ()
         assert facts(result) == {('self', 'preferred_name', 'Maggie')}
 
     def test_keep_it_after_a_request_for_an_artefact_is_about_that_artefact(self) -> None:
+        # Given 'keep it under 100 words' after a request for an artefact, When it is read, Then it is not a standing
+        # instruction (alone, it is)
         request = PriorTurn(role='user', content='Could you write me a short announcement?', observed_at=WEDNESDAY)
         assert run('Keep it under 100 words.', recent=(request,)).instructions == ()
         assert len(run('Keep it under 100 words.').instructions) == 1
@@ -186,11 +204,13 @@ class TestIdentity:
         ],
     )
     def test_first_person_identity(self, text: str, expected: set[tuple[str, str, str]]) -> None:
+        # Given a first-person identity statement, When it is read, Then the expected self facts come out, all identity
         result = run(text)
         assert facts(result) == expected
         assert all(a.category == 'identity' for a in result.attributes)
 
     def test_employer_is_an_attribute_and_a_works_at_relation(self) -> None:
+        # Given 'I work at Acme Robotics', When it is read, Then an employer attribute and a works_at relation come out
         result = run('I work at Acme Robotics.')
         assert facts(result) == {('self', 'employer', 'Acme Robotics')}
         (relation,) = result.relations
@@ -198,11 +218,14 @@ class TestIdentity:
 
     @pytest.mark.parametrize('text', ['I live in Berlin.', "I'm based in Berlin."])
     def test_location_is_an_attribute_and_a_lives_in_relation(self, text: str) -> None:
+        # Given a statement of where the speaker lives, When it is read, Then a location attribute and a lives_in
+        # relation come out
         result = run(text)
         assert facts(result) == {('self', 'location', 'Berlin')}
         assert [(r.label, r.object) for r in result.relations] == [('lives_in', EntityRef(type='location', name='Berlin'))]
 
     def test_a_move_sets_the_new_location_from_the_move_date(self) -> None:
+        # Given a move with its date, When it is read, Then the new location is valid from that date
         location = only(run('I moved to Paris last month.'), 'location')
         assert (location.value, day(location.valid_from)) == ('Paris', '2024-05-01')
 
@@ -210,6 +233,7 @@ class TestIdentity:
         'text', ["I'm tired.", "I'm so happy, it's almost the weekend.", "I'm going to grab a coffee.", "I'm German.", "I'm Happy to help."]
     )
     def test_moods_plans_and_nationalities_are_not_names(self, text: str) -> None:
+        # Given 'I'm tired/going/French'-like statements, When they are read, Then no name attribute comes out
         assert run(text).attributes == ()
 
 
@@ -226,12 +250,15 @@ class TestPreferences:
         ],
     )
     def test_preference_keys(self, text: str, key: str, value: str) -> None:
+        # Given a preference statement, When it is read, Then it lands under its preference key with the value
         assert facts(run(text)) == {('self', key, value)}
 
     @pytest.mark.parametrize(
         'text', ["I'd like a table for two.", 'I love it!', 'Do you like jazz?', 'My friend told me he loves the Pro plan.']
     )
     def test_requests_pronouns_questions_and_reports_are_not_preferences(self, text: str) -> None:
+        # Given requests, pronouns, questions and reports that use 'like'/'love', When read, Then no preference comes
+        # out
         assert run(text).attributes == ()
 
     @pytest.mark.parametrize(
@@ -244,13 +271,16 @@ class TestPreferences:
         ],
     )
     def test_fragments_are_not_values(self, text: str) -> None:
+        # Given a preference verb followed by a fragment, When read, Then no attribute comes out
         assert run(text).attributes == ()
 
     @pytest.mark.parametrize('text', ["Wow, that's stunning! I love the colours.", 'Aww, so cute! We really love the little hat.'])
     def test_i_love_the_after_a_compliment_is_a_reaction_not_a_preference(self, text: str) -> None:
+        # Given 'I love the ...' reacting to a compliment, When read, Then no preference comes out
         assert run(text).attributes == ()
 
     def test_i_love_the_without_a_compliment_is_still_a_preference(self) -> None:
+        # Given 'I love the new search feature' with no compliment, When read, Then it is a liked value
         assert facts(run('Thanks! I love the new search feature.')) == {('self', 'likes', 'new search feature')}
 
     @pytest.mark.parametrize(
@@ -262,6 +292,7 @@ class TestPreferences:
         ],
     )
     def test_a_liked_value_ends_at_its_phrase(self, text: str, value: str) -> None:
+        # Given a liked thing followed by more clause, When read, Then the value ends where its phrase ends
         assert facts(run(text)) == {('self', 'likes', value)}
 
 
@@ -300,6 +331,8 @@ class TestConversationalPreferences:
         ],
     )
     def test_conversational_shapes(self, text: str, key: str, value: str) -> None:
+        # Given a conversational way of stating a lasting preference or pursuit, When read, Then exactly that key and
+        # value come out about the speaker
         assert facts(run(text)) == {('self', key, value)}
 
     @pytest.mark.parametrize(
@@ -321,6 +354,8 @@ class TestConversationalPreferences:
         ],
     )
     def test_lookalikes_state_nothing(self, text: str) -> None:
+        # Given a sentence shaped like a conversational preference but stating none, When read, Then no attribute comes
+        # out
         assert run(text).attributes == ()
 
     @pytest.mark.parametrize(
@@ -333,9 +368,11 @@ class TestConversationalPreferences:
         ],
     )
     def test_a_quality_of_something_named_elsewhere_is_a_reaction(self, text: str) -> None:
+        # Given praise of a quality of something named elsewhere, When read, Then it is a reaction, not a preference
         assert run(text).attributes == ()
 
     def test_a_generic_the_is_still_a_preference(self) -> None:
+        # Given 'I love the ocean', When read, Then the ocean is liked
         assert facts(run('I love the ocean.')) == {('self', 'likes', 'ocean')}
 
 
@@ -355,6 +392,7 @@ class TestPursuits:
         ],
     )
     def test_what_someone_is_doing_these_days(self, text: str, key: str, value: str) -> None:
+        # Given what the speaker is doing these days, When read, Then it is a context attribute under its key
         result = run(text)
         assert facts(result) == {('self', key, value)}
         assert only(result, key).category == 'context'
@@ -370,15 +408,18 @@ class TestPursuits:
         ],
     )
     def test_vague_pursuits_are_not_values(self, text: str) -> None:
+        # Given a vague pursuit, When read, Then no attribute comes out
         assert run(text).attributes == ()
 
 
 class TestPlansAndKeyValues:
     def test_plan_membership(self) -> None:
+        # Given 'I'm on the Free plan', When read, Then the plan is Free, as knowledge
         plan = only(run("I'm on the Free plan right now."), 'plan')
         assert (plan.value, plan.category) == ('Free', 'knowledge')
 
     def test_a_change_emits_the_new_value_dated_by_the_change(self) -> None:
+        # Given a dated plan change, When read, Then only the new plan comes out, valid from the change
         result = run('Last Friday I downgraded from Business to Team.')
         assert facts(result) == {('self', 'plan', 'Team')}
         assert day(only(result, 'plan').valid_from) == '2024-06-07'
@@ -399,6 +440,7 @@ class TestPlansAndKeyValues:
         ],
     )
     def test_my_key_is_value(self, text: str, key: str, value: str) -> None:
+        # Given 'my <key> is <value>', When read, Then that key and value come out
         assert facts(run(text)) == {('self', key, value)}
 
     @pytest.mark.parametrize(
@@ -412,6 +454,7 @@ class TestPlansAndKeyValues:
         ],
     )
     def test_opinions_states_and_hypotheticals_are_not_key_values(self, text: str) -> None:
+        # Given opinions, states and hypotheticals in that shape, When read, Then no attribute comes out
         assert run(text).attributes == ()
 
 
@@ -427,16 +470,21 @@ class TestNegation:
         ],
     )
     def test_explicit_negation_is_an_invalidation_not_an_attribute(self, text: str, key: str, value: str | None) -> None:
+        # Given an explicit negation of a fact, When read, Then it is an invalidation of that key (and value) and no
+        # attribute
         result = run(text)
         assert result.invalidations == (Invalidation(entity=ME, key=key, value=value),)
         assert result.attributes == ()
 
     def test_not_sure_is_not_a_negated_title(self) -> None:
+        # Given 'I'm not sure what you mean', When read, Then nothing comes out
         assert run("I'm not sure what you mean.") == Extraction()
 
 
 class TestSelfCorrections:
     def test_an_in_sentence_correction_gives_an_uncertainty_and_a_tentative_value(self) -> None:
+        # Given a correction inside one sentence, When read, Then a self-correction uncertainty and a tentative value
+        # below the reconciliation floor come out
         result = run("I'm CEO — well, co-CEO, it's complicated.")
         (uncertainty,) = result.uncertainties
         assert (uncertainty.kind, uncertainty.entity, uncertainty.key) == ('self_correction', ME, 'title')
@@ -445,16 +493,20 @@ class TestSelfCorrections:
         assert title.confidence < 0.7  # below the reconciliation floor: it cannot silently supersede
 
     def test_a_correction_in_the_next_sentence(self) -> None:
+        # Given a correction in the following sentence, When read, Then the corrected value is tentative with a
+        # self-correction uncertainty
         result = run("I'm CEO. Well, co-CEO.")
         assert [(a.value, a.tentative) for a in result.attributes] == [('co-CEO', True)]
         assert [u.kind for u in result.uncertainties] == ['self_correction']
 
     def test_a_tentative_employer_draws_no_relation(self) -> None:
+        # Given a corrected (tentative) employer, When read, Then no works_at relation is drawn
         result = run('I work at Fintrack, I mean Finlytics, sorry.')
         assert [(a.value, a.tentative) for a in result.attributes] == [('Finlytics', True)]
         assert result.relations == ()
 
     def test_well_without_a_competing_value_is_not_a_correction(self) -> None:
+        # Given 'well' with no competing value, When read, Then no uncertainty comes out
         assert run("I'm so happy, well, almost.").uncertainties == ()
 
     @pytest.mark.parametrize(
@@ -468,6 +520,8 @@ class TestSelfCorrections:
         ],
     )
     def test_corrections_phrased_otherwise_give_an_uncertainty_and_a_tentative_value(self, text: str, key: str, value: str) -> None:
+        # Given a correction phrased another way, When read, Then a self-correction uncertainty and a tentative value
+        # come out
         result = run(text)
         assert [(u.kind, u.key) for u in result.uncertainties] == [('self_correction', key)]
         assert [(a.key, a.value, a.tentative) for a in result.attributes] == [(key, value, True)]
@@ -475,18 +529,22 @@ class TestSelfCorrections:
 
 class TestReferences:
     def test_a_pronoun_with_several_people_in_scope_is_an_ambiguous_reference(self) -> None:
+        # Given 'he' with several known people, When read, Then it is an ambiguous reference and nothing is attributed
         result = run('He said the deadline moved to Friday.', known=TEAM)
         assert [u.kind for u in result.uncertainties] == ['ambiguous_reference']
         assert result.attributes == () and result.actions == ()
 
     def test_my_manager_with_several_people_in_scope(self) -> None:
+        # Given 'my manager' with several known people, When read, Then it is an ambiguous reference
         assert [u.kind for u in run('My manager approved the budget.', known=TEAM).uncertainties] == ['ambiguous_reference']
 
     @pytest.mark.parametrize('known', [(('person', 'Alice Chen'),), TEAM[2:]], ids=['one-person', 'no-person'])
     def test_no_ambiguity_without_several_candidates(self, known: tuple[tuple[str, str], ...]) -> None:
+        # Given 'he' with fewer than two candidates, When read, Then no ambiguity is recorded
         assert run('He said the deadline moved to Friday.', known=known).uncertainties == ()
 
     def test_no_ambiguity_when_the_turn_names_someone(self) -> None:
+        # Given a turn that names Bob before 'he', When read, Then no ambiguity is recorded
         assert run('Bob called. He said the deadline moved.', known=TEAM).uncertainties == ()
 
     @pytest.mark.parametrize(
@@ -499,12 +557,16 @@ class TestReferences:
         ],
     )
     def test_facts_about_a_named_known_entity(self, text: str, expected: set[tuple[str, str, str]]) -> None:
+        # Given a statement about a named known entity, When read, Then the facts land on that entity
         assert facts(run(text, known=TEAM)) == expected
 
     def test_an_organisation_is_located_in_rather_than_living_in(self) -> None:
+        # Given 'Acme is based in Berlin', When read, Then the relation is located_in
         assert [r.label for r in run('Acme is based in Berlin.', known=TEAM).relations] == ['located_in']
 
     def test_joining_a_known_project_is_a_works_on_link_not_an_employer(self) -> None:
+        # Given Bob joining a known project as tech lead, When read, Then he gets a title and a works_on link, not an
+        # employer
         result = run('Bob joined Apollo as tech lead.', known=TEAM)
         assert facts(result) == {('Bob Martin', 'title', 'tech lead')}
         assert [(r.label, r.object.type) for r in result.relations] == [('works_on', 'project')]
@@ -532,22 +594,29 @@ class TestTemporal:
         ],
     )
     def test_relative_dates_resolve_against_observed_at(self, text: str, expected: str | None) -> None:
+        # Given a relative date in an action, When read with the turn's observed time, Then it resolves to the expected
+        # day (or none)
         actions = run(text).actions
         assert [day(a.occurred_at) for a in actions] == ([expected] if expected else [])
 
     def test_the_turns_own_timezone_decides_the_day(self) -> None:
+        # Given a late-evening turn in its own timezone, When 'yesterday' is read, Then the day is computed in that
+        # timezone
         late_evening = dt.datetime(2024, 6, 12, 23, 30, tzinfo=dt.timezone(dt.timedelta(hours=-7)))
         (action,) = run('I booked a flight yesterday.', at=late_evening).actions
         assert action.occurred_at == dt.datetime(2024, 6, 11, tzinfo=late_evening.tzinfo)
 
     def test_until_gives_valid_until(self) -> None:
+        # Given 'until Friday', When read, Then the state is context, valid until that day
         status = only(run("I'm on vacation until Friday."), 'status')
         assert (status.value, status.category, day(status.valid_until)) == ('on vacation', 'context', '2024-06-14')
 
     def test_since_gives_valid_from(self) -> None:
+        # Given 'since January', When read, Then the plan is valid from 1 January
         assert day(only(run("I've been on the Pro plan since January."), 'plan').valid_from) == '2024-01-01'
 
     def test_today_puts_no_date_on_a_state(self) -> None:
+        # Given a state said 'today', When read, Then it carries no validity dates
         working = only(run("I'm working on the Q3 report today."), 'working_on')
         assert (working.valid_from, working.valid_until) == (None, None)
 
@@ -562,6 +631,7 @@ class TestTemporal:
         ],
     )
     def test_unresolvable_times_are_uncertainties(self, text: str) -> None:
+        # Given a vague time, When read, Then an unresolved-time uncertainty comes out and no date is guessed
         result = run(text)
         assert [u.kind for u in result.uncertainties] == ['unresolved_time']
         assert all(a.valid_from is None for a in result.attributes) and all(a.occurred_at is None for a in result.actions)
@@ -577,12 +647,15 @@ class TestTemporal:
         ],
     )
     def test_times_anchored_to_an_undated_event_are_uncertainties_with_no_date(self, text: str) -> None:
+        # Given a time anchored to an undated event, When read, Then the fact comes out undated with an unresolved-time
+        # uncertainty
         result = run(text)
         assert [u.kind for u in result.uncertainties] == ['unresolved_time']
         assert result.attributes or result.actions
         assert all(a.valid_from is None for a in result.attributes) and all(a.occurred_at is None for a in result.actions)
 
     def test_small_talk_with_a_vague_time_is_nothing(self) -> None:
+        # Given small talk with a vague time, When read, Then nothing comes out
         assert run('See you soon!') == Extraction()
         assert run("I'll get back to you soon.") == Extraction()
 
@@ -598,22 +671,28 @@ class TestSarcasm:
         ],
     )
     def test_sarcasm_is_an_uncertainty_instead_of_a_preference(self, text: str) -> None:
+        # Given a sarcastic 'I love ...', When read, Then it is a sarcasm uncertainty, not a preference or instruction
         result = run(text)
         assert [u.kind for u in result.uncertainties] == ['sarcasm']
         assert result.attributes == () and result.instructions == ()
 
     @pytest.mark.parametrize('text', ['I love Mondays, honestly.', 'Oh great, it finally works!', 'Great, thanks!'])
     def test_genuine_enthusiasm_is_not_sarcasm(self, text: str) -> None:
+        # Given genuine enthusiasm, When read, Then no sarcasm is recorded
         assert run(text).uncertainties == ()
 
 
 class TestActions:
     def test_a_past_event_with_its_date(self) -> None:
+        # Given a past event with a relative date, When read, Then an action with actor, verb, object, day and summary
+        # comes out
         (action,) = run('I booked a flight to Berlin yesterday.').actions
         assert (action.actor, action.verb, action.object_text, day(action.occurred_at)) == (ME, 'book', 'flight to Berlin', '2024-06-11')
         assert 'flight to Berlin' in action.summary
 
     def test_we_binds_to_the_speaker_and_a_known_entity_can_act(self) -> None:
+        # Given 'we shipped' and a known person acting, When read, Then the actions bind to the speaker and to that
+        # person
         assert [(a.actor, a.verb) for a in run('We shipped v2 last week.').actions] == [(ME, 'ship')]
         actor = EntityRef(type='person', name='Bob Martin')
         assert [(a.actor, a.verb) for a in run('Bob approved the budget.', known=TEAM).actions] == [(actor, 'approve')]
@@ -622,9 +701,11 @@ class TestActions:
         'text', ['We cancelled it.', 'I said the launch slipped.', "I'm going to grab a coffee.", 'I thought about it.', 'I need a break.']
     )
     def test_non_events(self, text: str) -> None:
+        # Given sentences that are not events, When read, Then no action comes out
         assert run(text).actions == ()
 
     def test_a_state_change_is_an_attribute_not_also_an_action(self) -> None:
+        # Given a dated state change, When read, Then it is attributes only, not also an action
         result = run('I joined Initech last week as a product manager.')
         assert result.actions == ()
         assert {(a.key, a.value, day(a.valid_from)) for a in result.attributes} == {
@@ -645,6 +726,7 @@ class TestContext:
         ],
     )
     def test_transient_states_are_context(self, text: str, key: str, value: str) -> None:
+        # Given a transient state, When read, Then it is a context attribute
         attribute = only(run(text), key)
         assert (attribute.value, attribute.category) == (value, 'context')
 
@@ -654,37 +736,46 @@ class TestClarification:
     OPEN_LOCATION = ExtractedUncertainty(about='location', reason='corrected', kind='self_correction', entity=ME, key='location')
 
     def test_a_plain_restatement_is_confident_not_tentative(self) -> None:
+        # Given an open question about the title, When the speaker restates it plainly, Then the value is confident, as
+        # without the question
         (title,) = run("To be clear, I'm co-CEO.", open_=(self.OPEN_TITLE,)).attributes
         assert (title.key, title.value, title.tentative) == ('title', 'co-CEO', False)
         assert title.confidence >= 0.7
         assert run("To be clear, I'm co-CEO.").attributes == (title,)  # the same with or without the open question
 
     def test_a_bare_answer_settles_the_single_open_question(self) -> None:
+        # Given one open question about the location, When a bare answer comes, Then it settles that question
         result = run('For the record: Cascais.', open_=(self.OPEN_LOCATION,))
         assert facts(result) == {('self', 'location', 'Cascais')}
         assert [r.label for r in result.relations] == ['lives_in']
 
     def test_a_bare_answer_with_several_open_questions_is_not_guessed(self) -> None:
+        # Given two open questions, When a bare answer comes, Then nothing is guessed
         assert run('For the record: Cascais.', open_=(self.OPEN_TITLE, self.OPEN_LOCATION)) == Extraction()
 
 
 class TestPurity:
     def test_deterministic_and_idempotent(self) -> None:
+        # Given the same text, When read twice, Then the results are equal
         text = "Hi! I'm Sam, I work at Acme and I moved to Berlin last month. Always respond in bullet points."
         assert run(text) == run(text)
 
     def test_empty_and_whitespace(self) -> None:
+        # Given empty or blank text, When read, Then nothing comes out
         assert run('') == Extraction() and run('   \n ') == Extraction()
 
     def test_entities_cover_subjects_and_relation_objects(self) -> None:
+        # Given a turn with facts and relations, When read, Then its entities are every subject and relation object
         result = run('I work at Acme and I live in Berlin.')
         assert set(result.entities) == {ME, EntityRef(type='organisation', name='Acme'), EntityRef(type='location', name='Berlin')}
 
     def test_a_long_turn_is_handled(self) -> None:
+        # Given a long turn, When read, Then its facts still come out
         result = run("I'm Sam. " + 'This is filler text. ' * 2000 + 'I live in Berlin.')
         assert ('self', 'name', 'Sam') in facts(result)
 
     def test_a_turn_is_read_up_to_its_sentence_and_clause_bounds(self) -> None:
+        # Given more clauses and sentences than the bounds, When read, Then exactly the bounded number of facts come out
         clauses = ' and '.join(f'I like tea number {i}' for i in range(100))
         assert len(run(clauses + '.').attributes) == MAX_CLAUSES
         sentences = ' '.join(f'I like coffee number {i}.' for i in range(300))
@@ -705,12 +796,15 @@ class TestPurity:
         ids=['caps', 'proper-run', 'long-employer', 'long-key', 'apostrophes', 'corrections', 'long-verb', 'long-directive'],
     )
     def test_pathological_input_stays_within_the_model_limits(self, text: str) -> None:
+        # Given pathological input, When read, Then every name and value fits the model's limits
         result = run(text)  # the models validate field lengths: a bad capture would raise here
         assert all(len(e.name) <= 256 for e in result.entities)
 
 
 def test_random_sentences_from_corpus_fragments_never_fail() -> None:
     """Shuffled fragments of realistic sentences, every role: extraction always returns a valid Extraction."""
+    # Given random sentences assembled from corpus fragments, When stage 0 reads each, Then it never raises and stays
+    # within the model's limits
     fragments = [
         "I'm",
         'I work at',
@@ -754,3 +848,178 @@ def test_random_sentences_from_corpus_fragments_never_fail() -> None:
         text = ' '.join(rng.choice(fragments) for _ in range(rng.randint(1, 12)))
         for role in ('user', 'system', 'assistant'):
             assert isinstance(run(text, role=role, known=TEAM), Extraction)
+
+
+class TestCasualRegisters:
+    """Typing fast: misspelt cue words, texting abbreviations and names typed all in lowercase (issue 11, blind2)."""
+
+    @pytest.mark.parametrize(
+        ('text', 'expected'),
+        [
+            ('I definately prefer window seats.', {('self', 'preference', 'window seats')}),
+            ('My manger is Tom Reyes.', {('self', 'manager', 'Tom Reyes')}),
+            ('We upgarded to the Team plan.', {('self', 'plan', 'Team')}),
+            ("I'm originaly from Sofia.", {('self', 'hometown', 'Sofia')}),
+        ],
+    )
+    def test_a_misspelt_cue_word_is_read_as_the_word_meant(self, text: str, expected: set[tuple[str, str, str]]) -> None:
+        # Given a cue word typed with a slip, When stage 0 reads it, Then the fact is the one the word meant
+        assert facts(run(text)) == expected
+
+    def test_a_misspelt_cue_keeps_the_date_of_its_clause(self) -> None:
+        # Given a misspelt cue with a relative date, When read, Then the fact keeps that date
+        assert day(only(run('We upgarded to the Enterprise plan yesterday.'), 'plan').valid_from) == '2024-06-11'
+
+    def test_a_misspelt_directive_is_an_instruction_described_as_typed(self) -> None:
+        # Given a directive with a misspelt cue, When read, Then it is an instruction in the user's own spelling
+        (instruction,) = run('Alwyas use British spelling.').instructions
+        assert (instruction.description, instruction.label) == ('Alwyas use British spelling', 'language')
+
+    @pytest.mark.parametrize(
+        'text',
+        [
+            "I'm on the Starter plan.",  # a tier name one letter from "started" is a name, not a slip
+            'Edinbrugh is lovely.',
+            'I had a fever last week.',  # short words one letter from a cue ("never") are other words
+            'Keep your answers short.',  # an inflection is not a slip ("answers" is not "answer")
+        ],
+    )
+    def test_words_that_are_not_slips_stay_as_typed(self, text: str) -> None:
+        # Given names and words near a cue word, When read, Then they give what the corrected spelling gives
+        plain = run(text.replace('Edinbrugh', 'Edinburgh'))
+        assert facts(run(text)) == {(e, k, v.replace('Edinburgh', 'Edinbrugh')) for e, k, v in facts(plain)}
+        assert [i.description for i in run(text).instructions] == [i.description for i in plain.instructions]
+
+    def test_texting_abbreviations_of_time_words(self) -> None:
+        # Given a texting abbreviation of a time word, When read, Then the date resolves as if spelled out
+        assert day(only(run('I moved to Leeds lst month.'), 'location').valid_from) == '2024-05-01'
+
+    @pytest.mark.parametrize(
+        ('text', 'expected'),
+        [
+            (
+                'hey, im dana, i work at brightwave as a product designer',
+                {('self', 'name', 'Dana'), ('self', 'employer', 'Brightwave'), ('self', 'title', 'product designer')},
+            ),
+            ('i live in lisbon these days', {('self', 'location', 'Lisbon')}),
+            ('my name is dana kim', {('self', 'name', 'Dana Kim')}),
+        ],
+    )
+    def test_names_typed_in_lowercase(self, text: str, expected: set[tuple[str, str, str]]) -> None:
+        # Given an all-lowercase turn naming a person, employer or place, When read, Then the names are capitalised facts
+        result = run(text)
+        assert facts(result) == expected
+        assert {(r.label, r.object.name) for r in result.relations} <= {('works_at', 'Brightwave'), ('lives_in', 'Lisbon')}
+
+    @pytest.mark.parametrize(
+        'text',
+        ['i work at home these days', 'i live in fear of deadlines', 'hey, im tired', 'i work for myself', 'i live in the city centre'],
+    )
+    def test_lowercase_words_that_are_not_names_stay_unnamed(self, text: str) -> None:
+        # Given lowercase words after name cues that are not names, When read, Then no name, employer or location
+        result = run(text)
+        assert not {k for _, k, _ in facts(result)} & {'name', 'employer', 'location'}, facts(result)
+
+    def test_capitalised_turns_keep_capitalisation_as_the_name_signal(self) -> None:
+        # Given a capitalised turn with lowercase words after cues, When read, Then nothing is named
+        assert facts(run('I work at home. I live in a small town.')) == set()
+
+
+class TestLongSentencesAndDashes:
+    """Long compound sentences and dashes (issue 11, blind2)."""
+
+    @pytest.mark.parametrize(
+        ('text', 'description'),
+        [
+            ('Never use bullet points - I like prose.', 'Never use bullet points'),
+            ('Never use bullet points — I like prose.', 'Never use bullet points'),
+            ("Always use metric units, I'm in Oslo.", 'Always use metric units'),
+            ('If I ask for code, always use Python.', 'If I ask for code, always use Python'),
+        ],
+    )
+    def test_a_directive_ends_where_the_speakers_own_clause_starts(self, text: str, description: str) -> None:
+        # Given a directive followed by the speaker's own clause, When read, Then the instruction stops before it
+        assert [i.description for i in run(text).instructions] == [description]
+
+    def test_the_speakers_clause_after_a_directive_is_still_read(self) -> None:
+        # Given a directive then the speaker's clause, When read, Then that clause gives its own fact
+        assert facts(run('Never use bullet points - I like prose.')) == {('self', 'likes', 'prose')}
+
+    def test_a_clause_opening_with_its_time_before_the_first_person(self) -> None:
+        # Given a long sentence whose later clause opens with its time, When read, Then that clause gets that date
+        result = run('So I work at Northwind, mostly doing backend work, and last month I finally got promoted to staff engineer.')
+        assert facts(result) == {('self', 'employer', 'Northwind'), ('self', 'title', 'staff engineer')}
+        assert day(only(result, 'title').valid_from) == '2024-05-01'
+
+    def test_an_event_told_next_in_the_sentence_happened_on_the_same_day(self) -> None:
+        # Given a dated event then an undated one in one sentence, When read, Then both share the date
+        result = run('I met the Lumen team yesterday to go over the plan, and then I sent them the revised quote.')
+        assert [(a.verb, day(a.occurred_at)) for a in result.actions] == [('meet', '2024-06-11'), ('send', '2024-06-11')]
+        assert result.actions[1].object_text == 'revised quote'
+
+    def test_an_event_with_its_own_time_keeps_it(self) -> None:
+        # Given two events each with its own time, When read, Then each keeps its own
+        result = run("I booked the flight yesterday, and I'm flying out on Friday.")
+        assert [(a.verb, day(a.occurred_at)) for a in result.actions] == [('book', '2024-06-11'), ('fly', '2024-06-14')]
+
+    def test_an_undated_event_alone_stays_undated(self) -> None:
+        # Given a lone undated event, When read, Then no date is invented
+        assert [day(a.occurred_at) for a in run('I sent them the revised quote.').actions] == [None]
+
+    @pytest.mark.parametrize(
+        ('text', 'place'),
+        [
+            ("I grew up in Halifax, but I'm originally from a small village near Cork.", 'Cork'),
+            ("I'm from a little town outside of Porto.", 'Porto'),
+            ("I'm from Sofia.", 'Sofia'),
+        ],
+    )
+    def test_origin_in_a_place_near_a_named_one(self, text: str, place: str) -> None:
+        # Given an origin near a named place, When read, Then the hometown is the named place
+        assert facts(run(text)) == {('self', 'hometown', place)}
+
+    def test_a_correction_between_dashes_keeps_the_date_after_it(self) -> None:
+        # Given a self-correction between dashes then a date, When read, Then a tentative value on that date, an open uncertainty
+        result = run('I moved to Munich - sorry, Hamburg - in January.')
+        (location,) = result.attributes
+        assert (location.value, location.tentative, day(location.valid_from)) == ('Hamburg', True, '2024-01-01')
+        assert [(u.kind, u.key) for u in result.uncertainties] == [('self_correction', 'location')]
+
+    def test_leaving_a_job_just_said_to_be_over_is_not_also_an_event(self) -> None:
+        # Given "no longer work at X, I left", When read, Then one invalidation and no leave event
+        result = run('I no longer work at Quantlytics, I left last month.')
+        assert result.invalidations == (Invalidation(entity=ME, key='employer', value='Quantlytics'),)
+        assert result.actions == ()
+
+    def test_leaving_something_named_is_still_an_event(self) -> None:
+        # Given leaving something named, When read, Then it is a leave event
+        assert [a.verb for a in run('I left the party early yesterday.').actions] == ['leave']
+
+
+class TestHoldoutShapes:
+    """Shapes the holdout split still missed (holdout is not blind: it was measured once and is used for fixes)."""
+
+    def test_a_lowercase_name_after_a_greeting_in_a_mixed_case_turn(self) -> None:
+        # Given a lowercase name after a greeting in a mixed-case turn, When read, Then the name is a fact
+        result = run('hey, im jamie, a backend dev at Quorum')
+        assert facts(result) == {('self', 'name', 'Jamie'), ('self', 'title', 'backend dev'), ('self', 'employer', 'Quorum')}
+
+    @pytest.mark.parametrize('text', ['hey, im tired', 'hi, im new here', 'hey im having trouble with exports'])
+    def test_a_greeting_then_a_mood_or_a_verb_names_no_one(self, text: str) -> None:
+        # Given a greeting followed by a mood or a verb, When read, Then no name
+        assert 'name' not in {k for _, k, _ in facts(run(text))}
+
+    @pytest.mark.parametrize(
+        ('text', 'value'),
+        [
+            ('Sci-fi is more my thing, especially anything by Denis Villeneuve.', 'Sci-fi'),
+            ('Board games are really my jam.', 'Board games'),
+        ],
+    )
+    def test_x_is_my_thing_is_something_liked(self, text: str, value: str) -> None:
+        # Given "X is my thing / my jam", When read, Then X is liked
+        assert facts(run(text)) == {('self', 'likes', value)}
+
+    def test_that_is_my_thing_names_nothing(self) -> None:
+        # Given "That's my thing" with no named X, When read, Then nothing
+        assert facts(run("That's more my thing.")) == set()

@@ -8,7 +8,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agent_memory.db.memory_store import VISIBLE, MemoryStore, visibility_params
 from agent_memory.domain.scopes import covered, normalise_path, normalise_scope_sets, overlaps, pattern_covers, visible, within_region
 from agent_memory.domain.vocabulary import (
     ENTITY_TYPES,
@@ -184,6 +183,7 @@ def test_pattern_covers(pattern: str, path: str, expected: bool) -> None:
 
 def test_visible_is_an_or_of_fully_covered_and_clauses() -> None:
     # Given a record in (org/a AND team/x) OR (org/b)
+    # When visibility is computed for each reader
     scope_sets = [['org/a', 'team/x'], ['org/b']]
     # Then a reader covering one whole clause sees it
     assert visible(scope_sets, ['org/b'])
@@ -200,6 +200,7 @@ def test_visible_is_an_or_of_fully_covered_and_clauses() -> None:
 
 def test_within_region_needs_every_clause_covered() -> None:
     # Given a write region of org/a/*
+    # When a write's scope sets are checked against it
     region = ['org/a/*']
     # Then writes whose every clause lies inside it are allowed
     assert within_region([['org/a']], region)
@@ -213,6 +214,7 @@ def test_within_region_needs_every_clause_covered() -> None:
 
 def test_overlaps_means_a_shared_clause_regardless_of_order() -> None:
     # Given two scope sets, Then they overlap iff they share a clause (order inside a clause is irrelevant)
+    # When overlap is computed
     assert overlaps([['org/a', 'team/x']], [['team/x', 'org/a']])
     assert overlaps([['org/a'], ['org/b']], [['org/b']])
     assert not overlaps([['org/a']], [['org/b']])
@@ -223,6 +225,7 @@ def test_overlaps_means_a_shared_clause_regardless_of_order() -> None:
 
 def test_covered_is_any_pattern() -> None:
     # Given several patterns, Then a path is covered if any of them covers it
+    # When a path is checked
     assert covered(['x', 'org/*'], 'org/a/b')
     assert not covered(['x', 'org/a'], 'org/a/b')
     assert not covered([], 'org')
@@ -257,57 +260,3 @@ def test_visible_matches_the_reference_implementation(scope_sets: list[list[str]
     # Given random small scope sets and reader patterns over overlapping names (a, ab, a/b …)
     # When visibility is computed, Then it equals the independent segment-wise reference
     assert visible(scope_sets, patterns) == _reference_visible(scope_sets, patterns)
-
-
-# ---- the SurrealQL VISIBLE predicate agrees with Python ---------------------------------------
-
-_ROW_SCOPES: list[list[list[str]]] = [
-    [['/']],
-    [['org/a']],
-    [['org/a/b']],
-    [['org/a/b/c']],
-    [['org/ab']],
-    [['org/b']],
-    [['org/a', 'team/x']],
-    [['org/b'], ['team/x']],
-    [['team/x/y']],
-    [['team/xy'], ['org/ab', 'org/b']],
-]
-
-_READERS: list[list[str]] = [
-    ['*'],
-    [],
-    ['/'],
-    ['org/a'],
-    ['org/a/*'],
-    ['org/*'],
-    ['org/a', 'team/x'],
-    ['org/a/*', 'team/x/*'],
-    ['team/x'],
-    ['team/x/*'],
-    ['org/b', 'team/x/y'],
-    ['org/ab', 'org/b', 'team/xy'],
-    ['org/a/b/*'],
-]
-
-
-def test_surrealql_visible_predicate_agrees_with_python_visible(api, store: MemoryStore) -> None:  # type: ignore[no-untyped-def]
-    # Given attribute rows written (by the admin, who may write anywhere) under many scope sets
-    for i, scope_sets in enumerate(_ROW_SCOPES):
-        status, body, _ = api.call('facts', 'POST', '/facts', {
-            'infer': 'triples', 'scopes': scope_sets,
-            'triples': [{'entity': {'type': 'topic', 'name': 'visibility'}, 'key': f'k{i}', 'value': f'v{i}'}],
-        })  # fmt: skip
-        assert status == 200, body
-    rows = store.q('SELECT id, scope_sets FROM attribute;')[0]
-    assert len(rows) == len(_ROW_SCOPES)
-    assert sorted(r['scope_sets'] for r in rows) == sorted(normalise_scope_sets(s) for s in _ROW_SCOPES)
-    for patterns in _READERS:
-        # When the database filters with VISIBLE for a reader
-        in_db = {str(i) for i in store.q(f'SELECT VALUE id FROM attribute WHERE {VISIBLE};', **visibility_params(patterns))[0]}
-        # Then it returns exactly the rows the Python rule calls visible
-        in_python = {str(r['id']) for r in rows if visible(r['scope_sets'], patterns)}
-        assert in_db == in_python, patterns
-    # And the comparison is not vacuous: some readers see some but not all rows
-    partial = [p for p in _READERS if 0 < sum(visible(r['scope_sets'], p) for r in rows) < len(rows)]
-    assert len(partial) >= 8

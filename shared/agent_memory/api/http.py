@@ -4,22 +4,26 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from typing import Any, TypeVar
 
 from aws_lambda_powertools.event_handler import APIGatewayHttpResolver, Response
 from pydantic import BaseModel, ValidationError
 
 from agent_memory.api.json_input import load_json
+from agent_memory.api.routes import Operation
 from agent_memory.api.services import get_services
 from agent_memory.config import get_settings
 from agent_memory.db.memory_store import MemoryStore
 from agent_memory.domain.auth import Caller, authenticate, authenticate_management, check_context_id
 from agent_memory.domain.visibility import parse_lens, with_lens
-from agent_memory.errors import AgentMemoryError, BadRequest, PayloadTooLarge, StoreUnavailable
+from agent_memory.errors import AgentMemoryError, BadRequest, PayloadTooLarge
 from agent_memory.observability import logger
+from agent_memory.public_errors import public_detail, request_ref
 
 PROBLEM_JSON = 'application/problem+json'
 M = TypeVar('M', bound=BaseModel)
+F = TypeVar('F', bound=Callable[..., Any])
 
 
 def problem(app: APIGatewayHttpResolver, status: int, title: str, detail: str, slug: str,
@@ -37,18 +41,37 @@ def problem(app: APIGatewayHttpResolver, status: int, title: str, detail: str, s
     return Response(status_code=status, content_type=PROBLEM_JSON, body=json.dumps(body), headers=headers)
 
 
-class _Resolver(APIGatewayHttpResolver):
-    """Route parameters come from the event's ``pathParameters`` (decoded by API Gateway, and by the local
+class Resolver(APIGatewayHttpResolver):
+    """Routes are registered from ``api.routes`` operations (``@app.operation(routes.QUERY)``), which the OpenAPI
+    document is generated from; ``operations`` lists what this function serves.
+
+    Route parameters come from the event's ``pathParameters`` (decoded by API Gateway, and by the local
     gateway), not from matching the route on ``rawPath``: how ``rawPath`` is encoded differs between API Gateway
     flavours, and ``/traces/retrieval_trace%3A01…`` or ``/entities/person/Ada%20Lovelace`` must mean one thing."""
+
+    def __init__(self) -> None:
+        super().__init__(strip_prefixes=None)
+        self.operations: list[Operation] = []
+
+    def operation(self, op: Operation) -> Callable[[F], F]:
+        self.operations.append(op)
+        register: Callable[[F], F] = self.route(op.rule, op.method)
+        return register
+
+    @staticmethod
+    def _compile_regex(rule: str, base_regex: str = '^{}$') -> re.Pattern[str]:
+        """A parameter matches any one path segment. Powertools' own pattern leaves out characters such as ``#``,
+        ``?``, ``"``, ``€`` or control characters, which arrive decoded (``/entities/language/C%23`` is ``C#``): such a
+        path answered 404 "no such route" instead of reaching the handler's own 404/422."""
+        return re.compile(base_regex.format(re.sub(r'<(\w+)>', r'(?P<\1>[^/]+)', rule)))
 
     def _convert_matches_into_route_keys(self, match: re.Match[str]) -> dict[str, str]:
         given = self.current_event.path_parameters or {}
         return {name: given.get(name, value) for name, value in match.groupdict().items()}
 
 
-def build_resolver() -> APIGatewayHttpResolver:
-    app = _Resolver(strip_prefixes=None)
+def build_resolver() -> Resolver:
+    app = Resolver()
 
     @app.exception_handler(AgentMemoryError)  # type: ignore[untyped-decorator]  # Powertools leaves it untyped
     def _domain_error(exc: AgentMemoryError) -> Response[str]:
@@ -68,21 +91,6 @@ def build_resolver() -> APIGatewayHttpResolver:
 
 def _request_id(app: APIGatewayHttpResolver) -> str:
     return app.current_event.request_context.request_id if app.current_event else 'unknown'
-
-
-def request_ref(request_id: str) -> str:
-    return f'internal error; request id req_{request_id}'
-
-
-def public_detail(exc: AgentMemoryError, request_id: str) -> str:
-    """What a caller may read of a failure: 4xx details as they are, a 5xx redacted to a request id (and logged)."""
-    if exc.status < 500 or exc.public:
-        return exc.detail
-    if isinstance(exc, StoreUnavailable):
-        logger.warning('database unavailable', extra={'error': exc.detail})
-        return 'database unavailable'
-    logger.exception('request failed', extra={'status': exc.status})
-    return request_ref(request_id)
 
 
 def json_response(body: Any, status: int = 200) -> Response[str]:

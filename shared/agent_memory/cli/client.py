@@ -49,7 +49,7 @@ class Client:
         if data is not None:
             request.add_header('Content-Type', 'application/json')
         try:
-            with urllib.request.urlopen(request, timeout=self.timeout) as response:  # noqa: S310 - the operator's own URL
+            with urllib.request.urlopen(request, timeout=self.timeout) as response:  # the operator's own URL
                 raw = response.read()
         except urllib.error.HTTPError as error:
             raw = error.read()

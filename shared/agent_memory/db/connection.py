@@ -28,7 +28,6 @@ CONTROL_DB = 'control'
 _NAME = re.compile(r'[A-Za-z0-9_]{1,160}')
 CONFLICT_MARKER = 'am-write-conflict'
 ALREADY_APPLIED = 'am-already-applied'
-_RETRYABLE = ('read or write conflict', 'transaction conflict', 'Resource busy', CONFLICT_MARKER)
 
 
 class AlreadyApplied(AgentMemoryError):
@@ -119,16 +118,30 @@ def _raise_first_error(statements: list[dict[str, Any]]) -> None:
         return
     # Statements skipped because an earlier one failed say "not executed"; the real cause is elsewhere.
     causes = [e for e in errors if (e.get('details') or {}).get('kind') != 'NotExecuted'] or errors
-    message = str(causes[0].get('result'))
-    if ALREADY_APPLIED in message:
-        raise AlreadyApplied(message)
-    # A unique-index clash means a concurrent writer took the same slot (e.g. a turn's seq): re-plan.
-    if any(marker in message for marker in _RETRYABLE) or 'already contains' in message:
-        # The engine's text can quote another row's indexed value: a client that exhausts the retries sees this only.
-        raise WriteConflict('a concurrent write changed the same memory; retry the request')
-    if 'already exists' in message:
-        raise Conflict(message)
-    raise QueryFailed(message)
+    raise engine_error(str(causes[0].get('result')))
+
+
+# The text of a failed statement → the error it becomes; the first marker found in the message wins, anything else is
+# a QueryFailed (a 500). The engine's wording is matched case-sensitively, and every row has a test that makes the real
+# engine say it (tests/integration/test_engine_errors.py): an engine upgrade that rewords a message fails that test
+# instead of turning a retryable conflict into a 500.
+ENGINE_MESSAGES: tuple[tuple[str, type[AgentMemoryError]], ...] = (
+    (ALREADY_APPLIED, AlreadyApplied),  # our THROW: the write was applied before (a redelivered job)
+    (CONFLICT_MARKER, WriteConflict),  # our THROW: an optimistic guard saw the planned-against rows change
+    ('Transaction conflict', WriteConflict),  # the engine's own read/write conflict between concurrent transactions
+    ('already contains', WriteConflict),  # a unique index clash: a concurrent writer took the same slot (a turn's seq)
+    ('already exists', Conflict),  # a record id that is taken
+)
+WRITE_CONFLICT_DETAIL = 'a concurrent write changed the same memory; retry the request'
+
+
+def engine_error(message: str) -> AgentMemoryError:
+    """The error a failed statement's message stands for (``ENGINE_MESSAGES``)."""
+    for marker, error in ENGINE_MESSAGES:
+        if marker in message:
+            # The engine's text can quote another row's indexed value: a conflict never passes it on.
+            return error(WRITE_CONFLICT_DETAIL if error is WriteConflict else message)
+    return QueryFailed(message)
 
 
 def run_with_retry(fn: Any, attempts: int = 8) -> Any:

@@ -129,12 +129,13 @@ class ControlStore:
         return str(row['embedding_model']), int(row['embedding_dimension'])
 
     # ---- contexts -----------------------------------------------------------------------------
-    def create_context(self, context_id: str, config: dict[str, Any], now: dt.datetime) -> dict[str, Any]:
+    def create_context(self, context_id: str, config: dict[str, Any], now: dt.datetime, description: str | None = None) -> dict[str, Any]:
         try:
             rows = self._q(
-                'CREATE $id SET config = $config, created_at = $now, updated_at = $now RETURN AFTER;',
+                'CREATE $id SET config = $config, description = $description, created_at = $now, updated_at = $now RETURN AFTER;',
                 id=rid('context', context_id),
                 config=config,
+                description=description,
                 now=now,
             )[0]
         except Conflict as exc:

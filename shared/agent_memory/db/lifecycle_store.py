@@ -17,8 +17,8 @@ from agent_memory.db.memory_store import FACT_TABLES
 from agent_memory.db.records import Tx
 from agent_memory.db.reinforcement import reinforce_statement, reinforced_ids
 from agent_memory.domain.vocabulary import DAILY_DECAY
+from agent_memory.tuning import knobs
 
-DEFAULT_BATCH = 5000
 # Lower bound of every known-time range scan: index entries of NONE sort before any datetime.
 OLDEST = dt.datetime(1, 1, 1, tzinfo=dt.UTC)
 
@@ -33,10 +33,10 @@ VECTOR_INDEXES = (
 
 
 class LifecycleStore:
-    def __init__(self, db: Database, database: str, batch: int = DEFAULT_BATCH) -> None:
+    def __init__(self, db: Database, database: str, batch: int | None = None) -> None:
         self.db = db
         self.database = database
-        self.batch = batch
+        self.batch = knobs().sweep_batch if batch is None else batch
 
     def _drain(self, statement: str, **params: object) -> int:
         """Repeat one batched statement until it affects fewer than a batch; return the rows it touched."""

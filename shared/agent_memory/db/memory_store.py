@@ -147,7 +147,9 @@ class MemoryStore:
         return list(self.q(sql, **params)[0] or [])
 
     # ---- principals -------------------------------------------------------------------------
-    def ensure_reserved_principals(self, now: dt.datetime) -> None:
+    def ensure_reserved_principals(self, now: dt.datetime, admin_display_name: str = 'Admin', admin_external_id: str | None = None) -> None:
+        """The system and admin principals; an existing one keeps its fields (the admin's name and external id apply
+        when the context is created)."""
         everything = {'memory:read': ['*'], 'memory:write': ['*'], 'memory:forget': ['*'], 'grant:manage': ['*']}
 
         def principal(key: str, display_name: str, kind: str) -> dict[str, Any]:
@@ -163,7 +165,7 @@ class MemoryStore:
         self.q(
             'INSERT INTO principal [$system, $admin] ON DUPLICATE KEY UPDATE grants = grants;',
             system=principal('system', 'System', 'service'),
-            admin=principal('admin', 'Admin', 'human'),
+            admin=principal('admin', admin_display_name, 'human') | {'external_id': admin_external_id},
         )
 
     def get_principal(self, principal_id: str) -> dict[str, Any] | None:

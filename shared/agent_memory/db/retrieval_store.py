@@ -25,9 +25,7 @@ from agent_memory.db.memory_store import (
 )
 from agent_memory.db.records import rid
 from agent_memory.db.term_frequencies import TermFrequencies, frequencies_of
-
-EF_SEARCH = 64  # HNSW candidate list per query (bench/retrieval.py: recall@10 against exact search)
-OVERFETCH = 1.5  # KNN neighbours fetched per row kept after filtering; k × OVERFETCH must stay ≤ EF_SEARCH
+from agent_memory.tuning import knobs
 
 # Every projection carries scope_sets: a reply built from these rows is stored no wider (domain/derived_scope.py)
 PROJECTIONS = {
@@ -38,8 +36,6 @@ PROJECTIONS = {
     'relates_to': 'id, in, out, label, importance, created_at, scope_sets, in.name AS in_name, out.name AS out_name',
     'action': 'id, summary, actor, object, object_text, verb, importance, created_at, occurred_at, scope_sets, actor.name AS actor_name',
 }
-MAX_TERMS = 8  # query terms sent to a full-text list (content words, in query order)
-DF_CAP = 256  # a term in more rows than this costs > ~13 ms per list and is left out of the OR
 TEXT_FIELDS = {'attribute': 'search_text', 'entity': 'name', 'memory_chunk': 'text'}
 VECTOR_TABLES = ('attribute', 'entity', 'memory_chunk')
 
@@ -124,14 +120,15 @@ class RetrievalStore:
     def vector_lists(self, limits: dict[str, int], vector: list[float], where: ReadFilter) -> dict[str, list[dict[str, Any]]]:
         """Nearest rows by cosine per table, every table in one round trip. The KNN runs unfiltered and the filter
         applies to its result: on 3.2 a predicate inside the KNN is evaluated per scanned row and costs ~10x
-        (bench/README.md), so ``OVERFETCH`` × ``limit`` neighbours are taken and filtered down to ``limit``."""
+        (bench/README.md), so ``overfetch`` × ``limit`` neighbours are taken and filtered down to ``limit``."""
+        tuned = knobs()
         statements = {}
         for table, limit in limits.items():
             predicate = where.predicate(table)
             if predicate is not None:
                 statements[table] = (
                     f'SELECT {PROJECTIONS[table]}, distance FROM (SELECT *, vector::distance::knn() AS distance FROM {table} '
-                    f'WHERE embedding <|{min(EF_SEARCH, math.ceil(limit * OVERFETCH))},{EF_SEARCH}|> $vector) '
+                    f'WHERE embedding <|{min(tuned.ef_search, math.ceil(limit * tuned.overfetch))},{tuned.ef_search}|> $vector) '
                     f'WHERE distance IS NOT NONE AND {predicate} ORDER BY distance LIMIT {int(limit)};'
                 )
         return self._statements(limits, statements, {**where.params(), 'vector': vector})
@@ -146,10 +143,10 @@ class RetrievalStore:
         3.2 clamps a term's score to 0 when the term is in about half the rows or more (a speaker's name in a
         conversation), so such a term adds nothing to the order; rows that match only such terms come last and
         are dropped whenever some row scored above 0 (they are no lexical evidence, only noise in the fusion).
-        A match costs ~50 µs per matching row, so terms in more than ``DF_CAP`` rows are left out of the OR
+        A match costs ~50 µs per matching row, so terms in more than ``df_cap`` rows are left out of the OR
         (``selective``); when every term is that common the terms are ANDed instead (only their intersection).
         """
-        terms = [t for t in dict.fromkeys(terms) if t][:MAX_TERMS]
+        terms = [t for t in dict.fromkeys(terms) if t][: knobs().max_terms]
         predicates = {table: where.predicate(table) for table in limits} if terms else {}
         kept = self.selective([t for t, p in predicates.items() if p is not None], terms)
         statements, words = {}, {f't{i}': t for i, t in enumerate(terms, start=1)}
@@ -169,25 +166,26 @@ class RetrievalStore:
         return {table: [r for r in rows if (r.get('bm25') or 0) > 0] or rows for table, rows in found.items()}
 
     def selective(self, tables: Sequence[str], terms: Sequence[str]) -> dict[str, list[str]]:
-        """Per table, the terms found in at most ``DF_CAP`` of its rows (each count stops at ``DF_CAP`` + 1).
+        """Per table, the terms found in at most ``df_cap`` of its rows (each count stops at ``df_cap`` + 1).
         Counts come from ``self.frequencies`` when fresh; the others are probed in one round trip (as 0 in a table
         too small to hold a common term)."""
+        cap = knobs().df_cap
         keys = [(table, term) for table in tables for term in terms]
         counts = self.frequencies.known(keys)
         missing = [k for k in keys if k not in counts]
         if missing:
-            # a table of at most DF_CAP rows holds no common term: its terms are not searched for
-            sizes = ''.join(f'LET $n_{t} = count((SELECT id FROM {t} LIMIT {DF_CAP + 1}));\n' for t in dict.fromkeys(t for t, _ in missing))
+            # a table of at most df_cap rows holds no common term: its terms are not searched for
+            sizes = ''.join(f'LET $n_{t} = count((SELECT id FROM {t} LIMIT {cap + 1}));\n' for t in dict.fromkeys(t for t, _ in missing))
             probes = ', '.join(
-                f'IF $n_{table} > {DF_CAP} THEN count((SELECT id FROM {table} WHERE {TEXT_FIELDS[table]} @1@ $t{i} '
-                f'LIMIT {DF_CAP + 1})) ELSE 0 END'
+                f'IF $n_{table} > {cap} THEN count((SELECT id FROM {table} WHERE {TEXT_FIELDS[table]} @1@ $t{i} '
+                f'LIMIT {cap + 1})) ELSE 0 END'
                 for i, (table, _) in enumerate(missing)
             )
             found = self.store.q(f'{sizes}RETURN [{probes}];', **{f't{i}': term for i, (_, term) in enumerate(missing)})[-1] or []
             probed = dict(zip(missing, found, strict=True))
             self.frequencies.remember(probed)
             counts.update(probed)
-        return {table: [t for t in terms if counts[(table, t)] <= DF_CAP] for table in tables}
+        return {table: [t for t in terms if counts[(table, t)] <= cap] for table in tables}
 
     def _statements(self, tables: Iterable[str], statements: dict[str, str], params: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
         """Run one SELECT per table in a single round trip; tables without a statement get no rows."""

@@ -1,6 +1,6 @@
 """How many rows of a context's table hold a query term, remembered for a minute per process.
 
-The lexical lists leave out terms in more than ``DF_CAP`` rows (retrieval_store.py). Probing that costs one
+The lexical lists leave out terms in more than ``df_cap`` rows (retrieval_store.py). Probing that costs one
 full-text search per term and table, more than the lists themselves (bench/README.md, query stages), while the
 same words (speaker names, "what", "when") come back in nearly every question. A stale count only decides
 whether a term joins the OR: a term that grew common since is searched for one more minute (slower, never
@@ -15,15 +15,17 @@ import weakref
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
 
-TTL_SECONDS = 60.0
-MAX_ENTRIES = 100_000
+from agent_memory.tuning import knobs
 
 Key = tuple[str, str]  # table, term
 
 
 class TermFrequencies:
-    def __init__(self, ttl: float = TTL_SECONDS, max_entries: int = MAX_ENTRIES, clock: Callable[[], float] = time.monotonic) -> None:
-        self.ttl, self.max_entries, self.clock = ttl, max_entries, clock
+    def __init__(self, ttl: float | None = None, max_entries: int | None = None, clock: Callable[[], float] = time.monotonic) -> None:
+        tuned = knobs()
+        self.ttl = tuned.term_counts_ttl_seconds if ttl is None else ttl
+        self.max_entries = tuned.term_counts_max_entries if max_entries is None else max_entries
+        self.clock = clock
         self._counts: OrderedDict[Key, tuple[int, float]] = OrderedDict()
         self._lock = threading.Lock()
 

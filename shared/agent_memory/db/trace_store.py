@@ -12,10 +12,7 @@ from typing import Any
 from agent_memory.db.memory_store import MemoryStore
 from agent_memory.db.records import Tx, rid
 from agent_memory.db.trace_rows import add_traces
-
-CACHE_NEIGHBOURS = 32  # nearest traces examined (any caller, any endpoint) before giving up
-CACHE_EF = 64
-SAME_QUESTION_LIMIT = 8  # newest answers to the same canonical question examined
+from agent_memory.tuning import knobs
 
 
 class TraceStore:
@@ -34,20 +31,22 @@ class TraceStore:
         """Earlier cacheable answers for one of these visibilities, fresh enough, best first: those made for the same
         canonical question (newest first), then those at least ``threshold`` similar (closest first).
 
-        The KNN runs unfiltered over ``CACHE_NEIGHBOURS`` traces and the filters apply to its result: on
+        The KNN runs unfiltered over ``cache_neighbours`` traces and the filters apply to its result: on
         3.2 filters inside a KNN are evaluated per scanned row, 11-31x slower (bench/cache.py). The price:
         an eligible answer ranked below that many closer ineligible traces (other callers' answers to the
         same question, /query traces) is not found, and the call is answered fresh. The same-question
         lookup is an index equality (``retrieval_trace_question_key``).
         """
+        tuned = knobs()
         sql = (
             'SELECT id, query, question_key, created_at, response.* AS answer, '
             'vector::similarity::cosine(query_embedding, $vector) AS similarity FROM retrieval_trace '
             'WHERE $key IS NOT NONE AND question_key = $key AND visibility_fingerprint IN $fps AND created_at > $since '
-            f'AND cache_eligible = true AND query_embedding IS NOT NONE ORDER BY created_at DESC LIMIT {SAME_QUESTION_LIMIT};'
+            f'AND cache_eligible = true AND query_embedding IS NOT NONE ORDER BY created_at DESC LIMIT {tuned.same_question_limit};'
             'SELECT id, query, question_key, created_at, response.* AS answer, distance FROM '
             '(SELECT id, query, question_key, created_at, response, cache_eligible, visibility_fingerprint, '
-            f'vector::distance::knn() AS distance FROM retrieval_trace WHERE query_embedding <|{CACHE_NEIGHBOURS},{CACHE_EF}|> $vector) '
+            'vector::distance::knn() AS distance FROM retrieval_trace '
+            f'WHERE query_embedding <|{tuned.cache_neighbours},{tuned.cache_ef}|> $vector) '
             'WHERE distance IS NOT NONE AND distance <= $max_distance AND cache_eligible = true '
             'AND visibility_fingerprint IN $fps AND created_at > $since ORDER BY distance;'
         )

@@ -16,17 +16,24 @@ from agent_memory.errors import BadRequest, NotFound
 
 def context_view(context_id: str, row: dict[str, Any]) -> dict[str, Any]:
     """A context with its **effective** config (defaults merged under the stored override)."""
-    return {'id': context_id, 'config': effective_config(row.get('config')).model_dump(), 'createdAt': when(row.get('created_at'))}
+    return {
+        'id': context_id,
+        'description': row.get('description'),
+        'config': effective_config(row.get('config')).model_dump(),
+        'createdAt': when(row.get('created_at')),
+    }
 
 
-def create_context(control: ControlStore, store_for: Any, context_id: str, config: dict[str, Any]) -> dict[str, Any]:
-    """Provision a context: its control record, its own database (migrated) and reserved principals."""
+def create_context(control: ControlStore, store_for: Any, context_id: str, config: dict[str, Any], *, description: str | None = None,
+                   admin_display_name: str | None = None, admin_external_id: str | None = None) -> dict[str, Any]:  # fmt: skip
+    """Provision a context: its control record, its own database (migrated) and reserved principals (the admin one
+    with the given display name and external id)."""
     check_context_id(context_id)
     effective_config(config)  # validates before anything is written
     now = utcnow()
-    row = control.create_context(context_id, config, now)
+    row = control.create_context(context_id, config, now, description)
     store: MemoryStore = store_for(context_id)
-    store.ensure_reserved_principals(now)
+    store.ensure_reserved_principals(now, admin_display_name or 'Admin', admin_external_id)
     return context_view(context_id, row)
 
 

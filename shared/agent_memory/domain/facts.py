@@ -238,7 +238,7 @@ def enqueue(store: MemoryStore, context_id: str, pipeline: Pipeline, turn_ids: l
     try:
         assert pipeline.queue is not None
         pipeline.queue.send(jobs)
-    except Exception:  # noqa: BLE001 - any transport failure: the write is accepted, the sweep retries the send
+    except Exception:  # any transport failure: the write is accepted, the sweep retries the send
         logger.exception('could not enqueue extraction; the hourly sweep will re-send', extra={'turns': turn_ids})
         metrics.add_metric(name='ExtractionEnqueueFailed', unit=MetricUnit.Count, value=len(turn_ids))
         return

@@ -2,7 +2,7 @@
 
 Only rows the caller can read and that lie wholly inside its ``memory:forget`` region are candidates (an
 entity: one that touches the region), only current ones, at most ``limit`` of them, and only those at
-cosine ≥ ``FORGET_SIMILARITY`` to the query — a vague query forgets nothing rather than the nearest thing.
+cosine ≥ ``forget_similarity`` (agent_memory/tuning.py) to the query — a vague query forgets nothing rather than the nearest thing.
 Soft (default): matched attributes end now; a matched entity has its current facts, relations and
 actions inside the region ended (history stays readable). ``purge``: the matched attributes' address
 history inside the region, and matched entities with every fact about them inside the region, are erased;
@@ -23,8 +23,7 @@ from agent_memory.domain.retrieval import to_hit
 from agent_memory.embeddings import Embedder
 from agent_memory.errors import Forbidden
 from agent_memory.models import ForgetRequest
-
-FORGET_SIMILARITY = 0.6
+from agent_memory.tuning import knobs
 
 
 def forget(store: MemoryStore, embedder: Embedder, caller: Caller, request: ForgetRequest) -> dict[str, Any]:
@@ -39,7 +38,7 @@ def forget(store: MemoryStore, embedder: Embedder, caller: Caller, request: Forg
     for table in ('attribute', 'entity'):
         for row in lookup.vector(table, vector, request.limit, where):
             similarity = 1.0 - float(row['distance'])
-            if similarity >= FORGET_SIMILARITY:
+            if similarity >= knobs().forget_similarity:
                 matched.append((similarity, table, row))
     matched.sort(key=lambda m: -m[0])
     matched = matched[: request.limit]

@@ -10,9 +10,13 @@ from typing import Any
 from aws_lambda_powertools.metrics import MetricUnit
 
 from agent_memory.db.lifecycle_store import LifecycleStore
+from agent_memory.domain.auth import Caller
 from agent_memory.domain.context_config import ContextConfig
 from agent_memory.domain.ids import utcnow
+from agent_memory.domain.scopes import covered
+from agent_memory.errors import Forbidden, NotFound
 from agent_memory.observability import logger, metrics
+from agent_memory.tuning import knobs
 
 Sweep = Callable[[LifecycleStore, ContextConfig, dt.datetime], int]
 
@@ -40,27 +44,33 @@ def purge_traces(store: LifecycleStore, config: ContextConfig, now: dt.datetime)
     return store.purge_traces({table: now - dt.timedelta(days=days) for table, days in windows.items() if days is not None})
 
 
-# An HNSW index is rebuilt once the rows added since its last build reach REINDEX_MIN_NEW_ROWS and either
-# REINDEX_MIN_GROWTH of the index or REINDEX_MAX_BACKLOG rows: each unbuilt row costs every KNN ~3.5 µs
-# (bench/cache.py), and a rebuild costs ~1 ms per row (126 s at 100k), so big indexes rebuild less often
-# but never carry more than ~35 ms of backlog per query.
-REINDEX_MIN_NEW_ROWS = 1000
-REINDEX_MIN_GROWTH = 0.2
-REINDEX_MAX_BACKLOG = 10_000
+# An HNSW index is rebuilt once the rows added since its last build reach reindex_min_new_rows and either
+# reindex_min_growth of the index or reindex_max_backlog rows (agent_memory/tuning.py): each unbuilt row costs every
+# KNN ~3.5 µs (bench/cache.py), and a rebuild costs ~1 ms per row (126 s at 100k), so big indexes rebuild less
+# often but never carry more than ~35 ms of backlog per query.
 
 
 def reindex(store: LifecycleStore, _config: ContextConfig, now: dt.datetime) -> int:
     """Rebuild each vector index whose table grew enough since its last build; returns how many were rebuilt."""
-    rebuilt = 0
+    rebuilt, tuned = 0, knobs()
     for table, (rows, at_rebuild) in store.vector_index_growth().items():
         added = rows - at_rebuild
-        if added >= REINDEX_MIN_NEW_ROWS and (added >= REINDEX_MIN_GROWTH * at_rebuild or added >= REINDEX_MAX_BACKLOG):
+        if added >= tuned.reindex_min_new_rows and (added >= tuned.reindex_min_growth * at_rebuild or added >= tuned.reindex_max_backlog):
             store.rebuild_vector_index(table, rows, now)
             rebuilt += 1
     return rebuilt
 
 
 SWEEPS: dict[str, Sweep] = {'decay': decay, 'expire': expire, 'purge-traces': purge_traces, 'reindex': reindex}
+
+
+def requested_sweep(caller: Caller, name: str) -> Sweep:
+    """The sweep a caller asks to run now: 404 for an unknown name, 403 without grant:manage over the whole context."""
+    if name not in SWEEPS:
+        raise NotFound(f'unknown sweep {name!r}; expected one of {sorted(SWEEPS)}')
+    if not covered(caller.patterns('grant:manage'), '*'):
+        raise Forbidden('lifecycle sweeps need grant:manage over the whole context')
+    return SWEEPS[name]
 
 
 def run_sweep(name: str, sweep: Sweep, store: LifecycleStore, context_id: str, config: ContextConfig) -> dict[str, Any]:

@@ -1,6 +1,6 @@
 """Hybrid retrieval (CONTRACT §7.2): vector + BM25 + graph lists fused with reciprocal rank fusion.
 
-Every list is bounded in the database; the fused pool is capped at ``POOL`` and the final score
+Every list is bounded in the database; the fused pool is capped at ``pool`` (agent_memory/tuning.py) and the final score
 is the RRF score weighted by importance. Tier-1 structured lookups (entity + key questions)
 seed the pool and come back as ``context_hits`` when they did not make the top k.
 """
@@ -19,30 +19,8 @@ from agent_memory.db.records import bare, ref, session_id_of, when
 from agent_memory.db.retrieval_store import ReadFilter, RetrievalStore
 from agent_memory.db.sdk import RecordID
 from agent_memory.embeddings import Embedder
+from agent_memory.tuning import knobs
 
-RRF_K = 60
-POOL = 256
-LIST_LIMIT = {'attribute': 32, 'entity': 16, 'memory_chunk': 32}  # also the order the lists enter fusion
-GRAPH_LIMITS = (32, 16, 16)  # facts taken from the seeds, then from 1-hop and 2-hop neighbours
-# Passages found by meaning and by words count alike; an entity row ("Alice (person)") answers little by itself;
-# a fact that is only *about* a named entity (graph) is weak evidence, a structured tier-1 match strong evidence.
-# Calibrated on LoCoMo conversations 0-2 (bench/locomo.py) and bench/retrieval.py (hit@1 / hit@10 per mode).
-LIST_WEIGHTS = {
-    'vector:attribute': 1.0,
-    'vector:memory_chunk': 1.0,
-    'bm25:attribute': 0.7,
-    'bm25:memory_chunk': 1.0,
-    'vector:entity': 0.3,
-    'bm25:entity': 0.3,
-    'graph': 0.3,
-    'tier1': 1.5,
-}
-# A fact or entity less similar than this to the query is not evidence for it: it leaves the vector list before
-# ranks are counted, so a short, frequently reinforced fact cannot outrank passages on proximity alone.
-SIMILARITY_FLOOR = {'vector:attribute': 0.5, 'vector:entity': 0.5}
-NEIGHBOUR_FROM = 4  # the best passages whose adjacent turns (the question before, the reply after) join the ranking
-NEIGHBOUR_SHARE = 0.5  # an adjacent turn scores this share of the passage that brought it
-SEED_SIMILARITY = 0.55  # an entity this close to the query (cosine) seeds graph expansion
 SOURCES = {'entity': 'entity', 'attribute': 'attribute', 'relates_to': 'relation', 'action': 'action', 'memory_chunk': 'memory_chunk'}
 FACT_SOURCES = frozenset({'entity', 'attribute', 'relation', 'action'})
 MODES = ('hybrid', 'vector', 'bm25', 'graph')
@@ -285,18 +263,19 @@ def importance_weight(hit: Hit) -> float:
     return 0.9 + (hit.importance if hit.importance is not None else 1.0) / 10
 
 
-def fuse(lists: dict[str, list[Hit]], pool: int = POOL) -> list[Hit]:
-    """Weighted reciprocal rank fusion (k = 60) over ranked lists, capped at ``pool``, weighted by importance."""
+def fuse(lists: dict[str, list[Hit]], pool: int | None = None) -> list[Hit]:
+    """Weighted reciprocal rank fusion (``rrf_k``) over ranked lists, capped at ``pool``, weighted by importance."""
+    tuned = knobs()
     merged: dict[str, Hit] = {}
     rrf: dict[str, float] = {}
     for name, listed in lists.items():
-        floor = SIMILARITY_FLOOR.get(name)
+        floor = tuned.similarity_floor.get(name)
         ranked = listed if floor is None else [h for h in listed if h.score >= floor]
         for rank, hit in enumerate(ranked, start=1):
             kept = merged.setdefault(hit.id, hit)
             kept.lists[name] = rank
-            rrf[hit.id] = rrf.get(hit.id, 0.0) + LIST_WEIGHTS.get(name, 1.0) / (RRF_K + rank)
-    ranked_ids = sorted(rrf, key=lambda i: rrf[i], reverse=True)[:pool]
+            rrf[hit.id] = rrf.get(hit.id, 0.0) + tuned.list_weights.get(name, 1.0) / (tuned.rrf_k + rank)
+    ranked_ids = sorted(rrf, key=lambda i: rrf[i], reverse=True)[: tuned.pool if pool is None else pool]
     fused = []
     for hit_id in ranked_ids:
         hit = merged[hit_id]
@@ -338,10 +317,10 @@ class Retriever:
         terms = query_terms(request.query)
         lists: dict[str, list[Hit]] = {}
         if mode in ('hybrid', 'vector') and vector is not None:
-            for table, rows in self.db.vector_lists(LIST_LIMIT, vector, where).items():
+            for table, rows in self.db.vector_lists(dict(knobs().list_limits), vector, where).items():
                 lists[f'vector:{table}'] = [self._scored(table, r, 1.0 - float(r['distance'])) for r in rows]
         if mode in ('hybrid', 'bm25'):
-            for table, rows in self.db.text_lists(LIST_LIMIT, terms, where).items():
+            for table, rows in self.db.text_lists(dict(knobs().list_limits), terms, where).items():
                 lists[f'bm25:{table}'] = [self._scored(table, r, float(r.get('bm25') or 0.0)) for r in rows]
         seeds = self._seeds(request, where, lists)
         tier1: list[Hit] = []
@@ -354,8 +333,8 @@ class Retriever:
         return Candidates(lists, seeds, tier1, vector)
 
     def _adjacent(self, pool: list[Hit], where: ReadFilter | None) -> dict[str, list[Hit]]:
-        """Passage id → the passages of its turn's neighbours, for the best ``NEIGHBOUR_FROM`` passages."""
-        best = [(h.id, h.position) for h in pool if h.position is not None][:NEIGHBOUR_FROM]
+        """Passage id → the passages of its turn's neighbours, for the best ``neighbour_from`` passages."""
+        best = [(h.id, h.position) for h in pool if h.position is not None][: knobs().neighbour_from]
         if not best or where is None:
             return {}
         found = [to_hit('memory_chunk', r) for r in self.db.adjacent_passages([p for _, p in best], where)]
@@ -386,7 +365,7 @@ class Retriever:
             named.setdefault(hit.entity_refs[0], hit.resource['name'])
         refs = dict(named)
         if not in_query:  # nobody named: the nearest entities seed graph expansion (not tier 1)
-            near = [h for h in lists.get('vector:entity', []) if h.score >= SEED_SIMILARITY][:2] + lists.get('bm25:entity', [])[:2]
+            near = [h for h in lists.get('vector:entity', []) if h.score >= knobs().seed_similarity][:2] + lists.get('bm25:entity', [])[:2]
             for hit in near:
                 refs.setdefault(hit.entity_refs[0], hit.resource['name'])
         return Seeds(list(refs), list(named), list(dict.fromkeys(refs.values())))
@@ -399,7 +378,8 @@ class Retriever:
         ranked: list[Hit] = []
         seen: set[str] = set()
         frontier, visited = list(seeds), set(seeds)
-        for depth, limit in enumerate(GRAPH_LIMITS):
+        limits = knobs().graph_limits
+        for depth, limit in enumerate(limits):
             if not frontier:
                 break
             for row in self.db.facts_about(frontier, limit, where, vector):
@@ -407,7 +387,7 @@ class Retriever:
                 if hit.id not in seen:
                     seen.add(hit.id)
                     ranked.append(hit)
-            if depth + 1 < len(GRAPH_LIMITS):
+            if depth + 1 < len(limits):
                 frontier = [r for r in self.db.neighbours(frontier, where) if r not in visited][:64]
                 visited.update(frontier)
         return ranked
@@ -421,7 +401,7 @@ class Retriever:
 
 def with_neighbours(pool: list[Hit], adjacent: dict[str, list[Hit]]) -> list[Hit]:
     """Evidence often spans turns (a question and its answer): each adjacent turn of a top passage gains
-    ``NEIGHBOUR_SHARE`` of that passage's score (joining the pool if absent), then the pool is re-sorted."""
+    ``neighbour_share`` of that passage's score (joining the pool if absent), then the pool is re-sorted."""
     if not adjacent:
         return pool
     merged = {h.id: h for h in pool}
@@ -429,9 +409,9 @@ def with_neighbours(pool: list[Hit], adjacent: dict[str, list[Hit]]) -> list[Hit
     for source_id, neighbours in adjacent.items():
         for n in neighbours:
             kept = merged.setdefault(n.id, n)
-            kept.score += base[source_id] * NEIGHBOUR_SHARE
+            kept.score += base[source_id] * knobs().neighbour_share
             kept.lists.setdefault('adjacent', 1)
-    return sorted(merged.values(), key=lambda h: (-h.score, h.id))[:POOL]
+    return sorted(merged.values(), key=lambda h: (-h.score, h.id))[: knobs().pool]
 
 
 def fact_refs(hits: Sequence[Hit]) -> list[tuple[str, Any]]:

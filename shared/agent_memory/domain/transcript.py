@@ -7,19 +7,18 @@ from typing import Any
 
 from agent_memory.db.memory_store import MemoryStore
 from agent_memory.db.turn_store import TurnStore
-
-WINDOW_TURNS = 10
-WINDOW_CHARS = 8000
+from agent_memory.tuning import knobs
 
 
 def window(store: MemoryStore, session_id: str, patterns: Sequence[str]) -> list[dict[str, Any]]:
-    """Up to 10 user/assistant turns the reader (``patterns``) may see, at most 8,000 characters of the newest content,
-    oldest first."""
-    recent = TurnStore(store).recent_turns(session_id, 1 << 62, WINDOW_TURNS * 2, patterns)
+    """Up to ``window_turns`` user/assistant turns the reader (``patterns``) may see, at most ``window_chars`` of the
+    newest content, oldest first."""
+    tuned = knobs()
+    recent = TurnStore(store).recent_turns(session_id, 1 << 62, tuned.window_turns * 2, patterns)
     turns = [t for t in recent if t['role'] in ('user', 'assistant')]
     kept: list[dict[str, Any]] = []
-    budget = WINDOW_CHARS
-    for turn in reversed(turns[-WINDOW_TURNS:]):
+    budget = tuned.window_chars
+    for turn in reversed(turns[-tuned.window_turns :]):
         if budget <= 0:
             break
         content = turn['content'][-budget:] if len(turn['content']) > budget else turn['content']

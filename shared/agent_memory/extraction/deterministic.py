@@ -27,6 +27,7 @@ from agent_memory.extraction.model import (
     Extraction,
     ExtractionContext,
 )
+from agent_memory.extraction.stage0.casual import capitalise_names, is_caseless, repair_cue_words
 from agent_memory.extraction.stage0.dates import at_midnight
 from agent_memory.extraction.stage0.instructions import find_instruction
 from agent_memory.extraction.stage0.reading import Finding, Happening, Reading, Turn
@@ -45,11 +46,13 @@ MAX_SENTENCES = 200  # a conversational turn has far fewer; bounds the worst cas
 def extract(text: str, ctx: ExtractionContext) -> Extraction:
     if ctx.role in UNTRUSTED_ROLES or not text.strip():
         return Extraction()
-    clean = normalise_text(text[:MAX_TURN_CHARS])
+    raw = text[:MAX_TURN_CHARS]
+    clean = capitalise_names(normalise_text(raw), caseless=is_caseless(raw))
     sentences = split_sentences(clean)[:MAX_SENTENCES]
+    repaired = [repair_cue_words(s) for s in sentences]
     after_request = _asked_for_artefact(ctx)
-    instructions = [i for s in sentences if (i := find_instruction(s, after_request))]
-    reading = read_turn(sentences, Turn(clean, ctx)) if ctx.role == 'user' else Reading()
+    instructions = [i for s, r in zip(sentences, repaired, strict=True) if (i := find_instruction(r, after_request, spoken=s))]
+    reading = read_turn(repaired, Turn(repair_cue_words(clean), ctx)) if ctx.role == 'user' else Reading()
     return _assemble(reading, instructions, ctx.observed_at)
 
 

@@ -21,13 +21,13 @@ from aws_lambda_powertools.metrics import MetricUnit
 from pydantic import ValidationError
 
 from agent_memory import __version__
-from agent_memory.api.http import public_detail, request_ref
 from agent_memory.api.services import get_services
 from agent_memory.domain.auth import Caller, authenticate_key
 from agent_memory.errors import AgentMemoryError
 from agent_memory.mcp_server.sdk import MCPError, Server, ServerRequestContext
 from agent_memory.mcp_server.tools import TOOLS, Tool, ToolArgs
 from agent_memory.observability import logger, metrics
+from agent_memory.public_errors import public_detail, request_ref
 
 
 @dataclass(frozen=True)

@@ -21,6 +21,8 @@ _FUTURE = re.compile(
 _PRONOUN_OBJECT = re.compile(r'^(?:it|that|this|them|one|those|these)\b', re.IGNORECASE)
 _MAX_VERB_CHARS = 30
 _PARTICLES = word_set('in out up back off over down away around home')
+_RECIPIENTS = word_set('them him her us me you')
+_DETERMINERS = word_set('the a an my our your his her their some this that these those two three four five')
 
 
 @dataclass(frozen=True)
@@ -46,6 +48,8 @@ def _event(verb: str, rest: str) -> Event | None:
     tokens = rest.split()
     while tokens and tokens[0].lower() in _PARTICLES:
         tokens = tokens[1:]
+    if len(tokens) > 1 and tokens[0].lower() in _RECIPIENTS and tokens[1].lower() in _DETERMINERS:
+        tokens = tokens[1:]  # "sent them the revised quote": the object is the quote, "them" only receives it
     obj = clip(clean_value(' '.join(tokens)), 500)
     if _PRONOUN_OBJECT.match(obj):
         return None  # "we cancelled it": the referent is elsewhere; nothing worth recording on its own

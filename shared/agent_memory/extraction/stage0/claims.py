@@ -92,6 +92,11 @@ _VAGUE_WORK = re.compile(
 _FUNCTION_WORDS = word_set('to it that this them so too do does one ones there here the a an and or of for with me you up out')
 _PREFERENCE_KEYS = frozenset({'likes', 'dislikes', 'preference'})
 _DANGLING = re.compile(r'\b(?:it|they|them|this|that|these|those|he|she|him|her)\b', re.IGNORECASE)
+_UNNAMED_PLACE = (
+    r'(?:a|an|the)\s+(?:(?:small|little|tiny|big|quiet|remote|rural|coastal|fishing|farming|mountain)\s+)*'
+    r'(?:village|town|city|suburb|place|island|farm|hamlet)\s+(?:(?:just|right)\s+)?'
+    r'(?:near|outside(?:\s+of)?|close\s+to|in|on|north\s+of|south\s+of|east\s+of|west\s+of)\s+'
+)
 _DIETS = r'vegetarian|vegan|pescatarian|pescetarian|gluten-free|lactose intolerant|kosher|halal|coeliac|celiac|teetotal'
 
 
@@ -169,7 +174,8 @@ def _based_in(rest: str) -> list[Claim]:
 
 
 def _origin(rest: str) -> list[Claim]:
-    m = match(r'^(?:originally\s+)?from\s+(?P<v>.+)$', rest)
+    """ "from Sofia", "from a small village near Cork" (the named place is what a listener would note)."""
+    m = match(rf'^(?:originally\s+)?from\s+(?:{_UNNAMED_PLACE})?(?P<v>.+)$', rest)
     place = _proper(m.group('v')) if m else None
     return [Claim('hometown', place)] if place else []
 

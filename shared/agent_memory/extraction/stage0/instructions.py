@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 
 from agent_memory.extraction.model import ExtractedInstruction
+from agent_memory.extraction.stage0.casual import as_spoken
 from agent_memory.extraction.stage0.lexicon import is_past_form, lemma, word_set
 from agent_memory.extraction.stage0.text import body, capitalise, clip, words
 
@@ -60,6 +61,9 @@ _RESPONSE_STYLE = re.compile(
     rf'|^keep\s+(?:it|them|things)\s+(?:(?:very|really|nice and|short and)\s+)?{_STYLE_COMPLEMENT}',
     re.IGNORECASE,
 )
+# "Never use bullet points - I like prose", "Use metric units, I'm in Oslo": the speaker's own clause after the directive
+# is a reason or a fact about them, not part of what the assistant is told to do.
+_REASON_AFTER = re.compile(r"(?:\s[—–-]{1,2}\s|[—–]|,|;)\s*(?=(?:I|I'm|I've|I'd|we|we're|we've|my|our)\s)")
 _SUBORDINATE = re.compile(r'^(?:if|when|whenever|whatever|wherever|unless|for|in|before|after|once)\b[^,]{1,80},\s*', re.IGNORECASE)
 _ABOUT_IT = re.compile(r'^(?:keep|make)\s+(?:it|this|that)\b', re.IGNORECASE)
 _GENERIC_VERBS = word_set(
@@ -108,15 +112,19 @@ _LABEL_SKIP = word_set(
 )
 
 
-def find_instruction(sentence: str, after_artefact_request: bool = False) -> ExtractedInstruction | None:
+def find_instruction(sentence: str, after_artefact_request: bool = False, spoken: str | None = None) -> ExtractedInstruction | None:
     """The directive in a sentence, if any. After a request for an artefact ("write me an announcement"), "keep it short"
-    is about that artefact, not a standing instruction."""
+    is about that artefact, not a standing instruction. ``sentence`` may have its cue words repaired ("Alwyas" →
+    "Always"); the description is then taken from the same span of ``spoken``, the sentence as typed."""
     raw = body(sentence)
-    core = _strip_trailing(_FILLERS.sub('', raw)).strip(' ,;:')
+    core = _REASON_AFTER.split(_strip_trailing(_FILLERS.sub('', raw)), maxsplit=1)[0].strip(' ,;:')
     if not core or not (_is_directive(core, raw) or _is_directive(_main_clause(core), raw)):
         return None
     if after_artefact_request and _ABOUT_IT.match(_main_clause(core)):
         return None
+    if spoken is not None:
+        start = raw.index(core)
+        core = as_spoken(raw, body(spoken), start, start + len(core))
     return ExtractedInstruction(label=instruction_label(_main_clause(core))[:64], description=clip(capitalise(core), 1024))
 
 

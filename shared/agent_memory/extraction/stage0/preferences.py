@@ -28,12 +28,14 @@ _ADVERBS = (
 _LIKE_VERBS = {'like': 'likes', 'love': 'likes', 'enjoy': 'likes', 'adore': 'likes', 'prefer': 'preference'}
 _FAN = r'(?:(?:a|an)\s+)?(?:(?:big|huge|massive|real|great|total|really|so)\s+)?(?:fan\s+of|into|all\s+about|keen\s+on|obsessed\s+with)'
 _PASSIONATE = r'(?:(?:really|so|very|truly|deeply|super)\s+)?passionate\s+about'
-# "Harry Potter is my favorite book", "Dance is my passion", "Spider-Man has always been a favorite of mine".
+# "Harry Potter is my favorite book", "Dance is my passion", "Spider-Man has always been a favorite of mine",
+# "Sci-fi is more my thing, especially …".
 _FAVOURITE_OF_MINE = re.compile(
     r'^(?P<x>.+?)\s+(?:is|are|has\s+always\s+been|have\s+always\s+been)\s+(?:(?:definitely|still|also|now|probably)\s+)?'
-    r'(?:(?:one\s+of\s+my\s+(?:all-time\s+)?favou?rites|a\s+favou?rite\s+of\s+mine|my\s+(?:all-time\s+)?favou?rite|my\s+passion)'
+    r'(?:(?:one\s+of\s+my\s+(?:all-time\s+)?favou?rites|a\s+favou?rite\s+of\s+mine|my\s+(?:all-time\s+)?favou?rite|my\s+passion|'
+    r'(?:more\s+|really\s+|totally\s+)?my\s+(?:thing|jam|cup\s+of\s+tea))'
     r'|my\s+(?:all-time\s+)?(?P<k>favou?rite\s+[a-z][\w-]*(?:\s+[a-z][\w-]*)?))'
-    r'(?:\s+(?:too|ever|of\s+all\s+time))?$',
+    r'(?:\s+(?:too|ever|of\s+all\s+time))?(?:,\s+(?:especially|particularly|mostly|above\s+all)\b.*)?$',
     re.IGNORECASE,
 )
 _NOT_A_THING = re.compile(r"^(?:it|it's|that|this|these|those|they|he|she|what|which|who|here|there|mine|one|so|and)\b", re.I)

@@ -18,6 +18,7 @@ from agent_memory.extraction.stage0.text import clip, split_clauses, squash, str
 
 CONFIDENT = 0.9
 MAX_CLAUSES = 40  # per sentence: "… and I … and I …" 3,000 times over is not a statement worth reading clause by clause
+_LEAVING = frozenset({'leave', 'quit'})
 _SMALL_TALK_PLANS = re.compile(
     r'\b(?:get back|be back|come back|talk|speak|chat|see you|catch up|check back|follow up|let you know)\b', re.I
 )
@@ -81,7 +82,25 @@ def read_sentence(text: str, turn: Turn, opens_turn: bool = False) -> Reading:
         if conditional or is_hypothetical(clause):
             conditional = opens_hypothesis(clause)
             continue
-        reading.extend(read_clause(clause, turn, opens_turn and i == 0))
+        reading.extend(_on_the_same_day(read_clause(clause, turn, opens_turn and i == 0), reading, clause, turn))
+    return _without_the_leaving(reading)
+
+
+def _on_the_same_day(clause: Reading, before: Reading, text: str, turn: Turn) -> Reading:
+    """ "I met them yesterday, and then I sent them the quote": a past event told next in the same sentence, with no
+    time of its own, happened on the day of the dated event before it."""
+    dated = next((h.occurred_at for h in reversed(before.happenings) if h.occurred_at), None)
+    if dated is None or dated > turn.today or find_time(text, turn.today, tense(text)):
+        return clause
+    clause.happenings = [replace(h, occurred_at=dated) if h.occurred_at is None else h for h in clause.happenings]
+    return clause
+
+
+def _without_the_leaving(reading: Reading) -> Reading:
+    """ "I no longer work at Quantlytics, I left last month": the leaving is the invalidation (a state change), not
+    also an event with nothing left of it but its verb."""
+    if any(v.key == 'employer' for v in reading.invalidations):
+        reading.happenings = [h for h in reading.happenings if not (h.event.verb in _LEAVING and h.event.object_text is None)]
     return reading
 
 

@@ -17,6 +17,7 @@ _CLAUSE_BREAK = re.compile(
     r'\s*;\s*'
     r"|,?\s+(?:and|but|so|plus)\s+(?:now\s+|then\s+|also\s+)?(?=(?:I|I'm|I've|I'll|I'd|my|My|we|We|we're|We're)\b)"
     r"|,\s+(?=(?:I|I'm|I've|I'll|I'd|my|we|we're)\b)"
+    r"|,\s+(?:and|but|so|plus)\s+(?=(?:[a-z]+\s+){1,3}(?:I|I'm|I've|I'll|I'd|we|we're)\s)"
     r'|,\s*(?=(?:if|unless|in case|assuming)\b)'
     r'|,\s+(?:so|but)\s+(?=(?:that|it|this|they)\b)'
     r"|,?\s+(?:because|'cause|cause|since)\s+(?=(?:I|I'm|I've|we|we're)\s)"

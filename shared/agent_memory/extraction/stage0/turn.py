@@ -62,7 +62,7 @@ def _read_with_corrections(text: str, previous: list[Finding], total: Reading, t
     split = CORRECTION_SPLIT.search(text)
     if split and split.start() > 0 and text[split.end() :].strip():
         head = read_sentence(text[: split.start()], turn)
-        head.extend(_correct(head, head.findings, text[split.end() :], turn))
+        head.extend(_correct(head, head.findings, text[split.end() :], turn, said=text[: split.start()]))
         return head
     start = CORRECTION_START.match(text)
     if start and previous and text[start.end() :].strip():
@@ -70,8 +70,9 @@ def _read_with_corrections(text: str, previous: list[Finding], total: Reading, t
     return read_sentence(text, turn, opens_turn)
 
 
-def _correct(base: Reading, targets: list[Finding], tail: str, turn: Turn) -> Reading:
-    """Replace a value just stated by its correction; the corrected value is tentative and the wavering is recorded."""
+def _correct(base: Reading, targets: list[Finding], tail: str, turn: Turn, said: str = '') -> Reading:
+    """Replace a value just stated by its correction; the corrected value is tentative and the wavering is recorded.
+    ``said`` is the claim before the correction when it is in the same sentence."""
     targets = list(targets)
     reading = read_sentence(tail, turn)
     if not targets:
@@ -90,7 +91,18 @@ def _correct(base: Reading, targets: list[Finding], tail: str, turn: Turn) -> Re
     if value is None or _same(value, target.value):
         return reading
     _retract(base, target)
-    return Reading(findings=[_tentative(replace(target, value=value))], uncertainties=[_self_correction(target, value)])
+    corrected = _restated(said, target, value, tail, turn) or replace(target, value=value)
+    return Reading(findings=[_tentative(corrected)], uncertainties=[_self_correction(target, value)])
+
+
+def _restated(said: str, target: Finding, value: str, tail: str, turn: Turn) -> Finding | None:
+    """ "I moved to Munich - sorry, Hamburg - in January": the claim said again with the corrected value and what follows
+    the correction ("I moved to Hamburg in January"), so the correction keeps the claim's date."""
+    rest = tail[tail.find(value) + len(value) :].strip(' ,;:—–-)') if value in tail else ''
+    if not rest or target.value not in said:
+        return None
+    again = read_sentence(f'{said.replace(target.value, value, 1)} {rest}', turn)
+    return next((f for f in again.findings if (f.entity, f.key) == (target.entity, target.key) and _same(f.value, value)), None)
 
 
 def _clarify_fragment(text: str, turn: Turn) -> Reading:

@@ -18,7 +18,8 @@ from agent_memory.embeddings import EmbeddingMismatch, LazyEmbedder, build_embed
 from agent_memory.embeddings.memo import VectorMemo
 from agent_memory.embeddings.remote import OpenAIEmbedder
 from agent_memory.errors import ProviderUnavailable
-from tests.llm_server import LlmTestServer
+from tests.support.llm_server import LlmTestServer
+from tests.support.ports import free_port
 
 
 def cosine(a: list[float], b: list[float]) -> float:
@@ -33,6 +34,8 @@ def server() -> Iterator[LlmTestServer]:
 
 
 def test_local_model_gives_normalised_384_d_vectors_that_rank_paraphrases_first(services: Services) -> None:
+    # Given the local model, When related and unrelated sentences are embedded, Then vectors are unit length, 384-d, and
+    # the paraphrase is nearer than the unrelated one
     plan, tier, cat = services.embedder.embed(['what is my current plan?', 'which plan am I on?', 'the cat sat on the warm windowsill'])
     assert len(plan) == 384 and math.isclose(math.sqrt(cosine(plan, plan)), 1.0, rel_tol=1e-4)
     assert cosine(plan, tier) > 0.7 > 0.1 > cosine(plan, cat)
@@ -40,6 +43,7 @@ def test_local_model_gives_normalised_384_d_vectors_that_rank_paraphrases_first(
 
 
 def test_local_model_batches_match_single_calls(services: Services) -> None:
+    # Given 40 texts (more than one batch), When embedded in a batch and one by one, Then the vectors agree
     texts = [f'sentence number {i} about topic {i % 7}' for i in range(40)]  # more than one batch of 32
     model = services.embedder.warm()  # the model itself: the embedder's memo would answer the single calls from the batch
     batched = model.embed(texts)
@@ -48,6 +52,8 @@ def test_local_model_batches_match_single_calls(services: Services) -> None:
 
 
 def test_openai_compatible_provider_uses_the_real_client(server: LlmTestServer) -> None:
+    # Given the OpenAI-compatible test server, When three texts are embedded, Then the real client sends one request
+    # with the key and model and equal texts get equal vectors
     server.embedding_dimension = 8
     embedder = OpenAIEmbedder(server.base_url, 'text-embed-test', 8, 'sk-test', 5.0)
     vectors = embedder.embed(['alpha', 'beta', 'alpha'])
@@ -65,14 +71,18 @@ def test_openai_compatible_provider_uses_the_real_client(server: LlmTestServer) 
 
 
 def test_openai_provider_rejects_a_wrong_dimension_and_maps_failures(server: LlmTestServer) -> None:
+    # Given a provider answering the wrong dimension, or none listening, When texts are embedded, Then each is a
+    # ProviderUnavailable saying why
     server.embedding_dimension = 8
     with pytest.raises(ProviderUnavailable, match='returned 8 dimensions'):
         OpenAIEmbedder(server.base_url, 'm', 16, None, 5.0).embed(['x'])
     with pytest.raises(ProviderUnavailable, match='embedding request failed'):
-        OpenAIEmbedder('http://127.0.0.1:9/v1', 'm', 8, None, 0.5).embed(['x'])
+        OpenAIEmbedder(f'http://127.0.0.1:{free_port()}/v1', 'm', 8, None, 5.0).embed(['x'])
 
 
 def test_openai_provider_is_selected_by_configuration(server: LlmTestServer) -> None:
+    # Given settings naming the openai provider, When the embedder is built, Then it is the OpenAI client with that
+    # identity
     settings = dataclasses.replace(
         get_settings(), embedding_provider='openai', embedding_model='e', embedding_dimension=8, embedding_base_url=server.base_url
     )
@@ -85,6 +95,7 @@ def test_openai_provider_is_selected_by_configuration(server: LlmTestServer) -> 
 
 
 def test_a_different_model_than_the_database_holds_refuses_to_start(services: Services) -> None:
+    # Given the model recorded at the first start, When a start names another model, Then it refuses with a mismatch
     recorded = services.control.claim_embedding_model('ignored', 1, dt.datetime.now(dt.UTC))
     assert recorded == ('all-MiniLM-L6-v2-int8', 384)  # claimed by the first start; never overwritten
     other = dataclasses.replace(get_settings(), embedding_provider='openai', embedding_model='big', embedding_dimension=1536)
@@ -94,6 +105,8 @@ def test_a_different_model_than_the_database_holds_refuses_to_start(services: Se
 
 
 def test_plan_embedding_covers_new_rows_and_defers_queued_chunks(services: Services) -> None:
+    # Given a write plan with a new chunk, a queued chunk, an entity and an attribute, When embeddings are attached,
+    # Then new rows get model vectors and the queued chunk is deferred
     now = dt.datetime.now(dt.UTC)
     plan = WritePlan(now=now, principal='p', session_id='s')
     plan.chunks = [
@@ -112,6 +125,8 @@ def test_plan_embedding_covers_new_rows_and_defers_queued_chunks(services: Servi
 
 
 def test_memo_sends_each_new_text_to_the_model_once_and_forgets_the_oldest(services: Services) -> None:
+    # Given a memo of capacity 2, When texts repeat and a third arrives, Then each new text reaches the model once and
+    # the oldest is forgotten
     model = services.embedder.warm()
     sent: list[list[str]] = []
 

@@ -6,7 +6,7 @@ end to end: serialisation, headers, status-code mapping and timeouts.
     server.reply_json({...})        # 200, the object as the assistant message content
     server.reply_text('not json')   # 200, raw text as the content
     server.error(429)               # an OpenAI-style error body (+ Retry-After on 429)
-    server.stall(3.0)               # answer nothing for 3 s (longer than the client timeout)
+    server.stall()                  # answer nothing for STALL_NEVER s (a stop cuts it short): outlasts any client timeout
     server.latency = 0.5            # every completion takes 0.5 s (a simulated model, for benchmarks)
     server.echo_sources = True      # an unscripted chat request answers citing every [S#] it was given
 
@@ -44,8 +44,6 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-import pytest
-
 _ERRORS: dict[int, tuple[str, str | None, str]] = {
     400: ('invalid_request_error', None, 'Invalid request.'),
     403: ('invalid_request_error', None, 'You are not allowed to use this model.'),
@@ -55,6 +53,11 @@ _ERRORS: dict[int, tuple[str, str | None, str]] = {
     500: ('server_error', None, 'The server had an error while processing your request.'),
     503: ('server_error', None, 'The engine is currently overloaded, please try again later.'),
 }
+
+
+# A stall no client timeout in the tests comes near: only a broken timeout waits it out, and then the test fails (the
+# late answer is an empty object) instead of hanging.
+STALL_NEVER = 120.0
 
 
 @dataclass(frozen=True)
@@ -128,7 +131,7 @@ class LlmTestServer:
             self._refused.update(dict.fromkeys(formats, status))
         return self
 
-    def stall(self, seconds: float) -> LlmTestServer:
+    def stall(self, seconds: float = STALL_NEVER) -> LlmTestServer:
         return self._push(Behaviour('stall', seconds=seconds))
 
     def _push(self, behaviour: Behaviour) -> LlmTestServer:
@@ -246,10 +249,10 @@ class _Handler(BaseHTTPRequestHandler):
     owner: LlmTestServer
     protocol_version = 'HTTP/1.1'
 
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base class's signature
+    def log_message(self, format: str, *args: Any) -> None:  # the base class's signature
         pass  # keep the test output clean
 
-    def do_POST(self) -> None:  # noqa: N802 - http.server's naming
+    def do_POST(self) -> None:  # http.server's naming
         raw = self.rfile.read(int(self.headers.get('content-length') or 0))
         try:
             body = json.loads(raw or b'{}')
@@ -329,13 +332,3 @@ CONTEXT_MESSAGE = (
 def _error_body(status: int, message: str | None = None, code: str | None = None) -> dict[str, Any]:
     kind, known_code, default = _ERRORS.get(status, ('server_error' if status >= 500 else 'invalid_request_error', None, f'HTTP {status}'))
     return {'error': {'message': message or default, 'type': kind, 'param': None, 'code': code or known_code}}
-
-
-@pytest.fixture
-def llm_server() -> Iterator[LlmTestServer]:
-    """A started server, stopped after the test."""
-    server = LlmTestServer().start()
-    try:
-        yield server
-    finally:
-        server.stop()

@@ -15,7 +15,8 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 EMBEDDING = {'chat', 'retrieval', 'mcp', 'extraction_worker'}  # their first request embeds: the model loads in the init phase
 PLAIN = sorted(p.name for p in (ROOT / 'functions').iterdir() if (p / 'app.py').exists() and p.name not in EMBEDDING)
-NEVER = ('openai', 'aiohttp', 'requests', 'boto3')  # the LLM client; the SDK's HTTP transports; SQS before a send
+# the LLM client; the SDK's HTTP transports; SQS before a send; the response models (~40 ms CPU, only the OpenAPI generator uses them)
+NEVER = ('openai', 'aiohttp', 'requests', 'boto3', 'agent_memory.api.responses')
 NOT_IN_PLAIN = ('numpy', 'onnxruntime', 'tokenizers', 'mcp', 'mcp_types', 'starlette')
 MCP_UNUSED = ('mcp.client', 'mcp.server.mcpserver', 'cryptography')
 
@@ -39,20 +40,27 @@ def loaded_after(code: str, watched: tuple[str, ...], code_root: Path = ROOT / '
 
 @pytest.mark.parametrize('function', PLAIN)
 def test_plain_handler_import_loads_no_model_llm_mcp_or_http_transport(function: str) -> None:
+    # Given a plain handler, When it is imported in a fresh interpreter, Then no model, LLM client, MCP SDK or HTTP
+    # transport is loaded
     assert loaded_after('import app', NEVER + NOT_IN_PLAIN, ROOT / 'functions' / function) == []
 
 
 @pytest.mark.parametrize('function', sorted(EMBEDDING))
 def test_embedding_handler_import_loads_the_model_but_no_llm_client_or_http_transport(function: str) -> None:
+    # Given a handler that embeds, When it is imported fresh, Then only numpy and onnxruntime of the watched modules
+    # load
     watched = NEVER + ('numpy', 'onnxruntime') + (() if function == 'mcp' else ('mcp', 'mcp_types'))
     assert loaded_after('import app', watched, ROOT / 'functions' / function) == ['numpy', 'onnxruntime']
 
 
 def test_mcp_handler_import_skips_the_sdk_client_and_high_level_server() -> None:
+    # Given the MCP handler, When it is imported fresh, Then the SDK's client and high-level server are not loaded
     assert loaded_after('import app', MCP_UNUSED, ROOT / 'functions' / 'mcp') == []
 
 
 def test_a_configured_queue_does_not_import_boto3_until_a_job_is_sent() -> None:
+    # Given a queue URL configured, When the services start and then the queue client is touched, Then boto3 loads only
+    # at that touch
     queue_url = 'https://sqs.us-east-1.amazonaws.com/000000000000/cold-start-test'
     code = 'import app\nfrom agent_memory.api.services import get_services\nget_services().db.ping()'
     env = {'AGENT_MEMORY_QUEUE_URL': queue_url, 'AWS_DEFAULT_REGION': 'us-east-1'}
@@ -63,6 +71,8 @@ def test_a_configured_queue_does_not_import_boto3_until_a_job_is_sent() -> None:
 
 def test_deferred_sdk_package_resolves_every_name_to_the_real_objects() -> None:
     """After the deferred import, ``from surrealdb import X`` elsewhere still works and names the same class."""
+    # Given the SurrealDB SDK's deferred package init, When names are imported from it, Then they are the real objects
+    # and the full init runs on demand
     code = (
         'from agent_memory.db.sdk import RecordID, connect\n'
         'import sys\n'
@@ -78,6 +88,8 @@ def test_deferred_sdk_package_resolves_every_name_to_the_real_objects() -> None:
 
 
 def test_request_models_build_their_schemas_only_when_a_request_validates_one() -> None:
+    # Given the health handler, When it is imported and served, Then no request model builds its schema (numpy stays
+    # unloaded)
     code = (
         'import app\n'
         'from agent_memory import models\n'

@@ -1,4 +1,4 @@
-"""One warm Lambda container of the facts function, as its own process (``python -m tests.facts_container``).
+"""One warm Lambda container of the facts function, as its own process (``python -m tests.support.facts_container``).
 
 Waits until the ``go`` file exists (so every container writes at once), then supersedes one entity+key with each
 value in turn, retrying a 503 that carries Retry-After as a client would; prints ``[[value, status], …]`` as JSON.
@@ -15,7 +15,7 @@ from pathlib import Path
 
 from local_runtime.events import LocalContext, http_event
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 ATTEMPTS = 10
 
 

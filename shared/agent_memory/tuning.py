@@ -1,0 +1,78 @@
+"""Tuning knobs: the numbers that trade recall, latency and cost, in one typed object with their measured defaults.
+
+They are code, not deployment configuration (README.md lists the ``AGENT_MEMORY_*`` settings): each
+default was chosen with a benchmark (bench/README.md) and changing one is a code change that re-runs it. Modules
+read them through ``knobs()`` when they run, never at import, so a test changes one for its duration with
+``monkeypatch.setattr(tuning, 'TUNING', dataclasses.replace(tuning.TUNING, reindex_min_new_rows=20))``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+
+
+@dataclass(frozen=True)
+class Tuning:
+    # -- retrieval: fusion of the ranked lists (domain/retrieval.py) -------------------------------------------------
+    rrf_k: int = 60  # reciprocal-rank constant: a hit at rank r scores weight / (rrf_k + r)
+    pool: int = 256  # hits kept after fusion, before the final re-scoring
+    # Rows per list, also the order the lists enter fusion.
+    list_limits: Mapping[str, int] = field(default_factory=lambda: MappingProxyType({'attribute': 32, 'entity': 16, 'memory_chunk': 32}))
+    # Passages found by meaning and by words count alike; an entity row ("Alice (person)") answers little by itself; a
+    # fact only *about* a named entity (graph) is weak evidence, a structured tier-1 match strong evidence. Calibrated
+    # on LoCoMo conversations 0-2 (bench/locomo.py) and bench/retrieval.py (hit@1 / hit@10 per mode).
+    list_weights: Mapping[str, float] = field(
+        default_factory=lambda: MappingProxyType({
+            'vector:attribute': 1.0,
+            'vector:memory_chunk': 1.0,
+            'bm25:attribute': 0.7,
+            'bm25:memory_chunk': 1.0,
+            'vector:entity': 0.3,
+            'bm25:entity': 0.3,
+            'graph': 0.3,
+            'tier1': 1.5,
+        })
+    )  # fmt: skip
+    # A fact or entity less similar than this to the query is not evidence for it: it leaves the vector list before
+    # ranks are counted, so a short, frequently reinforced fact cannot outrank passages on proximity alone.
+    similarity_floor: Mapping[str, float] = field(default_factory=lambda: MappingProxyType({'vector:attribute': 0.5, 'vector:entity': 0.5}))
+    graph_limits: tuple[int, ...] = (32, 16, 16)  # facts taken from the seeds, then from 1-hop and 2-hop neighbours
+    neighbour_from: int = 4  # the best passages whose adjacent turns (the question before, the reply after) join the ranking
+    neighbour_share: float = 0.5  # an adjacent turn scores this share of the passage that brought it
+    seed_similarity: float = 0.55  # an entity this close to the query (cosine) seeds graph expansion
+
+    # -- retrieval: the database lists (db/retrieval_store.py, db/term_frequencies.py) -------------------------------
+    ef_search: int = 64  # HNSW candidate list per query (bench/retrieval.py: recall@10 against exact search)
+    overfetch: float = 1.5  # KNN neighbours fetched per row kept after filtering; limit × overfetch must stay ≤ ef_search
+    max_terms: int = 8  # query terms sent to a full-text list (content words, in query order)
+    df_cap: int = 256  # a term in more rows than this costs > ~13 ms per list and is left out of the OR
+    term_counts_ttl_seconds: float = 60.0  # how long a probed document frequency is trusted per process
+    term_counts_max_entries: int = 100_000  # document frequencies remembered per process
+
+    # -- the response cache (db/trace_store.py) ----------------------------------------------------------------------
+    cache_neighbours: int = 32  # nearest traces examined (any caller, any endpoint) before giving up
+    cache_ef: int = 64  # HNSW candidate list of that search
+    same_question_limit: int = 8  # newest answers to the same canonical question examined
+
+    # -- sweeps (domain/lifecycle.py, db/lifecycle_store.py) ---------------------------------------------------------
+    # An HNSW index is rebuilt once the rows added since its last build reach reindex_min_new_rows and either
+    # reindex_min_growth of the index or reindex_max_backlog rows (bench/README.md, "HNSW rebuilds").
+    reindex_min_new_rows: int = 1000
+    reindex_min_growth: float = 0.2
+    reindex_max_backlog: int = 10_000
+    sweep_batch: int = 5000  # ids per sweep statement (bench/lifecycle.py)
+
+    # -- conversation windows and forget (domain/transcript.py, domain/forget.py) ------------------------------------
+    window_turns: int = 10  # earlier turns of the session a /chat prompt carries
+    window_chars: int = 8000  # ...within this many characters
+    forget_similarity: float = 0.6  # cosine a row needs to the forget query to match: a vague query forgets nothing
+
+
+TUNING = Tuning()
+
+
+def knobs() -> Tuning:
+    """The knobs in force (read at call time, so a test's replacement is seen)."""
+    return TUNING
