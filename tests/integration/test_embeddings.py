@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from agent_memory.api.services import Services, check_embedding_model
+from agent_memory.composition import Services, check_embedding_model
 from agent_memory.config import get_settings
 from agent_memory.domain.plan_embeddings import attach_embeddings
 from agent_memory.domain.write_plan import WritePlan

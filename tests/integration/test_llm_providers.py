@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from agent_memory.api.services import Services, build_extractors
+from agent_memory.composition import Services, build_extractors
 from agent_memory.config import get_settings
 from agent_memory.domain.extraction_pipeline import Extractors
 from agent_memory.domain.synthesis import LlmComposer

@@ -8,13 +8,13 @@ from typing import Any
 
 import pytest
 
+from agent_memory.clock import new_id, utcnow
 from agent_memory.db import migrations
 from agent_memory.db.connection import Database, context_db_name
 from agent_memory.db.memory_store import MemoryStore
 from agent_memory.db.migrations import ensure_migrated, forget_migrated, load_migrations
 from agent_memory.domain import facts
 from agent_memory.domain.auth import Caller
-from agent_memory.domain.ids import new_id, utcnow
 from agent_memory.domain.write_plan import AddressGuard, WritePlan
 from agent_memory.errors import StoreUnavailable, WriteConflict
 from agent_memory.models import FactsRequest

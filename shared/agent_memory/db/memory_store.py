@@ -7,15 +7,16 @@ import json
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from agent_memory.db import to_rows
 from agent_memory.db.connection import ALREADY_APPLIED, CONFLICT_MARKER, Database, context_db_name
 from agent_memory.db.migrations import ensure_migrated
-from agent_memory.db.records import Tx, entity_rid, rid
-from agent_memory.db.reinforcement import reinforce_statement, reinforced_ids
-from agent_memory.db.sdk import RecordID
+from agent_memory.db.records import Tx, entity_rid, record_id, rid
+from agent_memory.db.reinforcement import ImportanceRule, reinforce_statement, reinforced_ids
 from agent_memory.db.trace_rows import add_traces
 from agent_memory.domain.plan_embeddings import attach_embeddings
 from agent_memory.domain.write_plan import WritePlan
 from agent_memory.embeddings import Embedder
+from agent_memory.rows.conversation import SessionRow
 
 CURRENT = 'superseded_by IS NONE AND valid_from <= $now AND (valid_until IS NONE OR valid_until > $now)'
 # What reconciliation compares against and re-checks at commit: rows not superseded and not ended.
@@ -132,8 +133,9 @@ _ENTITY_FACT_LINKS = (
 
 
 class MemoryStore:
-    def __init__(self, db: Database, context_id: str, embedder: Embedder | None = None) -> None:
+    def __init__(self, db: Database, context_id: str, importance: ImportanceRule, embedder: Embedder | None = None) -> None:
         self.db = db
+        self.importance = importance
         self.context_id = context_id
         self.embedder = embedder
         self.database = context_db_name(context_id)
@@ -173,13 +175,13 @@ class MemoryStore:
         return dict(row) if row else None
 
     # ---- sessions and turns -----------------------------------------------------------------
-    def sessions_named(self, own_key: str, session_id: str) -> list[dict[str, Any]]:
+    def sessions_named(self, own_key: str, session_id: str) -> list[SessionRow]:
         """The caller's own session, then every other session with this client id (legacy: stored under it), oldest first."""
         rows = self.q(f'RETURN {SESSIONS_NAMED};', own=rid('session', own_key), legacy=rid('session', session_id), client=session_id)[0]
-        return [dict(row) for row in rows]
+        return [to_rows.session(row) for row in rows]
 
-    def create_session(self, session_id: str, row: dict[str, Any]) -> dict[str, Any]:
-        return dict(self.q('CREATE $id CONTENT $row RETURN AFTER;', id=rid('session', session_id), row=row)[0][0])
+    def create_session(self, session_id: str, row: dict[str, Any]) -> SessionRow:
+        return to_rows.session(self.q('CREATE $id CONTENT $row RETURN AFTER;', id=rid('session', session_id), row=row)[0][0])
 
     def list_turns(self, session_id: str, patterns: Sequence[str], limit: int, offset: int) -> list[dict[str, Any]]:
         """The session's turns the reader may see, each by its own scope (a session's scope says nothing about its turns')."""
@@ -354,7 +356,7 @@ class MemoryStore:
         if plan.retrieval_trace:
             add_traces(tx, plan.retrieval_trace, plan.response_trace)
         if reinforced := reinforced_ids(plan.reinforced):
-            tx.add(reinforce_statement(tx, reinforced))
+            tx.add(reinforce_statement(tx, reinforced, self.importance))
         self.db.query(self.database, tx.sql(quiet=True), tx.params)
 
     # ---- idempotency ------------------------------------------------------------------------
@@ -373,68 +375,7 @@ class MemoryStore:
             d=description_key,
         )
 
-    def list_instructions(self, patterns: Sequence[str], limit: int) -> list[dict[str, Any]]:
-        return self.rows(
-            INSTRUCTIONS,
-            limit=limit,
-            **visibility_params(patterns),
-        )
-
-    def get_instruction(self, instruction_id: str) -> dict[str, Any] | None:
-        row = self.q('SELECT * FROM ONLY $id;', id=rid('instruction', instruction_id))[0]
-        return dict(row) if row else None
-
-    def create_uncertainty(self, uncertainty_id: str, row: dict[str, Any]) -> dict[str, Any]:
-        return dict(self.q('CREATE $id CONTENT $row RETURN AFTER;', id=rid('uncertainty', uncertainty_id), row=row)[0][0])
-
-    def resolve_uncertainty(self, uncertainty_id: str, resolved_by: RecordID | None, now: dt.datetime) -> dict[str, Any] | None:
-        rows = self.q(
-            'UPDATE $id SET resolved = true, resolved_by = $by, resolved_at = $now WHERE resolved = false RETURN AFTER;',
-            id=rid('uncertainty', uncertainty_id),
-            by=resolved_by,
-            now=now,
-        )[0]
-        return dict(rows[0]) if rows else None
-
-    def get_uncertainty(self, uncertainty_id: str) -> dict[str, Any] | None:
-        row = self.q('SELECT * FROM ONLY $id;', id=rid('uncertainty', uncertainty_id))[0]
-        return dict(row) if row else None
-
-    def list_uncertainties(self, patterns: Sequence[str], resolved: bool | None, limit: int, after: str | None) -> list[dict[str, Any]]:
-        return self.rows(
-            uncertainties_sql(resolved is not None, bool(after)),
-            resolved=resolved,
-            after=rid('uncertainty', after) if after else None,
-            limit=limit,
-            **visibility_params(patterns),
-        )
-
     # ---- reads ------------------------------------------------------------------------------
-    def list_entities(self, patterns: Sequence[str], entity_type: str | None, limit: int, after: list[str] | None) -> list[dict[str, Any]]:
-        where = [VISIBLE]
-        if entity_type:
-            where.append('type = $type')
-        if after:
-            where.append('id > $after')
-        return self.rows(
-            f'SELECT * OMIT embedding FROM entity WHERE {" AND ".join(where)} ORDER BY id ASC LIMIT $limit;',
-            type=entity_type,
-            after=entity_rid(*after) if after else None,
-            limit=limit,
-            **visibility_params(patterns),
-        )
-
-    def get_entity(self, entity_key: list[str], patterns: Sequence[str]) -> dict[str, Any] | None:
-        rows = self.q(ENTITY, id=entity_rid(*entity_key), **visibility_params(patterns))[0]
-        return dict(rows[0]) if rows else None
-
-    def attribute_history(self, entity_key: list[str], key: str, patterns: Sequence[str]) -> list[dict[str, Any]]:
-        return self.rows(
-            f'SELECT *, {TENTATIVE} OMIT embedding FROM attribute WHERE address = $a AND {VISIBLE} ORDER BY created_at DESC, id DESC;',
-            a=address_key(entity_key, key),
-            **visibility_params(patterns),
-        )
-
     def close_entity_facts(self, entity_key: list[str], now: dt.datetime, region: Sequence[str], read: Sequence[str]) -> int:
         """Soft delete: every current attribute, relation and action of the entity inside the forget ``region`` that the
         caller can ``read`` ends now (one transaction); other rows are neither touched nor counted."""
@@ -457,42 +398,12 @@ class MemoryStore:
         )
         return int(result[-2] or 0)
 
-    def current_by_category(self, table: str, category: str, patterns: Sequence[str], now: dt.datetime, limit: int) -> list[dict[str, Any]]:
-        return self.rows(
-            category_sql(table, '$cat'),
-            cat=category,
-            now=now,
-            limit=limit,
-            **visibility_params(patterns),
-        )
-
-    def self_attributes(self, self_key: list[str], patterns: Sequence[str], now: dt.datetime, limit: int) -> list[dict[str, Any]]:
-        return self.rows(
-            f'SELECT *, {TENTATIVE} OMIT embedding FROM attribute WHERE entity_ref = $e AND {CURRENT} AND {VISIBLE} '
-            'ORDER BY created_at DESC LIMIT $limit;',
-            e=entity_ref_key(self_key),
-            now=now,
-            limit=limit,
-            **visibility_params(patterns),
-        )
-
-    def scope_sets_of(self, ids: Sequence[RecordID]) -> list[list[list[str]]]:
-        """The scope sets of these rows (any table); rows that no longer exist are left out."""
-        if not ids:
+    def scope_sets_of(self, refs: Sequence[str]) -> list[list[list[str]]]:
+        """The scope sets of these rows (any table, by wire ref); rows that no longer exist are left out."""
+        if not refs:
             return []
-        return [row['scope_sets'] for row in self.rows('SELECT scope_sets FROM $ids;', ids=list(ids)) if row.get('scope_sets')]
-
-    def entity_names(self, keys: list[RecordID]) -> dict[str, str]:
-        if not keys:
-            return {}
-        rows = self.q('SELECT id, name FROM $ids;', ids=keys)[0]
-        return {str(r['id']): r['name'] for r in rows}
-
-    def get_trace(self, table: str, trace_id: str) -> dict[str, Any] | None:
-        if table not in TRACE_TABLES:
-            return None
-        row = self.q('SELECT * OMIT query_embedding FROM ONLY $id;', id=rid(table, trace_id))[0]
-        return dict(row) if row else None
+        ids = [record_id(r) for r in refs]
+        return [row['scope_sets'] for row in self.rows('SELECT scope_sets FROM $ids;', ids=ids) if row.get('scope_sets')]
 
     def table_counts(self) -> dict[str, int]:
         """Row counts per table (operators' sanity check; tests use it to prove a 4xx changed nothing)."""

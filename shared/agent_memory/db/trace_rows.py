@@ -10,6 +10,8 @@ from agent_memory.db.records import Tx, rid
 def add_traces(tx: Tx, retrieval: dict[str, Any], response: dict[str, Any] | None) -> None:
     row = dict(retrieval)
     retrieval_id = rid('retrieval_trace', row.pop('id'))
+    if isinstance(row.get('session'), str):  # the domain names the session by its stored key
+        row['session'] = rid('session', row['session'])
     if response is not None:
         answer = dict(response)
         response_id = rid('response_trace', answer.pop('id'))

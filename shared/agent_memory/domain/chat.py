@@ -13,6 +13,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+from agent_memory.clock import new_id, utcnow
 from agent_memory.db.connection import run_with_retry
 from agent_memory.db.memory_store import MemoryStore
 from agent_memory.db.records import rid
@@ -23,7 +24,6 @@ from agent_memory.domain.answer_phrasing import is_asked_question
 from agent_memory.domain.auth import Caller
 from agent_memory.domain.derived_scope import derived_scope, reply_sources
 from agent_memory.domain.facts import Pipeline, chunks_for, enqueue, session_for_write, turn_row, write_region
-from agent_memory.domain.ids import new_id, utcnow
 from agent_memory.domain.reconcile import self_entity_ref
 from agent_memory.domain.response_cache import consult_cache
 from agent_memory.domain.retrieval import RetrievalRequest, Retriever, fact_refs, is_first_person
@@ -70,7 +70,7 @@ def chat(
         metrics.add_metric(name='CacheMiss', unit='Count', value=1)
         where = ReadFilter(caller.patterns('memory:read'), now, labels=tuple(request.labels))
         retrieval = Retriever(store, embedder).run(RetrievalRequest(request.message, CHAT_K, 'hybrid', where, caller.principal_id), vector)
-        in_window = {str(t['id'].id) for t in window}
+        in_window = {t.id for t in window}
         sources = [
             h for h in retrieval.hits + retrieval.context_hits if h.resource.get('turnId') not in in_window and not is_asked_question(h)
         ][:MAX_SOURCES]

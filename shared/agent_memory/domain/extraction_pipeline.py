@@ -9,19 +9,18 @@ import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Protocol, get_args
+from typing import Any, Protocol, cast, get_args
 
 from aws_lambda_powertools.metrics import MetricUnit
 
+from agent_memory.clock import new_id, utcnow
 from agent_memory.db.connection import AlreadyApplied, run_with_retry
 from agent_memory.db.memory_store import MemoryStore
-from agent_memory.db.records import bare, rid
+from agent_memory.db.records import rid
 from agent_memory.db.turn_store import TurnStore
 from agent_memory.domain.chunks import chunk_id, split_text
 from agent_memory.domain.context_config import ContextConfig
-from agent_memory.domain.ids import new_id, utcnow
 from agent_memory.domain.reconcile import Diff, Reconciler, Source, Speaker, without_forged_self_refs
-from agent_memory.domain.vocabulary import MemoryCategory
 from agent_memory.domain.write_plan import TurnOutcome, WritePlan
 from agent_memory.extraction.errors import LlmFailure, ProviderOutputInvalid, ProviderRetryable
 from agent_memory.extraction.llm import LlmExtraction
@@ -36,6 +35,9 @@ from agent_memory.extraction.model import (
 )
 from agent_memory.extraction.speaker import bind_first_person
 from agent_memory.observability import logger, metrics
+from agent_memory.rows.conversation import TurnRow
+from agent_memory.rows.directives import UncertaintyRow
+from agent_memory.vocabulary import MemoryCategory
 
 CONTEXT_WINDOW_TURNS = 6
 VOCABULARY_LIMIT = 50
@@ -97,7 +99,7 @@ class TurnInput:
     """A turn as the pipeline sees it (stored, or about to be for preview)."""
 
     turn_id: str | None
-    session: Any
+    session_key: str | None  # the session's stored key
     seq: int
     role: str
     content: str
@@ -108,25 +110,25 @@ class TurnInput:
     speaker: str | None = None  # the message's ``name``
 
     @classmethod
-    def from_row(cls, row: dict[str, Any]) -> TurnInput:
+    def from_row(cls, row: TurnRow) -> TurnInput:
         return cls(
-            bare(row['id']),
-            row['session'],
-            int(row['seq']),
-            row['role'],
-            row['content'],
-            row['observed_at'],
-            row['scope_sets'],
-            row['principal'],
-            row.get('memory_category'),
-            row.get('speaker'),
+            row.id,
+            row.session_key or None,
+            row.seq,
+            row.role,
+            row.content,
+            row.observed_at,
+            row.scope_sets,
+            row.principal,
+            cast('MemoryCategory | None', row.memory_category),  # stored only after validation
+            row.speaker,
         )
 
 
 def extraction_context(store: MemoryStore, turn: TurnInput, speaker: Speaker, read_patterns: list[str]) -> ExtractionContext:
     turns = TurnStore(store)
     entities, keys, labels = turns.vocabulary(read_patterns, VOCABULARY_LIMIT)
-    session = bare(turn.session)
+    session = turn.session_key
     recent = turns.recent_turns(session, turn.seq, CONTEXT_WINDOW_TURNS, read_patterns) if session is not None else []
     open_rows = turns.open_uncertainties(read_patterns, OPEN_UNCERTAINTY_LIMIT)
     return ExtractionContext(
@@ -134,23 +136,21 @@ def extraction_context(store: MemoryStore, turn: TurnInput, speaker: Speaker, re
         observed_at=turn.observed_at,
         speaker_name=speaker.display_name,
         speaker=turn.speaker,
-        known_entities=tuple(KnownEntity(type=e['type'], name=e['name']) for e in entities),
+        known_entities=tuple(KnownEntity(type=e.type, name=e.name) for e in entities),
         attribute_keys=tuple(keys),
         relation_labels=tuple(labels),
-        recent_turns=tuple(
-            PriorTurn(role=t['role'], content=t['content'], observed_at=t['observed_at'], speaker=t.get('speaker')) for t in recent
-        ),
+        recent_turns=tuple(PriorTurn(role=t.role, content=t.content, observed_at=t.observed_at, speaker=t.speaker) for t in recent),
         open_uncertainties=tuple(_open_uncertainty(row, speaker) for row in open_rows),
     )
 
 
-def _open_uncertainty(row: dict[str, Any], speaker: Speaker) -> ExtractedUncertainty:
+def _open_uncertainty(row: UncertaintyRow, speaker: Speaker) -> ExtractedUncertainty:
     entity = None
-    if row.get('entity') is not None:
-        key = list(row['entity'].id)
-        entity = EntityRef.me() if key == speaker.key else EntityRef(type=key[0], name=key[1])
-    kind = row['kind'] if row['kind'] in get_args(UncertaintyKind) else 'other'
-    return ExtractedUncertainty(about=row['about'], reason=row['reason'], kind=kind, entity=entity, key=row.get('key'))
+    if row.entity_key is not None:
+        key = list(row.entity_key)
+        entity = EntityRef.me() if key == list(speaker.key) else EntityRef(type=key[0], name=key[1])
+    kind = row.kind if row.kind in get_args(UncertaintyKind) else 'other'
+    return ExtractedUncertainty(about=row.about, reason=row.reason, kind=kind, entity=entity, key=row.key)
 
 
 def plan_turn(
@@ -215,17 +215,17 @@ def process_turn(
     if row is None:
         logger.warning('extraction job names an unknown turn', extra={'turn': turn_id})
         return TurnResult('missing')
-    if row.get('extraction_status') == 'done':
+    if row.extraction_status == 'done':
         return TurnResult('done')
     turns.start_attempt(turn_id)
     turn = TurnInput.from_row(row)
     principal = store.get_principal(turn.principal) or {'display_name': turn.principal, 'grants': {}}
     speaker = Speaker(turn.principal, principal['display_name'])
-    stored_region = row.get('read_region')  # the writer's effective grants (key and delegation included)
+    stored_region = row.read_region  # the writer's effective grants (key and delegation included)
     read_patterns = list(stored_region if stored_region is not None else (principal.get('grants') or {}).get('memory:read', []))
     ctx = extraction_context(store, turn, speaker, read_patterns)
     extraction, outcome = extractors.run(turn.content, ctx, config.models.extraction, final_delivery)
-    session_id = bare(turn.session)
+    session_id = turn.session_key
 
     def attempt() -> Diff:
         plan, diff = plan_turn(store, turn, extraction, speaker, config, session_id, outcome)

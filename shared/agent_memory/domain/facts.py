@@ -10,17 +10,17 @@ from typing import Any
 
 from aws_lambda_powertools.metrics import MetricUnit
 
+from agent_memory.clock import new_id, utcnow, when
 from agent_memory.config import get_settings
 from agent_memory.db.connection import run_with_retry
 from agent_memory.db.memory_store import MemoryStore
-from agent_memory.db.records import bare, rid, when
+from agent_memory.db.records import bare, rid
 from agent_memory.db.turn_store import TurnStore
 from agent_memory.domain import sessions
 from agent_memory.domain.auth import Caller
 from agent_memory.domain.chunks import chunk_id, split_text
 from agent_memory.domain.extraction_pipeline import Extractors, TurnInput, preview_turn
 from agent_memory.domain.idempotency import body_hash, replay_or_run
-from agent_memory.domain.ids import new_id, utcnow
 from agent_memory.domain.reconcile import Diff, Reconciler, Source, Speaker, triples_to_extraction
 from agent_memory.domain.scopes import ScopeSets, normalise_scope_sets, visible, within_region
 from agent_memory.domain.write_plan import IdempotencyRecord, WritePlan
@@ -28,28 +28,29 @@ from agent_memory.errors import Conflict, Forbidden, NotFound, PayloadTooLarge, 
 from agent_memory.jobs import ExtractionJob, JobQueue
 from agent_memory.models import FactsBatchRequest, FactsRequest, SessionCreate
 from agent_memory.observability import logger, metrics
+from agent_memory.rows.conversation import SessionRow
 
 NO_SESSION = 'session not found or outside your write region'
 WAIT_POLL_SECONDS = 0.1
 MAX_WAIT_SECONDS = 25
 
 
-def write_region(caller: Caller, requested: Any, session: dict[str, Any] | None) -> ScopeSets:
+def write_region(caller: Caller, requested: Any, session: SessionRow | None) -> ScopeSets:
     scope_sets = normalise_scope_sets(requested)
     if scope_sets is None:
-        scope_sets = session['scope_sets'] if session else caller.default_scopes
+        scope_sets = session.scope_sets if session else caller.default_scopes
     if not within_region(scope_sets, caller.patterns('memory:write')):
         raise Forbidden('scopes are outside your write region')
     return scope_sets
 
 
-def session_for_write(store: MemoryStore, caller: Caller, session_id: str | None) -> dict[str, Any] | None:
+def session_for_write(store: MemoryStore, caller: Caller, session_id: str | None) -> SessionRow | None:
     if session_id is None:
         return None
     session = sessions.writable(store, caller, session_id)
     if session is None:  # absent and out-of-region sessions answer identically (no id probing)
         raise Forbidden(NO_SESSION)
-    if session.get('closed_at') is not None:
+    if session.closed_at is not None:
         raise Conflict('session is closed')
     return session
 
@@ -216,7 +217,7 @@ def _preview(store: MemoryStore, caller: Caller, pipeline: Pipeline, request: Fa
     seq = 1 << 62  # the preview turn would follow every stored one
     turn = TurnInput(
         None,
-        session['id'] if session else None,
+        sessions.key_of(session) if session else None,
         seq,
         request.role,
         request.text or '',
@@ -253,8 +254,8 @@ def _wait_for(store: MemoryStore, turn_ids: list[str], wait_seconds: float) -> l
     deadline = time.monotonic() + wait_seconds
     while True:
         rows = [turns.get_turn(t) for t in turn_ids]
-        if all(r is not None and r.get('extraction_status') == 'done' for r in rows):
-            return [json.loads(r['extraction_result'] or '{}') for r in rows if r is not None]
+        if all(r is not None and r.extraction_status == 'done' for r in rows):
+            return [json.loads(r.extraction_result or '{}') for r in rows if r is not None]
         if time.monotonic() >= deadline:
             return None
         time.sleep(min(WAIT_POLL_SECONDS, max(0.0, deadline - time.monotonic())))
@@ -304,18 +305,18 @@ def remember_batch(
 
 def extraction_status(store: MemoryStore, caller: Caller, turn_id: str) -> dict[str, Any]:
     row = TurnStore(store).get_turn(turn_id)
-    if row is None or not visible(row['scope_sets'], caller.patterns('memory:read')):
+    if row is None or not visible(row.scope_sets, caller.patterns('memory:read')):
         raise NotFound('turn not found')
-    status = row.get('extraction_status') or 'none'
+    status = row.extraction_status or 'none'
     body: dict[str, Any] = {'turnId': turn_id, 'status': status}
-    if row.get('extraction_result'):
-        body['extraction'] = json.loads(row['extraction_result'])
-    if row.get('extraction_mode'):
-        body['mode'] = row['extraction_mode']
-    if row.get('llm_error'):
-        body['llmError'] = row['llm_error']
-    if row.get('extraction_error'):
-        body['error'] = row['extraction_error']
+    if row.extraction_result:
+        body['extraction'] = json.loads(row.extraction_result)
+    if row.extraction_mode:
+        body['mode'] = row.extraction_mode
+    if row.llm_error:
+        body['llmError'] = row.llm_error
+    if row.extraction_error:
+        body['error'] = row.extraction_error
     return body
 
 
@@ -330,10 +331,10 @@ def create_session(store: MemoryStore, caller: Caller, request: SessionCreate) -
         row = store.create_session(sessions.storage_key(caller.principal_id, session_id), fresh)
     except Conflict as exc:
         raise taken from exc
-    return {'id': session_id, 'scopes': row['scope_sets'], 'metadata': row.get('metadata') or {}, 'createdAt': when(row['created_at'])}
+    return {'id': session_id, 'scopes': row.scope_sets, 'metadata': row.metadata, 'createdAt': when(row.created_at)}
 
 
-def readable_session(store: MemoryStore, caller: Caller, session_id: str) -> dict[str, Any]:
+def readable_session(store: MemoryStore, caller: Caller, session_id: str) -> SessionRow:
     session = sessions.readable(store, caller, session_id)
     if session is None:
         raise NotFound('session not found')

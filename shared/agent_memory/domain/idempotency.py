@@ -8,8 +8,8 @@ import json
 from collections.abc import Callable
 from typing import Any
 
+from agent_memory.clock import utcnow
 from agent_memory.db.memory_store import MemoryStore
-from agent_memory.domain.ids import utcnow
 from agent_memory.errors import BadRequest, Conflict
 
 WINDOW = dt.timedelta(hours=24)

@@ -12,20 +12,11 @@ import datetime as dt
 from dataclasses import dataclass, field
 from typing import Any
 
+from agent_memory.clock import new_id
 from agent_memory.db.memory_store import MemoryStore
 from agent_memory.db.records import bare, ref, rid
-from agent_memory.domain.ids import new_id
+from agent_memory.domain.importance import INITIAL_IMPORTANCE
 from agent_memory.domain.scopes import ScopeSets, overlaps
-from agent_memory.domain.vocabulary import (
-    INITIAL_IMPORTANCE,
-    SELF_PREFIX,
-    MemoryCategory,
-    category_from_model,
-    clean_display_name,
-    names_self_entity,
-    normalise_name,
-    normalise_type,
-)
 from agent_memory.domain.write_plan import AddressGuard, InstructionGuard, WritePlan
 from agent_memory.extraction.model import (
     EntityRef,
@@ -36,6 +27,15 @@ from agent_memory.extraction.model import (
     ExtractedUncertainty,
     Extraction,
     Invalidation,
+)
+from agent_memory.vocabulary import (
+    SELF_PREFIX,
+    MemoryCategory,
+    category_from_model,
+    clean_display_name,
+    names_self_entity,
+    normalise_name,
+    normalise_type,
 )
 
 AUTHORITATIVE = frozenset({'upsert', 'document'})

@@ -12,20 +12,20 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from agent_memory.clock import new_id, utcnow
 from agent_memory.db.memory_store import MemoryStore
 from agent_memory.db.trace_store import TraceStore
 from agent_memory.domain import recall
 from agent_memory.domain.auth import Caller
 from agent_memory.domain.derived_scope import derived_scope, reply_sources
 from agent_memory.domain.facts import Pipeline, remember
-from agent_memory.domain.ids import new_id, utcnow
 from agent_memory.domain.retrieval import RetrievalRequest, Retriever
 from agent_memory.domain.synthesis import MAX_SOURCES, REFLECT_SYSTEM, Composer
 from agent_memory.domain.visibility import fingerprint
-from agent_memory.domain.vocabulary import names_self_entity
 from agent_memory.embeddings import Embedder
 from agent_memory.errors import Forbidden
 from agent_memory.models import FactsRequest, ReflectRequest, Triple
+from agent_memory.vocabulary import names_self_entity
 
 REFLECTION_CONFIDENCE = 0.6
 

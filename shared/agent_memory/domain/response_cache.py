@@ -20,6 +20,7 @@ from agent_memory.domain.question_key import QuestionKey
 from agent_memory.domain.retrieval import Hit
 from agent_memory.domain.synthesis import Composition
 from agent_memory.models import ChatRequest
+from agent_memory.rows.refs import key_of
 
 
 @dataclass(frozen=True)
@@ -78,18 +79,16 @@ def consult_cache(
     traces = TraceStore(store)
     since = now - dt.timedelta(seconds=config.freshness_window_seconds)
     found = traces.cache_candidates(vector, fingerprints, since, config.similarity_threshold, str(question) if question else None)
-    candidates = [c for c in found if not _near_miss(question, c.get('question_key'))]
+    candidates = [c for c in found if not _near_miss(question, c.question_key)]
     for candidate in candidates:
-        answer = candidate['answer']
-        cited = list(answer.get('cited') or [])
-        refs = list(answer.get('cited_entity_refs') or [])
-        built_from = [*cited, *(answer.get('read_sources') or [])]  # CONTRACT §8: "cited" is everything it was built from
-        if traces.still_valid([(c['table'], c['key']) for c in built_from], refs, answer['created_at'], now):
+        answer = candidate.answer
+        built_from = [*answer.cited, *answer.read_sources]  # CONTRACT §8: "cited" is everything it was built from
+        if traces.still_valid([(c['table'], c['key']) for c in built_from], answer.cited_entity_refs, answer.created_at, now):
             hit = CachedAnswer(
-                str(answer['id'].id), str(candidate['id'].id), candidate['similarity'], answer['reply'], cited, answer.get('model'),
-                list(answer.get('read_sources') or []),
+                key_of(answer.ref), candidate.retrieval_id, candidate.similarity, answer.reply or '', answer.cited, answer.model,
+                answer.read_sources,
             )  # fmt: skip
-            how = 'same question' if question and candidate.get('question_key') == str(question) else 'similar question'
+            how = 'same question' if question and candidate.question_key == str(question) else 'similar question'
             reason = f'cache hit: {how}, similarity {hit.similarity:.3f} to retrieval_trace:{hit.retrieval_id}'
             return CacheDecision(eligible, hit, reason)
     if candidates:
