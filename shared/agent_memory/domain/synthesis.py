@@ -13,18 +13,13 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from agent_memory.domain.answer_phrasing import is_asked_question, phrase, relevance
 from agent_memory.domain.retrieval import FACT_SOURCES, Hit
-<<<<<<< HEAD
 from agent_memory.errors import ProviderUnavailable, Unprocessable
 from agent_memory.extraction.context_window import exceeds_context_window
 from agent_memory.extraction.llm import NO_API_KEY, error_message
+from agent_memory.rows.conversation import TurnRow
 
 if TYPE_CHECKING:
     from openai.types.chat import ChatCompletion
-=======
-from agent_memory.errors import ProviderUnavailable
-from agent_memory.extraction.llm import NO_API_KEY
-from agent_memory.rows.conversation import TurnRow
->>>>>>> main
 
 MAX_SOURCES = 12
 _MARKER = re.compile(r'\[S(\d{1,3})\]')
@@ -139,7 +134,6 @@ class LlmComposer:
         chosen = model or self.default_model
         if not chosen:
             raise ProviderUnavailable('no synthesis model is configured (models.synthesis or AGENT_MEMORY_LLM_SYNTHESIS_MODEL)')
-<<<<<<< HEAD
         shown, window = list(sources), list(transcript)
         while True:
             try:
@@ -155,31 +149,6 @@ class LlmComposer:
                 raise ProviderUnavailable(f'synthesis failed: {type(exc).__name__}') from exc
         content = completion.choices[0].message.content if completion.choices else None
         reply, cited = resolve_citations(content or '', shown)
-=======
-        parts = [f'<memory>\n{render_sources(sources, caller_refs)}\n</memory>']
-        if transcript:
-            convo = '\n'.join(f'{t.role}: {t.content}' for t in transcript)
-            parts.append(f'# Conversation so far\n<conversation>\n{convo}\n</conversation>')
-        parts.append(f'# Question\n{question}')
-        deltas: list[str] = []
-        usage: dict[str, int] | None = None
-        try:
-            stream = self._client.chat.completions.create(
-                model=chosen,
-                messages=[{'role': 'system', 'content': system}, {'role': 'user', 'content': '\n\n'.join(parts)}],
-                stream=True,
-                stream_options={'include_usage': True},
-            )
-            for chunk in stream:
-                if chunk.usage:
-                    usage = {'prompt': chunk.usage.prompt_tokens, 'completion': chunk.usage.completion_tokens}
-                for choice in chunk.choices:
-                    if choice.delta and choice.delta.content:
-                        deltas.append(choice.delta.content)
-        except openai.OpenAIError as exc:
-            raise ProviderUnavailable(f'synthesis failed: {type(exc).__name__}') from exc
-        reply, cited = resolve_citations(''.join(deltas), sources)
->>>>>>> main
         if not reply:
             raise ProviderUnavailable('synthesis returned an empty reply')
         usage = {'prompt': completion.usage.prompt_tokens, 'completion': completion.usage.completion_tokens} if completion.usage else None
@@ -193,10 +162,10 @@ class LlmComposer:
         return completion
 
 
-def user_prompt(question: str, sources: Sequence[Hit], transcript: Sequence[dict[str, Any]], caller_refs: frozenset[str]) -> str:
+def user_prompt(question: str, sources: Sequence[Hit], transcript: Sequence[TurnRow], caller_refs: frozenset[str]) -> str:
     parts = [f'<memory>\n{render_sources(sources, caller_refs)}\n</memory>']
     if transcript:
-        convo = '\n'.join(f'{t["role"]}: {t["content"]}' for t in transcript)
+        convo = '\n'.join(f'{t.role}: {t.content}' for t in transcript)
         parts.append(f'# Conversation so far\n<conversation>\n{convo}\n</conversation>')
     parts.append(f'# Question\n{question}')
     return '\n\n'.join(parts)
