@@ -18,6 +18,7 @@ import pytest
 
 from agent_memory.composition import Services, build_extractors
 from agent_memory.config import get_settings
+from agent_memory.db.trace_reads import TraceReads
 from agent_memory.domain.extraction_pipeline import Extractors
 from agent_memory.domain.synthesis import LlmComposer
 from agent_memory.extraction.llm import LlmExtractor
@@ -373,8 +374,8 @@ def test_a_synthesis_prompt_over_the_context_window_is_answered_from_the_best_ra
     assert 0 < len(given) < 12 and len(server.requests) > 1  # refused, then sent again with fewer sources
     assert all(len(r.message('user')) > len(sent) for r in server.requests[:-1])
     assert sorted(c['marker'] for c in answer['citations']) == sorted(given)
-    trace = services.store(api.context_id).get_trace('response_trace', answer['traceId'].split(':', 1)[1])
-    assert trace is not None and len(trace['read_sources']) == len(given)  # built from what was sent, for the cache's checks
+    trace = TraceReads(services.store(api.context_id)).get('response_trace', answer['traceId'].split(':', 1)[1])
+    assert trace is not None and len(trace.read_sources) == len(given)  # built from what was sent, for the cache's checks
 
 
 def test_a_message_that_alone_exceeds_the_context_window_is_a_422_that_says_so(api: Api, server: LlmTestServer) -> None:
@@ -467,7 +468,7 @@ def test_the_configured_output_cap_is_sent_on_synthesis_too(api: Api, services: 
     monkeypatch.setenv('AGENT_MEMORY_LLM_EXTRACTION_MODEL', 'capped-model')
     monkeypatch.setenv('AGENT_MEMORY_LLM_MAX_OUTPUT_TOKENS', '256')
     settings = get_settings.__wrapped__()
-    monkeypatch.setattr('agent_memory.api.services.get_settings', lambda: settings)
+    monkeypatch.setattr('agent_memory.composition.get_settings', lambda: settings)
     monkeypatch.setattr(services, '_composer', None)  # built from these settings on first use
     remember_plan(api, 'Pro')
     try:
