@@ -75,7 +75,9 @@ class Services:
                 from agent_memory.domain.synthesis import LlmComposer
 
                 default_model = settings.llm_synthesis_model or settings.llm_extraction_model
-                self._composer = LlmComposer(settings.llm_base_url, default_model, settings.llm_api_key, settings.llm_timeout_seconds)
+                self._composer = LlmComposer(
+                    settings.llm_base_url, default_model, settings.llm_api_key, settings.llm_timeout_seconds, settings.llm_max_output_tokens
+                )
             else:
                 self._composer = ExtractiveComposer()
         return self._composer
