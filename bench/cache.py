@@ -69,18 +69,20 @@ os.environ.setdefault('OPENBLAS_NUM_THREADS', '1')
 
 import numpy as np  # noqa: E402
 
-from agent_memory.api.services import Services, get_services  # noqa: E402
+from agent_memory.clock import new_id, utcnow  # noqa: E402
+from agent_memory.composition import Services, get_services  # noqa: E402
 from agent_memory.config import get_settings  # noqa: E402
 from agent_memory.db.memory_store import MemoryStore  # noqa: E402
 from agent_memory.db.records import Tx  # noqa: E402
+from agent_memory.db.trace_reads import TraceReads  # noqa: E402
 from agent_memory.db.trace_rows import add_traces  # noqa: E402
 from agent_memory.db.trace_store import TraceStore  # noqa: E402
 from agent_memory.domain import question_key as question_keys  # noqa: E402
 from agent_memory.domain.context_config import ResponseCacheConfig  # noqa: E402
 from agent_memory.domain.contexts import create_context, mint_context_key  # noqa: E402
-from agent_memory.domain.ids import new_id, utcnow  # noqa: E402
 from agent_memory.domain.question_key import QuestionKey, question_key  # noqa: E402
 from agent_memory.domain.synthesis import LlmComposer  # noqa: E402
+from agent_memory.rows.traces import ResponseTraceRow  # noqa: E402
 from agent_memory.tuning import TUNING  # noqa: E402
 from local_runtime.events import LocalContext, http_event  # noqa: E402
 from tests.support.llm_server import LlmTestServer
@@ -157,7 +159,7 @@ def part_hit_cost(args: argparse.Namespace, services: Services, data: dict[str, 
             else:
                 asked += 1
         services.control.delete_context(cid)
-        services.forget_store(cid)
+        services.drop_context(cid)
     finally:
         services._composer = previous
         server.stop()
@@ -359,7 +361,7 @@ class ChatBench:
                 elapsed_ms = (time.perf_counter() - t0) * 1000
                 assert status == 200, body
                 trace_id = body['traceId'].split(':', 1)[1]
-                trace = store.get_trace('response_trace', trace_id)
+                trace = TraceReads(store).get('response_trace', trace_id)
                 assert trace is not None
                 result.calls += 1
                 result.all_ms.append(elapsed_ms)
@@ -368,7 +370,8 @@ class ChatBench:
                 if body['cached']:
                     result.hits += 1
                     result.hit_ms.append(elapsed_ms)
-                    source_id = str(trace['reused_from'].id)
+                    assert isinstance(trace, ResponseTraceRow) and trace.reused_from is not None
+                    source_id = trace.reused_from.split(':', 1)[1]
                     source = answers[source_id]
                     if source.intent is None or source.intent != ask.intent:
                         result.wrong_hits += 1
@@ -392,12 +395,12 @@ class ChatBench:
         result.exact_hits, result.exact_wrong = replay.hits, replay.wrong
         result.same_decision = sum(a == b for a, b in zip(decisions, replay.decisions, strict=True))
         self.services.control.delete_context(cid)
-        self.services.forget_store(cid)
+        self.services.drop_context(cid)
         return result
 
     def _question_of(self, store: MemoryStore, response_id: str) -> str:
-        trace = store.get_trace('response_trace', response_id)
-        return str(trace['message']) if trace else '?'
+        trace = TraceReads(store).get('response_trace', response_id)
+        return str(trace.message) if isinstance(trace, ResponseTraceRow) else '?'
 
 
 @dataclass
@@ -693,7 +696,7 @@ def time_service(traces: TraceStore, queries: list[np.ndarray], since: dt.dateti
         if sims[best] >= threshold:
             exact_found += 1
             found += bool(candidates)
-            agree += bool(candidates) and str(candidates[0]['id'].id) == data.ids[best]
+            agree += bool(candidates) and candidates[0].retrieval_id == data.ids[best]
         elif candidates:
             found += 1
     return Timing(len(latencies), pct(latencies, 0.5), pct(latencies, 0.95), found, agree, exact_found)
@@ -823,7 +826,7 @@ def part_lookup(args: argparse.Namespace, services: Services, data: dict[str, An
         log(f'  N={size:,}: p50 before {before.p50:.1f} ms, after {after.p50:.1f} ms, +{args.pending:,} {pending.p50:.1f} ms, '
             f'numpy {exact.p50:.2f} ms; RSS high-water {rss_mb():,} MB')  # fmt: skip
         services.control.delete_context(cid)
-        services.forget_store(cid)
+        services.drop_context(cid)
 
     def cell(t: Timing, counted: bool = False, digits: int = 1) -> str:
         return f'{fmt(t.p50, digits)} / {fmt(t.p95, digits)}' + (f' ({t.queries})' if counted else '')

@@ -33,6 +33,7 @@ os.environ.setdefault('AGENT_MEMORY_MANAGEMENT_KEY', 'bench-management-key')
 
 from surrealdb import RecordID  # noqa: E402
 
+from agent_memory.composition import IMPORTANCE  # noqa: E402
 from agent_memory.config import get_settings  # noqa: E402
 from agent_memory.db.connection import Database  # noqa: E402
 from agent_memory.db.lifecycle_store import LifecycleStore  # noqa: E402
@@ -172,7 +173,7 @@ def on_mem(n: int, now: dt.datetime) -> dict[str, Any]:
     print(f'  mem:// N={n:,}: loading', file=sys.stderr, flush=True)
     load(db, old, n, now, 'importance')
     load(db, new, n, now, 'importance_base')
-    store = LifecycleStore(db, new)
+    store = LifecycleStore(db, new, IMPORTANCE)
     result: dict[str, Any] = {'size': n}
     result['old_decay'], result['old_decay_s'] = timed(lambda: old_decay(db, old))
     result['new_decay'], result['new_decay_s'] = timed(lambda: store.decay(None))
@@ -186,7 +187,7 @@ def on_mem(n: int, now: dt.datetime) -> dict[str, Any]:
 
 def through_route(n: int, now: dt.datetime, directory: str) -> dict[str, Any]:
     """POST /lifecycle/decay and /lifecycle/expire on the default SurrealKV store; the old statements on a copy beside it."""
-    from agent_memory.api.services import get_services
+    from agent_memory.composition import get_services
     from agent_memory.domain.contexts import create_context, mint_context_key
 
     services = get_services()

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from agent_memory.api.services import Services
+from agent_memory.composition import Services
 from agent_memory.db.connection import Database
 from agent_memory.db.memory_store import MemoryStore
 from agent_memory.db.trace_store import ABOUT_ENTITY, NEWER_THAN

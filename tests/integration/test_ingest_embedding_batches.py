@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from agent_memory.api.services import Services
+from agent_memory.composition import Services
 from agent_memory.db.connection import Database
 from agent_memory.db.memory_store import MemoryStore
 from tests.support.handlers import Api

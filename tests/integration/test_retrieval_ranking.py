@@ -5,11 +5,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from agent_memory.api.services import Services
+from agent_memory.clock import utcnow
+from agent_memory.composition import Services
 from agent_memory.db.memory_store import MemoryStore
 from agent_memory.db.retrieval_store import ReadFilter, RetrievalStore
 from agent_memory.db.term_frequencies import TermFrequencies
-from agent_memory.domain.ids import utcnow
+from agent_memory.db.trace_reads import TraceReads
+from agent_memory.rows.traces import RetrievalTraceRow
 from agent_memory.tuning import TUNING
 from tests.support.handlers import Api
 from tests.support.principals import make_principal
@@ -56,9 +58,9 @@ def test_the_reply_after_a_matching_question_joins_the_hybrid_ranking(api: Api, 
     assert code == 200
     texts = ids(body)
     assert 'Caroline: Biscuit, after grandma.' in texts
-    trace = store.get_trace('retrieval_trace', body['trace']['traceId'].split(':', 1)[1])
-    assert trace is not None
-    lists = {c['id']: c['lists'] for c in trace['candidates']}
+    trace = TraceReads(store).get('retrieval_trace', body['trace']['traceId'].split(':', 1)[1])
+    assert isinstance(trace, RetrievalTraceRow)
+    lists = {c['id']: c['lists'] for c in trace.candidates}
     reply = next(h['id'] for h in body['hits'] if h['text'] == 'Caroline: Biscuit, after grandma.')
     assert 'adjacent' in lists[reply]
 
@@ -98,7 +100,7 @@ def test_terms_in_more_rows_than_the_cap_are_left_out_of_the_or(api: Api, store:
     # one probe for every table: each table's terms are judged by that table's counts (few entity rows here)
     assert db.selective(['entity', 'memory_chunk'], terms) == {'entity': terms, 'memory_chunk': ['lighthouse']}
     rows = db.text('memory_chunk', ['caroline', 'note'], 5, ReadFilter(['*'], utcnow()))
-    assert len(rows) == 5 and all(r['text'].startswith('Caroline: note ') for r in rows)
+    assert len(rows) == 5 and all((r.text or '').startswith('Caroline: note ') for r in rows)
 
 
 def test_all_text_lists_in_one_round_trip_rank_like_each_list_alone(api: Api, store: MemoryStore) -> None:
@@ -111,9 +113,9 @@ def test_all_text_lists_in_one_round_trip_rank_like_each_list_alone(api: Api, st
     terms = ['lighthouse', 'harbour', 'melanie']
     together = db.text_lists(limits, terms, where)
     assert list(together) == list(limits)
-    assert [r['text'] for r in together['memory_chunk']] and together['memory_chunk'][0]['bm25'] > 0
+    assert [r.text for r in together['memory_chunk']] and (together['memory_chunk'][0].bm25 or 0) > 0
     for table, limit in limits.items():
-        assert [r['id'] for r in together[table]] == [r['id'] for r in db.text_lists({table: limit}, terms, where)[table]]
+        assert [r.ref for r in together[table]] == [r.ref for r in db.text_lists({table: limit}, terms, where)[table]]
     calls: list[str] = []
     original = store.q
     store.q = lambda sql, **params: calls.append(sql) or original(sql, **params)  # type: ignore[method-assign]
@@ -123,7 +125,7 @@ def test_all_text_lists_in_one_round_trip_rank_like_each_list_alone(api: Api, st
     db.text_lists(limits, [*terms, 'dawn'], where)
     assert len(calls) == 2 and calls[0].count('@1@') == len(limits)  # only the new word is probed, in every table
     calls.clear()
-    assert [r['id'] for r in db.text_lists(limits, terms, where)['memory_chunk']] == [r['id'] for r in together['memory_chunk']]
+    assert [r.ref for r in db.text_lists(limits, terms, where)['memory_chunk']] == [r.ref for r in together['memory_chunk']]
     assert len(calls) == 1  # every count known: the lists alone
 
 

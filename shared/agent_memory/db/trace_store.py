@@ -9,11 +9,14 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
+from agent_memory.db import to_rows
 from agent_memory.db.memory_store import MemoryStore
-from agent_memory.db.records import Tx, rid
+from agent_memory.db.records import Tx, bare, rid
 from agent_memory.db.trace_rows import add_traces
 from agent_memory.domain.scopes import ScopeSets
+from agent_memory.rows.traces import CacheCandidate
 from agent_memory.tuning import knobs
+from agent_memory.write_ops import ResponseTrace
 
 # Rows that are "something new about an entity" for cache validity: (table, entity field, index on (field, created_at)).
 # One index range probe per entity and field (``LIMIT 1``); the planner picks a union of index scans (or a table scan)
@@ -34,7 +37,7 @@ class TraceStore:
     def __init__(self, store: MemoryStore) -> None:
         self.store = store
 
-    def write(self, retrieval: dict[str, Any], response: dict[str, Any] | None = None) -> None:
+    def write(self, retrieval: dict[str, Any], response: ResponseTrace | None = None) -> None:
         """Write a retrieval trace and, when given, its response trace, in one transaction."""
         tx = Tx()
         add_traces(tx, retrieval, response)
@@ -42,7 +45,7 @@ class TraceStore:
 
     def cache_candidates(
         self, vector: list[float], fingerprints: list[str], since: dt.datetime, threshold: float, question_key: str | None
-    ) -> list[dict[str, Any]]:
+    ) -> list[CacheCandidate]:
         """Earlier cacheable answers for one of these visibilities, fresh enough, best first: those made for the same
         canonical question (newest first), then those at least ``threshold`` similar (closest first).
 
@@ -72,10 +75,16 @@ class TraceStore:
         params = {'vector': vector, 'fps': fingerprints, 'since': since, 'max_distance': 1.0 - threshold, 'key': question_key}
         *same, similar_rows = self.store.q((same_question if question_key is not None else '') + similar, **params)
         rows = [*(same[0] if same else []), *({**row, 'similarity': 1.0 - float(row['distance'])} for row in similar_rows or [])]
-        unique: dict[str, dict[str, Any]] = {}
+        unique: dict[str, CacheCandidate] = {}
         for row in rows:  # a trace found both ways keeps its first place
             if row.get('answer'):
-                unique.setdefault(str(row['id']), row)
+                found = CacheCandidate(
+                    retrieval_id=str(bare(row['id'])),
+                    question_key=row.get('question_key'),
+                    similarity=float(row['similarity']),
+                    answer=to_rows.response_trace(row['answer']),
+                )
+                unique.setdefault(found.retrieval_id, found)
         return list(unique.values())
 
     def valid_scopes(
@@ -103,30 +112,3 @@ class TraceStore:
         if len(result['facts']) != len(facts) or len(result['others']) != len(others) or result['newer']:
             return None
         return {str(row['id']): row['scope_sets'] for row in [*result['facts'], *result['others']]}
-
-    # ---- reads ------------------------------------------------------------------------------
-    def recent(self, principal: str | None, limit: int, before: dt.datetime | None) -> list[dict[str, Any]]:
-        conditions = ['($principal IS NONE OR principal = $principal)']
-        if before is not None:
-            conditions.append('created_at < $before')
-        sql = (
-            'SELECT * OMIT query_embedding, candidates, response.retrieval_trace FROM retrieval_trace '
-            f'WHERE {" AND ".join(conditions)} ORDER BY created_at DESC LIMIT {int(limit)} FETCH response;'
-        )
-        return list(self.store.q(sql, principal=principal, before=before)[0] or [])
-
-    def reused_by(self, response_id: str, limit: int = 20) -> list[dict[str, Any]]:
-        sql = f'SELECT id, created_at, latency_ms FROM response_trace WHERE reused_from = $id ORDER BY created_at DESC LIMIT {int(limit)};'
-        return list(self.store.q(sql, id=rid('response_trace', response_id))[0] or [])
-
-    def stats(self, principal: str | None, since: dt.datetime) -> dict[str, Any]:
-        sql = """
-            SELECT tier_entered, count() AS n, math::mean(latency_ms) AS avg_ms FROM retrieval_trace
-                WHERE created_at > $since AND ($principal IS NONE OR principal = $principal) GROUP BY tier_entered;
-            SELECT cached, count() AS n FROM response_trace
-                WHERE created_at > $since AND ($principal IS NONE OR principal = $principal) GROUP BY cached;
-            SELECT endpoint, count() AS n FROM retrieval_trace
-                WHERE created_at > $since AND ($principal IS NONE OR principal = $principal) GROUP BY endpoint;
-        """
-        tiers, responses, endpoints = self.store.q(sql, principal=principal, since=since)
-        return {'tiers': tiers or [], 'responses': responses or [], 'endpoints': endpoints or []}
