@@ -9,11 +9,11 @@ from typing import Any
 
 import pytest
 
+from agent_memory.clock import utcnow
 from agent_memory.composition import Services
 from agent_memory.db.connection import Database
 from agent_memory.db.memory_store import MemoryStore
 from agent_memory.db.trace_store import ABOUT_ENTITY, NEWER_THAN
-from agent_memory.domain.ids import utcnow
 from agent_memory.embeddings.memo import VectorMemo
 from tests.support.chat import QUESTION, chat
 from tests.support.handlers import Api
