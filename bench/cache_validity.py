@@ -21,6 +21,7 @@ from collections.abc import Callable
 
 from bench_env import ROOT  # noqa: F401,I001  # first: paths and environment before the service imports
 
+from agent_memory.composition import IMPORTANCE  # noqa: E402
 from agent_memory.db.connection import Database  # noqa: E402
 from agent_memory.db.memory_store import MemoryStore  # noqa: E402
 from agent_memory.db.records import rid  # noqa: E402
@@ -84,7 +85,7 @@ def timed(call: Callable[[], bool], runs: int) -> tuple[float, bool]:
 
 def one_size(n: int, runs: int) -> list[str]:
     db = Database('mem://', 'bench')
-    store = MemoryStore(db, f'validity{n}')  # applies every context migration
+    store = MemoryStore(db, f'validity{n}', IMPORTANCE)  # applies every context migration
     name = store.database
     old, made, now = (dt.datetime(2026, month, 1, tzinfo=dt.UTC) for month in (1, 6, 7))
     t0 = time.perf_counter()

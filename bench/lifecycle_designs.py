@@ -160,7 +160,9 @@ def purge_both(db: Database, old: str, new: str, n: int, now: dt.datetime, resul
         print(f'    loaded {n:,} traces in {load_traces(db, name, n, now):.1f}s', file=sys.stderr, flush=True)
     cutoff = now - dt.timedelta(days=30)
     result['old_purge'], result['old_purge_s'] = timed(lambda: old_purge(db, old, cutoff))
-    result['new_purge'], result['new_purge_s'] = timed(lambda: LifecycleStore(db, new).purge_traces({'retrieval_trace': cutoff}))
+    result['new_purge'], result['new_purge_s'] = timed(
+        lambda: LifecycleStore(db, new, IMPORTANCE).purge_traces({'retrieval_trace': cutoff})
+    )
     left = [int(db.query(name, 'RETURN count(SELECT id FROM retrieval_trace);')[-1]) for name in (old, new)]
     assert left == [n - n // 10] * 2, left
 
