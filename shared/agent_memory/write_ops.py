@@ -17,7 +17,8 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-ScopeSets = list[list[str]]
+from agent_memory.rows.scopes import ScopeSets
+
 EntityKey = tuple[str, str]
 Vector = list[float]
 

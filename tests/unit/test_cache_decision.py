@@ -52,7 +52,7 @@ def test_a_plain_first_call_looks_in_the_cache() -> None:
 def test_the_first_still_valid_candidate_is_served() -> None:
     # Given two candidates, best first, the best of which cites something that changed
     found = [_candidate('t1', 'where does Alice live?'), _candidate('t2', 'where does Alice live?', 0.93)]
-    decision = choose(found, question_key('where does Alice live?'), lambda answer: answer.reply != 'reply t1', THRESHOLD)
+    decision = choose(found, question_key('where does Alice live?'), lambda answer: None if answer.reply == 'reply t1' else {}, THRESHOLD)
     # Then the second is served, named by its own traces
     assert decision.hit is not None and decision.eligible
     assert (decision.hit.response_id, decision.hit.retrieval_id, decision.hit.reply) == ('r-t2', 't2', 'reply t2')
@@ -62,19 +62,19 @@ def test_the_first_still_valid_candidate_is_served() -> None:
 def test_a_similar_but_different_question_is_a_near_miss_never_served() -> None:
     # Given an answer to "when" for a "where" question (similar text, different question)
     found = [_candidate('t1', 'when did Alice move?')]
-    decision = choose(found, question_key('where did Alice move?'), lambda answer: True, THRESHOLD)
+    decision = choose(found, question_key('where did Alice move?'), lambda answer: {}, THRESHOLD)
     assert decision.hit is None and decision.reason == 'cache miss: 1 similar answers ask something else'
 
 
 def test_a_similar_question_answer_is_served_as_such() -> None:
     found = [_candidate('t1', 'where is Alice living these days?')]
-    decision = choose(found, question_key('where does Alice live?'), lambda answer: True, THRESHOLD)
+    decision = choose(found, question_key('where does Alice live?'), lambda answer: {}, THRESHOLD)
     assert decision.hit is not None and decision.reason.startswith('cache hit: similar question')
 
 
 def test_misses_say_whether_answers_were_stale_or_absent() -> None:
     found = [_candidate('t1', 'where does Alice live?')]
-    stale = choose(found, question_key('where does Alice live?'), lambda answer: False, THRESHOLD)
+    stale = choose(found, question_key('where does Alice live?'), lambda answer: None, THRESHOLD)
     assert stale.hit is None and stale.eligible and stale.reason == 'cache miss: 1 similar answers no longer valid'
-    empty = choose([], question_key('where does Alice live?'), lambda answer: True, THRESHOLD)
+    empty = choose([], question_key('where does Alice live?'), lambda answer: {}, THRESHOLD)
     assert empty.reason == f'cache miss: no answer to the same question or at similarity ≥ {THRESHOLD}'

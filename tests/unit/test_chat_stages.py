@@ -83,10 +83,15 @@ def test_an_answer_built_from_nothing_is_never_cacheable() -> None:
 
 def test_a_cache_hit_answers_at_tier_2_with_the_cached_reply_and_is_not_cached_again() -> None:
     cited = [{'marker': '[S1]', 'id': 'attribute:a1', 'table': 'attribute', 'key': 'a1', 'snippet': 'Bob home city: Oslo'}]
-    hit = CachedAnswer('r1', 't1', 0.97, 'Bob lives in Oslo [S1].', cited, None, [])
+    read = [{'table': 'memory_chunk', 'key': 'c1'}]
+    scopes = {'attribute:a1': [['team:a']], 'memory_chunk:c1': [['team:b']]}  # read with the answer's validity, by wire ref
+    hit = CachedAnswer('r1', 't1', 0.97, 'Bob lives in Oslo [S1].', cited, None, read, scopes)
     answer = cached_answer(CacheDecision(True, hit, 'cache hit: same question'))
     assert (answer.tier, answer.reused_from, answer.cacheable, answer.retrieval) == (2, 'r1', False, None)
     assert answer.composition.reply == 'Bob lives in Oslo [S1].' and [h.id for _, h in answer.composition.cited] == ['attribute:a1']
+    # And each source carries its own scope sets, so the stored reply is scoped no wider than they are
+    assert [h.scope_sets for _, h in answer.composition.cited] == [[['team:a']]]
+    assert [(h.id, h.scope_sets) for h in answer.composition.read_sources] == [('memory_chunk:c1', [['team:b']])]
 
 
 def test_stored_citations_carry_what_validity_needs_and_the_body_shows_only_the_wire_form() -> None:

@@ -13,7 +13,7 @@ from agent_memory.db import to_rows
 from agent_memory.db.memory_store import MemoryStore
 from agent_memory.db.records import Tx, bare, rid
 from agent_memory.db.trace_rows import add_traces
-from agent_memory.domain.scopes import ScopeSets
+from agent_memory.rows.scopes import ScopeSets
 from agent_memory.rows.traces import CacheCandidate
 from agent_memory.tuning import knobs
 from agent_memory.write_ops import ResponseTrace
@@ -92,7 +92,8 @@ class TraceStore:
     ) -> dict[str, ScopeSets] | None:
         """CONTRACT §8 validity of an answer made at ``made_at``: the facts it was built from exist and are current, its
         other sources exist, and nothing is new about its entities since. None when not valid; else the scope sets of
-        those rows by ``str(record id)``, read in the same statement so that scoping the served reply needs no read."""
+        those rows by wire ref (``attribute:<id>``, ``entity:<type>/<name>``), read in the same statement so that
+        scoping the served reply needs no read."""
         facts = list(dict.fromkeys(rid(table, key) for table, key in built_from if table in ('attribute', 'relates_to', 'action')))
         others = list(dict.fromkeys(rid(table, key) for table, key in built_from if table in ('entity', 'memory_chunk')))
         params: dict[str, Any] = {'facts': facts, 'others': others, 'made': made_at, 'now': now}
@@ -111,4 +112,4 @@ class TraceStore:
         result = self.store.q(sql, **params)[0]
         if len(result['facts']) != len(facts) or len(result['others']) != len(others) or result['newer']:
             return None
-        return {str(row['id']): row['scope_sets'] for row in [*result['facts'], *result['others']]}
+        return {to_rows.required_ref(row['id']): row['scope_sets'] for row in [*result['facts'], *result['others']]}

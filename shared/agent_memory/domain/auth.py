@@ -20,10 +20,11 @@ from agent_memory.config import get_settings
 from agent_memory.db.caller_lookup import CallerRows, RateDefaults, key_context, resolve_caller
 from agent_memory.db.control_store import ControlStore
 from agent_memory.domain.context_config import ContextConfig, RateLimitConfig, effective_config
-from agent_memory.domain.scopes import ScopeSets, intersect_grants
+from agent_memory.domain.scopes import intersect_grants
 from agent_memory.errors import Forbidden, TooManyRequests, Unauthorized, Unprocessable
 from agent_memory.rows.control import PrincipalRow
 from agent_memory.rows.conversation import SessionRow
+from agent_memory.rows.scopes import ScopeSets
 
 CONTEXT_ID = re.compile(r'[A-Za-z0-9_-]{1,64}')  # always fullmatch: `$` would accept a trailing newline
 UNAUTHORIZED = 'missing, invalid or expired API key'

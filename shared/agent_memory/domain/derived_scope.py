@@ -13,10 +13,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from agent_memory.db.memory_store import MemoryStore
-from agent_memory.domain.scopes import MAX_CLAUSES, ScopeSets, within_region
+from agent_memory.domain.scopes import MAX_CLAUSES, within_region
 from agent_memory.domain.synthesis import Composition
 from agent_memory.rows.conversation import TurnRow
 from agent_memory.rows.refs import record_ref, ref_from_key
+from agent_memory.rows.scopes import ScopeSets
 
 
 def conjoin(a: ScopeSets, b: ScopeSets) -> ScopeSets | None:

@@ -15,7 +15,7 @@ from typing import Any
 from agent_memory.clock import new_id
 from agent_memory.db.memory_store import MemoryStore
 from agent_memory.domain.importance import INITIAL_IMPORTANCE
-from agent_memory.domain.scopes import ScopeSets, overlaps
+from agent_memory.domain.scopes import overlaps
 from agent_memory.extraction.model import (
     EntityRef,
     ExtractedAction,
@@ -29,6 +29,7 @@ from agent_memory.extraction.model import (
 from agent_memory.plan_reads import OpenUncertainty
 from agent_memory.rows.memory import AttributeRow, RelationRow
 from agent_memory.rows.refs import EntityKey, entity_key_of, key_of, record_ref
+from agent_memory.rows.scopes import ScopeSets
 from agent_memory.vocabulary import (
     SELF_PREFIX,
     MemoryCategory,

@@ -15,15 +15,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from agent_memory.db.memory_store import MemoryStore
-from agent_memory.db.records import rid
 from agent_memory.db.trace_store import TraceStore
 from agent_memory.domain.context_config import ResponseCacheConfig
 from agent_memory.domain.question_key import QuestionKey
 from agent_memory.domain.retrieval import Hit
-from agent_memory.domain.scopes import ScopeSets
 from agent_memory.domain.synthesis import Composition
 from agent_memory.models import ChatRequest
-from agent_memory.rows.refs import entity_ref, key_of, record_ref
+from agent_memory.rows.refs import key_of, ref_from_key
+from agent_memory.rows.scopes import ScopeSets
 from agent_memory.rows.traces import CacheCandidate, ResponseTraceRow
 
 
@@ -50,13 +49,9 @@ class CacheDecision:
         cited = [(c['marker'], _cited_hit(c, self.hit.scopes)) for c in self.hit.cited]
         # what the original read beyond its citations, with the scopes read with its validity
         cited_ids = {hit.id for _, hit in cited}
-        read_only = [{**r, 'id': _wire_ref(r['table'], r['key']), 'marker': ''} for r in self.hit.read_sources]
+        read_only = [{**r, 'id': ref_from_key(r['table'], r['key']), 'marker': ''} for r in self.hit.read_sources]
         read = [_cited_hit(r, self.hit.scopes) for r in read_only if r['id'] not in cited_ids]
         return Composition(self.hit.reply, cited, self.hit.model, None, [self.hit.reply], read_sources=read)
-
-
-def _wire_ref(table: str, key: Any) -> str:
-    return entity_ref((key[0], key[1])) if table == 'entity' else record_ref(table, str(key))
 
 
 def _cited_hit(citation: dict[str, Any], scopes: dict[str, ScopeSets]) -> Hit:
@@ -64,7 +59,7 @@ def _cited_hit(citation: dict[str, Any], scopes: dict[str, ScopeSets]) -> Hit:
     return Hit(
         citation['id'], table, float(citation.get('score') or 0.0), citation.get('snippet') or '', None, {}, None,
         tuple(citation.get('entity_refs') or ()), citation.get('role'),
-        key=citation['key'], scope_sets=scopes.get(str(rid(table, citation['key']))),
+        key=citation['key'], scope_sets=scopes.get(ref_from_key(table, citation['key'])),
     )  # fmt: skip
 
 

@@ -18,8 +18,9 @@ from typing import Any
 from agent_memory.clock import new_id
 from agent_memory.db.memory_store import MemoryStore
 from agent_memory.domain.auth import Caller
-from agent_memory.domain.scopes import ScopeSets, visible, within_region
+from agent_memory.domain.scopes import visible, within_region
 from agent_memory.rows.conversation import SessionRow
+from agent_memory.rows.scopes import ScopeSets
 
 Region = Callable[[Sequence[Sequence[str]], Sequence[str]], bool]
 

@@ -25,7 +25,6 @@ from agent_memory.domain.auth import VERBS, Caller, hash_key, mint_token
 from agent_memory.domain.params import parse_int
 from agent_memory.domain.scopes import (
     ROOT,
-    ScopeSets,
     attenuate,
     intersect_grants,
     normalise_pattern,
@@ -36,6 +35,7 @@ from agent_memory.domain.scopes import (
 from agent_memory.errors import BadRequest, Conflict, Forbidden, NotFound, WriteConflict
 from agent_memory.models import KEY_NAME_PATTERN, MAX_TTL_SECONDS, KeyCreate, PrincipalCreate, PrincipalPatch, SelfKeyCreate
 from agent_memory.rows.control import KeyRecord, PrincipalRow
+from agent_memory.rows.scopes import ScopeSets
 
 SYSTEM = 'system'
 ADMIN = 'admin'

@@ -7,7 +7,7 @@ import datetime as dt
 from agent_memory.clock import new_id
 from agent_memory.domain.auth import Caller
 from agent_memory.domain.chunks import chunk_id, split_text
-from agent_memory.domain.scopes import ScopeSets
+from agent_memory.rows.scopes import ScopeSets
 from agent_memory.write_ops import CreateChunk, CreateTurn
 
 

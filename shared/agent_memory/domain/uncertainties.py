@@ -11,11 +11,12 @@ from agent_memory.domain import views
 from agent_memory.domain.commit import commit
 from agent_memory.domain.ports import MemoryReads
 from agent_memory.domain.reconcile import Diff, Reconciler, Source, Speaker
-from agent_memory.domain.scopes import ScopeSets, within_region
+from agent_memory.domain.scopes import within_region
 from agent_memory.embeddings import Embedder
 from agent_memory.errors import BadRequest, NotFound, Unprocessable
 from agent_memory.extraction.model import EntityRef, ExtractedAttribute, Extraction, Invalidation
 from agent_memory.rows.refs import EntityKey
+from agent_memory.rows.scopes import ScopeSets
 from agent_memory.vocabulary import MemoryCategory, names_self_entity
 from agent_memory.write_ops import ResolveUncertainty, WritePlan
 

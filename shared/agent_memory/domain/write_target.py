@@ -13,9 +13,10 @@ from typing import Any
 from agent_memory.db.memory_store import MemoryStore
 from agent_memory.domain import sessions
 from agent_memory.domain.auth import Caller
-from agent_memory.domain.scopes import ScopeSets, normalise_scope_sets, within_region
+from agent_memory.domain.scopes import normalise_scope_sets, within_region
 from agent_memory.errors import Conflict, Forbidden
 from agent_memory.rows.conversation import SessionRow
+from agent_memory.rows.scopes import ScopeSets
 from agent_memory.write_ops import CreateSession, WritePlan
 
 NO_SESSION = 'session not found or outside your write region'

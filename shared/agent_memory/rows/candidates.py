@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass
 
-ScopeSets = list[list[str]]
+from agent_memory.rows.scopes import ScopeSets
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -6,7 +6,7 @@ import datetime as dt
 from dataclasses import dataclass, field
 from typing import Any
 
-ScopeSets = list[list[str]]
+from agent_memory.rows.scopes import ScopeSets
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -6,8 +6,7 @@ import datetime as dt
 from dataclasses import dataclass
 
 from agent_memory.rows.refs import EntityKey, entity_key_of
-
-ScopeSets = list[list[str]]
+from agent_memory.rows.scopes import ScopeSets
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
