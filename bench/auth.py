@@ -28,12 +28,12 @@ os.environ.setdefault('AGENT_MEMORY_KEY_SECRET', 'bench-secret')
 os.environ.setdefault('POWERTOOLS_LOG_LEVEL', 'ERROR')
 os.environ.setdefault('POWERTOOLS_METRICS_DISABLED', 'true')
 
-from agent_memory.api.services import get_services  # noqa: E402
-from agent_memory.db.control_store import KeyRecord  # noqa: E402
+from agent_memory.clock import utcnow  # noqa: E402
+from agent_memory.composition import get_services  # noqa: E402
 from agent_memory.domain.auth import hash_key, mint_token  # noqa: E402
 from agent_memory.domain.contexts import create_context  # noqa: E402
-from agent_memory.domain.ids import utcnow  # noqa: E402
 from agent_memory.models import MAX_TRIPLES  # noqa: E402
+from agent_memory.rows.control import KeyRecord  # noqa: E402
 from local_runtime.events import LocalContext, http_event  # noqa: E402
 
 

@@ -82,7 +82,7 @@ class Context:
 SETUP = (
     CONTEXT
     + """
-from agent_memory.api.services import get_services
+from agent_memory.composition import get_services
 from agent_memory.domain.contexts import create_context, mint_context_key
 services = get_services()
 create_context(services.control, services.store, 'dev', {})

@@ -18,7 +18,7 @@ from typing import Any
 
 from bench_env import load_handler  # noqa: E402,I001  # first: paths and environment before the service imports
 
-from agent_memory.api.services import get_services  # noqa: E402
+from agent_memory.composition import get_services  # noqa: E402
 from agent_memory.domain.contexts import create_context, mint_context_key  # noqa: E402
 from agent_memory.jobs import ExtractionJob  # noqa: E402
 from agent_memory.models import MAX_TRIPLES  # noqa: E402

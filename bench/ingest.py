@@ -32,7 +32,7 @@ from typing import Any
 
 from bench_env import load_handler  # noqa: E402,I001  # first: paths and environment before the service imports
 
-from agent_memory.api.services import get_services  # noqa: E402
+from agent_memory.composition import get_services  # noqa: E402
 from agent_memory.db.memory_store import MemoryStore  # noqa: E402
 from agent_memory.domain.contexts import create_context, mint_context_key  # noqa: E402
 from agent_memory.domain.extraction_pipeline import Extractors  # noqa: E402
@@ -167,7 +167,7 @@ def run(args: argparse.Namespace, texts: list[str], clock: Clock) -> dict[str, A
             result['rows'] = facts
         queue.jobs.clear()
         services.control.delete_context(ctx)
-        services.forget_store(ctx)
+        services.drop_context(ctx)
     return result
 
 

@@ -43,11 +43,12 @@ sys.path[:0] = [str(ROOT / 'shared'), str(ROOT / 'infra')]
 
 from surrealdb import RecordID  # noqa: E402
 
+from agent_memory.composition import IMPORTANCE  # noqa: E402
 from agent_memory.db.connection import Database  # noqa: E402
 from agent_memory.db.lifecycle_store import LifecycleStore  # noqa: E402
 from agent_memory.db.migrations import ensure_migrated  # noqa: E402
-from agent_memory.domain.vocabulary import DAILY_DECAY, IMPORTANCE_MAX, IMPORTANCE_MIN, INITIAL_IMPORTANCE  # noqa: E402
 from agent_memory.tuning import TUNING  # noqa: E402
+from agent_memory.vocabulary import DAILY_DECAY, IMPORTANCE_MAX, IMPORTANCE_MIN, INITIAL_IMPORTANCE  # noqa: E402
 
 DEFAULT_BATCH = TUNING.sweep_batch
 
@@ -169,7 +170,7 @@ def make_rows(start: int, stop: int, now: dt.datetime) -> list[dict[str, Any]]:
     for i in range(start, stop):
         created = old if is_old(i) else recent
         rows.append({
-            # Shaped like agent_memory.domain.ids.new_id(): 12 hex digits of milliseconds, then 10 more.
+            # Shaped like agent_memory.clock.new_id(): 12 hex digits of milliseconds, then 10 more.
             'id': RecordID('attribute', f'{int(created.timestamp() * 1000):012x}{i:010x}'),
             'entity': RecordID('entity', ['person', f'p{i % ENTITIES}']),
             'key': f'k{i % 50}',
@@ -355,7 +356,7 @@ def run_size(n: int, args: argparse.Namespace, now: dt.datetime) -> SizeResult:
     db, name = fresh_database(args.url, f'set_{n}')
     _, load_phase = measure(f'load {n:,} rows (set-based copy)', lambda: load(db, name, n, now, args.stmt_rows))
     recorder = Recorder(db)
-    store = LifecycleStore(recorder, name)  # type: ignore[arg-type]  # duck-typed: only .query is used
+    store = LifecycleStore(recorder, name, IMPORTANCE)  # type: ignore[arg-type]  # duck-typed: only .query is used
     set_decayed, set_decay = measure(f'set-based decay N={n:,}', lambda: store.decay(DAY))
     decay_calls = recorder.take()
     set_sum = importance_sum(db, name)

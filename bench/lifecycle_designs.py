@@ -33,6 +33,7 @@ os.environ.setdefault('AGENT_MEMORY_MANAGEMENT_KEY', 'bench-management-key')
 
 from surrealdb import RecordID  # noqa: E402
 
+from agent_memory.composition import IMPORTANCE  # noqa: E402
 from agent_memory.config import get_settings  # noqa: E402
 from agent_memory.db.connection import Database  # noqa: E402
 from agent_memory.db.lifecycle_store import LifecycleStore  # noqa: E402
@@ -53,7 +54,18 @@ OLD_EXPIRE = (
     'RETURN array::len((UPDATE (SELECT VALUE id FROM type::table($table) WHERE memory_category = "context" '
     'AND created_at < $cutoff AND valid_until IS NONE LIMIT $batch) SET valid_until = $now RETURN VALUE 1));'
 )
+OLD_PURGE = (  # before 69dcb25: re-selects from the start of the table each batch and returns every deleted row
+    'RETURN array::len((DELETE (SELECT VALUE id FROM type::table($table) WHERE created_at < $cutoff LIMIT $batch) RETURN BEFORE));'
+)
 FACTORS = {'context': 0.95, 'knowledge': 0.995}
+TRACE_CHUNK = 250  # rows per in-engine FOR loop: one large FOR statement is superlinear (bench/README.md)
+# Retrieval traces made in the engine (no per-row request, no query_embedding: a 384-float vector per row would make
+# the load, not the purge, the cost). Traces i < $due are 40 days old (past a 30-day window), the rest an hour old.
+TRACE_SEED = """FOR $i IN $start..$stop {
+    CREATE type::record('retrieval_trace', $i) CONTENT { query: 'q' + <string>$i, mode: 'hybrid', tier_entered: 3,
+        tier_reason: 'bench', latency_ms: 1.0, visibility_fingerprint: 'fp', returned: [{ id: 'attribute:x', score: 0.5 }],
+        created_at: IF $i < $due { $old + <duration>(<string>$i + 'ms') } ELSE { $recent } } RETURN NONE;
+};"""
 
 
 def rows(start: int, stop: int, n: int, now: dt.datetime, base_field: str) -> list[dict[str, Any]]:
@@ -126,6 +138,35 @@ def importance_sum(db: Database, name: str) -> float:
     return float(db.query(name, 'RETURN math::sum(SELECT VALUE importance FROM attribute);')[-1])
 
 
+def load_traces(db: Database, name: str, n: int, now: dt.datetime) -> float:
+    started = time.perf_counter()
+    sql = '\n'.join(f'{TRACE_SEED.replace("$start", f"$s{k}").replace("$stop", f"$e{k}")}' for k in range(8))
+    for start in range(0, n, 8 * TRACE_CHUNK):
+        bounds = {}
+        for k in range(8):
+            lo = min(n, start + k * TRACE_CHUNK)
+            bounds |= {f's{k}': lo, f'e{k}': min(n, lo + TRACE_CHUNK)}
+        db.query(name, sql, {**bounds, 'due': n // 10, 'old': now - dt.timedelta(days=40), 'recent': now - dt.timedelta(hours=1)})
+    return time.perf_counter() - started
+
+
+def old_purge(db: Database, name: str, cutoff: dt.datetime) -> int:
+    return drain(db, name, OLD_PURGE, table='retrieval_trace', cutoff=cutoff)
+
+
+def purge_both(db: Database, old: str, new: str, n: int, now: dt.datetime, result: dict[str, Any]) -> None:
+    """N traces in each database, 10 % past a 30-day window; each design deletes them."""
+    for name in (old, new):
+        print(f'    loaded {n:,} traces in {load_traces(db, name, n, now):.1f}s', file=sys.stderr, flush=True)
+    cutoff = now - dt.timedelta(days=30)
+    result['old_purge'], result['old_purge_s'] = timed(lambda: old_purge(db, old, cutoff))
+    result['new_purge'], result['new_purge_s'] = timed(
+        lambda: LifecycleStore(db, new, IMPORTANCE).purge_traces({'retrieval_trace': cutoff})
+    )
+    left = [int(db.query(name, 'RETURN count(SELECT id FROM retrieval_trace);')[-1]) for name in (old, new)]
+    assert left == [n - n // 10] * 2, left
+
+
 def on_mem(n: int, now: dt.datetime) -> dict[str, Any]:
     db = Database('mem://', 'bench')
     old, new = f'old_{n}', f'new_{n}'
@@ -134,20 +175,21 @@ def on_mem(n: int, now: dt.datetime) -> dict[str, Any]:
     print(f'  mem:// N={n:,}: loading', file=sys.stderr, flush=True)
     load(db, old, n, now, 'importance')
     load(db, new, n, now, 'importance_base')
-    store = LifecycleStore(db, new)
+    store = LifecycleStore(db, new, IMPORTANCE)
     result: dict[str, Any] = {'size': n}
     result['old_decay'], result['old_decay_s'] = timed(lambda: old_decay(db, old))
     result['new_decay'], result['new_decay_s'] = timed(lambda: store.decay(None))
     result['old_expire'], result['old_expire_s'] = timed(lambda: old_expire(db, old, now))
     result['new_expire'], result['new_expire_s'] = timed(lambda: store.expire(now, now - dt.timedelta(days=7)))
     result['sums'] = (importance_sum(db, old), importance_sum(db, new))
+    purge_both(db, old, new, n, now, result)
     db.close()
     return result
 
 
 def through_route(n: int, now: dt.datetime, directory: str) -> dict[str, Any]:
     """POST /lifecycle/decay and /lifecycle/expire on the default SurrealKV store; the old statements on a copy beside it."""
-    from agent_memory.api.services import get_services
+    from agent_memory.composition import get_services
     from agent_memory.domain.contexts import create_context, mint_context_key
 
     services = get_services()
@@ -177,11 +219,15 @@ def through_route(n: int, now: dt.datetime, directory: str) -> dict[str, Any]:
 
 def report(title: str, results: list[dict[str, Any]]) -> None:
     print(f'\n## {title}\n')
-    print('| facts | decay old s | decay new s | expire old s | expire new s | decayed (old/new) | expired (old/new) |')
-    print('|---|---|---|---|---|---|---|')
+    print('| facts | decay old s | decay new s | expire old s | expire new s | decayed (old/new) | expired (old/new) '
+          '| purge old s | purge new s | purged (old/new) |')  # fmt: skip
+    print('|---|---|---|---|---|---|---|---|---|---|')
     for r in results:
+        purge = (f"{r['old_purge_s']:.2f} | {r['new_purge_s']:.3f} | {r['old_purge']:,}/{r['new_purge']:,}" if 'old_purge' in r
+                 else '- | - | -')  # fmt: skip
+        counts = f'{r["old_decay"]:,}/{r["new_decay"]:,} | {r["old_expire"]:,}/{r["new_expire"]:,}'
         print(f"| {r['size']:,} | {r['old_decay_s']:.2f} | {r['new_decay_s']:.3f} | {r['old_expire_s']:.2f} | "
-              f"{r['new_expire_s']:.3f} | {r['old_decay']:,}/{r['new_decay']:,} | {r['old_expire']:,}/{r['new_expire']:,} |")  # fmt: skip
+              f"{r['new_expire_s']:.3f} | {counts} | {purge} |")  # fmt: skip
         if 'sums' in r:
             old_sum, new_sum = r['sums']
             ok = abs(old_sum - new_sum) <= 1e-9 * max(abs(old_sum), 1.0)

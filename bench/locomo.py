@@ -58,8 +58,10 @@ INGEST_CODE = (
     'shared/agent_memory/domain/extraction_pipeline.py',
     'shared/agent_memory/domain/extraction_worker.py',
     'shared/agent_memory/domain/plan_embeddings.py',
-    'shared/agent_memory/domain/write_plan.py',
+    'shared/agent_memory/domain/turns.py',
+    'shared/agent_memory/write_ops.py',
     'shared/agent_memory/db/memory_store.py',
+    'shared/agent_memory/db/write_emitters.py',
     'shared/agent_memory/models.py',
     'infra/migrations/context',
 )
@@ -89,7 +91,7 @@ class CollectingQueue:
 def ingest(conversations: list[Conversation], out: Path) -> None:
     """Ingest into ``out/db`` and write ``out/manifest.json`` (context ids, keys, dia_id → turn id, timings)."""
     os.environ['AGENT_MEMORY_DB_URL'] = f'surrealkv://{out / "db"}'
-    from agent_memory.api.services import get_services
+    from agent_memory.composition import get_services
     from agent_memory.domain import lifecycle
     from agent_memory.domain.context_config import effective_config
     from agent_memory.domain.contexts import create_context, mint_context_key
@@ -292,7 +294,7 @@ def evaluate_copy(conv: Conversation, source: Path, out: Path, fast: bool) -> No
     try:
         shutil.copytree(source / 'db', work / 'db')
         os.environ['AGENT_MEMORY_DB_URL'] = f'surrealkv://{work / "db"}'
-        from agent_memory.api.services import get_services
+        from agent_memory.composition import get_services
 
         services = get_services()
         services.embedder.warm()

@@ -71,10 +71,11 @@ def dump(conv: Conversation, out: Path) -> None:
             questions.append(dict(found.lists))
             if n % 50 == 0:
                 print(f'  {conv.sample_id}: {n}/{len(conv.questions)} questions', file=sys.stderr)
+        from agent_memory.db import to_rows
         from agent_memory.db.retrieval_store import PROJECTIONS
 
         rows = store.q(f"SELECT {PROJECTIONS['memory_chunk']} FROM memory_chunk WHERE string::ends_with(<string> record::id(id), '_0');")[0]
-        passages = [to_hit('memory_chunk', r) for r in rows]
+        passages = [to_hit(to_rows.candidate('memory_chunk', r)) for r in rows]
         by_ref = source_turns(store, {v: k for k, v in manifest['turns'].items()})
         out.write_bytes(pickle.dumps({'questions': questions, 'passages': passages, 'by_ref': by_ref}))
     finally:

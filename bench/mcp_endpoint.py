@@ -24,7 +24,7 @@ from typing import Any
 
 from bench_env import ROOT, load_handler  # noqa: I001  # first: paths and environment before the service imports
 
-from agent_memory.api.services import get_services  # noqa: E402
+from agent_memory.composition import get_services  # noqa: E402
 from agent_memory.domain.contexts import create_context, mint_context_key  # noqa: E402
 from bench.retrieval import pct
 from local_runtime.events import LocalContext, http_event  # noqa: E402

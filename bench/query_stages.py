@@ -71,7 +71,7 @@ def main() -> None:
     try:
         shutil.copytree(source / 'db', work / 'db')
         os.environ['AGENT_MEMORY_DB_URL'] = f'surrealkv://{work / "db"}'
-        from agent_memory.api.services import get_services
+        from agent_memory.composition import get_services
         from agent_memory.db.retrieval_store import RetrievalStore
 
         services = get_services()

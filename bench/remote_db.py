@@ -27,7 +27,7 @@ from tests.support.ws_bridge import ROOT_PASSWORD, ROOT_USER, WsBridge
 BRIDGE = WsBridge().start()
 os.environ.update({'AGENT_MEMORY_DB_URL': BRIDGE.url, 'AGENT_MEMORY_DB_USER': ROOT_USER, 'AGENT_MEMORY_DB_PASSWORD': ROOT_PASSWORD})
 
-from agent_memory.api.services import get_services  # noqa: E402
+from agent_memory.composition import get_services  # noqa: E402
 from agent_memory.domain.contexts import create_context, mint_context_key  # noqa: E402
 from local_runtime.events import LocalContext, http_event  # noqa: E402
 

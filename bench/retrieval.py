@@ -32,7 +32,7 @@ import numpy as np  # noqa: E402
 from bench_env import ROOT, load_handler  # noqa: E402,I001  # first: paths and environment before the service imports
 from surrealdb import RecordID  # noqa: E402
 
-from agent_memory.api.services import Services, get_services  # noqa: E402
+from agent_memory.composition import Services, get_services  # noqa: E402
 from agent_memory.domain.contexts import create_context, mint_context_key  # noqa: E402
 from agent_memory.domain.plan_embeddings import attribute_text, entity_text  # noqa: E402
 from agent_memory.tuning import TUNING  # noqa: E402
@@ -326,7 +326,7 @@ def run(size: int, services: Services, fn: Any) -> list[dict[str, Any]]:
         row.update({f'{mode}_p50': pct(times, 50), f'{mode}_p95': pct(times, 95), f'{mode}_hit1': hit1, f'{mode}_hit10': hit10})
     results.append(row)
     services.control.delete_context(ctx)
-    services.forget_store(ctx)
+    services.drop_context(ctx)
     return results
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 import tests.support.environment  # noqa: F401  # first: the service reads this environment when it is imported
-from agent_memory.api.services import Services, get_services
+from agent_memory.composition import Services, get_services
 from agent_memory.db.memory_store import MemoryStore
 from agent_memory.domain.auth import Caller, authenticate
 from agent_memory.domain.contexts import create_context, mint_context_key
@@ -43,7 +43,7 @@ def context_id(services: Services) -> Iterator[str]:
     create_context(services.control, services.store, cid, {})
     yield cid
     services.control.delete_context(cid)
-    services.forget_store(cid)
+    services.drop_context(cid)
 
 
 @pytest.fixture

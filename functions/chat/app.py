@@ -9,7 +9,7 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from agent_memory.api import routes
 from agent_memory.api.http import build_resolver, data_plane, header, json_response, parse_body
-from agent_memory.api.services import get_services
+from agent_memory.composition import get_services
 from agent_memory.domain import chat as chat_loop
 from agent_memory.models import ChatRequest
 from agent_memory.observability import logger, metrics
@@ -20,10 +20,10 @@ get_services().embedder.warm()  # load the model in the init phase, not on the f
 
 @app.operation(routes.CHAT)
 def chat(context_id: str) -> Any:
-    caller, store = data_plane(app, context_id)
+    caller, ports = data_plane(app, context_id)
     request, _ = parse_body(app, ChatRequest)
     services = get_services()
-    result = chat_loop.chat(store, services.embedder, services.synthesizer(), services.pipeline(), caller, request)
+    result = chat_loop.chat(ports.memory, services.embedder, services.synthesizer(), services.pipeline(), caller, request)
     body = chat_loop.suppress_markers(result.body) if request.suppress_markers else result.body
     if request.stream or 'text/event-stream' in (header(app, 'accept') or ''):
         return sse_response(body, result.deltas)

@@ -7,7 +7,7 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from agent_memory.api import routes
 from agent_memory.api.http import build_resolver, json_response, management, no_content, parse_body, query_param
-from agent_memory.api.services import get_services
+from agent_memory.composition import get_services
 from agent_memory.db.principal_store import PrincipalStore
 from agent_memory.domain import contexts, principal_stores, tenancy
 from agent_memory.models import ContextCreate, ContextPatch, KeyCreate, PrincipalCreate, PrincipalPatch
@@ -61,7 +61,7 @@ def delete_context(context_id: str) -> Any:
     management(app)
     services = get_services()
     contexts.delete_context(services.control, context_id)
-    services.forget_store(context_id)
+    services.drop_context(context_id)
     return no_content()
 
 

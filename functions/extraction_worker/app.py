@@ -6,7 +6,7 @@ from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType, pro
 from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
-from agent_memory.api.services import get_services
+from agent_memory.composition import get_services
 from agent_memory.domain.extraction_worker import handle_job
 from agent_memory.observability import logger, metrics
 

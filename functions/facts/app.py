@@ -9,7 +9,7 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from agent_memory.api import routes
 from agent_memory.api.http import build_resolver, data_plane, header, json_response, parse_body, peek_session_id
-from agent_memory.api.services import get_services
+from agent_memory.composition import get_services
 from agent_memory.domain import facts
 from agent_memory.errors import BadRequest
 from agent_memory.models import FactsBatchRequest, FactsRequest
@@ -35,30 +35,30 @@ def prefer_wait() -> float:
 
 @app.operation(routes.FACTS)
 def post_facts(context_id: str) -> Any:
-    caller, store = data_plane(app, context_id, peek_session_id(app))
+    caller, ports = data_plane(app, context_id, peek_session_id(app))
     request, raw = parse_body(app, FactsRequest)
     facts.check_text_size(request.text)
     wait = prefer_wait()
-    status, body = facts.remember(store, caller, get_services().pipeline(), request, raw, header(app, 'Idempotency-Key'), wait)
+    status, body = facts.remember(ports.memory, caller, get_services().pipeline(), request, raw, header(app, 'Idempotency-Key'), wait)
     metrics.add_metric(name='FactsWritten', unit=MetricUnit.Count, value=1)
     return json_response(body, status)
 
 
 @app.operation(routes.FACTS_BATCH)
 def post_facts_batch(context_id: str) -> Any:
-    caller, store = data_plane(app, context_id)
+    caller, ports = data_plane(app, context_id)
     request, raw = parse_body(app, FactsBatchRequest)
     facts.check_text_size(*(m.content for m in request.messages))
     wait = prefer_wait()
-    status, body = facts.remember_batch(store, caller, get_services().pipeline(), request, raw, header(app, 'Idempotency-Key'), wait)
+    status, body = facts.remember_batch(ports.memory, caller, get_services().pipeline(), request, raw, header(app, 'Idempotency-Key'), wait)
     metrics.add_metric(name='FactsWritten', unit=MetricUnit.Count, value=len(request.messages))
     return json_response(body, status)
 
 
 @app.operation(routes.EXTRACTION)
 def get_extraction(context_id: str, turn_id: str) -> Any:
-    caller, store = data_plane(app, context_id)
-    return json_response(facts.extraction_status(store, caller, turn_id))
+    caller, ports = data_plane(app, context_id)
+    return json_response(facts.extraction_status(ports.memory, caller, turn_id))
 
 
 @logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_HTTP, clear_state=True)

@@ -7,7 +7,7 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from agent_memory.api import routes
 from agent_memory.api.http import build_resolver, data_plane, json_response, no_content, parse_body, query_param
-from agent_memory.api.services import get_services
+from agent_memory.composition import get_services
 from agent_memory.domain import principal_stores, tenancy
 from agent_memory.models import SelfKeyCreate
 from agent_memory.observability import logger

@@ -9,7 +9,7 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from agent_memory.api import routes
 from agent_memory.api.http import build_resolver
-from agent_memory.api.services import get_services
+from agent_memory.composition import get_services
 from agent_memory.config import get_settings
 from agent_memory.domain.auth import Caller, authenticate_key
 from agent_memory.mcp_server.http_bridge import serve_event

@@ -7,7 +7,9 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from agent_memory.api import routes
 from agent_memory.api.http import build_resolver, data_plane, json_response, parse_body, query_param
-from agent_memory.domain import directives, reads
+from agent_memory.composition import get_services
+from agent_memory.domain import reads, uncertainties
+from agent_memory.domain.params import parse_limit
 from agent_memory.models import ResolveUncertainty
 from agent_memory.observability import logger
 
@@ -16,29 +18,37 @@ app = build_resolver()
 
 @app.operation(routes.STATE)
 def state(context_id: str) -> Any:
-    caller, store = data_plane(app, context_id)
-    return json_response(reads.state(store, caller, reads.parse_limit(query_param(app, 'limit'))))
+    caller, ports = data_plane(app, context_id)
+    return json_response(reads.state(ports.reads, caller, parse_limit(query_param(app, 'limit'))))
 
 
 @app.operation(routes.PROFILE)
 def profile(context_id: str) -> Any:
-    caller, store = data_plane(app, context_id)
-    return json_response(reads.profile(store, caller))
+    caller, ports = data_plane(app, context_id)
+    return json_response(reads.profile(ports.reads, caller))
 
 
 @app.operation(routes.UNCERTAINTIES)
 def uncertainty(context_id: str) -> Any:
-    caller, store = data_plane(app, context_id)
-    limit = reads.parse_limit(query_param(app, 'limit'))
-    return json_response(reads.uncertainties(store, caller, query_param(app, 'resolved'), limit, query_param(app, 'cursor')))
+    caller, ports = data_plane(app, context_id)
+    limit = parse_limit(query_param(app, 'limit'))
+    return json_response(reads.uncertainties(ports.reads, caller, query_param(app, 'resolved'), limit, query_param(app, 'cursor')))
 
 
 @app.operation(routes.RESOLVE)
 def resolve_uncertainty(context_id: str, uncertainty_id: str) -> Any:
-    caller, store = data_plane(app, context_id)
+    caller, ports = data_plane(app, context_id)
     request, _ = parse_body(app, ResolveUncertainty)
     return json_response(
-        directives.accept_value(store, caller.principal_id, caller.patterns('memory:write'), uncertainty_id, request.accepted_value)
+        uncertainties.accept_value(
+            ports.reads,
+            ports.memory,
+            get_services().embedder,
+            caller.principal_id,
+            caller.patterns('memory:write'),
+            uncertainty_id,
+            request.accepted_value,
+        )
     )
 
 
@@ -50,9 +60,9 @@ def me(context_id: str) -> Any:
 
 @app.operation(routes.INSPECT)
 def inspect(context_id: str) -> Any:
-    caller, store = data_plane(app, context_id)
+    caller, ports = data_plane(app, context_id)
     times = {name: query_param(app, name) for name in reads.INSPECT_TIME_PARAMS}
-    return json_response(reads.inspect(store, caller, query_param(app, 'ref'), times))
+    return json_response(reads.inspect(ports, caller, query_param(app, 'ref'), times))
 
 
 @logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_HTTP, clear_state=True)

@@ -85,7 +85,7 @@ def main() -> int:
     os.environ.setdefault('POWERTOOLS_METRICS_NAMESPACE', 'AgentMemory')
     os.environ.setdefault('POWERTOOLS_LOG_LEVEL', 'WARNING')
 
-    from agent_memory.api.services import get_services, reset_services
+    from agent_memory.composition import get_services, reset_services
     from agent_memory.domain.contexts import bootstrap
 
     services = get_services()

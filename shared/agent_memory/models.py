@@ -7,9 +7,9 @@ from typing import Any, Literal
 
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from agent_memory.domain.ids import parse_rfc3339
+from agent_memory.clock import parse_rfc3339
 from agent_memory.domain.speakers import check_speaker_name
-from agent_memory.domain.vocabulary import MemoryCategory, names_self_entity
+from agent_memory.vocabulary import MemoryCategory, names_self_entity
 
 InferMode = Literal['full', 'triples', 'preview', 'none']
 Role = Literal['user', 'assistant', 'system', 'tool']

@@ -21,9 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agent_memory.domain.vocabulary import normalise_name, normalise_type
 from agent_memory.extraction.model import (
-    SELF,
     EntityRef,
     ExtractedUncertainty,
     Extraction,
@@ -31,6 +29,7 @@ from agent_memory.extraction.model import (
     KnownEntity,
     PriorTurn,
 )
+from agent_memory.vocabulary import SELF, normalise_name, normalise_type
 
 CORPUS_DIR = Path(__file__).resolve().parent
 # dev: written first, the rules were developed against it; holdout: written next, measured once, then used to fix general

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from agent_memory.api.services import Services
+from agent_memory.composition import Services
 from agent_memory.domain.extraction_pipeline import Extractors
 from agent_memory.domain.synthesis import LlmComposer
 from agent_memory.extraction.llm import LlmExtractor

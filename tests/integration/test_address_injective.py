@@ -10,7 +10,7 @@ import json
 from typing import Any
 from urllib.parse import quote
 
-from agent_memory.api.services import Services
+from agent_memory.composition import Services
 from agent_memory.db.migrations import load_migrations
 from local_runtime.events import LocalContext, http_event
 from tests.support.handlers import Api, load_function

@@ -119,12 +119,12 @@ def test_bad_reads(api: Api, store: MemoryStore, function: str, method: str, pat
 def test_internal_errors_do_not_leak(api: Api, monkeypatch: pytest.MonkeyPatch) -> None:
     # Given a handler failing with a secret in its exception, When it is called, Then the 500 shows a request id and not
     # the secret
-    from agent_memory.db import memory_store
+    from agent_memory.db import inspection_reads
 
     def broken(*_: Any, **__: Any) -> Any:
         raise RuntimeError('secret connection string surrealkv://user:pw@host')
 
-    monkeypatch.setattr(memory_store.MemoryStore, 'list_entities', broken)
+    monkeypatch.setattr(inspection_reads.InspectionReads, 'list_entities', broken)
     code, body, _ = api.call('entities', 'GET', '/entities')
     assert code == 500
     assert 'secret' not in body['detail'] and 'request id' in body['detail']

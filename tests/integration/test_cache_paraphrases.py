@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import pytest
 
-from agent_memory.api.services import Services
+from agent_memory.composition import Services
 from agent_memory.db.memory_store import MemoryStore
+from agent_memory.db.trace_reads import TraceReads
+from agent_memory.rows.traces import RetrievalTraceRow
 from tests.support.chat import SHARED, chat, tell
 from tests.support.handlers import Api
 from tests.support.principals import make_principal
@@ -63,8 +65,8 @@ def test_a_near_miss_above_the_threshold_is_traced_as_asking_something_else(
     assert similarity(services, 'what meetings do I have this week?', 'what meetings do I have next week?') >= 0.92
     chat(api, 'what meetings do I have this week?')
     missed = chat(api, 'what meetings do I have next week?')
-    trace = store.get_trace('retrieval_trace', missed['retrievalTraceId'].split(':', 1)[1])
-    assert trace is not None and trace['tier_entered'] == 3 and 'ask something else' in trace['tier_reason']
+    trace = TraceReads(store).get('retrieval_trace', missed['retrievalTraceId'].split(':', 1)[1])
+    assert isinstance(trace, RetrievalTraceRow) and trace.tier_entered == 3 and 'ask something else' in trace.tier_reason
 
 
 def test_a_first_person_answer_is_reused_only_by_its_principal(api: Api, services: Services, worker: Worker) -> None:

@@ -6,7 +6,7 @@ read the caller's own facts is reused by that principal only (hole 7); a change 
 
 from __future__ import annotations
 
-from agent_memory.api.services import Services
+from agent_memory.composition import Services
 from tests.support.chat import SHARED, chat, tell
 from tests.support.handlers import Api
 from tests.support.llm_server import LlmTestServer

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from agent_memory.api.services import Services
+from agent_memory.composition import Services
 from agent_memory.domain.synthesis import LlmComposer
 from tests.support.handlers import Api
 from tests.support.llm_server import LlmTestServer

@@ -62,7 +62,7 @@ def test_a_configured_queue_does_not_import_boto3_until_a_job_is_sent() -> None:
     # Given a queue URL configured, When the services start and then the queue client is touched, Then boto3 loads only
     # at that touch
     queue_url = 'https://sqs.us-east-1.amazonaws.com/000000000000/cold-start-test'
-    code = 'import app\nfrom agent_memory.api.services import get_services\nget_services().db.ping()'
+    code = 'import app\nfrom agent_memory.composition import get_services\nget_services().db.ping()'
     env = {'AGENT_MEMORY_QUEUE_URL': queue_url, 'AWS_DEFAULT_REGION': 'us-east-1'}
     assert loaded_after(code, ('boto3',), ROOT / 'functions' / 'health', **env) == []
     touched = code + '\nget_services().queue.client'
@@ -93,7 +93,7 @@ def test_request_models_build_their_schemas_only_when_a_request_validates_one() 
     code = (
         'import app\n'
         'from agent_memory import models\n'
-        'from agent_memory.api.services import get_services\n'
+        'from agent_memory.composition import get_services\n'
         'get_services().db.ping()\n'
         'built = [n for n, c in vars(models).items() if isinstance(c, type) and issubclass(c, models.StrictModel)'
         ' and c.__pydantic_complete__]\n'

@@ -6,7 +6,7 @@ fact must never land where ``shared/*`` readers retrieve the restricted value.
 
 from __future__ import annotations
 
-from agent_memory.api.services import Services
+from agent_memory.composition import Services
 from agent_memory.db.memory_store import MemoryStore
 from agent_memory.domain.derived_scope import conjoin
 from tests.support.db_snapshot import snapshot

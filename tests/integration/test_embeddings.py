@@ -10,14 +10,14 @@ from typing import Any
 
 import pytest
 
-from agent_memory.api.services import Services, check_embedding_model
+from agent_memory.composition import Services, check_embedding_model
 from agent_memory.config import get_settings
-from agent_memory.domain.plan_embeddings import attach_embeddings
-from agent_memory.domain.write_plan import WritePlan
+from agent_memory.domain.plan_embeddings import embed_plan
 from agent_memory.embeddings import EmbeddingMismatch, LazyEmbedder, build_embedder, embedding_identity
 from agent_memory.embeddings.memo import VectorMemo
 from agent_memory.embeddings.remote import OpenAIEmbedder
 from agent_memory.errors import ProviderUnavailable
+from agent_memory.write_ops import CreateAttribute, CreateChunk, EmbedChunk, FactFields, Provenance, UpsertEntity, WritePlan
 from tests.support.llm_server import LlmTestServer
 from tests.support.ports import free_port
 
@@ -105,23 +105,28 @@ def test_a_different_model_than_the_database_holds_refuses_to_start(services: Se
 
 
 def test_plan_embedding_covers_new_rows_and_defers_queued_chunks(services: Services) -> None:
-    # Given a write plan with a new chunk, a queued chunk, an entity and an attribute, When embeddings are attached,
-    # Then new rows get model vectors and the queued chunk is deferred
+    # Given a plan with a stored chunk, a queued turn's chunk, a new entity and attribute, and a worker's chunk update
     now = dt.datetime.now(dt.UTC)
-    plan = WritePlan(now=now, principal='p', session_id='s')
-    plan.chunks = [
-        {'id': 'c1', 'text': 'stored literally', 'embedding': None},
-        {'id': 'c2', 'text': 'queued', 'embedding': None, 'deferred': True},
-    ]
-    plan.entities = [{'key': ['person', 'alice'], 'name': 'Alice'}]
-    plan.new_attributes = [{'entity_key': ['person', 'alice'], 'key': 'home_city', 'value': 'Berlin'}]
-    plan.chunk_embeddings = [('t1_0', 'a queued turn, embedded by the worker')]
-    updates = attach_embeddings(plan, services.embedder)
-    assert len(plan.chunks[0]['embedding']) == 384 and plan.chunks[1]['embedding'] is None and 'deferred' not in plan.chunks[1]
-    assert len(plan.entities[0]['embedding']) == 384
+    plan = WritePlan(now=now, session_id='s')
+    chunk: dict[str, Any] = {'session_key': 's', 'turn_id': 't1', 'position': 0, 'scope_sets': [['/']], 'labels': [], 'role': 'user',
+                             'created_at': now}  # fmt: skip
+    fields = FactFields('knowledge', 0.8, Provenance('upsert', None, None, 'p'), None, now, now, now, [['/']])
+    plan.add(
+        CreateChunk(id='c1', text='stored literally', deferred=False, **chunk),
+        CreateChunk(id='c2', text='queued', deferred=True, **chunk),
+        UpsertEntity(('person', 'alice'), 'Alice', 'knowledge', 0.8, [['/']], None, now, now),
+        CreateAttribute('a1', ('person', 'alice'), 'home_city', 'Berlin', 1.0, fields),
+        EmbedChunk('t1_0', 'a queued turn, embedded by the worker'),
+    )
+    # When it is embedded
+    embed_plan(plan, services.embedder)
+    # Then every new row has its vector except the queued chunk, and the attribute is embedded as retrieval scores it
+    stored, queued = plan.of(CreateChunk)
+    assert stored.embedding is not None and len(stored.embedding) == 384 and queued.embedding is None
+    assert len(next(plan.of(UpsertEntity)).embedding or []) == 384
     expected = services.embedder.warm().embed(['Alice home city: Berlin'])[0]  # the model, not the memo
-    assert cosine(plan.new_attributes[0]['embedding'], expected) > 0.9999
-    assert [chunk_id for chunk_id, _ in updates] == ['t1_0'] and len(updates[0][1]) == 384
+    assert cosine(next(plan.of(CreateAttribute)).embedding or [], expected) > 0.9999
+    assert len(next(plan.of(EmbedChunk)).embedding or []) == 384
 
 
 def test_memo_sends_each_new_text_to_the_model_once_and_forgets_the_oldest(services: Services) -> None:

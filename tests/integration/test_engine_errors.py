@@ -13,7 +13,7 @@ import uuid
 import pytest
 from surrealdb import AsyncSurreal, Surreal
 
-from agent_memory.api.services import Services
+from agent_memory.composition import Services
 from agent_memory.db.connection import ALREADY_APPLIED, CONFLICT_MARKER, ENGINE_MESSAGES, AlreadyApplied, QueryFailed, engine_error
 from agent_memory.errors import AgentMemoryError, Conflict, WriteConflict
 

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from agent_memory.db.memory_store import MemoryStore
-from agent_memory.domain import facts as facts_domain
+from agent_memory.domain import pipeline as write_pipeline
 from tests.support.clock import VirtualTime
 from tests.support.db_snapshot import snapshot
 from tests.support.extraction import say, self_facts
@@ -127,7 +127,7 @@ def test_prefer_wait_answers_200_with_the_diff_when_the_worker_is_quick(api: Api
 def test_prefer_wait_times_out_with_202(api: Api, monkeypatch: pytest.MonkeyPatch) -> None:
     # Given no worker running, and the wait's clock virtual (it moves only when the handler sleeps)
     clock = VirtualTime()
-    monkeypatch.setattr(facts_domain, 'time', clock)
+    monkeypatch.setattr(write_pipeline, 'time', clock)
     started = clock.now
     # When a write asks to wait up to 1 s for its extraction
     code, body, _ = api.call('facts', 'POST', '/facts', {'text': 'My name is Ada.'}, headers={'Prefer': 'wait=1'})
@@ -253,13 +253,13 @@ def test_accepting_a_value_settles_a_resolvable_uncertainty(api: Api) -> None:
     assert api.call('views', 'POST', '/uncertainty/nope/resolve', {'acceptedValue': 'x'})[0] == 404
 
 
-def test_an_unresolvable_uncertainty_cannot_be_settled_with_a_value(api: Api, store: MemoryStore) -> None:
+def test_an_unresolvable_uncertainty_cannot_be_settled_with_a_value(api: Api, worker: Worker) -> None:
     # Given an unresolved-time uncertainty (nothing to set), When it is resolved with a value, Then it is 422
-    from agent_memory.db.records import bare
-    from agent_memory.domain.directives import record_uncertainty
-
-    flag = record_uncertainty(store, 'when the trip was', 'said "a while ago"', 'unresolved_time', [['/']])
-    code, body, _ = api.call('views', 'POST', f'/uncertainty/{bare(flag["id"].split(":", 1)[1])}/resolve', {'acceptedValue': 'x'})
+    say(api, 'I switched to the Pro plan a while ago.')
+    worker.drain()
+    (flag,) = api.call('views', 'GET', '/uncertainty')[1]['uncertainties']
+    assert (flag['kind'], flag['resolvable']) == ('unresolved_time', False)
+    code, body, _ = api.call('views', 'POST', f'/uncertainty/{flag["id"].split(":", 1)[1]}/resolve', {'acceptedValue': 'x'})
     assert code == 422
 
 
@@ -292,11 +292,13 @@ def test_two_workers_racing_on_one_turn_apply_it_once(api: Api, store: MemorySto
 
     body = say(api, 'I live in Lisbon and I speak Portuguese.')
     before = store.table_counts()
-    config = services.control.get_context(api.context_id)
+    context = services.control.get_context(api.context_id)
+    assert context is not None
     from agent_memory.domain.context_config import effective_config
 
+    config = effective_config(context.config)
     results: list[str] = []
-    threads = [threading.Thread(target=lambda: results.append(process_turn(store, services.extractors, effective_config(config['config']),
+    threads = [threading.Thread(target=lambda: results.append(process_turn(store, services.extractors, services.embedder, config,
                                                                             body['turnId']).status)) for _ in range(3)]  # fmt: skip
     for thread in threads:
         thread.start()

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from agent_memory.api.services import Services
+from agent_memory.composition import Services
 from agent_memory.db.memory_store import MemoryStore
 from tests.support.db_snapshot import snapshot
 from tests.support.handlers import Api

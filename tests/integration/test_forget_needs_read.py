@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from agent_memory.api.services import Services
+from agent_memory.composition import Services
 from agent_memory.db.memory_store import MemoryStore
 from tests.support.handlers import Api
 from tests.support.principals import make_principal

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from agent_memory.api.services import Services
+from agent_memory.composition import Services
 from tests.support.db_snapshot import snapshot
 from tests.support.handlers import MANAGEMENT_KEY, Api
 

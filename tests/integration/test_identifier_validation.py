@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from agent_memory.api.services import Services
+from agent_memory.composition import Services
 from agent_memory.domain.auth import check_context_id
 from agent_memory.domain.scopes import normalise_path
 from agent_memory.domain.tenancy import check_key_name

@@ -8,7 +8,8 @@ from typing import Any
 
 import pytest
 
-from agent_memory.api.services import Services
+from agent_memory.composition import Services
+from agent_memory.db.connection import Database
 from agent_memory.db.memory_store import MemoryStore
 from tests.support.handlers import Api
 from tests.support.worker import Worker
@@ -42,3 +43,29 @@ def test_a_batch_job_embeds_all_its_chunks_in_one_model_call(
     assert set(by_text) == set(texts)
     for text, vector in by_text.items():
         assert vector == pytest.approx(real([text])[0], abs=1e-6)
+
+
+def test_each_vocabulary_read_of_an_extracted_turn_walks_an_index_newest_first(
+    api: Api, worker: Worker, store: MemoryStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The extraction context reads the newest entity names, attribute keys and relation labels for every turn; a
+    statement without an index on its order sorts its whole table per turn (relation labels did before 0016)."""
+    # Given a turn extracted by the worker, When its vocabulary statements are explained, Then each walks an index backward
+    sent: list[tuple[str, dict[str, Any]]] = []
+    real = Database.query
+
+    def recorded(self: Database, database: str, sql: str, params: dict[str, Any] | None = None) -> list[Any]:
+        if database == store.database:
+            sent.append((sql, dict(params or {})))
+        return real(self, database, sql, params)
+
+    monkeypatch.setattr(Database, 'query', recorded)
+    code, _, _ = api.call('facts', 'POST', '/facts/batch', {'messages': [{'role': 'user', 'content': 'Alice manages Bob at Acme.'}]})
+    assert code == 202 and worker.deliver(worker.receive()) == {'batchItemFailures': []}
+    monkeypatch.undo()
+    vocabulary = [(sql, params) for sql, params in sent if 'SELECT label, created_at FROM relates_to' in sql]
+    assert vocabulary
+    sql, params = vocabulary[0]
+    for statement in (s.strip() for s in sql.split(';') if 'ORDER BY' in s):
+        plan = json.dumps(store.q(f'{statement} EXPLAIN;', **params)[0])
+        assert 'TableScan' not in plan and 'SortByKey' not in plan and '"direction": "Backward"' in plan, (statement, plan)

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from agent_memory.api.services import Services
+from agent_memory.composition import Services
 from agent_memory.db.memory_store import FACT_TABLES, MemoryStore
 from agent_memory.domain import lifecycle
 from agent_memory.domain.context_config import effective_config
@@ -33,7 +33,7 @@ def second_context(services: Services) -> Iterator[tuple[str, Api]]:
         yield cid, Api(cid, mint_context_key(services.control, cid, 'admin', 'test'))
     finally:
         services.control.delete_context(cid)
-        services.forget_store(cid)
+        services.drop_context(cid)
 
 
 # ---- initial importance and decay -----------------------------------------------------------
@@ -305,7 +305,7 @@ def test_trace_purge_with_a_decision_window(services: Services) -> None:
         assert _trace_ages(store, 'response_trace') == [1, 50]
     finally:
         services.control.delete_context(cid)
-        services.forget_store(cid)
+        services.drop_context(cid)
 
 
 def test_trace_purge_never_touches_facts(api: Api, store: MemoryStore) -> None:

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from agent_memory.composition import IMPORTANCE
 from agent_memory.db.lifecycle_store import LifecycleStore
 from agent_memory.db.memory_store import MemoryStore
 from tests.support.handlers import Api
@@ -21,7 +22,7 @@ def test_decay_and_expiry_touch_each_row_once_across_batches(api: Api, store: Me
         triples = [{'entity': {'type': 'person', 'name': 'Alice'}, 'key': f'{category}{i}', 'value': 'v'} for i in range(count)]
         body = {'infer': 'triples', 'memory_category': category, 'triples': triples, **({'observed_at': observed} if observed else {})}
         assert api.call('facts', 'POST', '/facts', body)[0] == 200
-    sweeps = LifecycleStore(services.db, store.database, batch=batch)
+    sweeps = LifecycleStore(services.db, store.database, IMPORTANCE, batch=batch)
     # When decay and expiry run with this batch size
     decayed = sweeps.decay('day-1')
     expired = sweeps.expire(dt.datetime.now(dt.UTC), dt.datetime.now(dt.UTC) - dt.timedelta(days=7))

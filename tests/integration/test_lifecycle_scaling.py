@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from agent_memory.api.services import Services
+from agent_memory.composition import IMPORTANCE, Services
 from agent_memory.db.lifecycle_store import LifecycleStore
 from agent_memory.db.memory_store import FACT_TABLES, MemoryStore
 from agent_memory.domain import lifecycle
@@ -114,7 +114,7 @@ def test_trace_purge_deletes_every_due_trace_across_batches_and_equal_times(serv
     rows += [trace_row('retrieval_trace', ago(i)) for i in (1, 2)]
     for row in rows:
         store.q('CREATE retrieval_trace CONTENT $row;', row=row)
-    sweeps = LifecycleStore(services.db, store.database, batch=batch)
+    sweeps = LifecycleStore(services.db, store.database, IMPORTANCE, batch=batch)
     # When traces older than 90 days are purged in batches of this size
     purged = sweeps.purge_traces({'retrieval_trace': dt.datetime.now(dt.UTC) - dt.timedelta(days=90)})
     # Then exactly the seven old ones are gone, and a second run finds nothing

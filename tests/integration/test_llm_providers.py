@@ -10,13 +10,15 @@ provider's text, and an uncited /chat answer is invalidated when its fact is sup
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
 
-from agent_memory.api.services import Services, build_extractors
+from agent_memory.composition import Services, build_extractors
 from agent_memory.config import get_settings
+from agent_memory.db.trace_reads import TraceReads
 from agent_memory.domain.extraction_pipeline import Extractors
 from agent_memory.domain.synthesis import LlmComposer
 from agent_memory.extraction.llm import LlmExtractor
@@ -152,6 +154,22 @@ def test_a_server_refusing_every_mode_keeps_stage0_and_records_the_class_only(ap
     assert instructions(api) == ['Always answer in bullet points']
     assert len(server.requests) == 3  # one per mode, no SQS retry: the same request cannot succeed later
     assert worker.dead_letters() == []
+
+
+def test_an_extraction_prompt_longer_than_the_context_window_keeps_stage0_and_says_so(
+    api: Api, worker: Worker, server: LlmTestServer
+) -> None:
+    server.context_tokens = 300  # the extraction prompt (rules, schema, turn) is thousands of tokens
+
+    turn = queue_turn(api)
+    first = worker.deliver(worker.receive())
+
+    assert first['batchItemFailures'] == []  # the same prompt cannot fit later
+    body = extraction(api, turn)
+    assert body['status'] == 'done' and body['mode'] == 'stage0' and body['llmError'] == 'context_exceeded'
+    assert server.chat_calls == 1  # a weaker mode only adds the schema to the prompt: not tried
+    assert_no_provider_text(body)
+    assert self_facts(api) >= STAGE0_FACTS
 
 
 @pytest.mark.parametrize(
@@ -317,6 +335,60 @@ def test_chat_answers_and_streams_on_every_server_profile(api: Api, server: LlmT
     assert 'Pro' in result['body'] and 'response_format' not in server.requests[0].body  # synthesis never asks for structured output
 
 
+def test_chat_answers_in_full_when_the_server_cuts_streams_while_busy(api: Api, server: LlmTestServer) -> None:
+    """llama-cpp-python ends a streamed completion with [DONE] as soon as another request (an extraction) waits for the
+    model: a streamed synthesis got no content, and /chat answered 503 (the real-server check, docs/llm-providers.md)."""
+    server.busy = True
+    server.reply_text('Sam is on the Pro plan [S1].').reply_text('Sam is on the Pro plan [S1].')
+    remember_plan(api, 'Pro')
+
+    answer = chat(api)
+    streamed = api.call_raw('chat', 'POST', '/chat', {'message': QUESTION, 'stream': True, 'bypassCache': True})
+
+    assert answer['reply'] == 'Sam is on the Pro plan [S1].' and answer['citations'][0]['marker'] == '[S1]'
+    frames = [json.loads(line[len('data: ') :]) for line in streamed['body'].splitlines() if line.startswith('data: ')]
+    assert streamed['statusCode'] == 200 and ''.join(f['delta'] for f in frames[:-1]) == frames[-1]['reply'], streamed['body']
+
+
+def remember_passages(api: Api, count: int) -> None:
+    for n in range(count):
+        text = f'Note {n} about the Sam account: ' + 'the quarterly review covered usage, seats and invoices in detail. ' * 8
+        code, body, _ = api.call('facts', 'POST', '/facts', {'text': text, 'infer': 'none'})
+        assert code == 200, body
+
+
+def test_a_synthesis_prompt_over_the_context_window_is_answered_from_the_best_ranked_sources(
+    api: Api, server: LlmTestServer, services: Services
+) -> None:
+    """A small local model (n_ctx 4096) refuses a prompt of 12 long passages: the answer is built from the sources that
+    fit, best-ranked first, and is recorded as built from those alone."""
+    remember_plan(api, 'Pro')
+    remember_passages(api, 12)
+    server.context_tokens = 800  # about three of the passages
+    server.echo_sources = True  # the model cites every source it was given
+
+    answer = chat(api, 'What plan is Sam on, and what did the quarterly review of the Sam account cover?')
+
+    sent = server.requests[-1].message('user')
+    given = re.findall(r'\[S\d+\]', sent)
+    assert 0 < len(given) < 12 and len(server.requests) > 1  # refused, then sent again with fewer sources
+    assert all(len(r.message('user')) > len(sent) for r in server.requests[:-1])
+    assert sorted(c['marker'] for c in answer['citations']) == sorted(given)
+    trace = TraceReads(services.store(api.context_id)).get('response_trace', answer['traceId'].split(':', 1)[1])
+    assert trace is not None and len(trace.read_sources) == len(given)  # built from what was sent, for the cache's checks
+
+
+def test_a_message_that_alone_exceeds_the_context_window_is_a_422_that_says_so(api: Api, server: LlmTestServer) -> None:
+    server.context_tokens = 20
+    remember_plan(api, 'Pro')
+
+    code, body, _ = api.call('chat', 'POST', '/chat', {'message': QUESTION + ' Please answer in detail, with every plan change.'})
+
+    assert code == 422 and 'context window' in body['detail'], body  # what the user can act on, not the provider's text
+    assert_no_provider_text(body)
+    assert '(nothing relevant in memory)' in server.requests[-1].message('user')  # sent again with fewer sources, then none
+
+
 def test_a_synthesis_validation_error_is_a_503_without_provider_text(api: Api, server: LlmTestServer) -> None:
     # Given a provider refusing the synthesis request (twice), When /chat is asked, Then it is a 503 that carries no
     # provider text
@@ -386,6 +458,25 @@ def test_the_configured_output_cap_is_sent_on_every_extraction_request(
 
     assert extraction(api, turn)['mode'] == 'json_object'
     assert [r.body.get('max_tokens') for r in llm.requests] == [256, 256, 256]  # rejected mode, truncated reply, repair
+
+
+def test_the_configured_output_cap_is_sent_on_synthesis_too(api: Api, services: Services, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A local server without its own cap lets a small model ramble until its context is full."""
+    llm = LlmTestServer().start()
+    llm.reply_text('Sam is on Pro [S1].')
+    monkeypatch.setenv('AGENT_MEMORY_LLM_BASE_URL', llm.base_url)
+    monkeypatch.setenv('AGENT_MEMORY_LLM_EXTRACTION_MODEL', 'capped-model')
+    monkeypatch.setenv('AGENT_MEMORY_LLM_MAX_OUTPUT_TOKENS', '256')
+    settings = get_settings.__wrapped__()
+    monkeypatch.setattr('agent_memory.composition.get_settings', lambda: settings)
+    monkeypatch.setattr(services, '_composer', None)  # built from these settings on first use
+    remember_plan(api, 'Pro')
+    try:
+        chat(api)
+    finally:
+        llm.stop()
+
+    assert [(r.body['model'], r.body.get('max_tokens')) for r in llm.requests] == [('capped-model', 256)]
 
 
 def test_no_output_cap_is_sent_unless_configured(api: Api, worker: Worker, server: LlmTestServer) -> None:

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from agent_memory.api.services import Services
+from agent_memory.composition import Services
 from agent_memory.observability import metrics
 from local_runtime.events import LocalContext
 from local_runtime.gateway import HandlerRegistry, make_server

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator
 import boto3
 import pytest
 
-from agent_memory.api.services import get_services, start_services
+from agent_memory.composition import get_services, start_services
 from agent_memory.config import get_settings
 from agent_memory.db.connection import get_database
 from tests.support.handlers import MANAGEMENT_KEY, Api

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from agent_memory.api.services import Services
+from agent_memory.composition import Services
 from agent_memory.db.memory_store import MemoryStore
 from agent_memory.domain.synthesis import LlmComposer
 from tests.support.chat import QUESTION

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from agent_memory.api.services import Services
+from agent_memory.composition import Services
 from agent_memory.db.control_store import MAX_KEYS_PER_PRINCIPAL
 from tests.support.handlers import MANAGEMENT_KEY, Api
 from tests.support.mcp_rpc import rpc_raw

@@ -8,16 +8,16 @@ from typing import Any
 
 import pytest
 
+from agent_memory.clock import new_id, utcnow
 from agent_memory.db import migrations
 from agent_memory.db.connection import Database, context_db_name
 from agent_memory.db.memory_store import MemoryStore
 from agent_memory.db.migrations import ensure_migrated, forget_migrated, load_migrations
 from agent_memory.domain import facts
 from agent_memory.domain.auth import Caller
-from agent_memory.domain.ids import new_id, utcnow
-from agent_memory.domain.write_plan import AddressGuard, WritePlan
 from agent_memory.errors import StoreUnavailable, WriteConflict
 from agent_memory.models import FactsRequest
+from agent_memory.write_ops import CreateAttribute, CreateSession, FactFields, GuardAddress, Provenance, UpsertEntity, WritePlan
 from tests.support.db_snapshot import snapshot
 from tests.support.handlers import Api
 from tests.support.ports import free_port
@@ -94,16 +94,16 @@ def test_a_runner_that_lost_the_race_skips_the_migration(services: Any, monkeypa
 
 def _plan(store: MemoryStore, value: str, seen: list[str]) -> tuple[WritePlan, str]:
     now = utcnow()
-    plan = WritePlan(now=now, principal='admin', session_id=f'sess_{new_id()}')
-    plan.new_session = {'scope_sets': [['/']], 'metadata': {}, 'principal': 'admin', 'created_at': now}
-    plan.entities.append({'key': ['person', 'alice'], 'name': 'Alice', 'type': 'person', 'memory_category': 'knowledge',
-                          'importance': 0.8, 'scope_sets': [['/']], 'created_at': now, 'updated_at': now})  # fmt: skip
-    plan.guards.append(AddressGuard(['person', 'alice'], 'plan', seen))
+    session = f'sess_{new_id()}'
+    plan = WritePlan(now=now, session_id=session)
+    fields = FactFields('knowledge', 0.8, Provenance('upsert', None, None, 'admin'), None, now, now, now, [['/']])
     attr_id = new_id()
-    plan.new_attributes.append({'id': attr_id, 'entity_key': ['person', 'alice'], 'key': 'plan', 'value': value,
-                                'memory_category': 'knowledge', 'importance': 0.8, 'confidence': 1.0,
-                                'source': {'kind': 'upsert'}, 'source_turn': None, 'valid_from': now, 'created_at': now,
-                                'confirmed_at': now, 'scope_sets': [['/']]})  # fmt: skip
+    plan.add(
+        CreateSession(session, session, 'admin', [['/']], {}, now),
+        UpsertEntity(('person', 'alice'), 'Alice', 'knowledge', 0.8, [['/']], None, now, now),
+        GuardAddress(('person', 'alice'), 'plan', tuple(seen)),
+        CreateAttribute(attr_id, ('person', 'alice'), 'plan', value, 1.0, fields),
+    )
     return plan, attr_id
 
 

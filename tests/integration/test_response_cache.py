@@ -11,9 +11,12 @@ from typing import Any
 
 import pytest
 
-from agent_memory.api.services import Services
+from agent_memory.clock import utcnow
+from agent_memory.composition import Services
 from agent_memory.db.memory_store import MemoryStore
-from agent_memory.domain.ids import utcnow
+from agent_memory.db.trace_reads import TraceReads
+from agent_memory.rows.traces import ResponseTraceRow, RetrievalTraceRow
+from agent_memory.write_ops import CreateUncertainty, WritePlan
 from tests.support.chat import ALICE, QUESTION, chat, remember, role
 from tests.support.db_snapshot import snapshot
 from tests.support.handlers import MANAGEMENT_KEY, Api
@@ -46,12 +49,12 @@ def test_repeat_question_is_served_without_the_llm_and_traced_as_tier_2(seeded: 
     assert llm.chat_calls == 1
     assert second['cached'] is True and second['tier'] == 'cache' and second['reply'] == first['reply']
     assert second['citations'] == first['citations']
-    response = store.get_trace('response_trace', second['traceId'].split(':', 1)[1])
-    retrieval = store.get_trace('retrieval_trace', second['retrievalTraceId'].split(':', 1)[1])
-    assert response is not None and retrieval is not None
-    assert response['cached'] is True and str(response['reused_from'].id) == first['traceId'].split(':', 1)[1]
-    assert retrieval['tier_entered'] == 2 and retrieval['tier_reason'].startswith('cache hit')
-    assert response['cited_entity_refs'] == ['person/alice']  # what the reused answer depends on
+    response = TraceReads(store).get('response_trace', second['traceId'].split(':', 1)[1])
+    retrieval = TraceReads(store).get('retrieval_trace', second['retrievalTraceId'].split(':', 1)[1])
+    assert isinstance(response, ResponseTraceRow) and isinstance(retrieval, RetrievalTraceRow)
+    assert response.cached is True and response.reused_from == first['traceId']
+    assert retrieval.tier_entered == 2 and retrieval.tier_reason.startswith('cache hit')
+    assert response.cited_entity_refs == ['person/alice']  # what the reused answer depends on
     # the hit still stores the user turn (queued for extraction) and the reply
     turns = store.rows('SELECT seq, role, extraction_status FROM turn WHERE session.client_id = $s ORDER BY seq;', s=second['sessionId'])
     assert [(t['role'], t['extraction_status']) for t in turns] == [('user', 'queued'), ('assistant', None)]
@@ -133,11 +136,8 @@ def test_superseded_citation_skips_to_the_next_valid_candidate(api: Api, llm: Ll
 def test_new_uncertainty_about_a_cited_entity_invalidates(seeded: Api, llm: LlmTestServer, store: MemoryStore) -> None:
     # Given a cached answer citing Alice, When an uncertainty about Alice's role is recorded, Then the next ask misses
     chat(seeded)
-    from surrealdb import RecordID
-
-    store.create_uncertainty('u1', {'about': "Alice's role", 'reason': 'conflicting reports', 'kind': 'conflict',
-                                    'entity': RecordID('entity', ['person', 'alice']), 'key': 'role',
-                                    'scope_sets': [['/']], 'created_at': utcnow()})  # fmt: skip
+    doubt = CreateUncertainty('u1', "Alice's role", 'conflicting reports', 'conflict', ('person', 'alice'), 'role', None, [['/']], utcnow())
+    store.apply(WritePlan(utcnow(), None, [doubt]))
     assert chat(seeded)['cached'] is False
     assert llm.chat_calls == 2
 
@@ -197,8 +197,8 @@ def test_second_turn_in_a_session_is_fresh_and_never_seeds(seeded: Api, llm: Llm
     llm.reply_text('Windowed answer [S1].')
     windowed = chat(seeded, sessionId=session['id'])
     assert windowed['cached'] is False and llm.chat_calls == 3
-    trace = store.get_trace('response_trace', windowed['traceId'].split(':', 1)[1])
-    assert trace is not None and trace['cache_eligible'] is False
+    trace = TraceReads(store).get('response_trace', windowed['traceId'].split(':', 1)[1])
+    assert isinstance(trace, ResponseTraceRow) and trace.cache_eligible is False
     served = chat(seeded)  # a first-turn call is still cache-eligible, and is served the first answer
     assert served['cached'] is True and served['reply'] != 'Windowed answer [S1].'
     assert llm.chat_calls == 3
@@ -225,8 +225,8 @@ def test_disabled_cache_is_never_consulted(seeded: Api, llm: LlmTestServer, stor
     configure(seeded, enabled=False)
     second = chat(seeded)
     assert second['cached'] is False and llm.chat_calls == 2
-    trace = store.get_trace('retrieval_trace', second['retrievalTraceId'].split(':', 1)[1])
-    assert trace is not None and trace['tier_reason'].startswith('cache disabled')
+    trace = TraceReads(store).get('retrieval_trace', second['retrievalTraceId'].split(':', 1)[1])
+    assert isinstance(trace, RetrievalTraceRow) and trace.tier_reason.startswith('cache disabled')
 
 
 def test_unrelated_question_misses(seeded: Api, llm: LlmTestServer) -> None:

@@ -8,8 +8,10 @@ from typing import Any
 
 import pytest
 
-from agent_memory.api.services import Services
+from agent_memory.composition import Services
 from agent_memory.db.memory_store import MemoryStore
+from agent_memory.db.trace_reads import TraceReads
+from agent_memory.rows.traces import RetrievalTraceRow
 from tests.support.db_snapshot import snapshot
 from tests.support.handlers import Api
 from tests.support.principals import make_principal
@@ -67,9 +69,9 @@ def test_hybrid_query_ranks_the_answer_first_and_reports_its_trace(world: Api, s
     assert body['tier'] == 'hybrid' and 'Alice' in body['seedEntities'] and body['queryMs'] > 0
     trace = body['trace']
     assert trace['resolutionTier'] == 'hybrid' and trace['retrievedCount'] >= len(body['hits'])
-    row = store.get_trace('retrieval_trace', trace['traceId'].split(':', 1)[1])
-    assert row is not None and row['tier_entered'] == 3 and row['endpoint'] == 'query'
-    assert [r['id'] for r in row['returned']] == [h['id'] for h in body['hits']]
+    row = TraceReads(store).get('retrieval_trace', trace['traceId'].split(':', 1)[1])
+    assert isinstance(row, RetrievalTraceRow) and row.tier_entered == 3 and row.endpoint == 'query'
+    assert [r['id'] for r in row.returned] == [h['id'] for h in body['hits']]
 
 
 def test_each_mode_uses_its_own_signal(world: Api) -> None:
@@ -177,17 +179,16 @@ def test_returned_facts_are_reinforced_and_inspection_is_not(world: Api, store: 
     assert importance() == pytest.approx(start * 1.1 * 1.1)
 
 
-def test_context_block_has_instructions_profile_facts_and_passages(world: Api, store: MemoryStore) -> None:
+def test_context_block_has_instructions_profile_facts_and_passages(world: Api, worker: Worker) -> None:
     # Given an instruction, facts and passages, When /context is asked, Then the block has the instructions, the
     # relevant facts with dates and the passages
-    from agent_memory.domain.directives import add_instruction
-
-    add_instruction(store, 'Formatting', 'Answer in bullet points', [['/']], None)
+    assert world.call('facts', 'POST', '/facts', {'text': 'Always answer in bullet points.'})[0] == 202
+    worker.drain()  # stage 0 stores the instruction
     remember(world, {'entity': {'type': 'person', 'name': 'admin'}, 'key': 'timezone', 'value': 'CET'})
     code, body, _ = world.call('retrieval', 'POST', '/context', {'query': 'When is the Apollo deadline?'})
     assert code == 200 and body['tier'] == 'hybrid'
     block = body['context']
-    assert '## Instructions\n- Formatting: Answer in bullet points' in block
+    assert '## Instructions\n- format: Always answer in bullet points' in block
     assert '## Relevant facts' in block and 'Apollo deadline: March 3rd (recorded ' in block
     assert '## Passages' in block and 'Apollo launch slips by two weeks' in block
 

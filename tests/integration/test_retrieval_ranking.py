@@ -5,11 +5,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from agent_memory.api.services import Services
+from agent_memory.clock import utcnow
+from agent_memory.composition import Services
 from agent_memory.db.memory_store import MemoryStore
 from agent_memory.db.retrieval_store import ReadFilter, RetrievalStore, TermPlan, plan_terms
 from agent_memory.db.term_frequencies import TermFrequencies
-from agent_memory.domain.ids import utcnow
+from agent_memory.db.trace_reads import TraceReads
+from agent_memory.rows.traces import RetrievalTraceRow
 from agent_memory.tuning import TUNING
 from tests.support.handlers import Api
 from tests.support.principals import make_principal
@@ -56,9 +58,9 @@ def test_the_reply_after_a_matching_question_joins_the_hybrid_ranking(api: Api, 
     assert code == 200
     texts = ids(body)
     assert 'Caroline: Biscuit, after grandma.' in texts
-    trace = store.get_trace('retrieval_trace', body['trace']['traceId'].split(':', 1)[1])
-    assert trace is not None
-    lists = {c['id']: c['lists'] for c in trace['candidates']}
+    trace = TraceReads(store).get('retrieval_trace', body['trace']['traceId'].split(':', 1)[1])
+    assert isinstance(trace, RetrievalTraceRow)
+    lists = {c['id']: c['lists'] for c in trace.candidates}
     reply = next(h['id'] for h in body['hits'] if h['text'] == 'Caroline: Biscuit, after grandma.')
     assert 'adjacent' in lists[reply]
 
@@ -102,9 +104,9 @@ def test_a_single_common_term_beside_selective_ones_is_left_out_of_the_or(api: A
     }  # fmt: skip
     assert plan_terms(terms, {t: counts[('memory_chunk', t)] for t in terms}) == TermPlan(('lighthouse',), ())
     where = ReadFilter(['*'], utcnow())
-    assert [r['text'] for r in db.text('memory_chunk', terms, 5, where)] == ['Caroline: the lighthouse sketch is done.']
+    assert [r.text for r in db.text('memory_chunk', terms, 5, where)] == ['Caroline: the lighthouse sketch is done.']
     rows = db.text('memory_chunk', ['caroline', 'note'], 5, where)
-    assert len(rows) == 5 and all(r['text'].startswith('Caroline: note ') for r in rows)
+    assert len(rows) == 5 and all((r.text or '').startswith('Caroline: note ') for r in rows)
 
 
 def test_common_terms_find_their_intersection_beside_a_selective_term(api: Api) -> None:
@@ -132,9 +134,9 @@ def test_all_text_lists_in_one_round_trip_rank_like_each_list_alone(api: Api, st
     terms = ['lighthouse', 'harbour', 'melanie']
     together = db.text_lists(limits, terms, where)
     assert list(together) == list(limits)
-    assert [r['text'] for r in together['memory_chunk']] and together['memory_chunk'][0]['bm25'] > 0
+    assert [r.text for r in together['memory_chunk']] and (together['memory_chunk'][0].bm25 or 0) > 0
     for table, limit in limits.items():
-        assert [r['id'] for r in together[table]] == [r['id'] for r in db.text_lists({table: limit}, terms, where)[table]]
+        assert [r.ref for r in together[table]] == [r.ref for r in db.text_lists({table: limit}, terms, where)[table]]
     calls: list[str] = []
     original = store.q
     store.q = lambda sql, **params: calls.append(sql) or original(sql, **params)  # type: ignore[method-assign]
@@ -144,7 +146,7 @@ def test_all_text_lists_in_one_round_trip_rank_like_each_list_alone(api: Api, st
     db.text_lists(limits, [*terms, 'dawn'], where)
     assert len(calls) == 2 and calls[0].count('@1@') == len(limits)  # only the new word is probed, in every table
     calls.clear()
-    assert [r['id'] for r in db.text_lists(limits, terms, where)['memory_chunk']] == [r['id'] for r in together['memory_chunk']]
+    assert [r.ref for r in db.text_lists(limits, terms, where)['memory_chunk']] == [r.ref for r in together['memory_chunk']]
     assert len(calls) == 1  # every count known: the lists alone
 
 

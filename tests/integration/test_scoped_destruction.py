@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from agent_memory.api.services import Services
+from agent_memory.composition import Services
 from agent_memory.db.memory_store import MemoryStore
 from tests.support.handlers import Api
 from tests.support.teams import ALICE, TEAM_A, TEAM_B, a_rows, remember, team

@@ -8,9 +8,8 @@ from typing import Any
 
 import pytest
 
-from agent_memory.api.services import Services
+from agent_memory.composition import Services
 from agent_memory.db.memory_store import MemoryStore
-from agent_memory.domain.directives import record_uncertainty
 from tests.support.db_snapshot import snapshot
 from tests.support.extraction import reply
 from tests.support.handlers import Api
@@ -65,12 +64,14 @@ def test_a_model_naming_another_principals_self_entity_writes_nothing_there(pair
     assert alice.call('entities', 'GET', '/entities/person/self:alice')[0] == 404
 
 
-def test_only_the_owner_settles_a_doubt_about_its_self_entity(pair: tuple[Api, Api], store: MemoryStore) -> None:
+def test_only_the_owner_settles_a_doubt_about_its_self_entity(pair: tuple[Api, Api], store: MemoryStore, worker: Worker) -> None:
     # Given a doubt about Alice's self entity, When Bob and then Alice resolve it, Then Bob is refused with nothing
     # changed and Alice's answer becomes her fact
     alice, bob = pair
-    flag = record_uncertainty(store, 'alice title', 'CEO or co-CEO?', 'self_correction', [['team']],
-                              entity=['person', 'self:alice'], key='title')  # fmt: skip
+    assert alice.call('facts', 'POST', '/facts', {'text': "I'm CEO — well, co-CEO, it's complicated.", 'scopes': [['team']]})[0] == 202
+    worker.drain()
+    (flag,) = alice.call('views', 'GET', '/uncertainty')[1]['uncertainties']
+    assert flag['entity'] == 'entity:person/self:alice' and flag['key'] == 'title'
     path = f'/uncertainty/{flag["id"].split(":", 1)[1]}/resolve'
     before = snapshot(store)
     assert bob.call('views', 'POST', path, {'acceptedValue': 'intern'})[0] == 400

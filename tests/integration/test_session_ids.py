@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from agent_memory.api.services import Services
+from agent_memory.composition import Services
 from tests.support.handlers import Api
 from tests.support.principals import make_principal
 

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from agent_memory.api.services import Services
+from agent_memory.composition import Services
 from agent_memory.domain import auth
 from agent_memory.domain.auth import hash_key
 from tests.support.handlers import MGMT, Api, mgmt
@@ -33,7 +33,7 @@ def ctx(services: Services) -> Iterator[str]:
     assert mgmt('POST', f'/{cid}', {})[0] == 201
     yield cid
     services.control.delete_context(cid)
-    services.forget_store(cid)
+    services.drop_context(cid)
 
 
 def new_principal(ctx: str, **body: Any) -> dict[str, Any]:
@@ -99,7 +99,7 @@ def test_context_description_and_admin_identity_are_accepted_stored_and_returned
         assert code == 200 and (admin['displayName'], admin['externalId']) == ('Ops Team', 'idp|42')
     finally:
         services.control.delete_context(cid)
-        services.forget_store(cid)
+        services.drop_context(cid)
 
 
 def test_a_context_without_the_optional_fields_has_no_description_and_the_default_admin(ctx: str) -> None:
@@ -153,7 +153,7 @@ def test_patch_deep_merges_into_the_stored_override(ctx: str, services: Services
     # And only the override (not the defaults) is stored
     stored = services.control.get_context(ctx)
     assert stored is not None
-    assert stored['config'] == {
+    assert stored.config == {
         'response_cache': {'similarity_threshold': 0.8, 'freshness_window_seconds': 60},
         'lifecycle': {'context_ttl_days': 3},
     }

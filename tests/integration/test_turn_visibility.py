@@ -11,10 +11,10 @@ from dataclasses import dataclass
 
 import pytest
 
-from agent_memory.api.services import Services
-from agent_memory.db.control_store import KeyRecord
+from agent_memory.clock import utcnow
+from agent_memory.composition import Services
 from agent_memory.domain.auth import hash_key, mint_token
-from agent_memory.domain.ids import utcnow
+from agent_memory.rows.control import KeyRecord
 from tests.support.extraction import reply
 from tests.support.handlers import Api
 from tests.support.llm_server import LlmTestServer

@@ -7,15 +7,15 @@ from typing import Any
 
 import pytest
 
-from agent_memory.db.control_store import KeyRecord
+from agent_memory.clock import utcnow
 from agent_memory.db.memory_store import MemoryStore
-from agent_memory.domain import directives
 from agent_memory.domain.auth import hash_key, mint_token
-from agent_memory.domain.ids import utcnow
 from agent_memory.domain.visibility import fingerprint
+from agent_memory.rows.control import KeyRecord
 from tests.support.db_snapshot import snapshot
 from tests.support.handlers import Api
 from tests.support.principals import make_principal
+from tests.support.worker import Worker
 
 ORG, ALICE, BOB = 'org/acme', 'org/acme/user/alice', 'org/acme/user/bob'
 
@@ -40,7 +40,7 @@ def fact(name: str, key: str, value: str, scope: str, admin: Api, **extra: Any) 
 
 
 @pytest.fixture
-def world(services: Any, context_id: str, api: Api, store: MemoryStore) -> World:
+def world(services: Any, context_id: str, api: Api, store: MemoryStore, worker: Worker) -> World:
     reader = make_principal(services, context_id, 'reader', {'memory:read': [ORG]}, ORG)
     alice = make_principal(services, context_id, 'alice', {'memory:read': [ORG, f'{ALICE}/*'], 'memory:write': [f'{ALICE}/*']}, ALICE)
     bob = make_principal(services, context_id, 'bob', {'memory:read': [ORG, f'{BOB}/*'], 'memory:write': [f'{BOB}/*']}, BOB)
@@ -48,7 +48,8 @@ def world(services: Any, context_id: str, api: Api, store: MemoryStore) -> World
     fact('Alice', 'diagnosis', 'asthma', ALICE, api)
     fact('Alice', 'diagnosis', 'flu', ALICE, api, confidence=0.4)  # below the floor → an uncertainty in Alice's scope
     fact('Bob', 'salary', '100k', BOB, api)
-    directives.add_instruction(store, 'format', 'Always answer in French', [[ALICE]])
+    assert api.call('facts', 'POST', '/facts', {'text': 'Always answer in French.', 'scopes': [[ALICE]]})[0] == 202
+    worker.drain()  # stage 0 stores the instruction in Alice's scope
     code, turn, _ = alice.call('facts', 'POST', '/facts', {'infer': 'none', 'text': 'my secret plan'})
     assert code == 200
     return World(api, reader, alice, bob, turn['sessionId'])
@@ -199,7 +200,7 @@ def test_two_contexts_with_the_same_names_never_mix(services: Any, api: Api) -> 
         assert other.call('views', 'GET', f'/api/v1/{api.context_id}/me')[0] == 401
     finally:
         services.control.delete_context(other_id)
-        services.forget_store(other_id)
+        services.drop_context(other_id)
 
 
 def test_the_hourly_sweep_drops_only_idle_rate_buckets(services: Any, world: World) -> None:

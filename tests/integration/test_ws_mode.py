@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from agent_memory.api.services import Services
+from agent_memory.composition import Services
 from tests.support.environment import WS_BRIDGE
 from tests.support.handlers import Api
 

@@ -33,11 +33,18 @@ SAM_TURN = (
     'Hi, I am Sam. I work at Acme as a data engineer and I moved from the Free plan to Pro last week. Always answer in bullet points.'
 )
 STAGE0_FACTS = {('name', 'Sam'), ('employer', 'Acme'), ('plan', 'Pro')}
-REQUEST_TIMEOUT = 300.0  # a 135M model on two shared cores: a long extraction prompt takes a while
+# Generous but bounded. The server works one request at a time, so a /chat may wait for an extraction in flight (each
+# /chat queues one for its own turn) before its synthesis; an extraction prompt (~3,500 tokens) is evaluated at ~90
+# tokens/s on two quiet cores and ~12/s on a loaded machine (~5 min). A client timeout only wastes the server's work (it
+# finishes an abandoned request), so the gateway's matches the slowest case seen.
+LLM_TIMEOUT = 600.0  # the gateway's per-request timeout to the server
+HTTP_TIMEOUT = 900.0  # the test's per-request timeout to the gateway
+EXTRACTION_DEADLINE = 1800.0  # one turn queued to done: deliveries, each json_schema refused + json_object (+ a repair)
 # Without a cap SmolLM2 in json_object mode can loop inside the object until the context is full (minutes per request
 # on a loaded machine). The Sam turn's extraction fits well within it; a truncated reply is repaired or falls back.
 MAX_OUTPUT_TOKENS = 192  # grammar-constrained sampling costs ~0.3 s a token on a loaded 2-core machine
 N_CTX = 4096  # the extraction prompt (~12 KB with the schema) + MAX_OUTPUT_TOKENS fit
+STOP_GRACE_SECONDS = 10
 
 
 def _model_path(python: str) -> str:
@@ -74,8 +81,19 @@ def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
                 time.sleep(0.5)
         yield base_url
     finally:
-        process.terminate()
-        process.wait(timeout=30)
+        stop(process)
+        print(f'\nllama_cpp.server log: {log_path}')
+
+
+def stop(process: subprocess.Popen[bytes]) -> None:
+    """Terminate, then kill: on SIGTERM uvicorn first finishes the completion in flight (minutes for an extraction
+    prompt on a loaded machine), and nothing is gained by waiting for it."""
+    process.terminate()
+    try:
+        process.wait(timeout=STOP_GRACE_SECONDS)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait(timeout=STOP_GRACE_SECONDS)
 
 
 @pytest.fixture(scope='module')
@@ -83,13 +101,15 @@ def gateway(llama_server: str, tmp_path_factory: pytest.TempPathFactory) -> Iter
     with pytest.MonkeyPatch.context() as env:
         env.setenv('AGENT_MEMORY_LLM_BASE_URL', llama_server)
         env.setenv('AGENT_MEMORY_LLM_EXTRACTION_MODEL', 'smollm2')
-        # The server works one request at a time and finishes an abandoned one: a client timeout only wastes its work.
-        env.setenv('AGENT_MEMORY_LLM_TIMEOUT_SECONDS', str(REQUEST_TIMEOUT))
+        env.setenv('AGENT_MEMORY_LLM_TIMEOUT_SECONDS', str(LLM_TIMEOUT))
         env.setenv('AGENT_MEMORY_LLM_MAX_OUTPUT_TOKENS', str(MAX_OUTPUT_TOKENS))
         env.delenv('AGENT_MEMORY_LLM_STRUCTURED_OUTPUT', raising=False)
-        running = Gateway(tmp_path_factory.mktemp('gateway') / 'data', free_port())
+        folder = tmp_path_factory.mktemp('gateway')
+        running = Gateway(folder / 'data', free_port())
     yield running
     code, output = running.stop()
+    (folder / 'gateway.log').write_text(output)
+    print(f'\ngateway log: {folder / "gateway.log"}')
     assert code == 0, output
 
 
@@ -102,7 +122,7 @@ def call(gateway: Gateway, method: str, path: str, body: Any = None, **headers: 
     for name, value in headers.items():
         request.add_header(name.replace('_', '-'), value)
     try:
-        with urllib.request.urlopen(request, timeout=REQUEST_TIMEOUT) as response:
+        with urllib.request.urlopen(request, timeout=HTTP_TIMEOUT) as response:
             return response.status, response.read().decode()
     except urllib.error.HTTPError as error:
         return error.code, error.read().decode()
@@ -115,11 +135,17 @@ def call_json(gateway: Gateway, method: str, path: str, body: Any = None) -> Any
 
 
 def wait_extracted(gateway: Gateway, turn: str) -> dict[str, Any]:
-    deadline = time.monotonic() + REQUEST_TIMEOUT * 3
+    started = time.monotonic()
+    reported = started
     while True:
         status: dict[str, Any] = call_json(gateway, 'GET', f'/extractions/{turn}')
-        if status['status'] in ('done', 'failed') or time.monotonic() > deadline:
+        waited = time.monotonic() - started
+        if status['status'] in ('done', 'failed') or waited > EXTRACTION_DEADLINE:
+            print(f'\nextraction of {turn}: {status["status"]} after {waited:.0f} s')
             return status
+        if time.monotonic() - reported >= 60:  # progress: a slow model looks like a hang otherwise
+            reported = time.monotonic()
+            print(f'\n  extraction of {turn} still {status["status"]} after {waited:.0f} s', flush=True)
         time.sleep(1)
 
 
@@ -161,6 +187,7 @@ def test_a_cached_answer_is_replaced_when_its_fact_is_superseded(gateway: Gatewa
     question = {'message': 'What plan is Sam on?'}
     plan('Pro')
     first = call_json(gateway, 'POST', '/chat', question)
+    print(f'\nSmolLM2 first answer: {first["reply"]!r} citations={[c["marker"] for c in first["citations"]]}')
     assert call_json(gateway, 'POST', '/chat', question)['cached'] is True  # the model's answer, markers or not, is reused
 
     plan('Enterprise')

@@ -17,6 +17,10 @@ Modes that reproduce real OpenAI-compatible servers (they apply to every chat re
     server.prose = True             # content arrives wrapped in prose ("Sure! Here is the JSON: {...} Hope ...")
     server.markers = False          # content never carries [S#] citation markers (small local models)
     server.validation_error()       # scripted: one HTTP 500 whose body is a request-validation error
+    server.busy = True              # llama-cpp-python while another request waits for the model (its default
+                                    # interrupt_requests): a streamed completion ends with [DONE] after its role chunk
+    server.context_tokens = 4096    # a prompt longer than that (counted as 4 characters a token) is refused with
+                                    # llama-cpp-python's HTTP 400 context_length_exceeded body, before the script
 
 ``stream: true`` requests get the same content as server-sent ``chat.completion.chunk`` frames (one per
 word, then a usage frame and ``[DONE]``). ``POST /v1/embeddings`` answers deterministic unit vectors of
@@ -63,6 +67,7 @@ class Behaviour:
     status: int = 200
     message: str | None = None
     seconds: float = 0.0
+    code: str | None = None  # an error's machine-readable code
 
 
 @dataclass(frozen=True)
@@ -88,6 +93,8 @@ class LlmTestServer:
     echo_sources: bool = False
     prose: bool = False
     markers: bool = True
+    busy: bool = False
+    context_tokens: int | None = None
     embedding_dimension: int = 8
     requests: list[RecordedRequest] = field(default_factory=list)
     _refused: dict[str, int] = field(default_factory=dict)  # response_format type -> status answered
@@ -184,6 +191,10 @@ class LlmTestServer:
             if refused is not None:  # refused before the script is consulted, as a real server would
                 message = VALIDATION_MESSAGE if refused == 500 else f'response_format type {response_format.get("type")!r} is not supported'
                 return Behaviour('error', status=refused, message=message)
+            prompt_tokens = sum(len(str(m.get('content', ''))) for m in request.messages) // 4
+            if self.context_tokens is not None and prompt_tokens >= self.context_tokens:
+                message = CONTEXT_MESSAGE.format(window=self.context_tokens, prompt=prompt_tokens)
+                return Behaviour('error', status=400, message=message, code='context_length_exceeded')
             behaviour = self._script.popleft() if self._script else None
         if behaviour is None and self.echo_sources:
             markers = sorted(set(re.findall(r'\[S\d+\]', json.dumps(request.body.get('messages', [])))), key=lambda m: int(m[2:-1]))
@@ -264,7 +275,7 @@ class _Handler(BaseHTTPRequestHandler):
             self._send_bytes(behaviour.status, behaviour.content.encode(), behaviour.message or 'text/html')
         elif behaviour.kind == 'error':
             headers = {'retry-after': '1', 'x-ratelimit-remaining-requests': '0'} if behaviour.status == 429 else {}
-            self._send(behaviour.status, _error_body(behaviour.status, behaviour.message), headers)
+            self._send(behaviour.status, _error_body(behaviour.status, behaviour.message, behaviour.code), headers)
         else:
             if self.owner.latency:
                 self.owner._stopping.wait(self.owner.latency)
@@ -277,12 +288,14 @@ class _Handler(BaseHTTPRequestHandler):
     def _stream(self, completion: dict[str, Any]) -> None:
         content = completion['choices'][0]['message']['content']
         base = {'id': completion['id'], 'object': 'chat.completion.chunk', 'created': completion['created'], 'model': completion['model']}
-        frames = [
-            {**base, 'choices': [{'index': 0, 'delta': {'content': piece}, 'finish_reason': None}]}
-            for piece in re.findall(r'\S+\s*', content)
-        ]
-        frames.append({**base, 'choices': [{'index': 0, 'delta': {}, 'finish_reason': 'stop'}]})
-        frames.append({**base, 'choices': [], 'usage': completion['usage']})
+        frames = [{**base, 'choices': [{'index': 0, 'delta': {'role': 'assistant'}, 'finish_reason': None}]}]
+        if not self.owner.busy:  # busy: interrupted after the role chunk, no error, no finish_reason
+            frames += [
+                {**base, 'choices': [{'index': 0, 'delta': {'content': piece}, 'finish_reason': None}]}
+                for piece in re.findall(r'\S+\s*', content)
+            ]
+            frames.append({**base, 'choices': [{'index': 0, 'delta': {}, 'finish_reason': 'stop'}]})
+            frames.append({**base, 'choices': [], 'usage': completion['usage']})
         data = ''.join(f'data: {json.dumps(f)}\n\n' for f in frames) + 'data: [DONE]\n\n'
         self._send_bytes(200, data.encode(), 'text/event-stream')
 
@@ -309,6 +322,13 @@ VALIDATION_MESSAGE = (
 )
 
 
-def _error_body(status: int, message: str | None = None) -> dict[str, Any]:
-    kind, code, default = _ERRORS.get(status, ('server_error' if status >= 500 else 'invalid_request_error', None, f'HTTP {status}'))
-    return {'error': {'message': message or default, 'type': kind, 'param': None, 'code': code}}
+# llama-cpp-python's words (llama_cpp/server/errors.py), with the code OpenAI uses too.
+CONTEXT_MESSAGE = (
+    "This model's maximum context length is {window} tokens. However, you requested {prompt} tokens ({prompt} in the messages, "
+    'None in the completion). Please reduce the length of the messages or completion.'
+)
+
+
+def _error_body(status: int, message: str | None = None, code: str | None = None) -> dict[str, Any]:
+    kind, known_code, default = _ERRORS.get(status, ('server_error' if status >= 500 else 'invalid_request_error', None, f'HTTP {status}'))
+    return {'error': {'message': message or default, 'type': kind, 'param': None, 'code': code or known_code}}

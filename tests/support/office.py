@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from agent_memory.api.services import Services
+from agent_memory.composition import Services
 from tests.support.handlers import Api
 from tests.support.principals import make_principal
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from agent_memory.clock import utcnow
 from agent_memory.db.control_store import KeyRecord
 from agent_memory.db.memory_store import MemoryStore
 from agent_memory.domain.auth import hash_key, mint_token
-from agent_memory.domain.ids import utcnow
 from tests.support.handlers import Api
 
 

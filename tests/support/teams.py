@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from agent_memory.api.services import Services
+from agent_memory.composition import Services
 from agent_memory.db.memory_store import MemoryStore
 from tests.support.handlers import Api
 from tests.support.principals import make_principal

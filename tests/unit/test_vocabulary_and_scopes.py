@@ -9,15 +9,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agent_memory.domain.scopes import covered, normalise_path, normalise_scope_sets, overlaps, pattern_covers, visible, within_region
-from agent_memory.domain.vocabulary import (
+from agent_memory.errors import BadRequest
+from agent_memory.vocabulary import (
     ENTITY_TYPES,
     category_from_model,
-    clamp_importance,
     clean_display_name,
     normalise_name,
     normalise_type,
 )
-from agent_memory.errors import BadRequest
 
 # ---- vocabulary -----------------------------------------------------------------------------
 
@@ -72,12 +71,6 @@ def test_normalise_name_is_nfc_casefolded_single_spaced(raw: str, expected: str)
 def test_display_name_keeps_case_but_trims_and_collapses_spaces() -> None:
     # Given a messy display name, When cleaned, Then case survives but whitespace is tidied
     assert clean_display_name('  Alice   SMITH ') == 'Alice SMITH'
-
-
-@pytest.mark.parametrize(('raw', 'expected'), [(-1.0, 0.0), (0.0, 0.0), (1.3, 1.3), (2.0, 2.0), (2.0001, 2.0), (10.0, 2.0)])
-def test_clamp_importance_keeps_values_in_zero_to_two(raw: float, expected: float) -> None:
-    # Given any importance, When clamped, Then it lies in [0, 2] and in-range values are untouched
-    assert clamp_importance(raw) == expected
 
 
 @pytest.mark.parametrize(

@@ -8,10 +8,10 @@ import time
 import pytest
 from pydantic import ValidationError
 
+from agent_memory.clock import iso, new_id, parse_rfc3339
 from agent_memory.db.records import entity_rid, ref, rid
 from agent_memory.domain.chunks import split_text
 from agent_memory.domain.idempotency import body_hash
-from agent_memory.domain.ids import iso, new_id, parse_rfc3339
 from agent_memory.models import FactsRequest
 
 

@@ -12,10 +12,10 @@ from pydantic import BaseModel, ValidationError
 
 from agent_memory.api.json_input import load_json
 from agent_memory.api.routes import Operation
-from agent_memory.api.services import get_services
+from agent_memory.composition import get_services
 from agent_memory.config import get_settings
-from agent_memory.db.memory_store import MemoryStore
 from agent_memory.domain.auth import Caller, authenticate, authenticate_management, check_context_id
+from agent_memory.domain.ports import ContextPorts
 from agent_memory.domain.visibility import parse_lens, with_lens
 from agent_memory.errors import AgentMemoryError, BadRequest, PayloadTooLarge
 from agent_memory.observability import logger
@@ -146,9 +146,9 @@ def query_param(app: APIGatewayHttpResolver, name: str) -> str | None:
     return (app.current_event.query_string_parameters or {}).get(name)
 
 
-def data_plane(app: APIGatewayHttpResolver, context_id: str, session_id: str | None = None) -> tuple[Caller, MemoryStore]:
+def data_plane(app: APIGatewayHttpResolver, context_id: str, session_id: str | None = None) -> tuple[Caller, ContextPorts]:
     """Validate the context id (422), authenticate (401), rate-limit (429), apply a GET ``lens``;
-    return the caller with its context's store. A ``session_id`` the route will look up is read in the same round trip."""
+    return the caller with its context's ports. A ``session_id`` the route will look up is read in the same round trip."""
     check_context_id(context_id)
     services = get_services()
     headers = app.current_event.headers or {}
@@ -156,7 +156,7 @@ def data_plane(app: APIGatewayHttpResolver, context_id: str, session_id: str | N
     logger.append_keys(context=context_id, principal=caller.principal_id, acting_principal=caller.acting_principal_id)
     if app.current_event.http_method == 'GET':
         caller = with_lens(caller, parse_lens(query_param(app, 'lens')))
-    return caller, services.store(context_id)
+    return caller, services.context(context_id)
 
 
 def management(app: APIGatewayHttpResolver) -> None:

@@ -13,9 +13,10 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, RootModel
 from pydantic.alias_generators import to_camel
 
+from agent_memory.rows.scopes import ScopeSets
+
 Json = dict[str, Any]
 Grants = dict[str, list[str]]
-ScopeSets = list[list[str]]
 
 
 class Wire(BaseModel):

@@ -9,13 +9,15 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass
-from typing import Any
 
+from agent_memory.db import to_rows
 from agent_memory.db.connection import CONTROL_DB, Database, context_db_name, run_with_retry
-from agent_memory.db.control_store import KeyRecord, key_record
+from agent_memory.db.control_store import key_record
 from agent_memory.db.memory_store import SESSIONS_NAMED
 from agent_memory.db.rate_limit_store import TAKE_TOKEN
 from agent_memory.db.records import rid
+from agent_memory.rows.control import ContextRow, KeyRecord, PrincipalRow
+from agent_memory.rows.conversation import SessionRow
 
 # Never bind $c, $s, $cl, $p or $pre here (closure names in the visibility predicates, docs/architecture.md).
 # The token is taken only for a valid, unexpired key of this context whose principal exists; the bucket's
@@ -57,10 +59,10 @@ class RateDefaults:
 @dataclass(frozen=True)
 class CallerRows:
     key: KeyRecord | None
-    context: dict[str, Any] | None
-    principal: dict[str, Any] | None  # None unless the key is valid for this context
-    target: dict[str, Any] | None  # the delegation target, None when absent or unknown
-    sessions: list[dict[str, Any]] | None  # the sessions named ``session`` (see SESSIONS_NAMED), None when not asked
+    context: ContextRow | None
+    principal: PrincipalRow | None  # None unless the key is valid for this context
+    target: PrincipalRow | None  # the delegation target, None when absent or unknown
+    sessions: list[SessionRow] | None  # the sessions named ``session`` (see SESSIONS_NAMED), None when not asked
     wait: float  # 0 when a token was taken (or throttling is off), else seconds until one is available
 
 
@@ -90,10 +92,10 @@ def resolve_caller(db: Database, key_hash: str, context_id: str, target: str | N
     row = run_with_retry(lambda: db.query(CONTROL_DB, sql, params))[-2]
     return CallerRows(
         key=key_record(row['key']) if row.get('key') else None,
-        context=dict(row['context']) if row.get('context') else None,
-        principal=dict(row['principal']) if row.get('principal') else None,
-        target=dict(row['target']) if row.get('target') else None,
-        sessions=[dict(r) for r in row['sessions']] if row.get('sessions') is not None else None,
+        context=to_rows.context(row['context']) if row.get('context') else None,
+        principal=to_rows.principal(row['principal']) if row.get('principal') else None,
+        target=to_rows.principal(row['target']) if row.get('target') else None,
+        sessions=[to_rows.session(r) for r in row['sessions']] if row.get('sessions') is not None else None,
         wait=float(row.get('wait') or 0.0),
     )
 

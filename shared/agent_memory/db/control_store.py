@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from agent_memory.db import to_rows
 from agent_memory.db.connection import CONTROL_DB, Database, QueryFailed, context_db_name, run_with_retry
 from agent_memory.db.migrations import ensure_migrated, forget_migrated
 from agent_memory.db.records import rid
 from agent_memory.errors import Conflict, NotFound
+from agent_memory.rows.control import ContextRow, KeyRecord
 
 T = TypeVar('T')
 
@@ -57,17 +58,6 @@ IF (SELECT VALUE updated_at FROM ONLY $id) != $seen { THROW 'am-write-conflict: 
 UPDATE $id SET config = $config, updated_at = $now RETURN NONE;
 COMMIT TRANSACTION;
 """
-
-
-@dataclass(frozen=True)
-class KeyRecord:
-    context: str
-    principal: str
-    name: str
-    hash: str
-    grants: dict[str, list[str]] | None
-    expires_at: dt.datetime | None
-    created_at: dt.datetime | None = None
 
 
 def key_record(row: dict[str, Any]) -> KeyRecord:
@@ -129,7 +119,7 @@ class ControlStore:
         return str(row['embedding_model']), int(row['embedding_dimension'])
 
     # ---- contexts -----------------------------------------------------------------------------
-    def create_context(self, context_id: str, config: dict[str, Any], now: dt.datetime, description: str | None = None) -> dict[str, Any]:
+    def create_context(self, context_id: str, config: dict[str, Any], now: dt.datetime, description: str | None = None) -> ContextRow:
         try:
             rows = self._q(
                 'CREATE $id SET config = $config, description = $description, created_at = $now, updated_at = $now RETURN AFTER;',
@@ -141,18 +131,18 @@ class ControlStore:
         except Conflict as exc:
             raise Conflict(f'context {context_id!r} already exists') from exc
         ensure_migrated(self.db, context_db_name(context_id), 'context')
-        return dict(rows[0])
+        return to_rows.context(rows[0])
 
-    def get_context(self, context_id: str) -> dict[str, Any] | None:
-        rows = self._q('SELECT * FROM ONLY $id;', id=rid('context', context_id))[0]
-        return dict(rows) if rows else None
+    def get_context(self, context_id: str) -> ContextRow | None:
+        row = self._q('SELECT * FROM ONLY $id;', id=rid('context', context_id))[0]
+        return to_rows.context(row) if row else None
 
     def list_context_ids(self) -> list[str]:
         return [str(v) for v in self._q('SELECT VALUE record::id(id) FROM context ORDER BY id;')[0]]
 
-    def list_contexts(self) -> list[dict[str, Any]]:
-        """``{id, created_at}`` of every context, ordered by id."""
-        return [dict(r) for r in self._q('SELECT record::id(id) AS id, created_at FROM context ORDER BY id;')[0] or []]
+    def list_contexts(self) -> list[ContextRow]:
+        """Every context, ordered by id."""
+        return [to_rows.context(r) for r in self._q('SELECT * FROM context ORDER BY id;')[0] or []]
 
     def update_context_config(self, context_id: str, seen_updated_at: dt.datetime, config: dict[str, Any], now: dt.datetime) -> None:
         """Replace the stored config override if nobody changed the context since ``seen_updated_at``.

@@ -15,8 +15,7 @@ from typing import Any
 from agent_memory.db.connection import Database, run_with_retry
 from agent_memory.db.memory_store import FACT_TABLES
 from agent_memory.db.records import Tx
-from agent_memory.db.reinforcement import reinforce_statement, reinforced_ids
-from agent_memory.domain.vocabulary import DAILY_DECAY
+from agent_memory.db.reinforcement import ImportanceRule, reinforce_statement, reinforced_ids
 from agent_memory.tuning import knobs
 
 # Lower bound of every known-time range scan: index entries of NONE sort before any datetime.
@@ -33,9 +32,10 @@ VECTOR_INDEXES = (
 
 
 class LifecycleStore:
-    def __init__(self, db: Database, database: str, batch: int | None = None) -> None:
+    def __init__(self, db: Database, database: str, importance: ImportanceRule, batch: int | None = None) -> None:
         self.db = db
         self.database = database
+        self.importance = importance
         self.batch = knobs().sweep_batch if batch is None else batch
 
     def _drain(self, statement: str, **params: object) -> int:
@@ -50,8 +50,8 @@ class LifecycleStore:
     def decay(self, day: str | None) -> int:
         """One decay step: bump the context's decay clock (O(1)); ``day`` makes the step once per calendar day.
 
-        Returns the facts whose importance the step lowered (every non-identity fact), counted on the
-        category indexes; no fact row is written.
+        Returns the facts whose importance the step lowered (those in the rule's decaying categories), counted on
+        the category indexes; no fact row is written.
         """
         stepped = run_with_retry(
             lambda: self.db.query(
@@ -66,7 +66,7 @@ class LifecycleStore:
         counts = [
             f'(SELECT count() FROM {table} WHERE memory_category = "{category}" GROUP ALL)[0].count ?? 0'
             for table in FACT_TABLES
-            for category in DAILY_DECAY
+            for category in self.importance.decaying
         ]
         return int(self.db.query(self.database, f'RETURN math::sum([{", ".join(counts)}]);')[-1] or 0)
 
@@ -113,12 +113,13 @@ class LifecycleStore:
         return total
 
     def reinforce(self, refs: Iterable[tuple[str, Any]]) -> int:
-        """Multiply the current importance by 1.1 (cap 2.0) for every (table, id) in one statement; retried on conflict."""
+        """Multiply the current importance by the reinforcement factor (capped) for every (table, id) in one statement;
+        retried on conflict."""
         ids = reinforced_ids(refs)
         if not ids:
             return 0
         tx = Tx()
-        sql = f'RETURN array::len(({reinforce_statement(tx, ids)} RETURN VALUE 1));'
+        sql = f'RETURN array::len(({reinforce_statement(tx, ids, self.importance)} RETURN VALUE 1));'
         result = run_with_retry(lambda: self.db.query(self.database, sql, tx.params))
         return int(result[0] or 0)
 

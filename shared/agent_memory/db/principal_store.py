@@ -10,9 +10,11 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
+from agent_memory.db import to_rows
 from agent_memory.db.connection import CONTROL_DB, Database, context_db_name
 from agent_memory.db.migrations import ensure_migrated
 from agent_memory.db.records import rid
+from agent_memory.rows.control import PrincipalRow
 
 # The only fields a PATCH may set (their names are interpolated into SurrealQL, values are bound).
 MUTABLE_FIELDS = ('display_name', 'kind', 'grants', 'default_scopes')
@@ -28,31 +30,31 @@ class PrincipalStore:
     def _q(self, sql: str, **params: Any) -> list[Any]:
         return self.db.query(self.database, sql, params)
 
-    def get(self, principal_id: str) -> dict[str, Any] | None:
+    def get(self, principal_id: str) -> PrincipalRow | None:
         row = self._q('SELECT * FROM ONLY $id;', id=rid('principal', principal_id))[0]
-        return dict(row) if row else None
+        return to_rows.principal(row) if row else None
 
     def id_taken_ignoring_case(self, principal_id: str) -> bool:
         """Whether a principal whose id differs from ``principal_id`` at most in case exists (ids are ASCII)."""
         sql = 'SELECT VALUE id FROM principal WHERE string::lowercase(record::id(id)) = $folded LIMIT 1;'
         return bool(self._q(sql, folded=principal_id.lower())[0])
 
-    def by_external_id(self, external_id: str) -> dict[str, Any] | None:
+    def by_external_id(self, external_id: str) -> PrincipalRow | None:
         rows = self._q('SELECT * FROM principal WHERE external_id = $ext LIMIT 1;', ext=external_id)[0]
-        return dict(rows[0]) if rows else None
+        return to_rows.principal(rows[0]) if rows else None
 
-    def by_display_name(self, display_name: str) -> dict[str, Any] | None:
+    def by_display_name(self, display_name: str) -> PrincipalRow | None:
         rows = self._q('SELECT * FROM principal WHERE display_name = $name LIMIT 1;', name=display_name)[0]
-        return dict(rows[0]) if rows else None
+        return to_rows.principal(rows[0]) if rows else None
 
-    def list(self) -> list[dict[str, Any]]:
-        return [dict(r) for r in self._q('SELECT * FROM principal ORDER BY created_at, id;')[0] or []]
+    def list(self) -> list[PrincipalRow]:
+        return [to_rows.principal(r) for r in self._q('SELECT * FROM principal ORDER BY created_at, id;')[0] or []]
 
-    def create(self, principal_id: str, row: dict[str, Any]) -> dict[str, Any]:
+    def create(self, principal_id: str, row: dict[str, Any]) -> PrincipalRow:
         """Create the principal. Raises ``Conflict`` for a taken id, ``WriteConflict`` for a taken display name or external id."""
-        return dict(self._q('CREATE $id CONTENT $row RETURN AFTER;', id=rid('principal', principal_id), row=row)[0][0])
+        return to_rows.principal(self._q('CREATE $id CONTENT $row RETURN AFTER;', id=rid('principal', principal_id), row=row)[0][0])
 
-    def update(self, principal_id: str, changes: dict[str, Any], now: dt.datetime) -> dict[str, Any] | None:
+    def update(self, principal_id: str, changes: dict[str, Any], now: dt.datetime) -> PrincipalRow | None:
         """Set the given mutable fields; ``None`` when the principal does not exist (UPDATE never creates)."""
         unknown = set(changes) - set(MUTABLE_FIELDS)
         if unknown:
@@ -63,7 +65,7 @@ class PrincipalStore:
             params[f'v_{name}'] = value
             assignments.append(f'{name} = $v_{name}')
         rows = self._q(f'UPDATE $id SET {", ".join(assignments)} RETURN AFTER;', **params)[0]
-        return dict(rows[0]) if rows else None
+        return to_rows.principal(rows[0]) if rows else None
 
     def delete_with_keys(self, principal_id: str) -> bool:
         """Delete the principal and every control-plane key bound to it, atomically; False if it did not exist."""

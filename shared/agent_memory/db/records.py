@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import datetime as dt
 from typing import Any
 
 from agent_memory.db.sdk import RecordID
-from agent_memory.domain.ids import iso
 
 
 def rid(table: str, key: Any) -> RecordID:
@@ -15,6 +13,15 @@ def rid(table: str, key: Any) -> RecordID:
 
 def entity_rid(entity_type: str, normalised_name: str) -> RecordID:
     return RecordID('entity', [entity_type, normalised_name])
+
+
+def record_id(wire_ref: str) -> RecordID:
+    """The record a wire ref names: ``entity:<type>/<name>`` or ``<table>:<key>`` (the inverse of ``ref``)."""
+    table, _, key = wire_ref.partition(':')
+    if table == 'entity':
+        entity_type, _, name = key.partition('/')
+        return entity_rid(entity_type, name)
+    return RecordID(table, key)
 
 
 def ref(value: Any) -> str | None:
@@ -40,10 +47,6 @@ def session_id_of(value: Any) -> str | None:
     """The id callers use for a session (a record or its stored key ``<principal>/<id>``; legacy keys are the id)."""
     key = bare(value)
     return key.rsplit('/', 1)[-1] if key else None
-
-
-def when(value: Any) -> str | None:
-    return iso(value) if isinstance(value, dt.datetime) else None
 
 
 class Tx:

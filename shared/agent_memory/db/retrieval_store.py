@@ -13,6 +13,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from agent_memory.db import to_rows
 from agent_memory.db.memory_store import (
     CURRENT,
     CURRENT_EDGE,
@@ -25,6 +26,7 @@ from agent_memory.db.memory_store import (
 )
 from agent_memory.db.records import rid
 from agent_memory.db.term_frequencies import TermFrequencies, frequencies_of
+from agent_memory.rows.candidates import Candidate
 from agent_memory.tuning import knobs
 
 # Every projection carries scope_sets: a reply built from these rows is stored no wider (domain/derived_scope.py)
@@ -133,13 +135,13 @@ class RetrievalStore:
         self.store = store
         self.frequencies = frequencies or frequencies_of(store)
 
-    def _rows(self, sql: str, params: dict[str, Any]) -> list[dict[str, Any]]:
-        return list(self.store.q(sql, **params)[0] or [])
+    def _rows(self, table: str, sql: str, params: dict[str, Any]) -> list[Candidate]:
+        return [to_rows.candidate(table, row) for row in self.store.q(sql, **params)[0] or []]
 
-    def vector(self, table: str, vector: list[float], limit: int, where: ReadFilter) -> list[dict[str, Any]]:
+    def vector(self, table: str, vector: list[float], limit: int, where: ReadFilter) -> list[Candidate]:
         return self.vector_lists({table: limit}, vector, where)[table]
 
-    def vector_lists(self, limits: dict[str, int], vector: list[float], where: ReadFilter) -> dict[str, list[dict[str, Any]]]:
+    def vector_lists(self, limits: dict[str, int], vector: list[float], where: ReadFilter) -> dict[str, list[Candidate]]:
         """Nearest rows by cosine per table, every table in one round trip. The KNN runs unfiltered and the filter
         applies to its result: on 3.2 a predicate inside the KNN is evaluated per scanned row and costs ~10x
         (bench/README.md), so ``overfetch`` × ``limit`` neighbours are taken and filtered down to ``limit``."""
@@ -155,10 +157,10 @@ class RetrievalStore:
                 )
         return self._statements(limits, statements, {**where.params(), 'vector': vector})
 
-    def text(self, table: str, terms: Sequence[str], limit: int, where: ReadFilter) -> list[dict[str, Any]]:
+    def text(self, table: str, terms: Sequence[str], limit: int, where: ReadFilter) -> list[Candidate]:
         return self.text_lists({table: limit}, terms, where)[table]
 
-    def text_lists(self, limits: dict[str, int], terms: Sequence[str], where: ReadFilter) -> dict[str, list[dict[str, Any]]]:
+    def text_lists(self, limits: dict[str, int], terms: Sequence[str], where: ReadFilter) -> dict[str, list[Candidate]]:
         """BM25 per table, best first: one scored ``@n@`` per selective term (OR semantics: the row's score is the sum
         of its terms' scores) and the common terms ANDed into one more branch (``plan_terms``). At most two round
         trips whatever the number of tables: the document-frequency probe (skipped when every count is known), then
@@ -188,7 +190,7 @@ class RetrievalStore:
                 f'WHERE ({clauses}) AND {predicate} ORDER BY bm25 DESC LIMIT {int(limits[table])};'
             )
         found = self._statements(limits, statements, {**where.params(), **params})
-        return {table: [r for r in rows if (r.get('bm25') or 0) > 0] or rows for table, rows in found.items()}
+        return {table: [r for r in rows if (r.bm25 or 0) > 0] or rows for table, rows in found.items()}
 
     def term_counts(self, tables: Sequence[str], terms: Sequence[str]) -> dict[tuple[str, str], int]:
         """(table, term) → rows of the table holding the term, counted up to ``df_cap`` + 1 (more is "common").
@@ -212,13 +214,13 @@ class RetrievalStore:
             counts.update(probed)
         return counts
 
-    def _statements(self, tables: Iterable[str], statements: dict[str, str], params: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
+    def _statements(self, tables: Iterable[str], statements: dict[str, str], params: dict[str, Any]) -> dict[str, list[Candidate]]:
         """Run one SELECT per table in a single round trip; tables without a statement get no rows."""
         results = self.store.q('\n'.join(statements.values()), **params) if statements else []
-        found = {table: list(rows or []) for table, rows in zip(statements, results, strict=True)}
+        found = {table: [to_rows.candidate(table, row) for row in rows or []] for table, rows in zip(statements, results, strict=True)}
         return {table: found.get(table, []) for table in tables}
 
-    def adjacent_passages(self, turns: Sequence[tuple[str, int]], where: ReadFilter) -> list[dict[str, Any]]:
+    def adjacent_passages(self, turns: Sequence[tuple[str, int]], where: ReadFilter) -> list[Candidate]:
         """The first passage of the turns just before and after each (session id, seq), filtered like any passage."""
         predicate = where.predicate('memory_chunk')
         if predicate is None or not turns:
@@ -232,14 +234,14 @@ class RetrievalStore:
         params: dict[str, Any] = {**where.params()}
         for i, (session, seq) in enumerate(turns):
             params[f's{i}'], params[f'n{i}'] = session, [seq - 1, seq + 1]
-        return list(self.store.q(sql, **params)[-1] or [])
+        return [to_rows.candidate('memory_chunk', row) for row in self.store.q(sql, **params)[-1] or []]
 
-    def self_entities(self, principal_id: str, where: ReadFilter) -> list[dict[str, Any]]:
+    def self_entities(self, principal_id: str, where: ReadFilter) -> list[Candidate]:
         predicate = where.predicate('entity')
         if predicate is None:
             return []
         sql = f'SELECT {PROJECTIONS["entity"]} FROM entity WHERE self_principal = $principal AND {predicate} LIMIT 4;'
-        return self._rows(sql, {**where.params(), 'principal': principal_id})
+        return self._rows('entity', sql, {**where.params(), 'principal': principal_id})
 
     def neighbours(self, refs: list[str], where: ReadFilter) -> list[str]:
         """Entities one hop from ``refs`` over visible relations (both directions), as ``type/name`` strings."""
@@ -252,7 +254,7 @@ class RetrievalStore:
         )
         return [str(r) for r in (self.store.q(sql, **where.params(), refs=refs)[0] or [])]
 
-    def facts_about(self, refs: list[str], limit: int, where: ReadFilter, vector: list[float] | None) -> list[dict[str, Any]]:
+    def facts_about(self, refs: list[str], limit: int, where: ReadFilter, vector: list[float] | None) -> list[Candidate]:
         """Attributes (closest to the query first), relations and actions (most important first) of these entities."""
         if not refs:
             return []
@@ -273,16 +275,16 @@ class RetrievalStore:
         if not statements:
             return []
         results = self.store.q('\n'.join(statements), **where.params(), refs=refs, vector=vector)
-        return [dict(row, table=table) for table, rows in zip(tables, results, strict=True) for row in rows or []]
+        return [to_rows.candidate(table, row) for table, rows in zip(tables, results, strict=True) for row in rows or []]
 
-    def attributes_at(self, refs: list[str], keys: list[str], where: ReadFilter) -> list[dict[str, Any]]:
+    def attributes_at(self, refs: list[str], keys: list[str], where: ReadFilter) -> list[Candidate]:
         """Tier-1 structured lookup: current attributes of these entities with these keys."""
         predicate = where.predicate('attribute')
         if predicate is None or not refs or not keys:
             return []
         addresses = [ref_address(r, k) for r in refs for k in keys]
         sql = f'SELECT {PROJECTIONS["attribute"]} FROM attribute WHERE address IN $addresses AND {predicate} LIMIT 32;'
-        return self._rows(sql, {**where.params(), 'addresses': addresses})
+        return self._rows('attribute', sql, {**where.params(), 'addresses': addresses})
 
     def attribute_keys(self, refs: list[str], where: ReadFilter) -> list[str]:
         predicate = where.predicate('attribute')

@@ -9,17 +9,35 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
+from agent_memory.db import to_rows
 from agent_memory.db.memory_store import MemoryStore
-from agent_memory.db.records import Tx, rid
+from agent_memory.db.records import Tx, bare, rid
 from agent_memory.db.trace_rows import add_traces
+from agent_memory.rows.scopes import ScopeSets
+from agent_memory.rows.traces import CacheCandidate
 from agent_memory.tuning import knobs
+from agent_memory.write_ops import ResponseTrace
+
+# Rows that are "something new about an entity" for cache validity: (table, entity field, index on (field, created_at)).
+# One index range probe per entity and field (``LIMIT 1``); the planner picks a union of index scans (or a table scan)
+# for an ``IN``/``OR`` over several entities or fields and a single-field index for ``entity_ref``, all of which read
+# every row the entity already has (measured in bench/README.md), hence one probe each, with the index named.
+ABOUT_ENTITY = (
+    ('attribute', 'entity_ref', 'attribute_entity_ref_created'),
+    ('relates_to', 'in_ref', 'relates_to_in_ref_created'),
+    ('relates_to', 'out_ref', 'relates_to_out_ref_created'),
+    ('action', 'actor_ref', 'action_actor_ref_created'),
+    ('action', 'object_ref', 'action_object_ref_created'),
+    ('uncertainty', 'entity_ref', 'uncertainty_entity_ref_created'),
+)
+NEWER_THAN = '(SELECT VALUE id FROM {table} WITH INDEX {index} WHERE {field} = {ref} AND created_at > $made LIMIT 1)'
 
 
 class TraceStore:
     def __init__(self, store: MemoryStore) -> None:
         self.store = store
 
-    def write(self, retrieval: dict[str, Any], response: dict[str, Any] | None = None) -> None:
+    def write(self, retrieval: dict[str, Any], response: ResponseTrace | None = None) -> None:
         """Write a retrieval trace and, when given, its response trace, in one transaction."""
         tx = Tx()
         add_traces(tx, retrieval, response)
@@ -27,7 +45,7 @@ class TraceStore:
 
     def cache_candidates(
         self, vector: list[float], fingerprints: list[str], since: dt.datetime, threshold: float, question_key: str | None
-    ) -> list[dict[str, Any]]:
+    ) -> list[CacheCandidate]:
         """Earlier cacheable answers for one of these visibilities, fresh enough, best first: those made for the same
         canonical question (newest first), then those at least ``threshold`` similar (closest first).
 
@@ -38,11 +56,15 @@ class TraceStore:
         lookup is an index equality (``retrieval_trace_question_key``).
         """
         tuned = knobs()
-        sql = (
+        # Only with a key: ``question_key = NONE`` is an index range over every keyless trace (every /query trace and
+        # every answer that may not be served), each fetched with its embedding before ``$key IS NOT NONE`` drops it.
+        same_question = (
             'SELECT id, query, question_key, created_at, response.* AS answer, '
             'vector::similarity::cosine(query_embedding, $vector) AS similarity FROM retrieval_trace '
-            'WHERE $key IS NOT NONE AND question_key = $key AND visibility_fingerprint IN $fps AND created_at > $since '
+            'WHERE question_key = $key AND visibility_fingerprint IN $fps AND created_at > $since '
             f'AND cache_eligible = true AND query_embedding IS NOT NONE ORDER BY created_at DESC LIMIT {tuned.same_question_limit};'
+        )
+        similar = (
             'SELECT id, query, question_key, created_at, response.* AS answer, distance FROM '
             '(SELECT id, query, question_key, created_at, response, cache_eligible, visibility_fingerprint, '
             'vector::distance::knn() AS distance FROM retrieval_trace '
@@ -50,63 +72,44 @@ class TraceStore:
             'WHERE distance IS NOT NONE AND distance <= $max_distance AND cache_eligible = true '
             'AND visibility_fingerprint IN $fps AND created_at > $since ORDER BY distance;'
         )
-        same, similar = self.store.q(sql, vector=vector, fps=fingerprints, since=since, max_distance=1.0 - threshold, key=question_key)
-        rows = [*(same or []), *({**row, 'similarity': 1.0 - float(row['distance'])} for row in similar or [])]
-        unique: dict[str, dict[str, Any]] = {}
+        params = {'vector': vector, 'fps': fingerprints, 'since': since, 'max_distance': 1.0 - threshold, 'key': question_key}
+        *same, similar_rows = self.store.q((same_question if question_key is not None else '') + similar, **params)
+        rows = [*(same[0] if same else []), *({**row, 'similarity': 1.0 - float(row['distance'])} for row in similar_rows or [])]
+        unique: dict[str, CacheCandidate] = {}
         for row in rows:  # a trace found both ways keeps its first place
             if row.get('answer'):
-                unique.setdefault(str(row['id']), row)
+                found = CacheCandidate(
+                    retrieval_id=str(bare(row['id'])),
+                    question_key=row.get('question_key'),
+                    similarity=float(row['similarity']),
+                    answer=to_rows.response_trace(row['answer']),
+                )
+                unique.setdefault(found.retrieval_id, found)
         return list(unique.values())
 
-    def still_valid(self, cited: list[tuple[str, str]], entity_refs: list[str], made_at: dt.datetime, now: dt.datetime) -> bool:
-        """CONTRACT §8 validity: cited facts exist and are current; nothing new about the cited entities since."""
-        facts = [rid(table, key) for table, key in cited if table in ('attribute', 'relates_to', 'action')]
-        others = [rid(table, key) for table, key in cited if table in ('entity', 'memory_chunk')]
-        sql = """
-            RETURN {
-                current: array::len(SELECT VALUE id FROM $facts
+    def valid_scopes(
+        self, built_from: list[tuple[str, Any]], entity_refs: list[str], made_at: dt.datetime, now: dt.datetime
+    ) -> dict[str, ScopeSets] | None:
+        """CONTRACT §8 validity of an answer made at ``made_at``: the facts it was built from exist and are current, its
+        other sources exist, and nothing is new about its entities since. None when not valid; else the scope sets of
+        those rows by wire ref (``attribute:<id>``, ``entity:<type>/<name>``), read in the same statement so that
+        scoping the served reply needs no read."""
+        facts = list(dict.fromkeys(rid(table, key) for table, key in built_from if table in ('attribute', 'relates_to', 'action')))
+        others = list(dict.fromkeys(rid(table, key) for table, key in built_from if table in ('entity', 'memory_chunk')))
+        params: dict[str, Any] = {'facts': facts, 'others': others, 'made': made_at, 'now': now}
+        probes = []
+        for n, ref in enumerate(dict.fromkeys(entity_refs)):
+            params[f'r{n}'] = ref
+            probes += [NEWER_THAN.format(table=table, index=index, field=field, ref=f'$r{n}') for table, field, index in ABOUT_ENTITY]
+        sql = f"""
+            RETURN {{
+                facts: (SELECT id, scope_sets FROM $facts
                     WHERE superseded_by IS NONE AND (valid_until IS NONE OR valid_until > $now)),
-                present: array::len(SELECT VALUE id FROM $others),
-                new_attributes: array::len(SELECT VALUE id FROM attribute
-                    WHERE entity_ref IN $refs AND created_at > $made LIMIT 1),
-                new_relations: array::len(SELECT VALUE id FROM relates_to
-                    WHERE (in_ref IN $refs OR out_ref IN $refs) AND created_at > $made LIMIT 1),
-                new_actions: array::len(SELECT VALUE id FROM action
-                    WHERE (actor_ref IN $refs OR object_ref IN $refs) AND created_at > $made LIMIT 1),
-                new_uncertainties: array::len(SELECT VALUE id FROM uncertainty
-                    WHERE entity_ref IN $refs AND created_at > $made LIMIT 1)
-            };
+                others: (SELECT id, scope_sets FROM $others),
+                newer: array::len(array::flatten([{', '.join(probes)}]))
+            }};
         """
-        result = self.store.q(sql, facts=facts, others=others, refs=entity_refs, made=made_at, now=now)[0]
-        return bool(
-            result['current'] == len(facts)
-            and result['present'] == len(others)
-            and not (result['new_attributes'] or result['new_relations'] or result['new_actions'] or result['new_uncertainties'])
-        )
-
-    # ---- reads ------------------------------------------------------------------------------
-    def recent(self, principal: str | None, limit: int, before: dt.datetime | None) -> list[dict[str, Any]]:
-        conditions = ['($principal IS NONE OR principal = $principal)']
-        if before is not None:
-            conditions.append('created_at < $before')
-        sql = (
-            'SELECT * OMIT query_embedding, candidates, response.retrieval_trace FROM retrieval_trace '
-            f'WHERE {" AND ".join(conditions)} ORDER BY created_at DESC LIMIT {int(limit)} FETCH response;'
-        )
-        return list(self.store.q(sql, principal=principal, before=before)[0] or [])
-
-    def reused_by(self, response_id: str, limit: int = 20) -> list[dict[str, Any]]:
-        sql = f'SELECT id, created_at, latency_ms FROM response_trace WHERE reused_from = $id ORDER BY created_at DESC LIMIT {int(limit)};'
-        return list(self.store.q(sql, id=rid('response_trace', response_id))[0] or [])
-
-    def stats(self, principal: str | None, since: dt.datetime) -> dict[str, Any]:
-        sql = """
-            SELECT tier_entered, count() AS n, math::mean(latency_ms) AS avg_ms FROM retrieval_trace
-                WHERE created_at > $since AND ($principal IS NONE OR principal = $principal) GROUP BY tier_entered;
-            SELECT cached, count() AS n FROM response_trace
-                WHERE created_at > $since AND ($principal IS NONE OR principal = $principal) GROUP BY cached;
-            SELECT endpoint, count() AS n FROM retrieval_trace
-                WHERE created_at > $since AND ($principal IS NONE OR principal = $principal) GROUP BY endpoint;
-        """
-        tiers, responses, endpoints = self.store.q(sql, principal=principal, since=since)
-        return {'tiers': tiers or [], 'responses': responses or [], 'endpoints': endpoints or []}
+        result = self.store.q(sql, **params)[0]
+        if len(result['facts']) != len(facts) or len(result['others']) != len(others) or result['newer']:
+            return None
+        return {to_rows.required_ref(row['id']): row['scope_sets'] for row in [*result['facts'], *result['others']]}

@@ -6,34 +6,38 @@ import datetime as dt
 from collections.abc import Sequence
 from typing import Any
 
+from agent_memory.db import to_rows
 from agent_memory.db.memory_store import VISIBLE, MemoryStore, visibility_params
 from agent_memory.db.records import rid
+from agent_memory.rows.conversation import TurnRow
+from agent_memory.rows.directives import UncertaintyRow
+from agent_memory.rows.memory import NamedEntity
 
 
 class TurnStore:
     def __init__(self, store: MemoryStore) -> None:
         self.store = store
 
-    def get_turn(self, turn_id: str) -> dict[str, Any] | None:
+    def get_turn(self, turn_id: str) -> TurnRow | None:
         row = self.store.q('SELECT * FROM ONLY $id;', id=rid('turn', turn_id))[0]
-        return dict(row) if row else None
+        return to_rows.turn(row) if row else None
 
     def pending_contents(self, turn_ids: Sequence[str]) -> list[str]:
         """The text of those turns whose extraction is not done yet, in one round trip."""
         rows = self.store.q("SELECT VALUE content FROM $ids WHERE extraction_status != 'done';", ids=[rid('turn', t) for t in turn_ids])
         return [str(content) for content in rows[0] or []]
 
-    def recent_turns(self, session_id: str, before_seq: int, limit: int, patterns: Sequence[str]) -> list[dict[str, Any]]:
+    def recent_turns(self, session_id: str, before_seq: int, limit: int, patterns: Sequence[str]) -> list[TurnRow]:
         """The session's last turns before ``before_seq`` that ``patterns`` may read (each turn by its own scope)."""
         rows = self.store.rows(
-            'SELECT id, role, content, observed_at, seq, speaker, scope_sets FROM turn '
+            'SELECT id, session_key, role, content, observed_at, seq, speaker, scope_sets FROM turn '
             f'WHERE session_key = $session_key AND seq < $seq AND {VISIBLE} ORDER BY seq DESC LIMIT $limit;',
             session_key=session_id,
             seq=before_seq,
             limit=limit,
             **visibility_params(patterns),
         )
-        return list(reversed(rows))
+        return [to_rows.turn(row) for row in reversed(rows)]
 
     def session_has_turns(self, session_id: str) -> bool:
         """Whether any turn exists (whoever may read it): only ever used to refuse caching, never shown."""
@@ -71,7 +75,7 @@ class TurnStore:
         )
         return [str(r) for r in rows]
 
-    def vocabulary(self, patterns: Sequence[str], limit: int) -> tuple[list[dict[str, Any]], list[str], list[str]]:
+    def vocabulary(self, patterns: Sequence[str], limit: int) -> tuple[list[NamedEntity], list[str], list[str]]:
         """Recently used entity names, attribute keys and relation labels visible to the speaker (bounded)."""
         entities, keys, labels = self.store.db.query(
             self.store.database,
@@ -81,11 +85,13 @@ class TurnStore:
             {'limit': limit, 'sample': limit * 4, **visibility_params(patterns)},
         )
         unique_keys = list(dict.fromkeys(r['key'] for r in keys))[:limit]
-        return list(entities), unique_keys, list(dict.fromkeys(r['label'] for r in labels))[:limit]
+        named = [NamedEntity(type=r['type'], name=r['name']) for r in entities or []]
+        return named, unique_keys, list(dict.fromkeys(r['label'] for r in labels))[:limit]
 
-    def open_uncertainties(self, patterns: Sequence[str], limit: int) -> list[dict[str, Any]]:
-        return self.store.rows(
+    def open_uncertainties(self, patterns: Sequence[str], limit: int) -> list[UncertaintyRow]:
+        rows = self.store.rows(
             f'SELECT * FROM uncertainty WHERE resolved = false AND {VISIBLE} ORDER BY created_at DESC LIMIT $limit;',
             limit=limit,
             **visibility_params(patterns),
         )
+        return [to_rows.uncertainty(row) for row in rows]

@@ -15,13 +15,16 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from agent_memory.clock import utcnow
 from agent_memory.config import get_settings
 from agent_memory.db.caller_lookup import CallerRows, RateDefaults, key_context, resolve_caller
 from agent_memory.db.control_store import ControlStore
 from agent_memory.domain.context_config import ContextConfig, RateLimitConfig, effective_config
-from agent_memory.domain.ids import utcnow
-from agent_memory.domain.scopes import ScopeSets, intersect_grants
+from agent_memory.domain.scopes import intersect_grants
 from agent_memory.errors import Forbidden, TooManyRequests, Unauthorized, Unprocessable
+from agent_memory.rows.control import PrincipalRow
+from agent_memory.rows.conversation import SessionRow
+from agent_memory.rows.scopes import ScopeSets
 
 CONTEXT_ID = re.compile(r'[A-Za-z0-9_-]{1,64}')  # always fullmatch: `$` would accept a trailing newline
 UNAUTHORIZED = 'missing, invalid or expired API key'
@@ -72,7 +75,7 @@ class Caller:
     acting_principal_id: str | None = None  # the key's own principal when delegating
     principal_grants: dict[str, list[str]] = field(default_factory=dict)  # the key's principal, before attenuation
     # (session id, the sessions that id names for this principal), read with authentication: domain/sessions.py
-    sessions_named: tuple[str, tuple[dict[str, Any], ...]] | None = None
+    sessions_named: tuple[str, tuple[SessionRow, ...]] | None = None
 
     def patterns(self, verb: str) -> list[str]:
         return list(self.grants.get(verb, []))
@@ -92,8 +95,8 @@ def _header(headers: Mapping[str, str], names: tuple[str, ...]) -> str | None:
     return next((lowered[n].strip() for n in names if lowered.get(n, '').strip()), None)
 
 
-def _principal_grants(principal: dict[str, Any]) -> dict[str, list[str]]:
-    stored = principal.get('grants') or {}
+def _principal_grants(principal: PrincipalRow) -> dict[str, list[str]]:
+    stored = principal.grants
     return {verb: list(stored.get(verb, [])) for verb in VERBS}
 
 
@@ -137,11 +140,11 @@ def _caller_for(context_id: str, digest: str, rows: CallerRows) -> Caller:
     return Caller(
         context_id=context_id,
         principal_id=key.principal,
-        display_name=principal['display_name'],
-        kind=principal['kind'],
+        display_name=principal.display_name,
+        kind=principal.kind,
         grants=intersect_grants(own, key.grants),
-        default_scopes=principal.get('default_scopes') or [['/']],
-        config=effective_config(context.get('config')),
+        default_scopes=principal.default_scopes or [['/']],
+        config=effective_config(context.config),
         key_grants=key.grants,
         key_id=digest,
         principal_grants=own,
@@ -166,7 +169,7 @@ def authenticate_key(control: ControlStore, store_for: Any, headers: Mapping[str
     return authenticate(control, store_for, headers, context_id, throttle=throttle)
 
 
-def delegate(caller: Caller, target_id: str, target: dict[str, Any] | None) -> Caller:
+def delegate(caller: Caller, target_id: str, target: PrincipalRow | None) -> Caller:
     """Act for another principal (``target``, None if it does not exist): needs ``grant:manage``; the result never
     exceeds the manager's region."""
     managed = caller.patterns('grant:manage')
@@ -179,10 +182,10 @@ def delegate(caller: Caller, target_id: str, target: dict[str, Any] | None) -> C
     return replace(
         caller,
         principal_id=target_id,
-        display_name=target['display_name'],
-        kind=target['kind'],
+        display_name=target.display_name,
+        kind=target.kind,
         grants=grants,
-        default_scopes=target.get('default_scopes') or [['/']],
+        default_scopes=target.default_scopes or [['/']],
         acting_principal_id=caller.principal_id,
     )
 

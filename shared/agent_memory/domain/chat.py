@@ -1,38 +1,45 @@
-"""POST /chat (CONTRACT §7.2, §8): tier 2 cache first, then tier 1 seeding tier 3 retrieval and synthesis.
+"""POST /chat (CONTRACT §7.2, §8) as a pipeline: authorise → window → cache → retrieve → compose → commit → reinforce.
 
-After a reply (fresh or cached) one transaction stores the user turn (queued for extraction), the
-assistant turn (``infer: none``), the retrieval trace and the response trace. A failed synthesis
-raises before anything is written. The assistant turn is stored no more visible than every row the reply
-was built from (``derived_scope``); when no such scope lies in the caller's write region it is not stored.
+Tier 2 (the cache) is consulted first; on a miss tier 1 seeds tier 3 retrieval and synthesis. After a reply (fresh or
+cached) one transaction stores the user turn (queued for extraction), the assistant turn (``infer: none``), the
+retrieval trace, the response trace and the reinforcement of what the reply cited. A failed synthesis raises before
+anything is written. The assistant turn is stored no more visible than every row the reply was built from
+(``derived_scope``); when no such scope lies in the caller's write region it is not stored.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 import time
 from dataclasses import dataclass
 from typing import Any
 
+from agent_memory.clock import new_id, utcnow
 from agent_memory.db.connection import run_with_retry
 from agent_memory.db.memory_store import MemoryStore
-from agent_memory.db.records import rid
 from agent_memory.db.retrieval_store import ReadFilter
 from agent_memory.domain import question_key as question_keys
-from agent_memory.domain import recall, sessions, transcript
+from agent_memory.domain import recall, transcript
 from agent_memory.domain.answer_phrasing import is_asked_question
 from agent_memory.domain.auth import Caller
+from agent_memory.domain.commit import commit
 from agent_memory.domain.derived_scope import derived_scope, reply_sources
-from agent_memory.domain.facts import Pipeline, chunks_for, enqueue, session_for_write, turn_row, write_region
-from agent_memory.domain.ids import new_id, utcnow
+from agent_memory.domain.pipeline import Pipeline, enqueue
+from agent_memory.domain.question_key import QuestionKey
 from agent_memory.domain.reconcile import self_entity_ref
-from agent_memory.domain.response_cache import consult_cache
-from agent_memory.domain.retrieval import RetrievalRequest, Retriever, fact_refs, is_first_person
-from agent_memory.domain.synthesis import MAX_SOURCES, Composer, citation_wire, public_citation
+from agent_memory.domain.response_cache import CacheDecision, consult_cache
+from agent_memory.domain.response_trace import response_trace
+from agent_memory.domain.retrieval import Hit, Retrieval, RetrievalRequest, Retriever, fact_refs, is_first_person
+from agent_memory.domain.synthesis import MAX_SOURCES, Composer, Composition, citation_wire, public_citation
+from agent_memory.domain.turns import chunks_for, new_turn
 from agent_memory.domain.visibility import fingerprint, personal_fingerprint
-from agent_memory.domain.write_plan import WritePlan
+from agent_memory.domain.write_target import WriteTarget, write_target
 from agent_memory.embeddings import Embedder
 from agent_memory.models import ChatRequest
 from agent_memory.observability import metrics
+from agent_memory.rows.conversation import TurnRow
+from agent_memory.write_ops import Reinforce, WritePlan, WriteTraces
 
 CHAT_K = 10
 
@@ -43,115 +50,174 @@ class ChatResult:
     deltas: list[str]
 
 
+@dataclass(frozen=True)
+class Question:
+    """The message as the cache and retrieval see it, and the visibilities an answer to it may be shared at."""
+
+    text: str
+    vector: list[float]
+    key: QuestionKey | None
+    shared: str  # the fingerprint of everything the caller can read
+    personal: str  # the same, for answers only this principal may be served
+    self_refs: frozenset[str]  # the caller's self entity
+
+    def visibility(self, composition: Composition) -> str:
+        """An answer built on the caller's self entity (a first-person question, or a fact about the caller it cites or a
+        model read, which the reply may phrase as "your …") is reusable only by this principal."""
+        about_caller = is_first_person(self.text) or any(self.self_refs & set(hit.entity_refs) for hit in composition.built_from)
+        return self.personal if about_caller else self.shared
+
+
+@dataclass(frozen=True)
+class Answer:
+    composition: Composition
+    retrieval: Retrieval | None  # None when the cache answered
+    tier: int  # 2 cache, 3 hybrid
+    reason: str
+    reused_from: str | None  # the cached response trace served
+    cacheable: bool  # a later call may be served this answer
+
+
 def chat(
     store: MemoryStore, embedder: Embedder, composer: Composer, pipeline: Pipeline, caller: Caller, request: ChatRequest
 ) -> ChatResult:
     started = time.perf_counter()
-    now = utcnow()
-    session = session_for_write(store, caller, request.session_id)
-    scope_sets = write_region(caller, request.scopes, session)
-    session_key, session_id, plan_session = sessions.target(caller, session, request.session_id, scope_sets, now)
-    window = transcript.window(store, session_key, caller.patterns('memory:read')) if session else []
-    has_prior_turns = bool(window) or (session is not None and transcript.has_turns(store, session_key))
+    target = write_target(store, caller, request.session_id, request.scopes, utcnow())
+    window, has_prior_turns = conversation_window(store, caller, target)
+    question = ask(embedder, caller, request)
+    decision = consult_cache(store, caller.config.response_cache, request, has_prior_turns, [question.shared, question.personal],
+                             question.vector, question.key, target.now)  # fmt: skip
+    if decision.hit is not None:
+        answer = cached_answer(decision)
+    else:
+        retrieval = retrieve(store, embedder, caller, request, question, target.now)
+        answer = compose(composer, caller, request, question, decision, retrieval, window)
+    latency_ms = (time.perf_counter() - started) * 1000
+    plan, user_turn_id, reply_stored = record(store, caller, pipeline, request, target, window, question, answer, latency_ms)
+    plan.add(Reinforce(fact_refs([hit for _, hit in answer.composition.cited])))
+    run_with_retry(lambda: commit(store, pipeline.embedder, plan))
+    if pipeline.queue is not None:
+        enqueue(store, caller.context_id, pipeline, [user_turn_id])
+    return ChatResult(reply_body(target, plan, answer, user_turn_id, reply_stored, queued=pipeline.queue is not None),
+                      answer.composition.deltas or [answer.composition.reply])  # fmt: skip
+
+
+def conversation_window(store: MemoryStore, caller: Caller, target: WriteTarget) -> tuple[list[TurnRow], bool]:
+    """The session's recent turns the caller may read, and whether the conversation is under way (a new session is not)."""
+    if target.session is None:
+        return [], False
+    window = transcript.window(store, target.session_key, caller.patterns('memory:read'))
+    return window, bool(window) or transcript.has_turns(store, target.session_key)
+
+
+def ask(embedder: Embedder, caller: Caller, request: ChatRequest) -> Question:
     shared = fingerprint(caller, None, request.labels)
     personal = personal_fingerprint(shared, caller.principal_id)
-    mine = frozenset({self_entity_ref(caller.principal_id)})
     vector = embedder.embed([request.message])[0]
-    question = question_keys.question_key(request.message)
-    model = request.model or caller.config.models.synthesis
-    decision = consult_cache(store, caller.config.response_cache, request, has_prior_turns, [shared, personal], vector, question, now)
+    key = question_keys.question_key(request.message)
+    return Question(request.message, vector, key, shared, personal, frozenset({self_entity_ref(caller.principal_id)}))
 
-    retrieval = None
-    if decision.hit is not None:
-        composition = decision.composition()
-        tier, reason = 2, decision.reason
-        metrics.add_metric(name='CacheHit', unit='Count', value=1)
-    else:
-        metrics.add_metric(name='CacheMiss', unit='Count', value=1)
-        where = ReadFilter(caller.patterns('memory:read'), now, labels=tuple(request.labels))
-        retrieval = Retriever(store, embedder).run(RetrievalRequest(request.message, CHAT_K, 'hybrid', where, caller.principal_id), vector)
-        in_window = {str(t['id'].id) for t in window}
-        sources = [
-            h for h in retrieval.hits + retrieval.context_hits if h.resource.get('turnId') not in in_window and not is_asked_question(h)
-        ][:MAX_SOURCES]
-        composition = composer.compose(request.message, sources, window, model, caller_refs=mine)  # raises before anything is written
-        tier, reason = 3, f'{decision.reason}; {retrieval.tier_reason}'
-    metrics.add_metric(name=f'Tier{tier}', unit='Count', value=1)
-    # An answer built on the caller's self entity (a first-person question, or a fact about the caller it cites or a
-    # model read, which the reply may phrase as "your …") is reusable only by this principal.
-    about_caller = is_first_person(request.message) or any(mine & set(hit.entity_refs) for hit in composition.built_from)
-    visibility = personal if about_caller else shared
-    latency_ms = (time.perf_counter() - started) * 1000
-    citations = [
+
+def cached_answer(decision: CacheDecision) -> Answer:
+    assert decision.hit is not None
+    metrics.add_metric(name='CacheHit', unit='Count', value=1)
+    return Answer(decision.composition(), None, 2, decision.reason, decision.hit.response_id, cacheable=False)
+
+
+def retrieve(
+    store: MemoryStore, embedder: Embedder, caller: Caller, request: ChatRequest, question: Question, now: dt.datetime
+) -> Retrieval:
+    metrics.add_metric(name='CacheMiss', unit='Count', value=1)
+    where = ReadFilter(caller.patterns('memory:read'), now, labels=tuple(request.labels))
+    return Retriever(store, embedder).run(RetrievalRequest(request.message, CHAT_K, 'hybrid', where, caller.principal_id), question.vector)
+
+
+def compose(
+    composer: Composer,
+    caller: Caller,
+    request: ChatRequest,
+    question: Question,
+    decision: CacheDecision,
+    retrieval: Retrieval,
+    window: list[TurnRow],
+) -> Answer:
+    """Synthesis over what retrieval found, minus what the transcript window already holds and questions the user asked."""
+    in_window = {t.id for t in window}
+    found = retrieval.hits + retrieval.context_hits
+    sources = [h for h in found if h.resource.get('turnId') not in in_window and not is_asked_question(h)][:MAX_SOURCES]
+    model = request.model or caller.config.models.synthesis
+    composition = composer.compose(request.message, sources, window, model, caller_refs=question.self_refs)  # raises before any write
+    # An answer built from nothing has nothing a later write could invalidate it by: never cached.
+    cacheable = decision.eligible and bool(composition.built_from)
+    return Answer(composition, retrieval, 3, f'{decision.reason}; {retrieval.tier_reason}', None, cacheable)
+
+
+def citations(composition: Composition) -> list[dict[str, Any]]:
+    """The reply's citations as stored: the wire form plus what cache validity needs (``public_citation`` strips it)."""
+    return [
         citation_wire(marker, hit) | {'table': hit.table, 'key': hit.key, 'entity_refs': list(hit.entity_refs)}
         for marker, hit in composition.cited
     ]
-    # An answer built from nothing has nothing a later write could invalidate it by: never cached.
-    cacheable = decision.eligible and decision.hit is None and bool(composition.built_from)
-    response_id, retrieval_id = new_id(), new_id()
-    plan = WritePlan(now=now, principal=caller.principal_id, session_id=session_key)
-    plan.new_session = plan_session
-    queued = pipeline.queue is not None
-    user_turn = turn_row(caller, 'user', request.message, session_key, scope_sets, now, now, 'queued' if queued else None, None)
-    plan.turns = [user_turn]
-    plan.chunks = chunks_for(user_turn, now, request.labels)
-    reply_scope = derived_scope(store, scope_sets, reply_sources(composition, window), caller.patterns('memory:write'))
+
+
+def record(
+    store: MemoryStore,
+    caller: Caller,
+    pipeline: Pipeline,
+    request: ChatRequest,
+    target: WriteTarget,
+    window: list[TurnRow],
+    question: Question,
+    answer: Answer,
+    latency_ms: float,
+) -> tuple[WritePlan, str, bool]:
+    """The commit's plan: the user turn, the reply turn where a scope can keep it, and both traces."""
+    metrics.add_metric(name=f'Tier{answer.tier}', unit='Count', value=1)
+    plan, composition = target.plan(), answer.composition
+    status = 'queued' if pipeline.queue is not None else None
+    user_turn = new_turn(caller, 'user', request.message, target.session_key, target.scope_sets, target.now, status=status)
+    plan.add(user_turn, *chunks_for(user_turn, request.labels))
+    reply_scope = derived_scope(store, target.scope_sets, reply_sources(composition, window), caller.patterns('memory:write'))
     if reply_scope is not None:
-        reply_turn = turn_row(caller, 'assistant', composition.reply, session_key, reply_scope, now, now, None, None)
-        plan.turns.append(reply_turn)
-        plan.chunks += chunks_for(reply_turn, now, request.labels)
-    plan.retrieval_trace = recall.trace_row(
-        caller,
-        request.message,
-        retrieval,
-        mode='hybrid',
-        tier=tier,
-        reason=reason,
-        fingerprint_=visibility,
-        endpoint='chat',
-        now=now,
-        latency_ms=latency_ms,
-        vector=vector,
-        returned=[hit for _, hit in composition.cited] if retrieval is None else retrieval.hits,
-        session_id=session_key,
-        trace_id=retrieval_id,
-    )
-    plan.retrieval_trace['cache_eligible'] = cacheable
-    plan.retrieval_trace['question_key'] = str(question) if question else None
-    plan.response_trace = {
-        'id': response_id,
-        'message': request.message,
-        'reply': composition.reply,
-        'model': composition.model,
-        'tokens': composition.tokens,
-        'latency_ms': latency_ms,
-        'cached': decision.hit is not None,
-        'reused_from': rid('response_trace', decision.hit.response_id) if decision.hit else None,
-        'cache_eligible': cacheable,
-        'cited': citations,
-        'read_sources': [{'table': hit.table, 'key': hit.key} for hit in composition.read_sources],
-        'cited_entity_refs': sorted({ref for hit in composition.built_from for ref in hit.entity_refs}),  # §8: built from
-        'visibility_fingerprint': visibility,
-        'principal': caller.principal_id,
-        'session': rid('session', session_key),
-        'endpoint': 'chat',
-        'created_at': now,
+        reply_turn = new_turn(caller, 'assistant', composition.reply, target.session_key, reply_scope, target.now)
+        plan.add(reply_turn, *chunks_for(reply_turn, request.labels))
+    plan.add(traces(caller, request, target, question, answer, latency_ms))
+    return plan, user_turn.id, reply_scope is not None
+
+
+def traces(caller: Caller, request: ChatRequest, target: WriteTarget, question: Question, answer: Answer, latency_ms: float) -> WriteTraces:
+    composition, visibility = answer.composition, question.visibility(answer.composition)
+    returned: list[Hit] = [hit for _, hit in composition.cited] if answer.retrieval is None else answer.retrieval.hits
+    retrieval_trace = recall.trace_row(
+        caller, request.message, answer.retrieval, mode='hybrid', tier=answer.tier, reason=answer.reason, fingerprint_=visibility,
+        endpoint='chat', now=target.now, latency_ms=latency_ms, vector=question.vector, returned=returned,
+        session_id=target.session_key, trace_id=new_id(),
+    )  # fmt: skip
+    # Only answers that may be served carry a key, so the key index holds no hits or uncacheable traces to walk past.
+    key = str(question.key) if question.key and answer.cacheable else None
+    retrieval_trace |= {'cache_eligible': answer.cacheable, 'question_key': key}
+    response = response_trace(new_id(), 'chat', caller, request.message, composition, citations(composition), fingerprint=visibility,
+                              latency_ms=latency_ms, now=target.now, cache_eligible=answer.cacheable, reused_from=answer.reused_from,
+                              session_key=target.session_key)  # fmt: skip
+    return WriteTraces(retrieval_trace, response)
+
+
+def reply_body(
+    target: WriteTarget, plan: WritePlan, answer: Answer, user_turn_id: str, reply_stored: bool, *, queued: bool
+) -> dict[str, Any]:
+    written = next(plan.of(WriteTraces))
+    assert written.response is not None
+    cached = answer.reused_from is not None
+    return {
+        'reply': answer.composition.reply,
+        'sessionId': target.session_id,
+        'traceId': f'response_trace:{written.response.id}',
+        'retrievalTraceId': f'retrieval_trace:{written.retrieval["id"]}',
+        'cached': cached,
+        'tier': 'cache' if cached else 'hybrid',
+        'citations': [public_citation(dict(c)) for c in written.response.cited],
+        'memoryUpdates': {'turnId': user_turn_id, 'status': 'queued' if queued else 'stored', 'replyStored': reply_stored},
     }
-    plan.reinforced = fact_refs([hit for _, hit in composition.cited])
-    run_with_retry(lambda: store.apply(plan))
-    if queued:
-        enqueue(store, caller.context_id, pipeline, [user_turn['id']])
-    body = {
-        'reply': composition.reply,
-        'sessionId': session_id,
-        'traceId': f'response_trace:{response_id}',
-        'retrievalTraceId': f'retrieval_trace:{retrieval_id}',
-        'cached': decision.hit is not None,
-        'tier': 'cache' if decision.hit is not None else 'hybrid',
-        'citations': [public_citation(c) for c in citations],
-        'memoryUpdates': {'turnId': user_turn['id'], 'status': 'queued' if queued else 'stored', 'replyStored': reply_scope is not None},
-    }
-    return ChatResult(body, composition.deltas or [composition.reply])
 
 
 def suppress_markers(body: dict[str, Any]) -> dict[str, Any]:

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Sequence
-from typing import Any
 
-from agent_memory.db.memory_store import MemoryStore
 from agent_memory.domain.auth import Caller
+from agent_memory.domain.ports import MemoryReads
 from agent_memory.domain.reconcile import Speaker
 from agent_memory.domain.retrieval import FACT_SOURCES, Hit
+from agent_memory.rows.conversation import TurnRow
 
 PROFILE_LIMIT = 20
 INSTRUCTION_LIMIT = 20
@@ -19,18 +19,17 @@ def _day(value: dt.datetime | None) -> str:
     return value.date().isoformat() if value else 'undated'
 
 
-def render_context(
-    store: MemoryStore, caller: Caller, hits: Sequence[Hit], now: dt.datetime, transcript: Sequence[dict[str, Any]] = ()
-) -> str:
+def render_context(reads: MemoryReads, caller: Caller, hits: Sequence[Hit], now: dt.datetime, transcript: Sequence[TurnRow] = ()) -> str:
     patterns = caller.patterns('memory:read')
     sections: list[str] = []
-    instructions = store.list_instructions(patterns, INSTRUCTION_LIMIT)
+    instructions = reads.list_instructions(patterns, INSTRUCTION_LIMIT)
     if instructions:
-        lines = [f'- {r["label"]}: {r["description"]}' for r in instructions]
+        lines = [f'- {r.label}: {r.description}' for r in instructions]
         sections.append('## Instructions\n' + '\n'.join(lines))
-    profile = store.self_attributes(Speaker(caller.principal_id, caller.display_name).key, patterns, now, PROFILE_LIMIT)
+    key_type, key_name = Speaker(caller.principal_id, caller.display_name).key
+    profile = reads.self_attributes((key_type, key_name), patterns, now, PROFILE_LIMIT)
     if profile:
-        lines = [f'- {r["key"].replace("_", " ")}: {r["value"]}' + (' (tentative)' if r.get('tentative') else '') for r in profile]
+        lines = [f'- {r.key.replace("_", " ")}: {r.value}' + (' (tentative)' if r.tentative else '') for r in profile]
         sections.append('## Profile\n' + '\n'.join(lines))
     facts = [h for h in hits if h.source in FACT_SOURCES]
     if facts:
@@ -40,7 +39,7 @@ def render_context(
         lines = [f'- ({_day(h.occurred_at)}, {h.role or "user"}) {h.text}' for h in passages]
         sections.append('## Passages\n' + '\n'.join(lines))
     if transcript:
-        lines = [f'- {t["role"]}: {t["content"]}' for t in transcript]
+        lines = [f'- {t.role}: {t.content}' for t in transcript]
         sections.append('## Recent conversation\n' + '\n'.join(lines))
     if not sections:
         return '## Memory\nNothing relevant is stored yet.'

@@ -2,29 +2,33 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
+from agent_memory.clock import utcnow, when
 from agent_memory.db.connection import run_with_retry
-from agent_memory.db.control_store import ControlStore, KeyRecord
+from agent_memory.db.control_store import ControlStore
 from agent_memory.db.memory_store import MemoryStore
-from agent_memory.db.records import when
 from agent_memory.domain.auth import check_context_id, hash_key, mint_token
 from agent_memory.domain.context_config import deep_merge, effective_config
-from agent_memory.domain.ids import utcnow
 from agent_memory.errors import BadRequest, NotFound
+from agent_memory.rows.control import ContextRow, KeyRecord
+
+StoreFor = Callable[[str], MemoryStore]  # a context's memory store, migrated
 
 
-def context_view(context_id: str, row: dict[str, Any]) -> dict[str, Any]:
+def context_view(row: ContextRow) -> dict[str, Any]:
     """A context with its **effective** config (defaults merged under the stored override)."""
     return {
-        'id': context_id,
-        'description': row.get('description'),
-        'config': effective_config(row.get('config')).model_dump(),
-        'createdAt': when(row.get('created_at')),
+        'id': row.id,
+        'description': row.description,
+        'config': effective_config(row.config).model_dump(),
+        'createdAt': when(row.created_at),
     }
 
 
-def create_context(control: ControlStore, store_for: Any, context_id: str, config: dict[str, Any], *, description: str | None = None,
+def create_context(control: ControlStore, store_for: StoreFor, context_id: str, config: dict[str, Any], *, description: str | None = None,
                    admin_display_name: str | None = None, admin_external_id: str | None = None) -> dict[str, Any]:  # fmt: skip
     """Provision a context: its control record, its own database (migrated) and reserved principals (the admin one
     with the given display name and external id)."""
@@ -32,16 +36,15 @@ def create_context(control: ControlStore, store_for: Any, context_id: str, confi
     effective_config(config)  # validates before anything is written
     now = utcnow()
     row = control.create_context(context_id, config, now, description)
-    store: MemoryStore = store_for(context_id)
-    store.ensure_reserved_principals(now, admin_display_name or 'Admin', admin_external_id)
-    return context_view(context_id, row)
+    store_for(context_id).ensure_reserved_principals(now, admin_display_name or 'Admin', admin_external_id)
+    return context_view(row)
 
 
 def list_contexts(control: ControlStore) -> list[dict[str, Any]]:
-    return [{'id': str(r['id']), 'createdAt': when(r.get('created_at'))} for r in control.list_contexts()]
+    return [{'id': r.id, 'createdAt': when(r.created_at)} for r in control.list_contexts()]
 
 
-def existing_context(control: ControlStore, context_id: str) -> dict[str, Any]:
+def existing_context(control: ControlStore, context_id: str) -> ContextRow:
     """The control record of a context (422 for a bad id, 404 when it does not exist)."""
     check_context_id(context_id)
     row = control.get_context(context_id)
@@ -51,7 +54,7 @@ def existing_context(control: ControlStore, context_id: str) -> dict[str, Any]:
 
 
 def get_context(control: ControlStore, context_id: str) -> dict[str, Any]:
-    return context_view(context_id, existing_context(control, context_id))
+    return context_view(existing_context(control, context_id))
 
 
 def patch_context(control: ControlStore, context_id: str, patch: dict[str, Any]) -> dict[str, Any]:
@@ -61,10 +64,10 @@ def patch_context(control: ControlStore, context_id: str, patch: dict[str, Any])
 
     def attempt() -> dict[str, Any]:
         row = existing_context(control, context_id)
-        merged = deep_merge(row.get('config') or {}, patch)
+        merged = deep_merge(row.config, patch)
         effective_config(merged)
-        control.update_context_config(context_id, row['updated_at'], merged, utcnow())
-        return context_view(context_id, {**row, 'config': merged})
+        control.update_context_config(context_id, row.updated_at, merged, utcnow())
+        return context_view(replace(row, config=merged))
 
     result: dict[str, Any] = run_with_retry(attempt)
     return result
@@ -89,7 +92,7 @@ def sync_management_keys(control: ControlStore, tokens: tuple[str, ...]) -> None
     control.replace_management_keys([hash_key(t) for t in tokens], utcnow())
 
 
-def bootstrap(control: ControlStore, store_for: Any, context_id: str, context_key: str | None) -> str:
+def bootstrap(control: ControlStore, store_for: StoreFor, context_id: str, context_key: str | None) -> str:
     """Idempotent local/first-deploy bootstrap: the context and one admin key for it (management keys come from
     the configuration, registered at cold start)."""
     if control.get_context(context_id) is None:

@@ -11,13 +11,13 @@ do not store the derived row (or answer 403), and they also refuse a result outs
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Any
 
 from agent_memory.db.memory_store import MemoryStore
-from agent_memory.db.records import rid
-from agent_memory.db.sdk import RecordID
-from agent_memory.domain.scopes import MAX_CLAUSES, ScopeSets, within_region
+from agent_memory.domain.scopes import MAX_CLAUSES, within_region
 from agent_memory.domain.synthesis import Composition
+from agent_memory.rows.conversation import TurnRow
+from agent_memory.rows.refs import record_ref, ref_from_key
+from agent_memory.rows.scopes import ScopeSets
 
 
 def conjoin(a: ScopeSets, b: ScopeSets) -> ScopeSets | None:
@@ -36,7 +36,7 @@ def narrowest(intended: ScopeSets, sources: Iterable[ScopeSets]) -> ScopeSets | 
     return result
 
 
-Source = tuple[RecordID, ScopeSets | None]  # a row and its scope when the read already returned it
+Source = tuple[str, ScopeSets | None]  # a row's wire ref and its scope when the read already returned it
 
 
 def derived_scope(store: MemoryStore, intended: ScopeSets, sources: Sequence[Source], write_patterns: Sequence[str]) -> ScopeSets | None:
@@ -51,7 +51,7 @@ def derived_scope(store: MemoryStore, intended: ScopeSets, sources: Sequence[Sou
     return scope if scope is not None and within_region(scope, write_patterns) else None
 
 
-def reply_sources(composition: Composition, transcript: Sequence[dict[str, Any]]) -> list[Source]:
+def reply_sources(composition: Composition, transcript: Sequence[TurnRow]) -> list[Source]:
     """The rows a reply was built from: what it cites, every source a model read, and the transcript it read."""
-    rows: list[Source] = [(rid(hit.table, hit.key), hit.scope_sets) for hit in composition.built_from]
-    return rows + ([(turn['id'], turn.get('scope_sets')) for turn in transcript] if composition.read_transcript else [])
+    rows: list[Source] = [(ref_from_key(hit.table, hit.key), hit.scope_sets) for hit in composition.built_from]
+    return rows + ([(record_ref('turn', turn.id), turn.scope_sets) for turn in transcript] if composition.read_transcript else [])

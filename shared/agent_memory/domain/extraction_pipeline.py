@@ -9,20 +9,19 @@ import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Protocol, get_args
+from typing import Any, Protocol, cast, get_args
 
 from aws_lambda_powertools.metrics import MetricUnit
 
+from agent_memory.clock import new_id, utcnow
 from agent_memory.db.connection import AlreadyApplied, run_with_retry
 from agent_memory.db.memory_store import MemoryStore
-from agent_memory.db.records import bare, rid
 from agent_memory.db.turn_store import TurnStore
 from agent_memory.domain.chunks import chunk_id, split_text
+from agent_memory.domain.commit import commit
 from agent_memory.domain.context_config import ContextConfig
-from agent_memory.domain.ids import new_id, utcnow
 from agent_memory.domain.reconcile import Diff, Reconciler, Source, Speaker, without_forged_self_refs
-from agent_memory.domain.vocabulary import MemoryCategory
-from agent_memory.domain.write_plan import TurnOutcome, WritePlan
+from agent_memory.embeddings import Embedder
 from agent_memory.extraction.errors import LlmFailure, ProviderOutputInvalid, ProviderRetryable
 from agent_memory.extraction.llm import LlmExtraction
 from agent_memory.extraction.model import (
@@ -36,6 +35,10 @@ from agent_memory.extraction.model import (
 )
 from agent_memory.extraction.speaker import bind_first_person
 from agent_memory.observability import logger, metrics
+from agent_memory.rows.conversation import TurnRow
+from agent_memory.rows.directives import UncertaintyRow
+from agent_memory.vocabulary import MemoryCategory
+from agent_memory.write_ops import EmbedChunk, MarkTurnExtracted, WritePlan
 
 CONTEXT_WINDOW_TURNS = 6
 VOCABULARY_LIMIT = 50
@@ -97,7 +100,7 @@ class TurnInput:
     """A turn as the pipeline sees it (stored, or about to be for preview)."""
 
     turn_id: str | None
-    session: Any
+    session_key: str | None  # the session's stored key
     seq: int
     role: str
     content: str
@@ -108,25 +111,25 @@ class TurnInput:
     speaker: str | None = None  # the message's ``name``
 
     @classmethod
-    def from_row(cls, row: dict[str, Any]) -> TurnInput:
+    def from_row(cls, row: TurnRow) -> TurnInput:
         return cls(
-            bare(row['id']),
-            row['session'],
-            int(row['seq']),
-            row['role'],
-            row['content'],
-            row['observed_at'],
-            row['scope_sets'],
-            row['principal'],
-            row.get('memory_category'),
-            row.get('speaker'),
+            row.id,
+            row.session_key or None,
+            row.seq,
+            row.role,
+            row.content,
+            row.observed_at,
+            row.scope_sets,
+            row.principal,
+            cast('MemoryCategory | None', row.memory_category),  # stored only after validation
+            row.speaker,
         )
 
 
 def extraction_context(store: MemoryStore, turn: TurnInput, speaker: Speaker, read_patterns: list[str]) -> ExtractionContext:
     turns = TurnStore(store)
     entities, keys, labels = turns.vocabulary(read_patterns, VOCABULARY_LIMIT)
-    session = bare(turn.session)
+    session = turn.session_key
     recent = turns.recent_turns(session, turn.seq, CONTEXT_WINDOW_TURNS, read_patterns) if session is not None else []
     open_rows = turns.open_uncertainties(read_patterns, OPEN_UNCERTAINTY_LIMIT)
     return ExtractionContext(
@@ -134,23 +137,21 @@ def extraction_context(store: MemoryStore, turn: TurnInput, speaker: Speaker, re
         observed_at=turn.observed_at,
         speaker_name=speaker.display_name,
         speaker=turn.speaker,
-        known_entities=tuple(KnownEntity(type=e['type'], name=e['name']) for e in entities),
+        known_entities=tuple(KnownEntity(type=e.type, name=e.name) for e in entities),
         attribute_keys=tuple(keys),
         relation_labels=tuple(labels),
-        recent_turns=tuple(
-            PriorTurn(role=t['role'], content=t['content'], observed_at=t['observed_at'], speaker=t.get('speaker')) for t in recent
-        ),
+        recent_turns=tuple(PriorTurn(role=t.role, content=t.content, observed_at=t.observed_at, speaker=t.speaker) for t in recent),
         open_uncertainties=tuple(_open_uncertainty(row, speaker) for row in open_rows),
     )
 
 
-def _open_uncertainty(row: dict[str, Any], speaker: Speaker) -> ExtractedUncertainty:
+def _open_uncertainty(row: UncertaintyRow, speaker: Speaker) -> ExtractedUncertainty:
     entity = None
-    if row.get('entity') is not None:
-        key = list(row['entity'].id)
-        entity = EntityRef.me() if key == speaker.key else EntityRef(type=key[0], name=key[1])
-    kind = row['kind'] if row['kind'] in get_args(UncertaintyKind) else 'other'
-    return ExtractedUncertainty(about=row['about'], reason=row['reason'], kind=kind, entity=entity, key=row.get('key'))
+    if row.entity_key is not None:
+        key = list(row.entity_key)
+        entity = EntityRef.me() if key == list(speaker.key) else EntityRef(type=key[0], name=key[1])
+    kind = row.kind if row.kind in get_args(UncertaintyKind) else 'other'
+    return ExtractedUncertainty(about=row.about, reason=row.reason, kind=kind, entity=entity, key=row.key)
 
 
 def plan_turn(
@@ -165,17 +166,8 @@ def plan_turn(
     """Reconcile one turn's extraction into a plan that also marks the turn done (applied by the caller)."""
     started = time.perf_counter()
     now = utcnow()
-    plan = WritePlan(now=now, principal=turn.principal, session_id=session_id)
+    plan = WritePlan(now=now, session_id=session_id)
     diff = Diff(turn_id=turn.turn_id)
-    plan.decision_trace = {
-        'id': new_id(),
-        'input': {'infer': 'full', 'extraction': extraction.model_dump(mode='json')},
-        'outcomes': [],
-        'principal': turn.principal,
-        'turn': rid('turn', turn.turn_id) if turn.turn_id else None,
-        'latency_ms': 0.0,
-        'created_at': now,
-    }
     source = Source('turn', f'turn:{turn.turn_id}', session_id, turn.principal, turn.turn_id)
     reconciler = Reconciler(
         store,
@@ -190,10 +182,11 @@ def plan_turn(
         category_override=turn.category_override,
     )
     reconciler.run(extraction)
-    plan.decision_trace['latency_ms'] = (time.perf_counter() - started) * 1000
+    trace_input = {'infer': 'full', 'extraction': extraction.model_dump(mode='json')}
+    plan.add(reconciler.decision_trace(new_id(), trace_input, turn.turn_id, (time.perf_counter() - started) * 1000))
     if turn.turn_id:
-        plan.turn_outcome = TurnOutcome(turn.turn_id, json.dumps(diff.as_json()), outcome.mode, outcome.llm_error)
-        plan.chunk_embeddings = [(chunk_id(turn.turn_id, i), text) for i, text in enumerate(split_text(turn.content))]
+        plan.add(MarkTurnExtracted(turn.turn_id, json.dumps(diff.as_json()), outcome.mode, outcome.llm_error))
+        plan.add(*(EmbedChunk(chunk_id(turn.turn_id, i), text) for i, text in enumerate(split_text(turn.content))))
     return plan, diff
 
 
@@ -204,7 +197,7 @@ class TurnResult:
 
 
 def process_turn(
-    store: MemoryStore, extractors: Extractors, config: ContextConfig, turn_id: str, final_delivery: bool = True
+    store: MemoryStore, extractors: Extractors, embedder: Embedder, config: ContextConfig, turn_id: str, final_delivery: bool = True
 ) -> TurnResult:
     """Extract and reconcile one stored turn; a turn already done is left alone (idempotent per turn).
 
@@ -215,21 +208,22 @@ def process_turn(
     if row is None:
         logger.warning('extraction job names an unknown turn', extra={'turn': turn_id})
         return TurnResult('missing')
-    if row.get('extraction_status') == 'done':
+    if row.extraction_status == 'done':
         return TurnResult('done')
     turns.start_attempt(turn_id)
     turn = TurnInput.from_row(row)
-    principal = store.get_principal(turn.principal) or {'display_name': turn.principal, 'grants': {}}
-    speaker = Speaker(turn.principal, principal['display_name'])
-    stored_region = row.get('read_region')  # the writer's effective grants (key and delegation included)
-    read_patterns = list(stored_region if stored_region is not None else (principal.get('grants') or {}).get('memory:read', []))
+    principal = store.get_principal(turn.principal)
+    speaker = Speaker(turn.principal, principal.display_name if principal else turn.principal)
+    stored_region = row.read_region  # the writer's effective grants (key and delegation included)
+    fallback = principal.grants.get('memory:read', []) if principal else []
+    read_patterns = list(stored_region if stored_region is not None else fallback)
     ctx = extraction_context(store, turn, speaker, read_patterns)
     extraction, outcome = extractors.run(turn.content, ctx, config.models.extraction, final_delivery)
-    session_id = bare(turn.session)
+    session_id = turn.session_key
 
     def attempt() -> Diff:
         plan, diff = plan_turn(store, turn, extraction, speaker, config, session_id, outcome)
-        store.apply(plan)
+        commit(store, embedder, plan)
         return diff
 
     try:

@@ -3,25 +3,43 @@
 from __future__ import annotations
 
 import datetime as dt
+from typing import Protocol
 
 from aws_lambda_powertools.metrics import MetricUnit
 
-from agent_memory.api.services import Services
+from agent_memory.clock import utcnow
 from agent_memory.config import get_settings
 from agent_memory.db.memory_store import MemoryStore
 from agent_memory.db.turn_store import TurnStore
 from agent_memory.domain.chunks import split_text
 from agent_memory.domain.context_config import effective_config
-from agent_memory.domain.extraction_pipeline import process_turn
-from agent_memory.domain.ids import utcnow
+from agent_memory.domain.extraction_pipeline import Extractors, process_turn
+from agent_memory.domain.ports import ContextDirectory
+from agent_memory.embeddings import Embedder
 from agent_memory.extraction.errors import ProviderError
-from agent_memory.jobs import ExtractionJob
+from agent_memory.jobs import ExtractionJob, JobQueue
 from agent_memory.observability import logger, metrics
 
 RESEND_LIMIT = 500
 
 
-def handle_job(services: Services, body: str, receive_count: int) -> None:
+class WorkerServices(Protocol):
+    """What the extraction worker and the hourly re-send use (``composition.Services`` provides it)."""
+
+    @property
+    def control(self) -> ContextDirectory: ...
+    @property
+    def queue(self) -> JobQueue | None: ...
+    @property
+    def extractors(self) -> Extractors: ...
+    @property
+    def embedder(self) -> Embedder: ...
+    @property
+    def max_receives(self) -> int: ...
+    def store(self, context_id: str) -> MemoryStore: ...
+
+
+def handle_job(services: WorkerServices, body: str, receive_count: int) -> None:
     """Process each turn in order. A failure is recorded on the turn and re-raised so SQS retries the message;
     on the last allowed receive a transient provider error no longer propagates (the turn is reconciled with
     stage 0), and any other failure marks the turn failed (the message then moves to the DLQ)."""
@@ -30,14 +48,14 @@ def handle_job(services: Services, body: str, receive_count: int) -> None:
     if context is None:
         logger.warning('extraction job for a context that no longer exists', extra={'context': job.context_id})
         return
-    config = effective_config(context.get('config'))
+    config = effective_config(context.config)
     store = services.store(job.context_id)
     final = receive_count >= services.max_receives
     if len(job.turn_ids) > 1:
         prefetch_chunk_vectors(services, store, job.turn_ids)
     for turn_id in job.turn_ids:
         try:
-            result = process_turn(store, services.extractors, config, turn_id, final_delivery=final)
+            result = process_turn(store, services.extractors, services.embedder, config, turn_id, final_delivery=final)
         except Exception as exc:
             TurnStore(store).mark(turn_id, 'failed' if final else 'queued', _stored_error(exc))
             metrics.add_metric(name='ExtractionFailed', unit=MetricUnit.Count, value=1)
@@ -56,7 +74,7 @@ def _stored_error(exc: Exception) -> str:
     return f'{type(exc).__name__}: {exc}'[:2000]
 
 
-def prefetch_chunk_vectors(services: Services, store: MemoryStore, turn_ids: tuple[str, ...]) -> None:
+def prefetch_chunk_vectors(services: WorkerServices, store: MemoryStore, turn_ids: tuple[str, ...]) -> None:
     """One model call for every chunk of the job: each turn's commit then finds its chunks' vectors remembered
     (LazyEmbedder's memo) and embeds only the entities and attributes it creates. Only a speed-up: if it fails,
     each turn embeds its own chunks and fails (and is recorded) there."""
@@ -66,7 +84,7 @@ def prefetch_chunk_vectors(services: Services, store: MemoryStore, turn_ids: tup
         logger.warning('chunk prefetch failed; turns embed their own chunks', exc_info=True)
 
 
-def resend_stale(services: Services) -> int:
+def resend_stale(services: WorkerServices) -> int:
     """Hourly: turns still not extracted long after their job was last sent get their job again."""
     if services.queue is None:
         return 0

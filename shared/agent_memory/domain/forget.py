@@ -14,15 +14,16 @@ from __future__ import annotations
 
 from typing import Any
 
+from agent_memory.clock import utcnow
 from agent_memory.db.forget_store import ForgetStore
 from agent_memory.db.memory_store import MemoryStore, ref_address
 from agent_memory.db.retrieval_store import ReadFilter, RetrievalStore
 from agent_memory.domain.auth import Caller
-from agent_memory.domain.ids import utcnow
 from agent_memory.domain.retrieval import to_hit
 from agent_memory.embeddings import Embedder
 from agent_memory.errors import Forbidden
 from agent_memory.models import ForgetRequest
+from agent_memory.rows.refs import key_of
 from agent_memory.tuning import knobs
 
 
@@ -37,20 +38,20 @@ def forget(store: MemoryStore, embedder: Embedder, caller: Caller, request: Forg
     matched = []
     for table in ('attribute', 'entity'):
         for row in lookup.vector(table, vector, request.limit, where):
-            similarity = 1.0 - float(row['distance'])
+            similarity = 1.0 - float(row.distance or 0.0)
             if similarity >= knobs().forget_similarity:
-                matched.append((similarity, table, row))
+                matched.append((similarity, to_hit(row)))
     matched.sort(key=lambda m: -m[0])
     matched = matched[: request.limit]
-    attributes = [row for _, table, row in matched if table == 'attribute']
-    entity_refs = [to_hit('entity', row).entity_refs[0] for _, table, row in matched if table == 'entity']
-    listed = [{'id': to_hit(table, row).id, 'text': to_hit(table, row).text, 'similarity': round(s, 4)} for s, table, row in matched]
+    attributes = [hit for _, hit in matched if hit.table == 'attribute']
+    entity_refs = [hit.entity_refs[0] for _, hit in matched if hit.table == 'entity']
+    listed = [{'id': hit.id, 'text': hit.text, 'similarity': round(s, 4)} for s, hit in matched]
     if request.dry_run:
         return {'deleted': 0, 'dryRun': True, 'matched': listed}
     forgetting = ForgetStore(store, region, caller.patterns('memory:read'))
     if request.purge:
-        addresses = [ref_address(to_hit('attribute', row).entity_refs[0], row['key']) for row in attributes]
+        addresses = [ref_address(hit.entity_refs[0], hit.resource['key']) for hit in attributes]
         deleted = forgetting.purge(addresses, entity_refs)
     else:
-        deleted = forgetting.expire([str(row['id'].id) for row in attributes], entity_refs, now)
+        deleted = forgetting.expire([key_of(hit.id) for hit in attributes], entity_refs, now)
     return {'deleted': deleted, 'purged': request.purge, 'matched': listed}

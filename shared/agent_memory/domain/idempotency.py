@@ -8,8 +8,8 @@ import json
 from collections.abc import Callable
 from typing import Any
 
+from agent_memory.clock import utcnow
 from agent_memory.db.memory_store import MemoryStore
-from agent_memory.domain.ids import utcnow
 from agent_memory.errors import BadRequest, Conflict
 
 WINDOW = dt.timedelta(hours=24)
@@ -45,9 +45,9 @@ def _stored(store: MemoryStore, principal: str, key: str, digest: str) -> tuple[
     record = store.idempotency_record(principal, key)
     if record is None:
         return None
-    if utcnow() - record['created_at'] > WINDOW:
+    if utcnow() - record.created_at > WINDOW:
         store.forget_idempotency(principal, key)
         return None
-    if record['body_hash'] != digest:
+    if record.body_hash != digest:
         raise Conflict('Idempotency-Key was already used with a different request body')
-    return int(record['status']), json.loads(record['response_json'])
+    return record.status, json.loads(record.response_json)

@@ -9,10 +9,10 @@ from typing import Any
 
 from aws_lambda_powertools.metrics import MetricUnit
 
+from agent_memory.clock import utcnow
 from agent_memory.db.lifecycle_store import LifecycleStore
 from agent_memory.domain.auth import Caller
 from agent_memory.domain.context_config import ContextConfig
-from agent_memory.domain.ids import utcnow
 from agent_memory.domain.scopes import covered
 from agent_memory.errors import Forbidden, NotFound
 from agent_memory.observability import logger, metrics

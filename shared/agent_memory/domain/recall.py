@@ -10,14 +10,13 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
+from agent_memory.clock import new_id, utcnow
 from agent_memory.db.lifecycle_store import LifecycleStore
 from agent_memory.db.memory_store import MemoryStore
-from agent_memory.db.records import rid
 from agent_memory.db.retrieval_store import ReadFilter
-from agent_memory.db.trace_store import TraceStore
 from agent_memory.domain import sessions
 from agent_memory.domain.auth import Caller
-from agent_memory.domain.ids import new_id, utcnow
+from agent_memory.domain.ports import ContextPorts
 from agent_memory.domain.retrieval import FACT_SOURCES, Hit, Retrieval, RetrievalRequest, Retriever, fact_refs
 from agent_memory.domain.scopes import normalise_pattern
 from agent_memory.domain.visibility import fingerprint, with_lens
@@ -88,7 +87,7 @@ def trace_row(
         ],
         'latency_ms': latency_ms,
         'visibility_fingerprint': fingerprint_,
-        'session': rid('session', session_id) if session_id else None,
+        'session': session_id,  # the stored session key: the repository links the session record
         'principal': caller.principal_id,
         'endpoint': endpoint,
         'source': source,
@@ -131,14 +130,15 @@ def fresh_trace(
 
 def reinforce(store: MemoryStore, hits: Sequence[Hit]) -> int:
     """×1.1 (cap 2.0) on the facts returned to the caller, in one statement (CONTRACT §5)."""
-    return LifecycleStore(store.db, store.database).reinforce(fact_refs(hits))
+    return LifecycleStore(store.db, store.database, store.importance).reinforce(fact_refs(hits))
 
 
 def _record_tier(tier: int) -> None:
     metrics.add_metric(name=f'Tier{tier}', unit='Count', value=1)
 
 
-def query(store: MemoryStore, embedder: Embedder, caller: Caller, request: QueryRequest, endpoint: str = 'query') -> dict[str, Any]:
+def query(ports: ContextPorts, embedder: Embedder, caller: Caller, request: QueryRequest, endpoint: str = 'query') -> dict[str, Any]:
+    store = ports.memory
     caller, lens = reader(caller, request)
     now = utcnow()
     where = read_filter(caller, now, request)
@@ -163,8 +163,8 @@ def query(store: MemoryStore, embedder: Embedder, caller: Caller, request: Query
         session_id=session_key,
         source=request.source,
     )
-    TraceStore(store).write(trace)
-    reinforce(store, retrieval.hits + retrieval.context_hits)  # include narrows the response only
+    ports.traces.write(trace)
+    ports.lifecycle.reinforce(fact_refs(retrieval.hits + retrieval.context_hits))  # include narrows the response only
     _record_tier(3)
     return {
         'tier': 'hybrid',
@@ -183,17 +183,17 @@ def query(store: MemoryStore, embedder: Embedder, caller: Caller, request: Query
     }
 
 
-def context(store: MemoryStore, embedder: Embedder, caller: Caller, request: ContextRequest, endpoint: str = 'context') -> dict[str, Any]:
+def context(ports: ContextPorts, embedder: Embedder, caller: Caller, request: ContextRequest, endpoint: str = 'context') -> dict[str, Any]:
     """A markdown block for a system prompt: instructions, profile, relevant facts and passages (no LLM)."""
     from agent_memory.domain.context_block import render_context
 
     caller, lens = reader(caller, request)
     now = utcnow()
     where = read_filter(caller, now, request)
-    retrieval = Retriever(store, embedder).run(RetrievalRequest(request.query, request.k, 'hybrid', where, caller.principal_id))
-    block = render_context(store, caller, retrieval.hits + retrieval.context_hits, now)
+    retrieval = Retriever(ports.memory, embedder).run(RetrievalRequest(request.query, request.k, 'hybrid', where, caller.principal_id))
+    block = render_context(ports.reads, caller, retrieval.hits + retrieval.context_hits, now)
     trace = fresh_trace(caller, request.query, retrieval, fingerprint(caller, lens, request.labels), endpoint, now)
-    TraceStore(store).write(trace)
-    reinforce(store, retrieval.hits + retrieval.context_hits)
+    ports.traces.write(trace)
+    ports.lifecycle.reinforce(fact_refs(retrieval.hits + retrieval.context_hits))
     _record_tier(3)
     return {'context': block, 'queryMs': round(retrieval.latency_ms, 2), 'tier': 'hybrid', 'traceId': f'retrieval_trace:{trace["id"]}'}

@@ -9,24 +9,13 @@ and re-checks every address it relied on; on a concurrent change the caller re-p
 from __future__ import annotations
 
 import datetime as dt
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
+from agent_memory.clock import new_id
 from agent_memory.db.memory_store import MemoryStore
-from agent_memory.db.records import bare, ref, rid
-from agent_memory.domain.ids import new_id
-from agent_memory.domain.scopes import ScopeSets, overlaps
-from agent_memory.domain.vocabulary import (
-    INITIAL_IMPORTANCE,
-    SELF_PREFIX,
-    MemoryCategory,
-    category_from_model,
-    clean_display_name,
-    names_self_entity,
-    normalise_name,
-    normalise_type,
-)
-from agent_memory.domain.write_plan import AddressGuard, InstructionGuard, WritePlan
+from agent_memory.domain.importance import INITIAL_IMPORTANCE
+from agent_memory.domain.scopes import overlaps
 from agent_memory.extraction.model import (
     EntityRef,
     ExtractedAction,
@@ -36,6 +25,40 @@ from agent_memory.extraction.model import (
     ExtractedUncertainty,
     Extraction,
     Invalidation,
+)
+from agent_memory.plan_reads import OpenUncertainty
+from agent_memory.rows.memory import AttributeRow, RelationRow
+from agent_memory.rows.refs import EntityKey, entity_key_of, key_of, record_ref
+from agent_memory.rows.scopes import ScopeSets
+from agent_memory.vocabulary import (
+    SELF_PREFIX,
+    MemoryCategory,
+    category_from_model,
+    clean_display_name,
+    names_self_entity,
+    normalise_name,
+    normalise_type,
+)
+from agent_memory.write_ops import (
+    CloseAttribute,
+    CloseRelation,
+    CreateAction,
+    CreateAttribute,
+    CreateInstruction,
+    CreateRelation,
+    CreateUncertainty,
+    DecisionTrace,
+    FactFields,
+    GuardAddress,
+    GuardInstructions,
+    MergeInstruction,
+    Provenance,
+    RefreshAttribute,
+    RefreshRelation,
+    ResolveUncertainty,
+    SupersedeAttribute,
+    UpsertEntity,
+    WritePlan,
 )
 
 AUTHORITATIVE = frozenset({'upsert', 'document'})
@@ -54,12 +77,8 @@ class Source:
     principal: str
     turn_id: str | None = None
 
-    @property
-    def turn(self) -> Any:
-        return rid('turn', self.turn_id) if self.turn_id else None
-
-    def as_row(self) -> dict[str, Any]:
-        return {'kind': self.kind, 'ref': self.ref, 'session_id': self.session_id, 'principal': self.principal}
+    def provenance(self) -> Provenance:
+        return Provenance(self.kind, self.ref, self.session_id, self.principal)
 
 
 @dataclass
@@ -114,25 +133,62 @@ def self_entity_ref(principal_id: str) -> str:
     return '/'.join(Speaker(principal_id, '').key)
 
 
-def can_supersede(existing: dict[str, Any], new_kind: str, new_confidence: float, floor: float) -> bool:
+def can_supersede(old_kind: str, old_confidence: float, new_kind: str, new_confidence: float, floor: float) -> bool:
     """Same provenance class (or authoritative replacing experiential), confident enough, and not less sure."""
-    old_kind = (existing.get('source') or {}).get('kind', 'turn')
     same_class = (old_kind in AUTHORITATIVE) == (new_kind in AUTHORITATIVE)
     authoritative_over_experiential = new_kind in AUTHORITATIVE and old_kind not in AUTHORITATIVE
-    return (same_class or authoritative_over_experiential) and new_confidence >= floor and new_confidence >= float(existing['confidence'])
+    return (same_class or authoritative_over_experiential) and new_confidence >= floor and new_confidence >= old_confidence
 
 
-def entity_key(entity_type: str, name: str) -> list[str]:
-    return [normalise_type(entity_type), normalise_name(name)]
+def entity_key(entity_type: str, name: str) -> EntityKey:
+    return normalise_type(entity_type), normalise_name(name)
 
 
-def entity_ref(key: list[str]) -> str:
+def entity_key_list(entity_type: str, name: str) -> list[str]:
+    """``entity_key`` in the list form the read paths address entities by."""
+    return list(entity_key(entity_type, name))
+
+
+def entity_ref(key: EntityKey) -> str:
     return f'entity:{key[0]}/{key[1]}'
 
 
 def fold(text: str) -> str:
     """Instruction de-duplication compares label and description case- and space-insensitively."""
     return normalise_name(text)
+
+
+@dataclass(frozen=True)
+class Held:
+    """A value held at an address while planning: a stored row, or one this write already plans to create."""
+
+    ref: str  # attribute:<id>
+    value: str
+    scope_sets: ScopeSets
+    memory_category: str
+    confidence: float
+    source_kind: str
+    planned: CreateAttribute | None = None
+
+    @classmethod
+    def stored(cls, row: AttributeRow) -> Held:
+        kind = (row.source.kind if row.source else None) or 'turn'
+        return cls(row.ref, row.value, row.scope_sets, row.memory_category, row.confidence, kind)
+
+
+@dataclass
+class Address:
+    """Planning state of one (entity, key): what is held there now, and the stored rows this write asserted."""
+
+    held: list[Held] = field(default_factory=list)
+    confirmed: set[str] = field(default_factory=set)  # refs: an invalidation in the same write must not close them
+
+
+@dataclass(frozen=True)
+class HeldEdge:
+    ref: str  # relates_to:<id>
+    scope_sets: ScopeSets
+    planned: bool
 
 
 class Reconciler:
@@ -153,17 +209,19 @@ class Reconciler:
         self.store, self.plan, self.diff, self.source = store, plan, diff, source
         self.scope_sets, self.default_category, self.floor, self.known_at = scope_sets, default_category, floor, known_at
         self.speaker, self.category_override = speaker, category_override
-        self._entities: dict[tuple[str, str], dict[str, Any]] = {}
-        self._live: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
-        self._edges: dict[tuple[str, str, str, str, str], list[dict[str, Any]]] = {}
-        self._edges_from: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
-        self._open: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
-        self._existing: set[tuple[str, str]] = set()
-        self._flagged_here: set[tuple[str, str, str]] = set()
+        self.outcomes: list[dict[str, str]] = []  # what happened to each record, for the decision trace
+        self._entities: set[EntityKey] = set()
+        self._addresses: dict[tuple[EntityKey, str], Address] = {}
+        self._edges: dict[tuple[EntityKey, str, EntityKey], list[HeldEdge]] = {}
+        self._edges_from: dict[tuple[EntityKey, str], list[RelationRow]] = {}
+        self._open: dict[tuple[EntityKey, str], list[OpenUncertainty]] = {}
+        self._existing: set[EntityKey] = set()
+        self._flagged_here: set[tuple[EntityKey, str]] = set()
+        self._instructions: set[tuple[str, str]] = set()  # (label, description) keys this write creates
 
     # ---- reading what the extraction touches ---------------------------------------------------------
-    def key_of(self, ref_: EntityRef) -> list[str]:
-        return list(self.speaker.key) if ref_.is_self else entity_key(ref_.type, ref_.name)
+    def key_of(self, ref_: EntityRef) -> EntityKey:
+        return (self.speaker.key[0], self.speaker.key[1]) if ref_.is_self else entity_key(ref_.type, ref_.name)
 
     def run(self, extraction: Extraction) -> None:
         self._load(extraction)
@@ -192,47 +250,52 @@ class Reconciler:
             *(a.object for a in extraction.actions if a.object),
             *(i.entity for i in extraction.invalidations),
         ]
-        keys = {tuple(self.key_of(r)) for r in refs}
-        self._existing = self.store.existing_entities([list(k) for k in sorted(keys)])
-        addresses = {(tuple(self.key_of(a.entity)), a.key) for a in extraction.attributes}
-        addresses |= {(tuple(self.key_of(i.entity)), i.key) for i in extraction.invalidations}
+        self._existing = self.store.existing_entities(sorted({self.key_of(r) for r in refs}))
+        addresses = {(self.key_of(a.entity), a.key) for a in extraction.attributes}
+        addresses |= {(self.key_of(i.entity), i.key) for i in extraction.invalidations}
         ordered = sorted(addresses)
-        for row in self.store.live_attributes([(list(e), k) for e, k in ordered], self.plan.now):
-            self._live.setdefault((row['entity'].id[0], row['entity'].id[1], row['key']), []).append(row)
-        for entity, key in ordered:
-            seen = [bare(r['id']) or '' for r in self._live.get((entity[0], entity[1], key), [])]
-            self.plan.guards.append(AddressGuard(list(entity), key, seen))
-        for row in self.store.open_uncertainties_at([(list(e), k) for e, k in ordered]):
-            self._open.setdefault((row['entity'].id[0], row['entity'].id[1], row['key']), []).append(row)
-        edges = {(tuple(self.key_of(r.subject)), r.label, tuple(self.key_of(r.object))) for r in extraction.relations}
-        for row in self.store.live_relations([(list(s), label, list(d)) for s, label, d in sorted(edges)], self.plan.now):
-            self._edges.setdefault((*row['in'].id, row['label'], *row['out'].id), []).append(row)
-        sources = {(tuple(self.key_of(i.entity)), label) for i in extraction.invalidations for label in self._labels_for(i.key)}
-        for row in self.store.live_edges_from([(list(e), label) for e, label in sorted(sources)], self.plan.now):
-            self._edges_from.setdefault((*row['in'].id, row['label']), []).append(row)
+        for row in self.store.live_attributes(ordered, self.plan.now):
+            self._address(row.entity_key, row.key).held.append(Held.stored(row))
+        for address in ordered:
+            seen = tuple(key_of(h.ref) for h in self._address(*address).held)
+            self.plan.add(GuardAddress(address[0], address[1], seen))
+        for doubt in self.store.open_uncertainties_at(ordered):
+            if doubt.entity_key is not None and doubt.key is not None:
+                self._open.setdefault((doubt.entity_key, doubt.key), []).append(doubt)
+        edges = {(self.key_of(r.subject), r.label, self.key_of(r.object)) for r in extraction.relations}
+        for edge in self.store.live_relations(sorted(edges), self.plan.now):
+            held = HeldEdge(edge.ref, edge.scope_sets, planned=False)
+            self._edges.setdefault((entity_key_of(edge.subject), edge.label, entity_key_of(edge.object)), []).append(held)
+        sources = {(self.key_of(i.entity), label) for i in extraction.invalidations for label in self._labels_for(i.key)}
+        for edge in self.store.live_edges_from(sorted(sources), self.plan.now):
+            self._edges_from.setdefault((entity_key_of(edge.subject), edge.label), []).append(edge)
+
+    def _address(self, entity: EntityKey, key: str) -> Address:
+        return self._addresses.setdefault((entity, key), Address())
 
     # ---- entities ------------------------------------------------------------------------------------
-    def _entity(self, ref_: EntityRef, category: MemoryCategory) -> list[str]:
+    def _entity(self, ref_: EntityRef, category: MemoryCategory) -> EntityKey:
         key = self.key_of(ref_)
-        if (key[0], key[1]) not in self._entities:
-            is_new = (key[0], key[1]) not in self._existing
+        if key not in self._entities:
+            self._entities.add(key)
             name = self.speaker.display_name if ref_.is_self else clean_display_name(ref_.name)
-            row = {
-                'key': key,
-                'name': name,
-                'type': key[0],
-                'memory_category': 'identity' if ref_.is_self else category,
-                'importance': INITIAL_IMPORTANCE['identity' if ref_.is_self else category],
-                'scope_sets': self.scope_sets,
-                'self_principal': self.speaker.principal_id if ref_.is_self else None,
-                'created_at': self.plan.now,
-                'updated_at': self.plan.now,
-            }
-            self._entities[(key[0], key[1])] = row
-            self.plan.entities.append(row)
-            self.diff.entities.append(
-                {'id': entity_ref(key), 'name': name, 'entityType': key[0], 'memoryCategory': row['memory_category'], 'isNew': is_new}
+            entity_category: MemoryCategory = 'identity' if ref_.is_self else category
+            self.plan.add(
+                UpsertEntity(
+                    key=key,
+                    name=name,
+                    memory_category=entity_category,
+                    importance=INITIAL_IMPORTANCE[entity_category],
+                    scope_sets=self.scope_sets,
+                    self_principal=self.speaker.principal_id if ref_.is_self else None,
+                    created_at=self.plan.now,
+                    updated_at=self.plan.now,
+                )
             )
+            self.diff.entities.append(
+                {'id': entity_ref(key), 'name': name, 'entityType': key[0], 'memoryCategory': entity_category,
+                 'isNew': key not in self._existing}
+            )  # fmt: skip
         return key
 
     def _category(self, label: str | None) -> MemoryCategory:
@@ -245,92 +308,84 @@ class Reconciler:
         category = self._category(item.category)
         entity = self._entity(item.entity, category)
         key, value, conf = item.key, item.value, item.confidence
-        live = self._live.setdefault((entity[0], entity[1], key), [])
-        same_scope = [r for r in live if overlaps(r['scope_sets'], self.scope_sets)]
-        same_value = next((r for r in same_scope if fold(r['value']) == fold(value)), None)
+        address = self._address(entity, key)
+        same_scope = [h for h in address.held if overlaps(h.scope_sets, self.scope_sets)]
+        same_value = next((h for h in same_scope if fold(h.value) == fold(value)), None)
         if same_value is not None:
-            same_value['_confirmed'] = True  # asserted by this write: an invalidation in it must not close it
-            if not same_value.get('_planned'):
-                self.plan.refreshed_attributes.append((bare(same_value['id']) or '', conf))
-            self._outcome(ref(same_value['id']) or '', 'updated')
+            if same_value.planned is None:
+                address.confirmed.add(same_value.ref)
+                self.plan.add(RefreshAttribute(key_of(same_value.ref), conf))
+            self._outcome(same_value.ref, 'updated')
             self._resolve_open(entity, key, conf, item.tentative)
             return
         attr_id = new_id()
-        row: dict[str, Any] = {
-            'id': attr_id,
-            'entity_key': entity,
-            'key': key,
-            'value': value,
-            'confidence': conf,
-            **self._fact_fields(category),
-        }
-        if item.valid_from is not None:
-            row['valid_from'] = item.valid_from
-        if item.valid_until is not None:
-            row['valid_until'] = item.valid_until
         coexists = category == 'context' or key in MULTI_VALUED_KEYS
-        conflicting = [] if coexists else [r for r in same_scope if r.get('memory_category') != 'context']
+        conflicting = [] if coexists else [h for h in same_scope if h.memory_category != 'context']
+        supersedes = None
         for old in conflicting:
-            if can_supersede(old, self.source.kind, conf, self.floor):
-                self._supersede(old, row, entity, key, value)
+            if can_supersede(old.source_kind, old.confidence, self.source.kind, conf, self.floor):
+                supersedes = self._supersede(old, attr_id, entity, key, value)
             elif not item.tentative:  # a tentative value already comes with the turn's own uncertainty
                 self._flag(old, entity, key, value)
-        self.plan.new_attributes.append(row)
-        live.append({**row, 'id': f'attribute:{attr_id}', '_planned': True})
-        self.diff.attributes.append(
-            {'id': f'attribute:{attr_id}', 'entityId': entity_ref(entity), 'key': key, 'value': value, 'memoryCategory': category}
-        )
-        self._outcome(f'attribute:{attr_id}', 'created')
+        fields = self._fact_fields(category)
+        if item.valid_from is not None:
+            fields = replace(fields, valid_from=item.valid_from)
+        created = CreateAttribute(attr_id, entity, key, value, conf, fields, valid_until=item.valid_until, supersedes=supersedes)
+        self.plan.add(created)
+        ref_ = record_ref('attribute', attr_id)
+        address.held.append(Held(ref_, value, self.scope_sets, category, conf, self.source.kind, planned=created))
+        self.diff.attributes.append({'id': ref_, 'entityId': entity_ref(entity), 'key': key, 'value': value, 'memoryCategory': category})
+        self._outcome(ref_, 'created')
         self._resolve_open(entity, key, conf, item.tentative)
 
-    def _supersede(self, old: dict[str, Any], row: dict[str, Any], entity: list[str], key: str, value: str) -> None:
-        old_id = str(old['id']).split(':', 1)[1] if old.get('_planned') else bare(old['id']) or ''
-        if old.get('_planned'):
-            # superseded within the same write: the earlier planned row is born closed
-            planned = next(a for a in self.plan.new_attributes if a['id'] == old_id)
-            planned['valid_until'] = self.plan.now
-            planned['superseded_by'] = rid('attribute', row['id'])
+    def _supersede(self, old: Held, new_id_: str, entity: EntityKey, key: str, value: str) -> str:
+        """End ``old`` in favour of the new row; returns the old row's id (what the new row supersedes)."""
+        old_id = key_of(old.ref)
+        if old.planned is not None:  # superseded within the same write: the earlier planned row is born closed
+            self.plan.swap(old.planned, replace(old.planned, valid_until=self.plan.now, superseded_by=new_id_))
         else:
-            self.plan.superseded.append((old_id, row['id']))
-        row['supersedes'] = rid('attribute', old_id)
-        self._live[(entity[0], entity[1], key)].remove(old)
-        self.diff.corrections.append({'entityId': entity_ref(entity), 'key': key, 'oldValue': old['value'], 'newValue': value})
-        self._outcome(f'attribute:{old_id}', 'superseded')
+            self.plan.add(SupersedeAttribute(old_id, new_id_))
+        self._address(entity, key).held.remove(old)
+        self.diff.corrections.append({'entityId': entity_ref(entity), 'key': key, 'oldValue': old.value, 'newValue': value})
+        self._outcome(old.ref, 'superseded')
+        return old_id
 
-    def _flag(self, old: dict[str, Any], entity: list[str], key: str, value: str) -> None:
-        old_kind = (old.get('source') or {}).get('kind', 'turn')
-        if old_kind in AUTHORITATIVE and self.source.kind not in AUTHORITATIVE:
-            reason = f'curated value "{old["value"]}" contradicted by "{value}" from conversation'
+    def _flag(self, old: Held, entity: EntityKey, key: str, value: str) -> None:
+        if old.source_kind in AUTHORITATIVE and self.source.kind not in AUTHORITATIVE:
+            reason = f'curated value "{old.value}" contradicted by "{value}" from conversation'
             kind = 'cross_provenance'
         else:
-            reason = f'"{value}" conflicts with "{old["value"]}" but is not confident enough to replace it'
+            reason = f'"{value}" conflicts with "{old.value}" but is not confident enough to replace it'
             kind = 'confidence_floor'
         self._new_uncertainty(f'{entity_ref(entity)} {key}', reason, kind, entity, key)
-        self._outcome(ref(old['id']) or '', 'flagged')
+        self._outcome(old.ref, 'flagged')
 
-    def _resolve_open(self, entity: list[str], key: str, confidence: float, tentative: bool) -> None:
+    def _resolve_open(self, entity: EntityKey, key: str, confidence: float, tentative: bool) -> None:
         """A confident value for an entity+key settles the open uncertainties about it (§6.5)."""
-        if tentative or confidence < self.floor or (entity[0], entity[1], key) in self._flagged_here:
+        if tentative or confidence < self.floor or (entity, key) in self._flagged_here:
             return
-        for row in self._open.pop((entity[0], entity[1], key), []):
-            if overlaps(row['scope_sets'], self.scope_sets):
-                self.plan.resolved_uncertainties.append(bare(row['id']) or '')
-                self._outcome(ref(row['id']) or '', 'resolved')
+        for doubt in self._open.pop((entity, key), []):
+            if overlaps(doubt.scope_sets, self.scope_sets):
+                resolved_by = self.source.turn_id if self.source.kind == 'turn' else None
+                self.plan.add(ResolveUncertainty(key_of(doubt.ref), resolved_by))
+                self._outcome(doubt.ref, 'resolved')
 
     def _invalidate(self, item: Invalidation) -> None:
         entity = self.key_of(item.entity)
-        for row in list(self._live.get((entity[0], entity[1], item.key), [])):
-            wanted = item.value is None or fold(row['value']) == fold(item.value)
-            if wanted and overlaps(row['scope_sets'], self.scope_sets) and not row.get('_planned') and not row.get('_confirmed'):
-                self.plan.closed_attributes.append(bare(row['id']) or '')
-                self._live[(entity[0], entity[1], item.key)].remove(row)
-                self._outcome(ref(row['id']) or '', 'closed')
-        edges = [e for label in self._labels_for(item.key) for e in self._edges_from.get((entity[0], entity[1], label), [])]
+        address = self._address(entity, item.key)
+        for held in list(address.held):
+            wanted = item.value is None or fold(held.value) == fold(item.value)
+            stored_unasserted = held.planned is None and held.ref not in address.confirmed
+            if wanted and overlaps(held.scope_sets, self.scope_sets) and stored_unasserted:
+                self.plan.add(CloseAttribute(key_of(held.ref)))
+                address.held.remove(held)
+                self._outcome(held.ref, 'closed')
+        edges = [e for label in self._labels_for(item.key) for e in self._edges_from.get((entity, label), [])]
         for edge in edges:
-            wanted = item.value is None or fold(edge['out'].id[1]) == fold(item.value)
-            if wanted and overlaps(edge['scope_sets'], self.scope_sets):
-                self.plan.closed_relations.append(bare(edge['id']) or '')
-                self._outcome(ref(edge['id']) or '', 'closed')
+            wanted = item.value is None or fold(entity_key_of(edge.object)[1]) == fold(item.value)
+            if wanted and overlaps(edge.scope_sets, self.scope_sets):
+                self.plan.add(CloseRelation(key_of(edge.ref)))
+                self._outcome(edge.ref, 'closed')
 
     @staticmethod
     def _labels_for(key: str) -> tuple[str, ...]:
@@ -340,42 +395,28 @@ class Reconciler:
     def _relation(self, item: ExtractedRelation) -> None:
         category = self._category(item.category)
         subject, target = self._entity(item.subject, category), self._entity(item.object, category)
-        edges = self._edges.setdefault((subject[0], subject[1], item.label, target[0], target[1]), [])
-        same = next((e for e in edges if overlaps(e['scope_sets'], self.scope_sets)), None)
+        edges = self._edges.setdefault((subject, item.label, target), [])
+        same = next((e for e in edges if overlaps(e.scope_sets, self.scope_sets)), None)
         if same is not None:
-            if not same.get('_planned'):
-                self.plan.refreshed_relations.append(bare(same['id']) or '')
-            self._outcome(ref(same['id']) or '', 'updated')
+            if not same.planned:
+                self.plan.add(RefreshRelation(key_of(same.ref)))
+            self._outcome(same.ref, 'updated')
             return
         rel_id = new_id()
-        self.plan.new_relations.append(
-            {'id': rel_id, 'from_key': subject, 'to_key': target, 'label': item.label, **self._fact_fields(category)}
-        )
-        edges.append({'id': f'relates_to:{rel_id}', 'scope_sets': self.scope_sets, '_planned': True})
+        self.plan.add(CreateRelation(rel_id, subject, target, item.label, self._fact_fields(category)))
+        edges.append(HeldEdge(record_ref('relates_to', rel_id), self.scope_sets, planned=True))
         self.diff.relations.append(
             {'subject': entity_ref(subject), 'label': item.label, 'object': entity_ref(target), 'memoryCategory': category}
         )
-        self._outcome(f'relates_to:{rel_id}', 'created')
+        self._outcome(record_ref('relates_to', rel_id), 'created')
 
     def _action(self, item: ExtractedAction) -> None:
         category = self._category(item.category) if item.category else 'context'
         actor = self._entity(item.actor, category)
         target = self._entity(item.object, category) if item.object else None
         action_id = new_id()
-        fields = self._fact_fields(category)
-        fields.pop('confirmed_at')
-        self.plan.new_actions.append(
-            {
-                'id': action_id,
-                'actor_key': actor,
-                'object_key': target,
-                'verb': item.verb,
-                'object_text': item.object_text,
-                'summary': item.summary,
-                'occurred_at': item.occurred_at,
-                **fields,
-            }
-        )
+        fields = replace(self._fact_fields(category), confirmed_at=None)
+        self.plan.add(CreateAction(action_id, actor, target, item.verb, item.object_text, item.summary, item.occurred_at, fields))
         self.diff.actions.append(
             {
                 'actor': entity_ref(actor),
@@ -387,90 +428,66 @@ class Reconciler:
                 'memoryCategory': category,
             }
         )
-        self._outcome(f'action:{action_id}', 'created')
+        self._outcome(record_ref('action', action_id), 'created')
 
     # ---- uncertainties and instructions --------------------------------------------------------------
     def _uncertainty(self, item: ExtractedUncertainty) -> None:
         entity = self._entity(item.entity, self.default_category) if item.entity is not None else None
         if entity is not None and item.key:
-            self._flagged_here.add((entity[0], entity[1], item.key))
+            self._flagged_here.add((entity, item.key))
         self._new_uncertainty(item.about, item.reason, item.kind, entity, item.key)
 
-    def _new_uncertainty(self, about: str, reason: str, kind: str, entity: list[str] | None, key: str | None) -> None:
+    def _new_uncertainty(self, about: str, reason: str, kind: str, entity: EntityKey | None, key: str | None) -> None:
         uncertainty_id = new_id()
-        self.plan.uncertainties.append(
-            {
-                'id': uncertainty_id,
-                'about': about,
-                'reason': reason,
-                'kind': kind,
-                'entity_key': entity,
-                'key': key,
-                'source_turn': self.source.turn,
-                'resolved': False,
-                'scope_sets': self.scope_sets,
-                'created_at': self.plan.now,
-            }
+        self.plan.add(
+            CreateUncertainty(uncertainty_id, about, reason, kind, entity, key, self.source.turn_id, self.scope_sets, self.plan.now)
         )
         self.diff.uncertainties.append({'about': about, 'reason': reason})
-        self._outcome(f'uncertainty:{uncertainty_id}', 'created')
+        self._outcome(record_ref('uncertainty', uncertainty_id), 'created')
 
     def _instruction(self, item: ExtractedInstruction) -> None:
         """Never superseded; only a same label + description restatement in an overlapping scope merges (§6.4)."""
         label_key, description_key = fold(item.label), fold(item.description)
-        planned = next(
-            (i for i in self.plan.new_instructions if (i['label_key'], i['description_key']) == (label_key, description_key)), None
-        )
-        if planned is not None:
+        if (label_key, description_key) in self._instructions:
             return  # said twice in one turn
         candidates = self.store.instructions_matching(label_key, description_key)
-        self.plan.instruction_guards.append(InstructionGuard(label_key, description_key, [bare(c['id']) or '' for c in candidates]))
-        match = next((c for c in candidates if overlaps(c['scope_sets'], self.scope_sets)), None)
+        self.plan.add(GuardInstructions(label_key, description_key, tuple(key_of(c.ref) for c in candidates)))
+        match = next((c for c in candidates if overlaps(c.scope_sets, self.scope_sets)), None)
         if match is not None:
-            self.plan.merged_instructions.append((bare(match['id']) or '', self.source.turn))
-            self.diff.instructions.append({'id': ref(match['id']), 'label': match['label'], 'description': match['description']})
-            self._outcome(ref(match['id']) or '', 'merged')
+            self.plan.add(MergeInstruction(key_of(match.ref), self.source.turn_id))
+            self.diff.instructions.append({'id': match.ref, 'label': match.label, 'description': match.description})
+            self._outcome(match.ref, 'merged')
             return
         instruction_id = new_id()
-        turn = self.source.turn
-        self.plan.new_instructions.append(
-            {
-                'id': instruction_id,
-                'label': item.label.strip(),
-                'description': item.description.strip(),
-                'label_key': label_key,
-                'description_key': description_key,
-                'active': True,
-                'source_turn': turn,
-                'source_turns': [turn] if turn else [],
-                'merged_count': 0,
-                'scope_sets': self.scope_sets,
-                'created_at': self.plan.now,
-                'updated_at': self.plan.now,
-            }
-        )
-        self.diff.instructions.append(
-            {'id': f'instruction:{instruction_id}', 'label': item.label.strip(), 'description': item.description.strip()}
-        )
-        self._outcome(f'instruction:{instruction_id}', 'created')
+        self._instructions.add((label_key, description_key))
+        label, description = item.label.strip(), item.description.strip()
+        self.plan.add(
+            CreateInstruction(instruction_id, label, description, label_key, description_key, self.source.turn_id, self.scope_sets,
+                              self.plan.now)
+        )  # fmt: skip
+        ref_ = record_ref('instruction', instruction_id)
+        self.diff.instructions.append({'id': ref_, 'label': label, 'description': description})
+        self._outcome(ref_, 'created')
 
     # ---- shared ----------------------------------------------------------------------------------------
-    def _fact_fields(self, category: MemoryCategory) -> dict[str, Any]:
-        """Provenance, category, initial importance, times and scope shared by every new fact row."""
-        return {
-            'memory_category': category,
-            'importance': INITIAL_IMPORTANCE[category],
-            'source': self.source.as_row(),
-            'source_turn': self.source.turn,
-            'valid_from': self.known_at,
-            'created_at': self.known_at,
-            'confirmed_at': self.plan.now,
-            'scope_sets': self.scope_sets,
-        }
+    def _fact_fields(self, category: MemoryCategory) -> FactFields:
+        return FactFields(
+            memory_category=category,
+            importance=INITIAL_IMPORTANCE[category],
+            source=self.source.provenance(),
+            source_turn=self.source.turn_id,
+            valid_from=self.known_at,
+            created_at=self.known_at,
+            confirmed_at=self.plan.now,
+            scope_sets=self.scope_sets,
+        )
 
     def _outcome(self, record: str, outcome: str) -> None:
-        if self.plan.decision_trace is not None:
-            self.plan.decision_trace['outcomes'].append({'record': record, 'outcome': outcome})
+        self.outcomes.append({'record': record, 'outcome': outcome})
+
+    def decision_trace(self, trace_id: str, input_: dict[str, Any], turn_id: str | None, latency_ms: float) -> DecisionTrace:
+        """The trace of what this reconciliation decided (CONTRACT §8)."""
+        return DecisionTrace(trace_id, input_, list(self.outcomes), self.source.principal, turn_id, latency_ms, self.plan.now)
 
 
 def triples_to_extraction(triples: list[Any]) -> Extraction:

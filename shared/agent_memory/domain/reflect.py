@@ -12,20 +12,22 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from agent_memory.clock import new_id, utcnow
 from agent_memory.db.memory_store import MemoryStore
 from agent_memory.db.trace_store import TraceStore
 from agent_memory.domain import recall
 from agent_memory.domain.auth import Caller
 from agent_memory.domain.derived_scope import derived_scope, reply_sources
-from agent_memory.domain.facts import Pipeline, remember
-from agent_memory.domain.ids import new_id, utcnow
+from agent_memory.domain.facts import remember
+from agent_memory.domain.pipeline import Pipeline
+from agent_memory.domain.response_trace import response_trace
 from agent_memory.domain.retrieval import RetrievalRequest, Retriever
 from agent_memory.domain.synthesis import MAX_SOURCES, REFLECT_SYSTEM, Composer
 from agent_memory.domain.visibility import fingerprint
-from agent_memory.domain.vocabulary import names_self_entity
 from agent_memory.embeddings import Embedder
 from agent_memory.errors import Forbidden
 from agent_memory.models import FactsRequest, ReflectRequest, Triple
+from agent_memory.vocabulary import names_self_entity
 
 REFLECTION_CONFIDENCE = 0.6
 
@@ -65,21 +67,9 @@ def reflect(
         now,
         latency_ms=(time.perf_counter() - started) * 1000,
     )
-    answer = {
-        'id': response_id,
-        'message': request.query,
-        'reply': composition.reply,
-        'model': composition.model,
-        'tokens': composition.tokens,
-        'latency_ms': trace['latency_ms'],
-        'cached': False,
-        'cache_eligible': False,
-        'cited': [{'marker': m, 'id': h.id, 'table': h.table, 'key': h.key} for m, h in composition.cited],
-        'visibility_fingerprint': trace['visibility_fingerprint'],
-        'principal': caller.principal_id,
-        'endpoint': 'reflect',
-        'created_at': now,
-    }
+    citations = [{'marker': m, 'id': h.id, 'table': h.table, 'key': h.key} for m, h in composition.cited]
+    answer = response_trace(response_id, 'reflect', caller, request.query, composition, citations,
+                            fingerprint=trace['visibility_fingerprint'], latency_ms=trace['latency_ms'], now=now)  # fmt: skip
     TraceStore(store).write(trace, answer)
     recall.reinforce(store, retrieval.hits)
     return {

@@ -10,6 +10,7 @@ whose citations are still valid is served.
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,6 +21,9 @@ from agent_memory.domain.question_key import QuestionKey
 from agent_memory.domain.retrieval import Hit
 from agent_memory.domain.synthesis import Composition
 from agent_memory.models import ChatRequest
+from agent_memory.rows.refs import key_of, ref_from_key
+from agent_memory.rows.scopes import ScopeSets
+from agent_memory.rows.traces import CacheCandidate, ResponseTraceRow
 
 
 @dataclass(frozen=True)
@@ -31,6 +35,7 @@ class CachedAnswer:
     cited: list[dict[str, Any]]
     model: str | None
     read_sources: list[dict[str, Any]]  # what the original reply read beyond its citations ({table, key})
+    scopes: dict[str, ScopeSets]  # scope sets of the rows it was built from, read with its validity (by record id)
 
 
 @dataclass(frozen=True)
@@ -41,17 +46,20 @@ class CacheDecision:
 
     def composition(self) -> Composition:
         assert self.hit is not None
-        cited = [(c['marker'], _cited_hit(c)) for c in self.hit.cited]
-        read = [_cited_hit({**r, 'id': '', 'marker': ''}) for r in self.hit.read_sources]  # scopes are read when stored
+        cited = [(c['marker'], _cited_hit(c, self.hit.scopes)) for c in self.hit.cited]
+        # what the original read beyond its citations, with the scopes read with its validity
+        cited_ids = {hit.id for _, hit in cited}
+        read_only = [{**r, 'id': ref_from_key(r['table'], r['key']), 'marker': ''} for r in self.hit.read_sources]
+        read = [_cited_hit(r, self.hit.scopes) for r in read_only if r['id'] not in cited_ids]
         return Composition(self.hit.reply, cited, self.hit.model, None, [self.hit.reply], read_sources=read)
 
 
-def _cited_hit(citation: dict[str, Any]) -> Hit:
+def _cited_hit(citation: dict[str, Any], scopes: dict[str, ScopeSets]) -> Hit:
     table = citation['table']
     return Hit(
         citation['id'], table, float(citation.get('score') or 0.0), citation.get('snippet') or '', None, {}, None,
         tuple(citation.get('entity_refs') or ()), citation.get('role'),
-        key=citation['key'],
+        key=citation['key'], scope_sets=scopes.get(ref_from_key(table, citation['key'])),
     )  # fmt: skip
 
 
@@ -66,6 +74,25 @@ def consult_cache(
     now: dt.datetime,
 ) -> CacheDecision:
     """``fingerprints``: the visibilities whose answers this caller may be served (shared, and its personal one)."""
+    refused = admission(config, request, has_prior_turns)
+    if refused is not None:
+        return refused
+    traces = TraceStore(store)
+    since = now - dt.timedelta(seconds=config.freshness_window_seconds)
+    found = traces.cache_candidates(vector, fingerprints, since, config.similarity_threshold, str(question) if question else None)
+
+    def valid_scopes(answer: ResponseTraceRow) -> dict[str, ScopeSets] | None:
+        built_from = [*answer.cited, *answer.read_sources]  # CONTRACT §8: "cited" is everything it was built from
+        return traces.valid_scopes([(c['table'], c['key']) for c in built_from], answer.cited_entity_refs, answer.created_at, now)
+
+    return choose(found, question, valid_scopes, config.similarity_threshold)
+
+
+def admission(config: ResponseCacheConfig, request: ChatRequest, has_prior_turns: bool) -> CacheDecision | None:
+    """Step 1: a decision without looking when the call may not be served from the cache (None: look).
+
+    A fresh answer may seed the cache only when the cache is on, no per-call model was asked for and the session has
+    no prior turns; ``bypassCache`` skips serving but not seeding."""
     eligible = config.enabled and request.model is None and not has_prior_turns
     if not config.enabled:
         return CacheDecision(False, None, 'cache disabled for this context')
@@ -75,28 +102,35 @@ def consult_cache(
         return CacheDecision(False, None, 'per-call model: not served from or stored in the cache')
     if has_prior_turns:
         return CacheDecision(False, None, 'session has prior turns: fresh answer, not cached')
-    traces = TraceStore(store)
-    since = now - dt.timedelta(seconds=config.freshness_window_seconds)
-    found = traces.cache_candidates(vector, fingerprints, since, config.similarity_threshold, str(question) if question else None)
-    candidates = [c for c in found if not _near_miss(question, c.get('question_key'))]
+    return None
+
+
+def choose(
+    found: list[CacheCandidate],
+    question: QuestionKey | None,
+    valid_scopes: Callable[[ResponseTraceRow], dict[str, ScopeSets] | None],
+    threshold: float,
+) -> CacheDecision:
+    """Steps 2-3 for an eligible call: drop near misses (when/where, my/his …), serve the first candidate whose answer is
+    still valid (candidates come best first; ``valid_scopes`` gives the scopes of its sources, None when not valid), else
+    say why nothing was served."""
+    candidates = [c for c in found if not _near_miss(question, c.question_key)]
     for candidate in candidates:
-        answer = candidate['answer']
-        cited = list(answer.get('cited') or [])
-        refs = list(answer.get('cited_entity_refs') or [])
-        built_from = [*cited, *(answer.get('read_sources') or [])]  # CONTRACT §8: "cited" is everything it was built from
-        if traces.still_valid([(c['table'], c['key']) for c in built_from], refs, answer['created_at'], now):
+        answer = candidate.answer
+        scopes = valid_scopes(answer)
+        if scopes is not None:
             hit = CachedAnswer(
-                str(answer['id'].id), str(candidate['id'].id), candidate['similarity'], answer['reply'], cited, answer.get('model'),
-                list(answer.get('read_sources') or []),
+                key_of(answer.ref), candidate.retrieval_id, candidate.similarity, answer.reply or '', answer.cited, answer.model,
+                answer.read_sources, scopes,
             )  # fmt: skip
-            how = 'same question' if question and candidate.get('question_key') == str(question) else 'similar question'
+            how = 'same question' if question and candidate.question_key == str(question) else 'similar question'
             reason = f'cache hit: {how}, similarity {hit.similarity:.3f} to retrieval_trace:{hit.retrieval_id}'
-            return CacheDecision(eligible, hit, reason)
+            return CacheDecision(True, hit, reason)
     if candidates:
-        return CacheDecision(eligible, None, f'cache miss: {len(candidates)} similar answers no longer valid')
+        return CacheDecision(True, None, f'cache miss: {len(candidates)} similar answers no longer valid')
     if found:
-        return CacheDecision(eligible, None, f'cache miss: {len(found)} similar answers ask something else')
-    return CacheDecision(eligible, None, f'cache miss: no answer to the same question or at similarity ≥ {config.similarity_threshold}')
+        return CacheDecision(True, None, f'cache miss: {len(found)} similar answers ask something else')
+    return CacheDecision(True, None, f'cache miss: no answer to the same question or at similarity ≥ {threshold}')
 
 
 def _near_miss(question: QuestionKey | None, stored: str | None) -> bool:

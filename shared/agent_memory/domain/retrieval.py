@@ -14,11 +14,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from agent_memory.clock import when
 from agent_memory.db.memory_store import MemoryStore
-from agent_memory.db.records import bare, ref, session_id_of, when
 from agent_memory.db.retrieval_store import ReadFilter, RetrievalStore
-from agent_memory.db.sdk import RecordID
+from agent_memory.domain.plan_embeddings import attribute_text, entity_text
 from agent_memory.embeddings import Embedder
+from agent_memory.rows.candidates import Candidate
+from agent_memory.rows.refs import record_key
 from agent_memory.tuning import knobs
 
 SOURCES = {'entity': 'entity', 'attribute': 'attribute', 'relates_to': 'relation', 'action': 'action', 'memory_chunk': 'memory_chunk'}
@@ -138,58 +140,58 @@ def _stem(word: str) -> str:
     return word[:-1] if len(word) > 3 and word.endswith('s') and not word.endswith('ss') else word
 
 
-def _entity_ref(value: Any) -> str | None:
-    key: Any = value.id if isinstance(value, RecordID) else None
-    return f'{key[0]}/{key[1]}' if isinstance(key, list) else None
+def _type_name(entity_ref: str | None) -> str | None:
+    """``type/name`` of an entity ref (how hits name the entities they are about)."""
+    return entity_ref.removeprefix('entity:') if entity_ref else None
 
 
-def to_hit(table: str, row: dict[str, Any]) -> Hit:
-    importance = row.get('importance')
-    occurred = row.get('created_at')
+def to_hit(row: Candidate) -> Hit:
+    table, occurred = row.table, row.created_at
     if table == 'attribute':
-        key = _entity_ref(row['entity']) or '/'
+        key = _type_name(row.entity) or '/'
         etype, name = key.split('/', 1)
-        text = f'{row.get("entity_name") or name} {row["key"].replace("_", " ")}: {row["value"]}'
-        resource = {'kind': 'attribute', 'entityType': etype, 'name': row.get('entity_name') or name, 'key': row['key']}
+        attribute = row.key or ''
+        text = attribute_text(row.entity_name or name, attribute, row.value or '')
+        resource: dict[str, Any] = {'kind': 'attribute', 'entityType': etype, 'name': row.entity_name or name, 'key': attribute}
         refs: tuple[str, ...] = (key,)
     elif table == 'entity':
-        key = _entity_ref(row['id']) or '/'
-        text = f'{row["name"]} ({row["type"]})'
-        resource = {'kind': 'entity', 'entityType': row['type'], 'name': row['name']}
+        key = _type_name(row.ref) or '/'
+        text = entity_text(row.name or '', row.type or '')
+        resource = {'kind': 'entity', 'entityType': row.type, 'name': row.name}
         refs = (key,)
     elif table == 'relates_to':
-        subject, obj = _entity_ref(row['in']) or '/', _entity_ref(row['out']) or '/'
-        text = f'{row.get("in_name") or subject} {row["label"].replace("_", " ")} {row.get("out_name") or obj}'
+        subject, obj = _type_name(row.subject) or '/', _type_name(row.object) or '/'
+        label = row.label or ''
+        text = f'{row.subject_name or subject} {label.replace("_", " ")} {row.object_name or obj}'
         resource = {
             'kind': 'relation',
-            'label': row['label'],
+            'label': label,
             'subjectType': subject.split('/', 1)[0],
-            'subjectName': row.get('in_name'),
+            'subjectName': row.subject_name,
             'objectType': obj.split('/', 1)[0],
-            'objectName': row.get('out_name'),
+            'objectName': row.object_name,
         }
         refs = (subject, obj)
     elif table == 'action':
-        actor = _entity_ref(row['actor']) or '/'
-        obj_ref = _entity_ref(row.get('object'))
-        text = row['summary']
-        resource = {'kind': 'action', 'actorType': actor.split('/', 1)[0], 'actorName': row.get('actor_name')}
+        actor = _type_name(row.actor) or '/'
+        obj_ref = _type_name(row.object)
+        text = row.summary or ''
+        resource = {'kind': 'action', 'actorType': actor.split('/', 1)[0], 'actorName': row.actor_name}
         if obj_ref:
             resource.update(objectType=obj_ref.split('/', 1)[0], objectName=obj_ref.split('/', 1)[1])
-        occurred = row.get('occurred_at') or occurred
+        occurred = row.occurred_at or occurred
         refs = (actor, obj_ref) if obj_ref else (actor,)
     else:
-        text = row['text']
-        resource = {'kind': 'session', 'sessionId': session_id_of(row.get('session')), 'turnId': bare(row.get('turn'))}
-        occurred = row.get('spoken_at') or occurred  # when it was said, not when it was stored
+        text = row.text or ''
+        resource = {'kind': 'session', 'sessionId': row.session_id, 'turnId': row.turn}
+        occurred = row.spoken_at or occurred  # when it was said, not when it was stored
         refs = ()
     hit = Hit(
-        ref(row['id']) or '', table, 0.0, text, occurred, resource, importance, refs,
-        role=row.get('role'), key=row['id'].id, scope_sets=row.get('scope_sets'),
+        row.ref, table, 0.0, text, occurred, resource, row.importance, refs,
+        role=row.role, key=record_key(row.ref), scope_sets=row.scope_sets,
     )  # fmt: skip
-    session_key = bare(row.get('session'))
-    if session_key and isinstance(row.get('seq'), int):
-        hit.position = (session_key, row['seq'])
+    if row.session_key and row.seq is not None:
+        hit.position = (row.session_key, row.seq)
     return hit
 
 
@@ -227,7 +229,7 @@ def fuse(lists: dict[str, list[Hit]], pool: int | None = None) -> list[Hit]:
 class Retriever:
     def __init__(self, store: MemoryStore, embedder: Embedder) -> None:
         self.store = store
-        self.db = RetrievalStore(store)
+        self.search = RetrievalStore(store)
         self.embedder = embedder
 
     def run(self, request: RetrievalRequest, vector: list[float] | None = None) -> Retrieval:
@@ -256,17 +258,17 @@ class Retriever:
         terms = query_terms(request.query)
         lists: dict[str, list[Hit]] = {}
         if mode in ('hybrid', 'vector') and vector is not None:
-            for table, rows in self.db.vector_lists(dict(knobs().list_limits), vector, where).items():
-                lists[f'vector:{table}'] = [self._scored(table, r, 1.0 - float(r['distance'])) for r in rows]
+            for table, rows in self.search.vector_lists(dict(knobs().list_limits), vector, where).items():
+                lists[f'vector:{table}'] = [self._scored(r, 1.0 - float(r.distance or 0.0)) for r in rows]
         if mode in ('hybrid', 'bm25'):
-            for table, rows in self.db.text_lists(dict(knobs().list_limits), terms, where).items():
-                lists[f'bm25:{table}'] = [self._scored(table, r, float(r.get('bm25') or 0.0)) for r in rows]
+            for table, rows in self.search.text_lists(dict(knobs().list_limits), terms, where).items():
+                lists[f'bm25:{table}'] = [self._scored(r, float(r.bm25 or 0.0)) for r in rows]
         seeds = self._seeds(request, where, lists)
         tier1: list[Hit] = []
         if mode in ('hybrid', 'graph'):
             lists['graph'] = self._graph(seeds.refs, where, vector)
             keys = self._keys_named(request.query, seeds.named, where)
-            tier1 = [to_hit('attribute', r) for r in self.db.attributes_at(seeds.named, keys, where)]
+            tier1 = [to_hit(r) for r in self.search.attributes_at(seeds.named, keys, where)]
             if tier1:
                 lists['tier1'] = tier1
         return Candidates(lists, seeds, tier1, vector)
@@ -276,14 +278,14 @@ class Retriever:
         best = [(h.id, h.position) for h in pool if h.position is not None][: knobs().neighbour_from]
         if not best or where is None:
             return {}
-        found = [to_hit('memory_chunk', r) for r in self.db.adjacent_passages([p for _, p in best], where)]
+        found = [to_hit(r) for r in self.search.adjacent_passages([p for _, p in best], where)]
         return {
             hit_id: [n for n in found if n.position and n.position[0] == at[0] and abs(n.position[1] - at[1]) == 1] for hit_id, at in best
         }
 
     @staticmethod
-    def _scored(table: str, row: dict[str, Any], score: float) -> Hit:
-        hit = to_hit(table, row)
+    def _scored(row: Candidate, score: float) -> Hit:
+        hit = to_hit(row)
         hit.score = score
         return hit
 
@@ -292,9 +294,8 @@ class Retriever:
         the query, and otherwise the nearest ones. Only the self and named entities feed tier 1."""
         named: dict[str, str] = {}
         if is_first_person(request.query):
-            for row in self.db.self_entities(request.principal_id, where):
-                key = row['id'].id
-                named[f'{key[0]}/{key[1]}'] = str(row['name'])
+            for row in self.search.self_entities(request.principal_id, where):
+                named[_type_name(row.ref) or '/'] = str(row.name)
         candidates = lists.get('vector:entity', []) + lists.get('bm25:entity', [])
         if 'bm25:entity' not in lists and request.mode == 'graph':
             candidates += self._scored_entities(request.query, where)
@@ -310,7 +311,7 @@ class Retriever:
         return Seeds(list(refs), list(named), list(dict.fromkeys(refs.values())))
 
     def _scored_entities(self, query: str, where: ReadFilter) -> list[Hit]:
-        return [self._scored('entity', r, float(r.get('bm25') or 0.0)) for r in self.db.text('entity', query_terms(query), 8, where)]
+        return [self._scored(r, float(r.bm25 or 0.0)) for r in self.search.text('entity', query_terms(query), 8, where)]
 
     def _graph(self, seeds: list[str], where: ReadFilter, vector: list[float] | None) -> list[Hit]:
         """Facts of the seeds, then of their 1-hop and 2-hop neighbours (ranked by distance, then importance)."""
@@ -321,13 +322,13 @@ class Retriever:
         for depth, limit in enumerate(limits):
             if not frontier:
                 break
-            for row in self.db.facts_about(frontier, limit, where, vector):
-                hit = to_hit(row.pop('table'), row)
+            for row in self.search.facts_about(frontier, limit, where, vector):
+                hit = to_hit(row)
                 if hit.id not in seen:
                     seen.add(hit.id)
                     ranked.append(hit)
             if depth + 1 < len(limits):
-                frontier = [r for r in self.db.neighbours(frontier, where) if r not in visited][:64]
+                frontier = [r for r in self.search.neighbours(frontier, where) if r not in visited][:64]
                 visited.update(frontier)
         return ranked
 
@@ -335,7 +336,7 @@ class Retriever:
         """Attribute keys of the seed entities that share a content word with the query ("my plan?" → plan,
         "which editor does Ana use?" → preferred_editor)."""
         asked = {_stem(w) for w in words(query) if w not in STOP_WORDS}
-        return [k for k in self.db.attribute_keys(seeds, where) if asked & {_stem(p) for p in k.split('_') if p}]
+        return [k for k in self.search.attribute_keys(seeds, where) if asked & {_stem(p) for p in k.split('_') if p}]
 
 
 def with_neighbours(pool: list[Hit], adjacent: dict[str, list[Hit]]) -> list[Hit]:

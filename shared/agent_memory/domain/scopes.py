@@ -10,13 +10,12 @@ import re
 from collections.abc import Iterable, Sequence
 
 from agent_memory.errors import BadRequest
+from agent_memory.rows.scopes import ScopeSets
 
 ROOT = '/'
 _SEGMENT = re.compile(r'[A-Za-z0-9_.@:-]{1,64}')
 MAX_DEPTH = 16
 MAX_CLAUSES = 32
-
-ScopeSets = list[list[str]]
 
 
 def normalise_path(raw: str) -> str:

@@ -15,11 +15,12 @@ import datetime as dt
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from agent_memory.clock import new_id
 from agent_memory.db.memory_store import MemoryStore
-from agent_memory.db.records import bare
 from agent_memory.domain.auth import Caller
-from agent_memory.domain.ids import new_id
-from agent_memory.domain.scopes import ScopeSets, visible, within_region
+from agent_memory.domain.scopes import visible, within_region
+from agent_memory.rows.conversation import SessionRow
+from agent_memory.rows.scopes import ScopeSets
 
 Region = Callable[[Sequence[Sequence[str]], Sequence[str]], bool]
 
@@ -28,20 +29,20 @@ def storage_key(principal_id: str, session_id: str) -> str:
     return f'{principal_id}/{session_id}'
 
 
-def key_of(session: dict[str, Any]) -> str:
-    return str(bare(session['id']))
+def key_of(session: SessionRow) -> str:
+    return session.key
 
 
-def _find(store: MemoryStore, caller: Caller, session_id: str, patterns: Sequence[str], inside: Region) -> dict[str, Any] | None:
+def _find(store: MemoryStore, caller: Caller, session_id: str, patterns: Sequence[str], inside: Region) -> SessionRow | None:
     prefetched = caller.sessions_named
     if prefetched is not None and prefetched[0] == session_id:
-        candidates: Sequence[dict[str, Any]] = prefetched[1]  # read in the authentication round trip
+        candidates: Sequence[SessionRow] = prefetched[1]  # read in the authentication round trip
     else:
         candidates = store.sessions_named(storage_key(caller.principal_id, session_id), session_id)
-    return next((s for s in candidates if inside(s['scope_sets'], patterns)), None)
+    return next((s for s in candidates if inside(s.scope_sets, patterns)), None)
 
 
-def readable(store: MemoryStore, caller: Caller, session_id: str) -> dict[str, Any] | None:
+def readable(store: MemoryStore, caller: Caller, session_id: str) -> SessionRow | None:
     return _find(store, caller, session_id, caller.patterns('memory:read'), visible)
 
 
@@ -54,7 +55,7 @@ def readable_key(store: MemoryStore, caller: Caller, session_id: str | None) -> 
     return key_of(found) if found is not None else storage_key(caller.principal_id, session_id)
 
 
-def writable(store: MemoryStore, caller: Caller, session_id: str) -> dict[str, Any] | None:
+def writable(store: MemoryStore, caller: Caller, session_id: str) -> SessionRow | None:
     return _find(store, caller, session_id, caller.patterns('memory:write'), within_region)
 
 
@@ -64,7 +65,7 @@ def new_session_row(caller: Caller, session_id: str, scope_sets: ScopeSets, now:
             'created_at': now}  # fmt: skip
 
 
-def target(caller: Caller, session: dict[str, Any] | None, session_id: str | None, scope_sets: ScopeSets,
+def target(caller: Caller, session: SessionRow | None, session_id: str | None, scope_sets: ScopeSets,
            now: dt.datetime) -> tuple[str, str, dict[str, Any] | None]:  # fmt: skip
     """A write's session: (storage key, the id callers see, the row to create when it is new)."""
     if session is not None and session_id is not None:

@@ -18,15 +18,13 @@ import secrets
 from collections.abc import Mapping
 from typing import Any
 
-from agent_memory.db.control_store import ControlStore, KeyRecord
+from agent_memory.clock import new_id, utcnow, when
+from agent_memory.db.control_store import ControlStore
 from agent_memory.db.principal_store import PrincipalStore
-from agent_memory.db.records import bare, when
 from agent_memory.domain.auth import VERBS, Caller, hash_key, mint_token
-from agent_memory.domain.ids import new_id, utcnow
 from agent_memory.domain.params import parse_int
 from agent_memory.domain.scopes import (
     ROOT,
-    ScopeSets,
     attenuate,
     intersect_grants,
     normalise_pattern,
@@ -36,6 +34,8 @@ from agent_memory.domain.scopes import (
 )
 from agent_memory.errors import BadRequest, Conflict, Forbidden, NotFound, WriteConflict
 from agent_memory.models import KEY_NAME_PATTERN, MAX_TTL_SECONDS, KeyCreate, PrincipalCreate, PrincipalPatch, SelfKeyCreate
+from agent_memory.rows.control import KeyRecord, PrincipalRow
+from agent_memory.rows.scopes import ScopeSets
 
 SYSTEM = 'system'
 ADMIN = 'admin'
@@ -98,15 +98,15 @@ def checked_default_scopes(raw: Any, grants: Mapping[str, list[str]]) -> ScopeSe
 
 
 # ---- principals ---------------------------------------------------------------------------------------
-def principal_view(row: Mapping[str, Any]) -> dict[str, Any]:
+def principal_view(row: PrincipalRow) -> dict[str, Any]:
     return {
-        'id': bare(row['id']),
-        'displayName': row['display_name'],
-        'kind': row['kind'],
-        'grants': grants_view(row.get('grants')),
-        'defaultScopes': row.get('default_scopes') or [[ROOT]],
-        'externalId': row.get('external_id'),
-        'createdAt': when(row.get('created_at')),
+        'id': row.id,
+        'displayName': row.display_name,
+        'kind': row.kind,
+        'grants': grants_view(row.grants),
+        'defaultScopes': row.default_scopes or [[ROOT]],
+        'externalId': row.external_id,
+        'createdAt': when(row.created_at),
     }
 
 
@@ -149,7 +149,7 @@ def create_principal(principals: PrincipalStore, request: PrincipalCreate) -> tu
         raise
 
 
-def get_principal(principals: PrincipalStore, principal_id: str) -> dict[str, Any]:
+def get_principal(principals: PrincipalStore, principal_id: str) -> PrincipalRow:
     row = principals.get(principal_id)
     if row is None:
         raise NotFound('principal not found')
@@ -170,14 +170,14 @@ def update_principal(principals: PrincipalStore, principal_id: str, request: Pri
         changes['display_name'] = request.display_name
     if 'kind' in given:
         changes['kind'] = request.kind
-    grants = normalise_grants(request.grants) if 'grants' in given else dict(current.get('grants') or {})
+    grants = normalise_grants(request.grants) if 'grants' in given else dict(current.grants)
     if 'grants' in given:
         changes['grants'] = grants
     if 'default_scopes' in given:
         changes['default_scopes'] = checked_default_scopes(request.default_scopes, grants)
     else:
         writes = grants.get('memory:write') or []
-        if 'grants' in given and writes and not within_region(current.get('default_scopes') or [[ROOT]], writes):
+        if 'grants' in given and writes and not within_region(current.default_scopes or [[ROOT]], writes):
             raise BadRequest('the new memory:write grant does not cover the current defaultScopes; send defaultScopes too')
     if not changes:
         return principal_view(current)
@@ -238,7 +238,7 @@ def expiry(ttl_seconds: int | None, expires_at: dt.datetime | None, now: dt.date
     return expires_at
 
 
-def _mintable_principal(principals: PrincipalStore, principal_id: str) -> dict[str, Any]:
+def _mintable_principal(principals: PrincipalStore, principal_id: str) -> PrincipalRow:
     if principal_id == SYSTEM:
         raise Forbidden('the system principal cannot hold keys')
     return get_principal(principals, principal_id)
@@ -252,7 +252,7 @@ def mint_key(
     principal = _mintable_principal(principals, principal_id)
     key_grants = None
     if request.grants is not None:
-        key_grants = attenuate(dict(principal.get('grants') or {}), normalise_grants(request.grants))
+        key_grants = attenuate(dict(principal.grants), normalise_grants(request.grants))
     if ttl_query is not None and request.ttl_seconds is not None:
         raise BadRequest('give ttlSeconds once (query or body)')
     now = utcnow()
@@ -309,8 +309,8 @@ def _no_stronger_than_caller(principals: PrincipalStore, caller: Caller, calling
     """A key may rotate or delete sibling keys only if they grant nothing it lacks and expire no later."""
     if key.hash == calling.hash:
         return
-    principal = principals.get(caller.principal_id) or {}
-    target = intersect_grants(grants_view(principal.get('grants')), key.grants)
+    principal = principals.get(caller.principal_id)
+    target = intersect_grants(grants_view(principal.grants if principal else None), key.grants)
     lives_longer = calling.expires_at is not None and (key.expires_at is None or key.expires_at > calling.expires_at)
     if not grants_within(target, caller.grants) or lives_longer:
         raise Forbidden('that key has more authority than the calling key')

@@ -8,42 +8,44 @@ shared across principals by default).
 from __future__ import annotations
 
 import datetime as dt
+from dataclasses import replace
 from typing import Any
 
-from agent_memory.db.memory_store import MemoryStore
-from agent_memory.db.records import bare, ref, session_id_of, when
-from agent_memory.db.trace_store import TraceStore
+from agent_memory.clock import parse_rfc3339, utcnow, when
 from agent_memory.domain.auth import Caller
-from agent_memory.domain.ids import parse_rfc3339, utcnow
 from agent_memory.domain.params import parse_int
+from agent_memory.domain.ports import TraceHistory
 from agent_memory.domain.recall import TIER_NAMES
 from agent_memory.domain.scopes import covered
 from agent_memory.domain.synthesis import public_citation
 from agent_memory.errors import BadRequest, NotFound
+from agent_memory.rows.refs import key_of
+from agent_memory.rows.traces import DecisionTraceRow, ResponseTraceRow, RetrievalTraceRow
 
 MAX_WINDOW_HOURS = 24 * 365
+TRACE_TABLES = ('retrieval_trace', 'response_trace', 'decision_trace')
 
 
 def _principal_filter(caller: Caller) -> str | None:
     return None if covered(caller.patterns('grant:manage'), '*') else caller.principal_id
 
 
-def _response(row: dict[str, Any] | None) -> dict[str, Any] | None:
-    if not row:
+def _response(row: ResponseTraceRow | None) -> dict[str, Any] | None:
+    if row is None:
         return None
     return {
-        'id': ref(row['id']),
-        'userMessage': row.get('message'),
-        'responseText': row.get('reply'),
-        'cached': bool(row.get('cached')),
-        'reusedFrom': ref(row.get('reused_from')),
-        'cacheEligible': bool(row.get('cache_eligible')),
-        'citations': [public_citation(c) for c in row.get('cited') or []],
-        'model': row.get('model'),
-        'tokens': row.get('tokens'),
-        'sessionId': session_id_of(row.get('session')),
-        'latencyMs': row.get('latency_ms'),
-        'createdAt': when(row.get('created_at')),
+        'id': row.ref,
+        'userMessage': row.message,
+        'responseText': row.reply,
+        'cached': row.cached,
+        'reusedFrom': row.reused_from,
+        'cacheEligible': row.cache_eligible,
+        'citations': [public_citation(c) for c in row.cited],
+        'model': row.model,
+        'tokens': row.tokens,
+        'sessionId': row.session_id,
+        'latencyMs': row.latency_ms,
+        'createdAt': when(row.created_at),
     }
 
 
@@ -55,97 +57,100 @@ def _returned(item: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _record(row: dict[str, Any]) -> dict[str, Any]:
-    parent = row.get('response') if isinstance(row.get('response'), dict) else None
-    returned = row.get('returned') or []
+def _record(row: RetrievalTraceRow) -> dict[str, Any]:
+    parent = row.answer
     return {
-        'id': ref(row['id']),
-        'queryText': row['query'],
-        'endpoint': row.get('endpoint'),
-        'resolutionTier': TIER_NAMES.get(row['tier_entered'], str(row['tier_entered'])),
-        'tierEntered': row['tier_entered'],
-        'tierReason': row['tier_reason'],
-        'cached': bool(parent and parent.get('cached')),
-        'latencyMs': row['latency_ms'],
-        'createdAt': when(row['created_at']),
-        'sessionId': session_id_of(row.get('session')),
-        'source': row.get('source'),
+        'id': row.ref,
+        'queryText': row.query,
+        'endpoint': row.endpoint,
+        'resolutionTier': TIER_NAMES.get(row.tier_entered, str(row.tier_entered)),
+        'tierEntered': row.tier_entered,
+        'tierReason': row.tier_reason,
+        'cached': bool(parent and parent.cached),
+        'latencyMs': row.latency_ms,
+        'createdAt': when(row.created_at),
+        'sessionId': row.session_id,
+        'source': row.source,
         'parent': _response(parent),
         'retrievals': [
             {
-                'id': ref(row['id']),
-                'mode': row['mode'],
-                'tierEntered': row['tier_entered'],
-                'tierReason': row['tier_reason'],
-                'latencyMs': row['latency_ms'],
-                'retrievedIds': [r['id'] for r in returned],
-                'scores': [r['score'] for r in returned],
-                'returned': [_returned(r) for r in returned],
-                'createdAt': when(row['created_at']),
+                'id': row.ref,
+                'mode': row.mode,
+                'tierEntered': row.tier_entered,
+                'tierReason': row.tier_reason,
+                'latencyMs': row.latency_ms,
+                'retrievedIds': [r['id'] for r in row.returned],
+                'scores': [r['score'] for r in row.returned],
+                'returned': [_returned(r) for r in row.returned],
+                'createdAt': when(row.created_at),
             }
         ],
     }
 
 
-def list_traces(store: MemoryStore, caller: Caller, limit: int, before: str | None) -> dict[str, Any]:
+def list_traces(traces: TraceHistory, caller: Caller, limit: int, before: str | None) -> dict[str, Any]:
     try:
         cursor = parse_rfc3339(before) if before else None
     except (ValueError, TypeError) as exc:
         raise BadRequest('invalid cursor') from exc
-    rows = TraceStore(store).recent(_principal_filter(caller), limit + 1, cursor)
+    rows = traces.recent(_principal_filter(caller), limit + 1, cursor)
     page = rows[:limit]
-    next_cursor = when(page[-1]['created_at']) if len(rows) > limit and page else None
+    next_cursor = when(page[-1].created_at) if len(rows) > limit and page else None
     return {'traces': [_record(r) for r in page], 'page': {'hasMore': len(rows) > limit, 'nextCursor': next_cursor}}
 
 
-def get_trace(store: MemoryStore, caller: Caller, trace_ref: str) -> dict[str, Any]:
+def _decision(row: DecisionTraceRow) -> dict[str, Any]:
+    return {
+        'id': row.ref,
+        'kind': 'decision',
+        'turnId': row.turn,
+        'input': row.input,
+        'outcomes': row.outcomes,
+        'latencyMs': row.latency_ms,
+        'createdAt': when(row.created_at),
+    }
+
+
+def get_trace(traces: TraceHistory, caller: Caller, trace_ref: str) -> dict[str, Any]:
     """A trace with its one-hop neighbourhood: its retrieval/response pair, what it reused and who reused it."""
     table, _, key = trace_ref.rpartition(':')
-    tables = [table] if table else ['retrieval_trace', 'response_trace', 'decision_trace']
     owner = _principal_filter(caller)
-    for candidate in tables:
-        row = store.get_trace(candidate, key)
-        if row is None or (owner is not None and row.get('principal') != owner):
+    for candidate in [table] if table else TRACE_TABLES:
+        row = traces.get(candidate, key)
+        if row is None or (owner is not None and row.principal != owner):
             continue
-        if candidate == 'decision_trace':
-            return {
-                'id': ref(row['id']),
-                'kind': 'decision',
-                'turnId': bare(row.get('turn')),
-                'input': row.get('input'),
-                'outcomes': row.get('outcomes'),
-                'latencyMs': row.get('latency_ms'),
-                'createdAt': when(row.get('created_at')),
-            }
-        if candidate == 'response_trace':
-            if row.get('retrieval_trace') is None:
-                return {'id': ref(row['id']), 'kind': 'response', 'parent': _response(row), 'retrievals': [], 'reusedBy': []}
-            row = store.get_trace('retrieval_trace', str(row['retrieval_trace'].id)) or row
-        record = _record(_with_response(store, row))
-        response_id = record['parent']['id'].split(':', 1)[1] if record['parent'] else None
-        reused = TraceStore(store).reused_by(response_id) if response_id else []
-        record['reusedBy'] = [{'id': ref(r['id']), 'createdAt': when(r['created_at']), 'latencyMs': r['latency_ms']} for r in reused]
+        if isinstance(row, DecisionTraceRow):
+            return _decision(row)
+        if isinstance(row, ResponseTraceRow):
+            found = traces.get('retrieval_trace', key_of(row.retrieval_trace)) if row.retrieval_trace else None
+            if not isinstance(found, RetrievalTraceRow):
+                return {'id': row.ref, 'kind': 'response', 'parent': _response(row), 'retrievals': [], 'reusedBy': []}
+            row = found
+        record = _record(_with_response(traces, row))
+        reused = traces.reused_by(key_of(record['parent']['id'])) if record['parent'] else []
+        record['reusedBy'] = [{'id': r.ref, 'createdAt': when(r.created_at), 'latencyMs': r.latency_ms} for r in reused]
         record['kind'] = 'retrieval'
         return record
     raise NotFound('trace not found')
 
 
-def _with_response(store: MemoryStore, row: dict[str, Any]) -> dict[str, Any]:
-    response = row.get('response')
-    if response is not None and not isinstance(response, dict):
-        return {**row, 'response': store.get_trace('response_trace', str(response.id))}
+def _with_response(traces: TraceHistory, row: RetrievalTraceRow) -> RetrievalTraceRow:
+    if row.answer is None and row.response is not None:
+        answer = traces.get('response_trace', key_of(row.response))
+        if isinstance(answer, ResponseTraceRow):
+            return replace(row, answer=answer)
     return row
 
 
-def stats(store: MemoryStore, caller: Caller, window_hours: str | None) -> dict[str, Any]:
+def stats(traces: TraceHistory, caller: Caller, window_hours: str | None) -> dict[str, Any]:
     hours = parse_int(window_hours, 'windowHours', 1, MAX_WINDOW_HOURS, 24)
     since = utcnow() - dt.timedelta(hours=hours)
-    raw = TraceStore(store).stats(_principal_filter(caller), since)
-    tiers = {TIER_NAMES.get(r['tier_entered'], str(r['tier_entered'])): r['n'] for r in raw['tiers']}
-    total = sum(r['n'] for r in raw['tiers'])
-    latency = sum((r['avg_ms'] or 0.0) * r['n'] for r in raw['tiers']) / total if total else 0.0
-    cached = sum(r['n'] for r in raw['responses'] if r['cached'])
-    responses = sum(r['n'] for r in raw['responses'])
+    raw = traces.stats(_principal_filter(caller), since)
+    tiers = {TIER_NAMES.get(tier, str(tier)): n for tier, n, _ in raw.tiers}
+    total = sum(n for _, n, _ in raw.tiers)
+    latency = sum((avg_ms or 0.0) * n for _, n, avg_ms in raw.tiers) / total if total else 0.0
+    cached = sum(n for was_cached, n in raw.responses if was_cached)
+    responses = sum(n for _, n in raw.responses)
     return {
         'windowHours': hours,
         'totalQueries': total,
@@ -155,5 +160,5 @@ def stats(store: MemoryStore, caller: Caller, window_hours: str | None) -> dict[
         'responseTracesTotal': responses,
         'cacheHitRate': round(cached / responses, 6) if responses else 0.0,
         'tierCounts': {name: tiers.get(name, 0) for name in TIER_NAMES.values()},
-        'endpoints': {r['endpoint']: r['n'] for r in raw['endpoints']},
+        'endpoints': dict(raw.endpoints),
     }

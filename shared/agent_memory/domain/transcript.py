@@ -3,27 +3,28 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from dataclasses import replace
 
 from agent_memory.db.memory_store import MemoryStore
 from agent_memory.db.turn_store import TurnStore
+from agent_memory.rows.conversation import TurnRow
 from agent_memory.tuning import knobs
 
 
-def window(store: MemoryStore, session_id: str, patterns: Sequence[str]) -> list[dict[str, Any]]:
+def window(store: MemoryStore, session_id: str, patterns: Sequence[str]) -> list[TurnRow]:
     """Up to ``window_turns`` user/assistant turns the reader (``patterns``) may see, at most ``window_chars`` of the
     newest content, oldest first."""
     tuned = knobs()
     recent = TurnStore(store).recent_turns(session_id, 1 << 62, tuned.window_turns * 2, patterns)
-    turns = [t for t in recent if t['role'] in ('user', 'assistant')]
-    kept: list[dict[str, Any]] = []
+    said = [t for t in recent if t.role in ('user', 'assistant')]
+    kept: list[TurnRow] = []
     budget = tuned.window_chars
-    for turn in reversed(turns[-tuned.window_turns :]):
+    for turn in reversed(said[-tuned.window_turns :]):
         if budget <= 0:
             break
-        content = turn['content'][-budget:] if len(turn['content']) > budget else turn['content']
+        content = turn.content[-budget:] if len(turn.content) > budget else turn.content
         budget -= len(content)
-        kept.append({**turn, 'content': content})
+        kept.append(replace(turn, content=content))
     return list(reversed(kept))
 
 

@@ -17,6 +17,7 @@ LlmFailure = Literal[
     'auth_failed',  # 401/403
     'model_not_found',  # 404 naming the model
     'not_found',  # any other 404 (a base URL without /v1)
+    'context_exceeded',  # 400: the prompt does not fit the model's context window (extraction/context_window.py)
     'request_rejected',  # 400/422, a 500 whose body says the request was invalid, other 4xx/5xx, in every structured-output mode
     'malformed_response',  # a 2xx body that is not a chat completion
     'invalid_output',  # still not a valid extraction after the repair request

@@ -10,6 +10,8 @@ classified ``reason`` (``errors.LlmFailure``) that is safe to store on the turn:
   connection failure → ``ProviderRetryable``: the worker fails the SQS message and SQS retries it after
   the visibility timeout; the final delivery reconciles stage 0. The client itself never retries
   (``max_retries=0``), so one attempt costs at most ``timeout_seconds`` per request.
+* a prompt longer than the model's context window (``context_window``) → ``ProviderRequestRejected``
+  (``context_exceeded``) at once: a weaker mode only makes the prompt longer.
 * 400, 422 or a 500 with a validation body → in ``auto`` the same request in the next weaker
   structured-output mode (``structured_output``); rejected in every mode → ``ProviderRequestRejected``.
 * 401/403, 404 and any other status → ``ProviderRequestRejected`` at once, a ``ProviderOutputInvalid``:
@@ -30,6 +32,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
 from agent_memory.extraction import prompts
+from agent_memory.extraction.context_window import exceeds_context_window
 from agent_memory.extraction.errors import LlmFailure, ProviderOutputInvalid, ProviderRetryable
 from agent_memory.extraction.model import Extraction, ExtractionContext
 from agent_memory.extraction.structured_output import LEARNED, LearnedModes, Mode, Setting
@@ -63,7 +66,7 @@ class ProviderRequestRejected(ProviderOutputInvalid):
 
     @property
     def mode_dependent(self) -> bool:
-        return self.status_code in _MODE_DEPENDENT_STATUS
+        return self.reason != 'context_exceeded' and self.status_code in _MODE_DEPENDENT_STATUS
 
 
 @dataclass(frozen=True)
@@ -177,8 +180,10 @@ class LlmExtractor:
 
 
 def _classify(exc: openai.APIStatusError) -> ProviderRetryable | ProviderRequestRejected:
-    status, message = exc.status_code, _error_message(exc)
+    status, message = exc.status_code, error_message(exc)
     detail = f'LLM provider answered HTTP {status}: {message[:300]}'  # for the logs only
+    if exceeds_context_window(status, exc.code, message):
+        return ProviderRequestRejected('context_exceeded', detail, status)
     if status == 500 and _INVALID_REQUEST_BODY.search(message):
         return ProviderRequestRejected('request_rejected', detail, status)
     if status in _RETRYABLE_STATUS:
@@ -200,7 +205,8 @@ def _reply_text(completion: object) -> str:
     return content if isinstance(content, str) else ''  # no text (a refusal, no choices) fails parsing → repair
 
 
-def _error_message(exc: openai.APIStatusError) -> str:
+def error_message(exc: openai.APIStatusError) -> str:
+    """The provider's own words (for logs and classification only, never stored or sent on)."""
     body = exc.body
     if isinstance(body, dict) and isinstance(body.get('message'), str):
         return str(body['message'])

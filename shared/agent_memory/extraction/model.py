@@ -11,7 +11,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-SELF = 'self'  # EntityRef.name for the speaker's own self entity (first person: I, me, my)
+from agent_memory.vocabulary import SELF
 
 
 class _Model(BaseModel):

@@ -21,7 +21,6 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from agent_memory.extraction.model import (
-    SELF,
     EntityRef,
     ExtractedAction,
     ExtractedAttribute,
@@ -34,11 +33,11 @@ from agent_memory.extraction.model import (
     UncertaintyKind,
 )
 from agent_memory.extraction.structured_output import Mode
+from agent_memory.vocabulary import CATEGORIES, SELF
 
 SCHEMA_NAME = 'memory_extraction'
 DATA_OPEN = '<untrusted_data>'
 DATA_CLOSE = '</untrusted_data>'
-CATEGORIES = ('identity', 'knowledge', 'context')
 UNCERTAINTY_KINDS: tuple[UncertaintyKind, ...] = (
     'self_correction',
     'ambiguous_reference',

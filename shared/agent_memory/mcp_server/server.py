@@ -21,7 +21,7 @@ from aws_lambda_powertools.metrics import MetricUnit
 from pydantic import ValidationError
 
 from agent_memory import __version__
-from agent_memory.api.services import get_services
+from agent_memory.composition import get_services
 from agent_memory.domain.auth import Caller, authenticate_key
 from agent_memory.errors import AgentMemoryError
 from agent_memory.mcp_server.sdk import MCPError, Server, ServerRequestContext
@@ -93,7 +93,7 @@ def run_tool(tool: Tool, args: ToolArgs, request: Any, auth: RequestAuth) -> typ
         caller = auth.caller
         if args.context_id is not None and args.context_id != caller.context_id:
             caller = authenticate_key(services.control, services.store, auth.headers, args.context_id)  # raises the 401
-        output = tool.run(services, services.store(caller.context_id), caller, args, request)
+        output = tool.run(services, services.context(caller.context_id), caller, args, request)
         return types.CallToolResult(content=[types.TextContent(text=output.text)], structured_content=output.structured)
     except AgentMemoryError as exc:
         outcome = 'error'

@@ -14,11 +14,11 @@ from typing import Any, Literal
 
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, field_validator
 
-from agent_memory.api.services import Services
-from agent_memory.db.memory_store import MemoryStore
+from agent_memory.composition import Services
 from agent_memory.domain import facts, forget, reads, recall, reflect
 from agent_memory.domain.auth import Caller
 from agent_memory.domain.facts import check_text_size
+from agent_memory.domain.ports import ContextPorts
 from agent_memory.domain.scopes import normalise_scope_sets
 from agent_memory.errors import BadRequest
 from agent_memory.models import (
@@ -138,34 +138,34 @@ def _json(structured: dict[str, Any]) -> ToolOutput:
     return ToolOutput(structured, json.dumps(structured, separators=(',', ':'), default=str))
 
 
-def _remember(services: Services, store: MemoryStore, caller: Caller, args: RememberArgs, request: FactsRequest) -> ToolOutput:
+def _remember(services: Services, ports: ContextPorts, caller: Caller, args: RememberArgs, request: FactsRequest) -> ToolOutput:
     check_text_size(request.text)
     wait = REMEMBER_WAIT_SECONDS if request.infer == 'full' else 0.0
-    _, result = facts.remember(store, caller, services.pipeline(), request, args.body(), None, wait)
+    _, result = facts.remember(ports.memory, caller, services.pipeline(), request, args.body(), None, wait)
     if result.get('turnId'):
         result = {**result, 'traceId': result['turnId']}  # the reference's stand-in trace id for a write
     return _json(result)
 
 
-def _recall(services: Services, store: MemoryStore, caller: Caller, args: RecallArgs, request: QueryRequest) -> ToolOutput:
-    return _json(recall.query(store, services.embedder, caller, request, endpoint='mcp.recall'))
+def _recall(services: Services, ports: ContextPorts, caller: Caller, args: RecallArgs, request: QueryRequest) -> ToolOutput:
+    return _json(recall.query(ports, services.embedder, caller, request, endpoint='mcp.recall'))
 
 
-def _context(services: Services, store: MemoryStore, caller: Caller, args: ContextArgs, request: ContextRequest) -> ToolOutput:
-    result = recall.context(store, services.embedder, caller, request, endpoint='mcp.context')
+def _context(services: Services, ports: ContextPorts, caller: Caller, args: ContextArgs, request: ContextRequest) -> ToolOutput:
+    result = recall.context(ports, services.embedder, caller, request, endpoint='mcp.context')
     return ToolOutput(result, result['context'])
 
 
-def _reflect(services: Services, store: MemoryStore, caller: Caller, args: ReflectArgs, request: ReflectRequest) -> ToolOutput:
-    return _json(reflect.reflect(store, services.embedder, services.synthesizer(), services.pipeline(), caller, request))
+def _reflect(services: Services, ports: ContextPorts, caller: Caller, args: ReflectArgs, request: ReflectRequest) -> ToolOutput:
+    return _json(reflect.reflect(ports.memory, services.embedder, services.synthesizer(), services.pipeline(), caller, request))
 
 
-def _forget(services: Services, store: MemoryStore, caller: Caller, args: ForgetArgs, request: ForgetRequest) -> ToolOutput:
-    return _json(forget.forget(store, services.embedder, caller, request))
+def _forget(services: Services, ports: ContextPorts, caller: Caller, args: ForgetArgs, request: ForgetRequest) -> ToolOutput:
+    return _json(forget.forget(ports.memory, services.embedder, caller, request))
 
 
-def _inspect(services: Services, store: MemoryStore, caller: Caller, args: InspectArgs, request: None) -> ToolOutput:
-    return _json(reads.inspect(store, caller, args.ref))
+def _inspect(services: Services, ports: ContextPorts, caller: Caller, args: InspectArgs, request: None) -> ToolOutput:
+    return _json(reads.inspect(ports, caller, args.ref))
 
 
 @dataclass(frozen=True)
@@ -173,7 +173,7 @@ class Tool:
     name: str
     description: str
     args: type[ToolArgs]
-    run: Callable[[Services, MemoryStore, Caller, Any, Any], ToolOutput]  # (…, arguments, their REST request)
+    run: Callable[[Services, ContextPorts, Caller, Any, Any], ToolOutput]  # (…, arguments, their REST request)
     read_only: bool
     destructive: bool = False
 

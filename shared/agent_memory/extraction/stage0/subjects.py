@@ -9,11 +9,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from agent_memory.domain.vocabulary import normalise_type
 from agent_memory.extraction.model import EntityRef, ExtractionContext, KnownEntity
 from agent_memory.extraction.stage0.lexicon import word_set
 from agent_memory.extraction.stage0.preferences import favourite_as_first_person
 from agent_memory.extraction.stage0.text import PROPER, is_plausible_name
+from agent_memory.vocabulary import normalise_type
 
 _FIRST_PERSON = re.compile(r"^(?:i|i'm|i've|i'll|i'd|my|we|we're|we've|we'll|our)\b", re.IGNORECASE)
 _THIRD_TO_FIRST = {

@@ -1,4 +1,8 @@
-"""Long-lived collaborators, built once per cold start and reused while the container is warm."""
+"""The composition root: long-lived collaborators, built once per cold start and reused while the container is warm.
+
+The only module that knows both sides: it builds the repository (``db/``) with the domain's policies and hands the
+domain its stores. Handlers, the MCP server and the local runtime start from ``get_services()``.
+"""
 
 from __future__ import annotations
 
@@ -6,20 +10,25 @@ import threading
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from agent_memory.clock import utcnow
 from agent_memory.config import Settings, get_settings
 from agent_memory.db.connection import Database, get_database
+from agent_memory.db.context_stores import ContextStores
 from agent_memory.db.control_store import ControlStore
 from agent_memory.db.lifecycle_store import LifecycleStore
 from agent_memory.db.memory_store import MemoryStore
 from agent_memory.db.rate_limit_store import RateLimitStore
+from agent_memory.db.reinforcement import ImportanceRule
 from agent_memory.domain.contexts import sync_management_keys
 from agent_memory.domain.extraction_pipeline import Extractors
-from agent_memory.domain.facts import Pipeline
-from agent_memory.domain.ids import utcnow
+from agent_memory.domain.importance import DAILY_DECAY, IMPORTANCE_MAX, REINFORCEMENT
+from agent_memory.domain.pipeline import Pipeline
 from agent_memory.domain.synthesis import Composer, ExtractiveComposer
 from agent_memory.embeddings import EmbeddingMismatch, LazyEmbedder
 from agent_memory.extraction.model import Extraction, ExtractionContext
 from agent_memory.jobs import JobQueue, SqsJobQueue
+
+IMPORTANCE = ImportanceRule(reinforce_by=REINFORCEMENT, cap=IMPORTANCE_MAX, decaying=tuple(DAILY_DECAY))
 
 
 @dataclass
@@ -30,26 +39,33 @@ class Services:
     queue: JobQueue | None
     extractors: Extractors
     embedder: LazyEmbedder
-    _stores: dict[str, MemoryStore] = field(default_factory=dict)
+    _contexts: dict[str, ContextStores] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
     _composer: Composer | None = None
 
-    def store(self, context_id: str) -> MemoryStore:
-        store = self._stores.get(context_id)
-        if store is None:
+    def context(self, context_id: str) -> ContextStores:
+        """The context's stores (its schema migrated on first use), built once and kept while the container is warm."""
+        stores = self._contexts.get(context_id)
+        if stores is None:
             with self._lock:
-                store = self._stores.setdefault(context_id, MemoryStore(self.db, context_id, self.embedder))
-        return store
+                stores = self._contexts.get(context_id)
+                if stores is None:
+                    stores = ContextStores.over(MemoryStore(self.db, context_id, IMPORTANCE), IMPORTANCE)
+                    self._contexts[context_id] = stores
+        return stores
+
+    def store(self, context_id: str) -> MemoryStore:
+        return self.context(context_id).memory
 
     def lifecycle(self, context_id: str) -> LifecycleStore:
-        return LifecycleStore(self.db, self.store(context_id).database)
+        return self.context(context_id).lifecycle
 
     @property
     def max_receives(self) -> int:
         return get_settings().max_receives
 
     def pipeline(self) -> Pipeline:
-        return Pipeline(self.queue, self.extractors)
+        return Pipeline(self.queue, self.extractors, self.embedder)
 
     def synthesizer(self) -> Composer:
         """The LLM composer when an OpenAI-compatible endpoint is configured, else the extractive one."""
@@ -59,13 +75,16 @@ class Services:
                 from agent_memory.domain.synthesis import LlmComposer
 
                 default_model = settings.llm_synthesis_model or settings.llm_extraction_model
-                self._composer = LlmComposer(settings.llm_base_url, default_model, settings.llm_api_key, settings.llm_timeout_seconds)
+                self._composer = LlmComposer(
+                    settings.llm_base_url, default_model, settings.llm_api_key, settings.llm_timeout_seconds, settings.llm_max_output_tokens
+                )
             else:
                 self._composer = ExtractiveComposer()
         return self._composer
 
-    def forget_store(self, context_id: str) -> None:
-        self._stores.pop(context_id, None)
+    def drop_context(self, context_id: str) -> None:
+        """Drop this process's stores of a deleted context (a later request for the id starts from a fresh schema check)."""
+        self._contexts.pop(context_id, None)
 
 
 @lru_cache(maxsize=1)

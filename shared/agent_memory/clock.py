@@ -1,4 +1,4 @@
-"""Identifiers and clocks."""
+"""The clock: UTC now, RFC 3339 in and out, and the time-ordered record ids drawn from it (a leaf module)."""
 
 from __future__ import annotations
 
@@ -20,6 +20,11 @@ def iso(value: dt.datetime | None) -> str | None:
     if value is None:
         return None
     return value.astimezone(dt.UTC).isoformat().replace('+00:00', 'Z')
+
+
+def when(value: object) -> str | None:
+    """``iso`` of a stored timestamp, None for anything else (absent, NONE)."""
+    return iso(value) if isinstance(value, dt.datetime) else None
 
 
 def parse_rfc3339(raw: str) -> dt.datetime:

@@ -1,4 +1,6 @@
-"""Closed vocabularies: entity types, memory categories and their lifecycle constants (CONTRACT §4, §5)."""
+"""Closed vocabularies: entity types, memory categories, entity names and the self entity (CONTRACT §4, §6.2).
+
+A leaf module: the domain, the extractors and their prompts all read the categories from here."""
 
 from __future__ import annotations
 
@@ -6,15 +8,9 @@ import re
 import unicodedata
 from typing import Literal
 
-from agent_memory.extraction.model import SELF
-
 MemoryCategory = Literal['identity', 'knowledge', 'context']
 CATEGORIES: tuple[MemoryCategory, ...] = ('identity', 'knowledge', 'context')
 
-INITIAL_IMPORTANCE: dict[str, float] = {'identity': 1.0, 'knowledge': 0.8, 'context': 0.5}
-DAILY_DECAY: dict[str, float] = {'knowledge': 0.995, 'context': 0.95}  # identity does not decay
-IMPORTANCE_MIN, IMPORTANCE_MAX = 0.0, 2.0
-REINFORCEMENT = 1.1
 
 ENTITY_TYPES = (
     'person',
@@ -65,6 +61,7 @@ def normalise_name(raw: str) -> str:
     return _SPACES.sub(' ', unicodedata.normalize('NFC', raw).strip()).casefold()
 
 
+SELF = 'self'  # the name of the speaker's own self entity in an extraction (first person: I, me, my)
 SELF_PREFIX = 'self:'  # a principal's self entity is person/"self:<principal id>" (domain.reconcile.Speaker)
 
 
@@ -77,10 +74,6 @@ def names_self_entity(name: str) -> bool:
 
 def clean_display_name(raw: str) -> str:
     return _SPACES.sub(' ', unicodedata.normalize('NFC', raw).strip())
-
-
-def clamp_importance(value: float) -> float:
-    return min(IMPORTANCE_MAX, max(IMPORTANCE_MIN, value))
 
 
 def category_from_model(label: str | None) -> MemoryCategory:

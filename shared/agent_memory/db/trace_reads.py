@@ -1,0 +1,63 @@
+"""Reading traces back (CONTRACT §10): one by id, the newest retrievals, who reused an answer, counts per tier."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable
+from typing import Any
+
+from agent_memory.db import to_rows
+from agent_memory.db.memory_store import MemoryStore
+from agent_memory.db.records import rid
+from agent_memory.rows.traces import RetrievalTraceRow, Reuse, TraceRow, TraceStats
+
+_BY_TABLE: dict[str, Callable[[dict[str, Any]], TraceRow]] = {
+    'retrieval_trace': to_rows.retrieval_trace,
+    'response_trace': to_rows.response_trace,
+    'decision_trace': to_rows.decision_trace,
+}
+
+
+class TraceReads:
+    def __init__(self, store: MemoryStore) -> None:
+        self.store = store
+
+    def get(self, table: str, trace_id: str) -> TraceRow | None:
+        """The trace ``<table>:<trace_id>`` (None for another table, or when there is none)."""
+        convert = _BY_TABLE.get(table)
+        if convert is None:
+            return None
+        row = self.store.q('SELECT * OMIT query_embedding FROM ONLY $id;', id=rid(table, trace_id))[0]
+        return convert(row) if row else None
+
+    def recent(self, principal: str | None, limit: int, before: dt.datetime | None) -> list[RetrievalTraceRow]:
+        """The newest retrieval traces (of ``principal``, or everyone's), each with its response."""
+        conditions = ['($principal IS NONE OR principal = $principal)']
+        if before is not None:
+            conditions.append('created_at < $before')
+        sql = (
+            'SELECT * OMIT query_embedding, candidates, response.retrieval_trace FROM retrieval_trace '
+            f'WHERE {" AND ".join(conditions)} ORDER BY created_at DESC LIMIT {int(limit)} FETCH response;'
+        )
+        return [to_rows.retrieval_trace(row) for row in self.store.q(sql, principal=principal, before=before)[0] or []]
+
+    def reused_by(self, response_id: str, limit: int = 20) -> list[Reuse]:
+        sql = f'SELECT id, created_at, latency_ms FROM response_trace WHERE reused_from = $id ORDER BY created_at DESC LIMIT {int(limit)};'
+        rows = self.store.q(sql, id=rid('response_trace', response_id))[0] or []
+        return [Reuse(ref=to_rows.required_ref(r['id']), created_at=r['created_at'], latency_ms=r.get('latency_ms')) for r in rows]
+
+    def stats(self, principal: str | None, since: dt.datetime) -> TraceStats:
+        sql = """
+            SELECT tier_entered, count() AS n, math::mean(latency_ms) AS avg_ms FROM retrieval_trace
+                WHERE created_at > $since AND ($principal IS NONE OR principal = $principal) GROUP BY tier_entered;
+            SELECT cached, count() AS n FROM response_trace
+                WHERE created_at > $since AND ($principal IS NONE OR principal = $principal) GROUP BY cached;
+            SELECT endpoint, count() AS n FROM retrieval_trace
+                WHERE created_at > $since AND ($principal IS NONE OR principal = $principal) GROUP BY endpoint;
+        """
+        tiers, responses, endpoints = self.store.q(sql, principal=principal, since=since)
+        return TraceStats(
+            tiers=[(int(r['tier_entered']), int(r['n']), r.get('avg_ms')) for r in tiers or []],
+            responses=[(bool(r['cached']), int(r['n'])) for r in responses or []],
+            endpoints=[(str(r['endpoint']), int(r['n'])) for r in endpoints or []],
+        )

@@ -1,0 +1,27 @@
+"""Views made of several reads: an entity with its facts, and the state of memory by category."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from agent_memory.rows.directives import InstructionRow, UncertaintyRow
+from agent_memory.rows.memory import ActionRow, AttributeRow, EntityRow, RelationRow
+
+
+@dataclass(frozen=True)
+class EntityView:
+    entity: EntityRow | None  # None when absent or invisible
+    attributes: list[AttributeRow]  # current, by key
+    relations: list[RelationRow]  # current, both ways, oldest first
+
+
+@dataclass(frozen=True)
+class StateRows:
+    """Per memory category, the newest current visible rows of each kind; active instructions; open uncertainties."""
+
+    entities: dict[str, list[EntityRow]]
+    attributes: dict[str, list[AttributeRow]]
+    relations: dict[str, list[RelationRow]]
+    actions: dict[str, list[ActionRow]]
+    instructions: list[InstructionRow]
+    unknowns: list[UncertaintyRow]

@@ -1,0 +1,112 @@
+"""The layers import only downwards (docs/architecture.md, "Layers"), read from the source's import statements.
+
+The repository (``db/``) imports nothing from the domain, the API or the composition root; the typed rows and the
+leaf modules import nothing from the service; and the SDK's record ids stay inside ``db/``. A module still being
+moved across the boundary is listed in ``PENDING`` (none is now): the checks expect it to fail (strict), so the list
+has to shrink when it moves.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parents[2] / 'shared' / 'agent_memory'
+LEAVES = ('clock', 'vocabulary', 'errors', 'write_ops', 'plan_reads')
+PENDING: dict[str, str] = {}
+
+
+def modules(folder: str) -> list[Path]:
+    return sorted(p for p in (PACKAGE / folder).rglob('*.py') if '__pycache__' not in p.parts)
+
+
+def imported(path: Path) -> Iterator[str]:
+    """Every module name ``path`` imports (relative imports do not occur in this code base)."""
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            yield from (alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            yield node.module
+            yield from (f'{node.module}.{alias.name}' for alias in node.names)
+
+
+def names_record_ids(path: Path) -> bool:
+    source = ast.parse(path.read_text(), str(path))
+    called = {n.func.id for n in ast.walk(source) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
+    named = {n.id for n in ast.walk(source) if isinstance(n, ast.Name)}
+    return 'rid' in called or 'RecordID' in named or any(m.startswith('agent_memory.db.sdk') for m in imported(path))
+
+
+def marked(folder: str) -> list[object]:
+    """The modules of ``folder``, the pending ones expected to fail."""
+    params = []
+    for path in modules(folder):
+        name = path.relative_to(PACKAGE).as_posix()
+        marks = [pytest.mark.xfail(reason=PENDING[name], strict=True)] if name in PENDING else []
+        params.append(pytest.param(path, id=name, marks=marks))
+    return params
+
+
+@pytest.mark.parametrize('path', marked('db'))
+def test_the_repository_imports_no_layer_above_it(path: Path) -> None:
+    # Given a repository module, When its imports are read, Then none is the domain, the API or the composition root
+    above = [m for m in imported(path) if m.startswith(('agent_memory.domain', 'agent_memory.api', 'agent_memory.composition'))]
+    assert above == []
+
+
+@pytest.mark.parametrize('path', [p for folder in ('domain', 'api', 'mcp_server', 'extraction', 'rows') for p in marked(folder)])
+def test_record_ids_stay_in_the_repository(path: Path) -> None:
+    # Given a module above db/, When its source is read, Then it neither builds nor names a SurrealDB record id
+    assert not names_record_ids(path)
+
+
+@pytest.mark.parametrize('path', [*modules('rows'), *(PACKAGE / f'{leaf}.py' for leaf in LEAVES)], ids=lambda p: p.name)
+def test_rows_and_leaves_import_nothing_of_the_service_but_rows(path: Path) -> None:
+    # Given a typed-row or leaf module, When its imports are read, Then only other rows come from the service
+    service = [m for m in imported(path) if m.startswith('agent_memory') and not m.startswith('agent_memory.rows')]
+    assert service == []
+
+
+def test_the_domain_does_not_import_the_composition_root() -> None:
+    # Given every domain module, When their imports are read, Then none reaches up to the composition root or the API
+    upward = {
+        p.relative_to(PACKAGE).as_posix(): m
+        for p in modules('domain')
+        for m in imported(p)
+        if m.startswith(('agent_memory.composition', 'agent_memory.api'))
+    }
+    assert upward == {}
+
+
+NOT_ROWS = {
+    'db/retrieval_store.py:ReadFilter.params': 'the bound SQL parameters of a filter',
+    'db/predicates.py:visibility_params': 'the bound SQL parameters of a grant region',
+    'db/memory_store.py:MemoryStore.rows': 'the raw query primitive the stores build their typed reads on (tests inspect with it)',
+}
+
+
+def returns_untyped_rows(path: Path) -> list[str]:
+    """Public functions and methods of ``path`` annotated to return ``dict[str, Any]`` (alone or in a list/union)."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.ClassDef):
+            methods = [(f'{node.name}.{f.name}', f) for f in node.body if isinstance(f, ast.FunctionDef)]
+        elif isinstance(node, ast.Module):
+            methods = [(f.name, f) for f in node.body if isinstance(f, ast.FunctionDef)]
+        else:
+            continue
+        for name, function in methods:
+            returned = ast.unparse(function.returns) if function.returns else ''
+            public = not function.name.startswith('_')
+            if public and 'dict[str, Any]' in returned and f'{path.relative_to(PACKAGE).as_posix()}:{name}' not in NOT_ROWS:
+                found.append(name)
+    return found
+
+
+@pytest.mark.parametrize('path', marked('db'))
+def test_no_repository_function_returns_an_untyped_row(path: Path) -> None:
+    # Given a repository module, When its public signatures are read, Then none returns dict[str, Any] rows
+    assert returns_untyped_rows(path) == []
