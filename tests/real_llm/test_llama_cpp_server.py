@@ -194,7 +194,11 @@ def test_a_cached_answer_is_replaced_when_its_fact_is_superseded(gateway: Gatewa
     fresh = call_json(gateway, 'POST', '/chat', question)
 
     assert fresh['cached'] is False and fresh['traceId'] != first['traceId']
-    trace = call_json(gateway, 'GET', f'/traces/{fresh["retrievalTraceId"]}')
-    built_from = json.dumps(trace)
-    assert 'Enterprise' in built_from  # the fresh answer was built from the new value
+    # the fresh answer was built from the new value, and not from the superseded one (the trace lists what was read)
+    plans = [a for a in call_json(gateway, 'GET', '/entities/person/sam')['attributes'] if a['key'] == 'plan']
+    current = [a['id'] for a in plans if a['superseded_by'] is None]
+    superseded = [a['id'] for a in plans if a['superseded_by'] is not None]
+    assert [a['value'] for a in plans if a['superseded_by'] is None] == ['Enterprise'], plans
+    read = json.dumps(call_json(gateway, 'GET', f'/traces/{fresh["retrievalTraceId"]}'))
+    assert current[0] in read and not any(old in read for old in superseded), read
     print(f'\nSmolLM2 fresh answer: {fresh["reply"]!r}')
