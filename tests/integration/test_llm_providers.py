@@ -159,6 +159,8 @@ def test_a_server_refusing_every_mode_keeps_stage0_and_records_the_class_only(ap
 def test_an_extraction_prompt_longer_than_the_context_window_keeps_stage0_and_says_so(
     api: Api, worker: Worker, server: LlmTestServer
 ) -> None:
+    # Given a server whose 300-token context window is smaller than the extraction prompt, When the worker extracts a queued turn, Then the
+    # message is not retried and the extraction is done in stage0 with llmError context_exceeded after one chat call, without provider text
     server.context_tokens = 300  # the extraction prompt (rules, schema, turn) is thousands of tokens
 
     turn = queue_turn(api)
@@ -338,6 +340,8 @@ def test_chat_answers_and_streams_on_every_server_profile(api: Api, server: LlmT
 def test_chat_answers_in_full_when_the_server_cuts_streams_while_busy(api: Api, server: LlmTestServer) -> None:
     """llama-cpp-python ends a streamed completion with [DONE] as soon as another request (an extraction) waits for the
     model: a streamed synthesis got no content, and /chat answered 503 (the real-server check, docs/llm-providers.md)."""
+    # Given a busy server that ends streamed completions early, When /chat answers once plainly and once streamed, Then the plain reply is
+    # full with its citation and the streamed deltas add up to the final reply
     server.busy = True
     server.reply_text('Sam is on the Pro plan [S1].').reply_text('Sam is on the Pro plan [S1].')
     remember_plan(api, 'Pro')
@@ -362,6 +366,8 @@ def test_a_synthesis_prompt_over_the_context_window_is_answered_from_the_best_ra
 ) -> None:
     """A small local model (n_ctx 4096) refuses a prompt of 12 long passages: the answer is built from the sources that
     fit, best-ranked first, and is recorded as built from those alone."""
+    # Given twelve long passages and a context window of about three, When /chat asks about them, Then the prompt is sent again with fewer
+    # sources until it fits, the answer cites exactly the sources sent, and the trace records only those as read
     remember_plan(api, 'Pro')
     remember_passages(api, 12)
     server.context_tokens = 800  # about three of the passages
@@ -379,6 +385,8 @@ def test_a_synthesis_prompt_over_the_context_window_is_answered_from_the_best_ra
 
 
 def test_a_message_that_alone_exceeds_the_context_window_is_a_422_that_says_so(api: Api, server: LlmTestServer) -> None:
+    # Given a 20-token context window, When /chat gets a message too long for it even without sources, Then it answers 422 naming the
+    # context window, without the provider's text, after a last try with no sources
     server.context_tokens = 20
     remember_plan(api, 'Pro')
 
@@ -462,6 +470,8 @@ def test_the_configured_output_cap_is_sent_on_every_extraction_request(
 
 def test_the_configured_output_cap_is_sent_on_synthesis_too(api: Api, services: Services, monkeypatch: pytest.MonkeyPatch) -> None:
     """A local server without its own cap lets a small model ramble until its context is full."""
+    # Given a server without its own cap and AGENT_MEMORY_LLM_MAX_OUTPUT_TOKENS=256, When /chat synthesises an answer, Then its one request
+    # carries the configured model and max_tokens 256
     llm = LlmTestServer().start()
     llm.reply_text('Sam is on Pro [S1].')
     monkeypatch.setenv('AGENT_MEMORY_LLM_BASE_URL', llm.base_url)

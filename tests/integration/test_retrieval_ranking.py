@@ -113,6 +113,8 @@ def test_common_terms_find_their_intersection_beside_a_selective_term(api: Api) 
     """Each of the question's names and keys is in more than ``df_cap`` rows and only their combination is selective
     (a large context: bench/retrieval.py at 10k facts). A selective word that matches nothing ("use") must not leave
     the list empty: the common terms are searched for together."""
+    # Given more than df_cap rows each of Dana's walks and Eli's editor crashes plus one row naming Dana's editor, When /query asks in bm25
+    # mode which editor Dana uses, Then only the row holding both common terms is returned
     walks = [f'Dana: I walked the dog to the park, day {i}.' for i in range(TUNING.df_cap + 1)]
     crashes = [f'Eli: my editor crashed again, take {i}.' for i in range(TUNING.df_cap + 1)]
     rows = walks + crashes
@@ -163,6 +165,8 @@ def test_remembered_document_frequencies_expire() -> None:
 
 
 def test_a_possessive_names_an_entity_for_the_structured_lookup(api: Api) -> None:
+    # Given favourite_food facts for Ana and Bo, When /query asks for Ana's favourite food, Then tier 1 seeds one structured row and Ana's
+    # fact ranks first
     foods = (('Ana', 'ramen'), ('Bo', 'tacos'))
     triples = [{'entity': {'type': 'person', 'name': n}, 'key': 'favourite_food', 'value': v} for n, v in foods]
     code, body, _ = api.call('facts', 'POST', '/facts', {'infer': 'triples', 'triples': triples})

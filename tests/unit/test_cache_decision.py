@@ -40,12 +40,15 @@ def _candidate(trace: str, question: str, similarity: float = 0.95) -> CacheCand
 def test_a_call_that_may_not_be_served_is_decided_without_looking(
     config: ResponseCacheConfig, fields: dict[str, Any], prior_turns: bool, eligible: bool, reason: str
 ) -> None:
+    # Given a disabled cache, bypassCache, a per-call model or prior turns, When admission decides, Then it decides with no hit, giving the
+    # expected eligibility and reason
     decision = admission(config, _request(**fields), prior_turns)
     assert decision is not None and decision.hit is None
     assert (decision.eligible, decision.reason) == (eligible, reason)
 
 
 def test_a_plain_first_call_looks_in_the_cache() -> None:
+    # Given an enabled cache and a first call without options, When admission decides, Then it leaves the decision to the cache lookup
     assert admission(ON, _request(), has_prior_turns=False) is None
 
 
@@ -67,12 +70,15 @@ def test_a_similar_but_different_question_is_a_near_miss_never_served() -> None:
 
 
 def test_a_similar_question_answer_is_served_as_such() -> None:
+    # Given a candidate answering a rewording of the question, When the cache chooses, Then it is served as a similar-question hit
     found = [_candidate('t1', 'where is Alice living these days?')]
     decision = choose(found, question_key('where does Alice live?'), lambda answer: {}, THRESHOLD)
     assert decision.hit is not None and decision.reason.startswith('cache hit: similar question')
 
 
 def test_misses_say_whether_answers_were_stale_or_absent() -> None:
+    # Given a candidate that is no longer valid, and then no candidate, When the cache chooses, Then each miss's reason says whether the
+    # answers were stale or absent
     found = [_candidate('t1', 'where does Alice live?')]
     stale = choose(found, question_key('where does Alice live?'), lambda answer: None, THRESHOLD)
     assert stale.hit is None and stale.eligible and stale.reason == 'cache miss: 1 similar answers no longer valid'

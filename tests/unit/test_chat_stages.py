@@ -41,6 +41,8 @@ def _retrieval(hits: list[Hit]) -> Retrieval:
 
 
 def test_an_answer_is_personal_when_the_question_or_what_it_was_built_from_is_about_the_caller() -> None:
+    # Given compositions built from Bob's fact, from the caller's own fact, or having read a caller source, When a question's visibility is
+    # chosen, Then it is personal for a first-person question or any caller source, and shared otherwise
     about_bob = Composition('Bob lives in Oslo [S1].', [('[S1]', _fact(1))], None)
     about_alice = Composition('You live in Oslo [S1].', [('[S1]', _fact(1, (SELF,)))], None)
     assert _question('where does Bob live?').visibility(about_bob) == 'shared-fp'
@@ -76,12 +78,15 @@ def test_composition_never_quotes_the_window_or_the_users_own_questions_and_is_c
 
 
 def test_an_answer_built_from_nothing_is_never_cacheable() -> None:
+    # Given retrieval that found nothing, When an answer is composed, Then it cites nothing and is not cacheable
     request = ChatRequest.model_validate({'message': 'what is the meaning of life?'})
     answer = compose(ExtractiveComposer(), CALLER, request, _question(request.message), MISS, _retrieval([]), [])
     assert answer.composition.cited == [] and not answer.cacheable
 
 
 def test_a_cache_hit_answers_at_tier_2_with_the_cached_reply_and_is_not_cached_again() -> None:
+    # Given a cache decision holding a hit, When it becomes the answer, Then it is tier 2, reuses the cached reply and citations, and is not
+    # cacheable again
     cited = [{'marker': '[S1]', 'id': 'attribute:a1', 'table': 'attribute', 'key': 'a1', 'snippet': 'Bob home city: Oslo'}]
     read = [{'table': 'memory_chunk', 'key': 'c1'}]
     scopes = {'attribute:a1': [['team:a']], 'memory_chunk:c1': [['team:b']]}  # read with the answer's validity, by wire ref
@@ -95,6 +100,8 @@ def test_a_cache_hit_answers_at_tier_2_with_the_cached_reply_and_is_not_cached_a
 
 
 def test_stored_citations_carry_what_validity_needs_and_the_body_shows_only_the_wire_form() -> None:
+    # Given a composition citing Bob's fact, When its citations are stored and the reply body is built, Then the stored form keeps table,
+    # key and entity refs while the body carries the trace ids and only the wire fields
     composition = Composition('Bob lives in Oslo [S1].', [('[S1]', _fact(1))], None)
     stored = citations(composition)
     assert stored[0]['table'] == 'attribute' and stored[0]['key'] == 'a1' and stored[0]['entity_refs'] == ['person/bob']

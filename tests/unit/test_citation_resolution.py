@@ -30,6 +30,7 @@ def test_markers_naming_no_given_source_are_stripped_with_their_space() -> None:
 
 
 def test_a_reply_without_sources_cites_nothing() -> None:
+    # Given a reply with a marker but no sources, When its citations are resolved, Then the marker is stripped and nothing is cited
     reply, cited = resolve_citations('I do not know [S1].', [])
     assert (reply, cited) == ('I do not know.', [])
 

@@ -22,6 +22,7 @@ LLAMA_CPP_PYTHON = (
     ],
 )
 def test_the_servers_wordings_are_recognised(status: int, code: str | None, message: str) -> None:
+    # Given a context-window rejection as each server words it, When it is classified, Then it is recognised as exceeding the context window
     assert exceeds_context_window(status, code, message)
 
 
@@ -34,4 +35,5 @@ def test_the_servers_wordings_are_recognised(status: int, code: str | None, mess
     ],
 )
 def test_other_rejections_are_not(status: int, code: str | None, message: str) -> None:
+    # Given a server error or a 4xx about something else, When it is classified, Then it is not taken for a context-window overflow
     assert not exceeds_context_window(status, code, message)

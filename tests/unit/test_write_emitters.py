@@ -89,6 +89,8 @@ def test_no_value_is_spliced_into_the_statement_text() -> None:
 
 
 def test_a_new_attribute_stores_its_initial_importance_as_the_decay_base_and_omits_unset_links() -> None:
+    # Given a new attribute without links, When it is emitted, Then its content stores the initial importance as importance_base, has no
+    # importance, and omits the unset link fields
     tx = _emitted([CreateAttribute('a1', ('person', 'alice'), 'city', 'Oslo', 0.9, FIELDS)])
     content = next(v for v in tx.params.values() if isinstance(v, dict))
     assert content['importance_base'] == 0.8 and 'importance' not in content
@@ -96,6 +98,8 @@ def test_a_new_attribute_stores_its_initial_importance_as_the_decay_base_and_omi
 
 
 def test_an_action_is_never_confirmed_and_a_superseded_attribute_is_closed_now() -> None:
+    # Given an unconfirmed action and an attribute superseded by another, When they are emitted, Then the action has no confirmed_at and the
+    # superseded attribute's valid_until is set to now
     unconfirmed = FactFields('context', 0.5, FIELDS.source, None, NOW, NOW, None, [['/']])
     tx = _emitted(
         [CreateAction('x1', ('person', 'alice'), None, 'ran', None, 'Alice ran', None, unconfirmed), SupersedeAttribute('a0', 'a1')]
