@@ -196,9 +196,9 @@ def test_a_cached_answer_is_replaced_when_its_fact_is_superseded(gateway: Gatewa
     assert fresh['cached'] is False and fresh['traceId'] != first['traceId']
     # the fresh answer was built from the new value, and not from the superseded one (the trace lists what was read)
     plans = [a for a in call_json(gateway, 'GET', '/entities/person/sam')['attributes'] if a['key'] == 'plan']
-    current = [a['id'] for a in plans if a['superseded_by'] is None]
-    superseded = [a['id'] for a in plans if a['superseded_by'] is not None]
-    assert [a['value'] for a in plans if a['superseded_by'] is None] == ['Enterprise'], plans
+    current = [a['id'] for a in plans if a['supersededBy'] is None]
+    superseded = [a['id'] for a in plans if a['supersededBy'] is not None]
+    assert [a['value'] for a in plans if a['supersededBy'] is None] == ['Enterprise'], plans
     read = json.dumps(call_json(gateway, 'GET', f'/traces/{fresh["retrievalTraceId"]}'))
     assert current[0] in read and not any(old in read for old in superseded), read
     print(f'\nSmolLM2 fresh answer: {fresh["reply"]!r}')
