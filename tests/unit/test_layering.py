@@ -110,3 +110,15 @@ def returns_untyped_rows(path: Path) -> list[str]:
 def test_no_repository_function_returns_an_untyped_row(path: Path) -> None:
     # Given a repository module, When its public signatures are read, Then none returns dict[str, Any] rows
     assert returns_untyped_rows(path) == []
+
+
+RAW_QUERIES = ('rows', 'q')  # MemoryStore's raw query primitives: their dicts are turned into typed rows inside db/
+
+
+@pytest.mark.parametrize('path', [p for folder in ('domain', 'api', 'mcp_server', 'extraction') for p in modules(folder)], ids=str)
+def test_no_layer_above_the_repository_runs_a_raw_query(path: Path) -> None:
+    # Given a module above the repository, When its calls are read, Then none is a raw query (untyped rows stay in db/)
+    source = ast.parse(path.read_text(), str(path))
+    calls = [n for n in ast.walk(source) if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)]
+    raw = [n.lineno for n in calls if isinstance(n.func, ast.Attribute) and n.func.attr in RAW_QUERIES]
+    assert raw == []
