@@ -58,6 +58,15 @@ def test_prior_assistant_replies_rank_below_what_users_said() -> None:
     assert order(pool) == ['said', 'reply']
 
 
+def test_an_assistant_echo_of_a_fact_does_not_outrank_the_fact() -> None:
+    # Given a fact first in both fact lists, and a prior assistant reply repeating it first in both passage lists
+    echo = passage('From memory: Alice pet: a cat [S1].', 0.7, role='assistant')
+    lists = {'vector:attribute': [fact('Alice pet: a cat', 0.8)], 'bm25:attribute': [fact('Alice pet: a cat', 3.0)],
+             'vector:memory_chunk': [echo], 'bm25:memory_chunk': [echo]}  # fmt: skip
+    # When fused, Then the fact ranks first: the memory's own output is not evidence over what it repeats
+    assert order(fuse(lists)) == ['Alice pet: a cat', 'From memory: Alice pet: a cat [S1].']
+
+
 def test_adjacent_turns_gain_a_share_of_the_passage_that_brought_them() -> None:
     # Given a passage and its reply not in the pool, When neighbours join, Then the reply scores the neighbour share of
     # the passage
