@@ -188,9 +188,12 @@ def record(
 def traces(caller: Caller, request: ChatRequest, target: WriteTarget, question: Question, answer: Answer, latency_ms: float) -> WriteTraces:
     composition, visibility = answer.composition, question.visibility(answer.composition)
     returned: list[Hit] = [hit for _, hit in composition.cited] if answer.retrieval is None else answer.retrieval.hits
+    # Only a servable answer's question vector goes into the HNSW index: a hit's or an unservable answer's would cost an
+    # index insert per call and crowd the servable ones out of the cache lookup's unfiltered top-k.
+    vector = question.vector if answer.cacheable else None
     retrieval_trace = recall.trace_row(
         caller, request.message, answer.retrieval, mode='hybrid', tier=answer.tier, reason=answer.reason, fingerprint_=visibility,
-        endpoint='chat', now=target.now, latency_ms=latency_ms, vector=question.vector, returned=returned,
+        endpoint='chat', now=target.now, latency_ms=latency_ms, vector=vector, returned=returned,
         session_id=target.session_key, trace_id=new_id(),
     )  # fmt: skip
     # Only answers that may be served carry a key, so the key index holds no hits or uncacheable traces to walk past.
