@@ -19,7 +19,8 @@ WORKLOAD = json.loads((Path(__file__).parents[2] / 'bench' / 'data' / 'paraphras
 def test_earlier_questions_do_not_crowd_the_facts_out_of_the_sources(api: Api, llm: LlmTestServer, worker: Worker) -> None:
     # Given the cache benchmark's facts about a person and 21 earlier first-person questions ("what is my …?"), each
     # stored as the user turn of its own session
-    remember(api, *({'entity': f['entity'], 'key': f['key'], 'value': f['value'], 'memory_category': f['category']} for f in WORKLOAD['seed_facts']))
+    facts = WORKLOAD['seed_facts']
+    remember(api, *({'entity': f['entity'], 'key': f['key'], 'value': f['value'], 'memory_category': f['category']} for f in facts))
     asked = [intent['paraphrases'][0] for intent in WORKLOAD['intents']]
     for question in asked[:21]:
         chat(api, question)
