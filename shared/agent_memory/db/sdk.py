@@ -15,6 +15,10 @@ from surrealdb.connections.url import Url, UrlScheme  # noqa: E402
 from surrealdb.data.types.record_id import RecordID  # noqa: E402
 from surrealdb.errors import SurrealError, UnsupportedEngineError  # noqa: E402
 
+from agent_memory.db import vector_wire  # noqa: E402
+
+vector_wire.install()
+
 _EMBEDDED = {UrlScheme.MEM, UrlScheme.MEMORY, UrlScheme.FILE, UrlScheme.SURREALKV, UrlScheme.SURREALKV_VERSIONED}
 
 
