@@ -128,7 +128,7 @@ def get_services() -> Services:
 
 def start_services(db: Database, settings: Settings) -> Services:
     """A cold start: register the configured management keys (revoking any other), check the embedding model."""
-    from agent_memory.domain.contexts import sync_management_keys
+    from agent_memory.domain.key_hashes import sync_management_keys
 
     control = ControlStore(db)
     sync_management_keys(control, settings.management_keys)

@@ -89,11 +89,6 @@ def mint_context_key(control: ControlStore, context_id: str, principal: str, nam
     return secret
 
 
-def sync_management_keys(control: ControlStore, tokens: tuple[str, ...]) -> None:
-    """The configured management keys are authoritative: register them and revoke every other one (cold start)."""
-    control.replace_management_keys([hash_key(t) for t in tokens], utcnow())
-
-
 def bootstrap(control: ControlStore, store_for: StoreFor, context_id: str, context_key: str | None) -> str:
     """Idempotent local/first-deploy bootstrap: the context and one admin key for it (management keys come from
     the configuration, registered at cold start)."""
