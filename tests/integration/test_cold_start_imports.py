@@ -27,9 +27,15 @@ EXTRACTION_STACK = (
     'agent_memory.domain.synthesis',
 )
 USES_EXTRACTION = {'facts', 'sweep_hourly', 'traces'}  # ingest, the stale-job re-send, trace views citing sources
-# what a health check needs none of: authentication, a context's stores, the request models, pydantic
-NOT_IN_HEALTH = ('agent_memory.domain.auth', 'agent_memory.db.memory_store', 'agent_memory.db.context_stores', 'agent_memory.models',
-                 'pydantic')  # fmt: skip
+# what a health check needs none of: authentication, the row converters, a context's stores, the request models, pydantic
+NOT_IN_HEALTH = (
+    'agent_memory.domain.auth',
+    'agent_memory.db.to_rows',
+    'agent_memory.db.memory_store',
+    'agent_memory.db.context_stores',
+    'agent_memory.models',
+    'pydantic',
+)
 SERVE = """
 import json
 class Context:
