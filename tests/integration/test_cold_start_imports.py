@@ -19,13 +19,9 @@ PLAIN = sorted(p.name for p in (ROOT / 'functions').iterdir() if (p / 'app.py').
 NEVER = ('openai', 'aiohttp', 'requests', 'boto3', 'agent_memory.api.responses')
 NOT_IN_PLAIN = ('numpy', 'onnxruntime', 'tokenizers', 'mcp', 'mcp_types', 'starlette')
 MCP_UNUSED = ('mcp.client', 'mcp.server.mcpserver', 'cryptography')
-# what only extracting, recalling or composing requests use: the pipeline, the LLM stage, retrieval and synthesis
-EXTRACTION_STACK = (
-    'agent_memory.domain.extraction_pipeline',
-    'agent_memory.extraction.llm',
-    'agent_memory.domain.retrieval',
-    'agent_memory.domain.synthesis',
-)
+# what only ingesting or composing requests use: the extraction pipeline, the LLM stage, the composer
+INGEST_AND_SYNTHESIS = ('agent_memory.domain.extraction_pipeline', 'agent_memory.extraction.llm', 'agent_memory.domain.synthesis')
+EXTRACTION_STACK = (*INGEST_AND_SYNTHESIS, 'agent_memory.domain.retrieval')  # and recall's ranking
 USES_EXTRACTION = {'facts', 'sweep_hourly', 'traces'}  # ingest, the stale-job re-send, trace views citing sources
 # what a health check needs none of: authentication, the row converters, a context's stores, the request models, pydantic
 NOT_IN_HEALTH = (
@@ -92,6 +88,12 @@ def test_plain_handler_import_loads_no_extraction_retrieval_synthesis_or_context
     # Given a plain handler, When it is imported fresh, Then neither the extraction stack nor a context's stores load
     watched = EXTRACTION_STACK + ('agent_memory.db.context_stores',)
     assert loaded_after('import app', watched, ROOT / 'functions' / function) == []
+
+
+def test_the_recall_handler_import_loads_no_ingest_or_synthesis() -> None:
+    # Given the retrieval handler (its first request is usually /query), When it is imported fresh, Then /reflect's
+    # ingest pipeline and LLM composer are not loaded
+    assert loaded_after('import app', INGEST_AND_SYNTHESIS, ROOT / 'functions' / 'retrieval') == []
 
 
 def test_health_check_loads_no_authentication_stores_or_models_through_its_first_request() -> None:
