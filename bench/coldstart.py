@@ -251,6 +251,13 @@ def floors(runs: int) -> None:
             'import aws_lambda_powertools.event_handler.api_gateway, aws_lambda_powertools.logging, '
             'aws_lambda_powertools.metrics, pydantic, agent_memory.db.sdk'
         ),
+        'health floor: Powertools resolver + logger + metrics, db.sdk, an embedded database opened and pinged': (
+            'import aws_lambda_powertools.event_handler, aws_lambda_powertools.logging, aws_lambda_powertools.metrics\n'
+            'from agent_memory.db.sdk import connect\nconnect("mem://").query_raw("RETURN 1;")'
+        ),
+        'first-vector floor: the local model built and one text embedded (numpy, onnxruntime, tokenizers)': (
+            'from agent_memory.embeddings.local import LocalMiniLM\nLocalMiniLM().embed(["where does Ada live"])'
+        ),
     }
     env = {**os.environ, 'PYTHONPATH': str(ROOT / 'shared')}
     print('\n## Floors: one library alone in a fresh interpreter (p50 of the whole process: wall ms, CPU ms)\n')

@@ -5,9 +5,10 @@ domain its stores. Handlers, the MCP server and the local runtime start from ``g
 
 Lazy by design (docs/architecture.md, "Cold start"): a module imported here at the top lands on the cold start of
 every function, so the top imports only what ``start_services`` runs (the connection, the control and rate-limit
-stores, the embedding model's identity, which loads no model). A context's stores, the extraction pipeline and the
-composer are imported where they are first built, so ``GET /health`` never loads the memory store or the extraction
-stack, and a data-plane read loads the stores but not extraction or synthesis.
+stores, the embedding model's identity, which loads no model) and the importance rule (two small modules). A
+context's stores, the extraction pipeline and the composer are imported where they are first built, so
+``GET /health`` never loads the memory store or the extraction stack, and a data-plane read loads the stores but
+not extraction or synthesis.
 """
 
 from __future__ import annotations
@@ -15,13 +16,15 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from agent_memory.clock import utcnow
 from agent_memory.config import Settings, get_settings
 from agent_memory.db.connection import Database, get_database
 from agent_memory.db.control_store import ControlStore
 from agent_memory.db.rate_limit_store import RateLimitStore
+from agent_memory.db.reinforcement import ImportanceRule
+from agent_memory.domain.importance import DAILY_DECAY, IMPORTANCE_MAX, REINFORCEMENT
 from agent_memory.embeddings import EmbeddingMismatch, LazyEmbedder
 from agent_memory.jobs import JobQueue, SqsJobQueue
 
@@ -29,27 +32,13 @@ if TYPE_CHECKING:
     from agent_memory.db.context_stores import ContextStores
     from agent_memory.db.lifecycle_store import LifecycleStore
     from agent_memory.db.memory_store import MemoryStore
-    from agent_memory.db.reinforcement import ImportanceRule
     from agent_memory.domain.extraction_pipeline import Extractors
     from agent_memory.domain.pipeline import Pipeline
     from agent_memory.domain.synthesis import Composer
     from agent_memory.extraction.model import Extraction, ExtractionContext
 
 
-@lru_cache(maxsize=1)
-def importance_rule() -> ImportanceRule:
-    """The domain's importance policy in the repository's terms (built on the first context's stores)."""
-    from agent_memory.db.reinforcement import ImportanceRule
-    from agent_memory.domain.importance import DAILY_DECAY, IMPORTANCE_MAX, REINFORCEMENT
-
-    return ImportanceRule(reinforce_by=REINFORCEMENT, cap=IMPORTANCE_MAX, decaying=tuple(DAILY_DECAY))
-
-
-def __getattr__(name: str) -> Any:
-    """``IMPORTANCE`` (tests and benches import it by that name) without building it at import time."""
-    if name == 'IMPORTANCE':
-        return importance_rule()
-    raise AttributeError(f'module {__name__!r} has no attribute {name!r}')
+IMPORTANCE = ImportanceRule(reinforce_by=REINFORCEMENT, cap=IMPORTANCE_MAX, decaying=tuple(DAILY_DECAY))
 
 
 @dataclass
@@ -74,8 +63,7 @@ class Services:
             with self._lock:
                 stores = self._contexts.get(context_id)
                 if stores is None:
-                    rule = importance_rule()
-                    stores = ContextStores.over(MemoryStore(self.db, context_id, rule), rule)
+                    stores = ContextStores.over(MemoryStore(self.db, context_id, IMPORTANCE), IMPORTANCE)
                     self._contexts[context_id] = stores
         return stores
 
