@@ -135,6 +135,7 @@ import json, sys
 import app
 t1, c1 = time.perf_counter(), time.process_time()
 loaded = sorted(m for m in %(heavy)r if m in sys.modules)
+modules = len(sys.modules)
 with open(%(event)r) as f:
     event = json.loads(f.read().replace('REPLACE_WITH_DEV_KEY', %(key)r).replace('REPLACE_WITH_MANAGEMENT_KEY', %(mkey)r))
 """
@@ -144,7 +145,8 @@ result = app.lambda_handler(event, Context())
 t2, c2 = time.perf_counter(), time.process_time()
 status = result.get('statusCode') if isinstance(result, dict) else None
 print(json.dumps({'import': (t1 - t0) * 1e3, 'first': (t2 - t0) * 1e3, 'import_cpu': (c1 - c0) * 1e3,
-                  'first_cpu': (c2 - c0) * 1e3, 'status': status, 'loaded': loaded,
+                  'first_cpu': (c2 - c0) * 1e3, 'status': status, 'loaded': loaded, 'modules': modules,
+                  'modules_after': len(sys.modules),
                   'after': sorted(m for m in %(heavy)r if m in sys.modules)}))
 """
 )
@@ -187,6 +189,7 @@ def measure(trees: dict[str, tuple[Path, str]], names: list[str], runs: int) -> 
         for name, rows in by_name.items():
             row = {key: statistics.median(r[key] for r in rows) for key in ('import', 'first', 'import_cpu', 'first_cpu')}
             row.update(status=rows[-1]['status'], loaded=rows[-1]['loaded'], after=rows[-1]['after'])
+            row.update(modules=rows[-1]['modules'], modules_after=rows[-1]['modules_after'])
             out[label][name] = row
             print(f'  {label} {name}: import {row["import"]:.0f} ms, first request {row["first"]:.0f} ms', file=sys.stderr)
     print(f'\n1-minute load average during the runs: min {min(loads):.1f}, median {statistics.median(loads):.1f}, '
@@ -210,6 +213,12 @@ def side_by_side(runs: dict[str, dict[str, dict[str, Any]]]) -> None:
         imports = [f'{runs[label][name]["import"]:.0f} ({runs[label][name]["import_cpu"]:.0f})' for label in labels]
         firsts = [f'{runs[label][name]["first"]:.0f} ({runs[label][name]["first_cpu"]:.0f})' for label in labels]
         print(f'| {name} | {" | ".join(imports)} | {" | ".join(firsts)} | ≤ {goal(name)} |')
+    print('\n| function | ' + ' | '.join(f'modules in `sys.modules` after the import / the first request, {label}' for label in labels)
+          + ' |')  # fmt: skip
+    print('|---|' + '---|' * len(labels))
+    for name in names:
+        counts = [f'{runs[label][name]["modules"]} / {runs[label][name]["modules_after"]}' for label in labels]
+        print(f'| {name} | {" | ".join(counts)} |')
     print('\n| function | ' + ' | '.join(f'watched modules after the import, {label}' for label in labels) + ' |')
     print('|---|' + '---|' * len(labels))
     for name in names:
