@@ -25,6 +25,7 @@ from agent_memory.db.control_store import ControlStore
 from agent_memory.db.rate_limit_store import RateLimitStore
 from agent_memory.db.reinforcement import ImportanceRule
 from agent_memory.domain.importance import DAILY_DECAY, IMPORTANCE_MAX, REINFORCEMENT
+from agent_memory.domain.key_hashes import sync_management_keys
 from agent_memory.embeddings import EmbeddingMismatch, LazyEmbedder
 from agent_memory.jobs import JobQueue, SqsJobQueue
 
@@ -116,8 +117,6 @@ def get_services() -> Services:
 
 def start_services(db: Database, settings: Settings) -> Services:
     """A cold start: register the configured management keys (revoking any other), check the embedding model."""
-    from agent_memory.domain.key_hashes import sync_management_keys
-
     control = ControlStore(db)
     sync_management_keys(control, settings.management_keys)
     queue = SqsJobQueue(settings.queue_url) if settings.queue_url else None
