@@ -103,6 +103,14 @@ def test_health_check_loads_no_authentication_stores_or_models_through_its_first
     assert loaded_after(code, NOT_IN_HEALTH + EXTRACTION_STACK, ROOT / 'functions' / 'health') == []
 
 
+def test_a_configured_llm_is_not_imported_or_built_by_a_health_check() -> None:
+    # Given an LLM endpoint and extraction model configured, When the health handler is imported fresh and serves
+    # GET /health, Then the openai client is neither imported nor built (only extracting and composing paths need it)
+    env = {'AGENT_MEMORY_LLM_BASE_URL': 'http://127.0.0.1:9/v1', 'AGENT_MEMORY_LLM_EXTRACTION_MODEL': 'cold-start-model'}
+    code = f'import app\n{SERVE}\nserve("health_get.json")'
+    assert loaded_after(code, ('openai',), ROOT / 'functions' / 'health', **env) == []
+
+
 def test_an_entity_read_loads_no_extraction_retrieval_or_synthesis_through_its_first_request() -> None:
     # Given a context with a key, When the entities handler is imported fresh and serves GET /entities, Then the
     # extraction stack, retrieval and synthesis are still not loaded
