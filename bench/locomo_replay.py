@@ -24,6 +24,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import textwrap
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -40,16 +41,22 @@ LIST_KNOBS = ('list_limits', 'graph_limits', 'ef_search', 'overfetch', 'max_term
 
 
 def retrieval_version() -> str:
+    """A digest of the code (syntax trees: comments and layout do not count) and knobs that shape the dumped lists."""
+    import ast
     import inspect
 
     from agent_memory import tuning
     from agent_memory.domain import retrieval
 
-    digest = hashlib.sha256((ROOT / LIST_CODE).read_bytes())
+    def tree(source: str) -> bytes:
+        return ast.dump(ast.parse(textwrap.dedent(source))).encode()
+
+    digest = hashlib.sha256(tree((ROOT / LIST_CODE).read_text()))
     parts = (retrieval.Hit, retrieval.Retriever.candidates, retrieval.Retriever._seeds, retrieval.Retriever._graph,
-             retrieval.Retriever._keys_named, retrieval.to_hit, retrieval.query_terms, retrieval.content_words, retrieval.words)  # fmt: skip
+             retrieval.Retriever._keys_named, retrieval.to_hit, retrieval.query_terms, retrieval.content_words,
+             retrieval.words)  # fmt: skip
     for part in parts:
-        digest.update(inspect.getsource(part).encode())
+        digest.update(tree(inspect.getsource(part)))
     digest.update(repr(sorted(retrieval.STOP_WORDS)).encode())
     digest.update(repr([dict(v) if hasattr(v, 'items') else v for v in (getattr(tuning.TUNING, k) for k in LIST_KNOBS)]).encode())
     return digest.hexdigest()[:8]
@@ -67,9 +74,9 @@ def dump(conv: Conversation, out: Path) -> None:
     try:
         shutil.copytree(source / 'db', work / 'db')
         os.environ['AGENT_MEMORY_DB_URL'] = f'surrealkv://{work / "db"}'
+        from agent_memory.clock import utcnow
         from agent_memory.composition import get_services
         from agent_memory.db.retrieval_store import ReadFilter
-        from agent_memory.clock import utcnow
         from agent_memory.domain.retrieval import RetrievalRequest, Retriever, to_hit
 
         services = get_services()

@@ -130,7 +130,8 @@ def test_a_turn_without_a_time_expression_is_not_dated(text: str) -> None:
 
 
 def dated_and_fond() -> list[Hit]:
-    return [passage('Melanie: Camping is our family thing, we love camping.', 0.030), passage('Melanie: We went camping last weekend.', 0.020)]
+    fond = passage('Melanie: Camping is our family thing, we love camping.', 0.030)
+    return [fond, passage('Melanie: We went camping last weekend.', 0.020)]
 
 
 def test_a_question_about_time_ranks_the_dated_passage_first() -> None:

@@ -48,7 +48,7 @@ STOP_WORDS = frozenset(
 _ASKS_WHEN = re.compile(r'\b(?:when|how long|what (?:year|month|date|day|time))\b')
 _WEEKDAY = 'monday|tuesday|wednesday|thursday|friday|saturday|sunday'
 _DATED = re.compile(
-    rf"\b(?:yesterday|today|tonight|tomorrow|recently|ago|(?:19|20)\d\d|{_WEEKDAY}|"
+    rf'\b(?:yesterday|today|tonight|tomorrow|recently|ago|(?:19|20)\d\d|{_WEEKDAY}|'
     r'january|february|april|june|july|august|september|october|november|december|'
     rf'last (?:night|week|weekend|month|year|summer|winter|spring|fall)|(?:this|next) (?:week|weekend|month|year|morning|evening|summer))\b'
 )
