@@ -390,9 +390,12 @@ def reranked(pool: list[Hit], query: str) -> list[Hit]:
         for hit in pool:
             if hit.table == 'memory_chunk' and is_dated(hit.text):
                 hit.score *= tuned.dated_passage_weight
-    said = {h.turn: h for h in pool if h.table == 'memory_chunk' and h.turn}
+    said: dict[str, Hit] = {}  # turn -> its best-ranked passage (a long turn has several)
     for hit in pool:
-        passage = said.get(hit.turn) if hit.table != 'memory_chunk' else None
+        if hit.table == 'memory_chunk' and hit.turn:
+            said.setdefault(hit.turn, hit)
+    for hit in pool:
+        passage = said.get(hit.turn) if hit.table != 'memory_chunk' and hit.turn else None
         if passage is not None:
             passage.score += hit.score * tuned.source_credit
     return sorted(pool, key=lambda h: (-h.score, h.id))
