@@ -2,11 +2,12 @@
 
 ``--dump`` runs the service's own candidate lists (``Retriever.candidates``, hybrid mode, admin caller) once per
 question on a copy of a cached ``bench/locomo.py`` ingest and pickles them, with every passage's (session, seq)
-position, under ``bench/.cache/locomo/replay-<ingest>-<retrieval code>-<n>.pkl``. The replay then fuses those lists
-with the real ``fuse`` and ``with_neighbours`` (tuning knobs overridden per variant) and scores evidence
-recall@10 per category beside Okapi BM25, exactly as ``bench/locomo.py`` counts it. The lists themselves (what the
-database returns) are not replayed: a change to ``db/retrieval_store.py`` or to the query terms needs a new dump
-(the retrieval code is part of the file name). Final numbers always come from ``bench/locomo.py``.
+position, under ``bench/.cache/locomo/replay-<ingest>-<list code>-<n>.pkl``. The replay then ranks those lists
+with the real ``fuse``, ``with_neighbours`` and ``reranked`` (tuning knobs overridden per variant) and scores
+evidence recall@10 per category beside Okapi BM25, exactly as ``bench/locomo.py`` counts it. The lists themselves
+(what the database returns) are not replayed: a change to ``db/retrieval_store.py``, to the request side of
+``domain/retrieval.py`` or to a list knob makes a new dump (``retrieval_version``); fusion changes reuse it. Final
+numbers always come from ``bench/locomo.py``.
 
 Run: ``PYTHONPATH=shared:infra:. .venv/bin/python bench/locomo_replay.py --conversations 0,1,2,3,4``
 """
