@@ -63,7 +63,7 @@ def test_each_vocabulary_read_of_an_extracted_turn_walks_an_index_newest_first(
     code, _, _ = api.call('facts', 'POST', '/facts/batch', {'messages': [{'role': 'user', 'content': 'Alice manages Bob at Acme.'}]})
     assert code == 202 and worker.deliver(worker.receive()) == {'batchItemFailures': []}
     monkeypatch.undo()
-    vocabulary = [(sql, params) for sql, params in sent if 'SELECT label, created_at FROM relates_to' in sql]
+    vocabulary = [(sql, params) for sql, params in sent if 'SELECT id, label, created_at FROM relates_to' in sql]
     assert vocabulary
     sql, params = vocabulary[0]
     for statement in (s.strip() for s in sql.split(';') if 'ORDER BY' in s):
