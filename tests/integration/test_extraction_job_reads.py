@@ -1,5 +1,6 @@
-"""Ingest (issue 14): a job reads the extraction vocabulary once and merges what each of its turns writes; every turn
-still sees exactly the vocabulary a fresh read would give it, region by region."""
+"""Ingest (issue 14): a job reads its turns, their writers and the extraction vocabulary once, and merges what each of
+its turns writes into the vocabulary; every turn still sees exactly the vocabulary a fresh read would give it, region by
+region."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from agent_memory.db.memory_store import MemoryStore
 from agent_memory.db.turn_store import TurnStore
 from agent_memory.domain import extraction_vocabulary
 from agent_memory.domain.extraction_vocabulary import JobVocabulary, Vocabulary
+from agent_memory.jobs import ExtractionJob
 from tests.extraction_corpus.scoring import load_corpus
 from tests.support.handlers import Api
 from tests.support.principals import make_principal
@@ -111,3 +113,20 @@ def test_rows_a_writer_cannot_read_never_enter_its_job_vocabulary(
     assert comparison.mismatches() == []
     for _, shown, _ in comparison.pairs:
         assert not {e.name for e in shown.entities} & {'Hooli', 'Erin', 'Globex', 'Oslo', 'Carol', 'Dave'}
+
+
+def test_a_job_naming_a_turn_that_no_longer_exists_extracts_the_others_and_creates_nothing(
+    api: Api, worker: Worker, store: MemoryStore, context_id: str
+) -> None:
+    # Given a queued turn, and a job that also names a turn id that does not exist (say, purged since)
+    code, body, _ = api.call('facts', 'POST', '/facts/batch', {'messages': [{'role': 'user', 'content': 'I live in Oslo.'}]})
+    assert code == 202
+    for message in worker.receive():
+        worker.sqs.delete_message(QueueUrl=worker.queue_url, ReceiptHandle=message['ReceiptHandle'])
+    job = ExtractionJob(context_id, ('gone0000000000000000000', body['turnIds'][0]))
+    worker.sqs.send_message(QueueUrl=worker.queue_url, MessageBody=job.to_json())
+    # When the worker runs the job
+    assert worker.deliver(worker.receive()) == {'batchItemFailures': []}
+    # Then the existing turn is extracted, and starting the job's attempts created no turn for the unknown id
+    assert api.call('facts', 'GET', f'/extractions/{body["turnIds"][0]}')[1]['status'] == 'done'
+    assert store.rows('SELECT VALUE record::id(id) FROM turn;') == body['turnIds']
