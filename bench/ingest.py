@@ -12,8 +12,11 @@ stage: the worker's own cost). The user turns of the labelled extraction corpus 
 The worker's time is split by wrapping the real methods (the wrappers call through): extraction =
 ``Extractors.run``; embedding = time inside the loaded embedding model; reconcile = ``Reconciler.run``;
 commit = ``MemoryStore.apply`` minus the model time inside it; reads = the rest (the job's context,
-turn and principal reads, the extraction context, the handler). Nothing here asserts on timings. The
-machine's load average is printed with the results.
+turn and principal reads, the extraction context, the handler). Each path and phase also reports process CPU
+(``time.process_time``: every thread of the process, so the embedded engine's and onnxruntime's too), which moves
+far less than wall time on a loaded machine; and the worker's database round trips. ``--model-floor`` times the
+embedding model alone at batch sizes 1/8/32/64. Nothing here asserts on timings. The machine's load average is
+printed with the results. The script also runs in an export of an older tree (4f2dae3 on), for old-beside-new loops.
 
 Run: ``PYTHONPATH=shared:infra:. .venv/bin/python bench/ingest.py`` (about a minute on 2 idle vCPUs).
 """
