@@ -13,7 +13,7 @@ import numpy as np
 from agent_memory.embeddings import LOCAL_DIMENSION, LOCAL_MODEL_ID
 
 MAX_TOKENS = 256  # the model's trained sequence length; longer text is truncated (chunks are shorter)
-BATCH = 32
+BATCH = 8  # texts per model run: 8 beat 16 and 32 in texts/s at equal CPU per text (bench/README.md, Session 3)
 
 
 class LocalMiniLM:
