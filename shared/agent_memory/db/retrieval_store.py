@@ -40,6 +40,7 @@ PROJECTIONS = {
 }
 TEXT_FIELDS = {'attribute': 'search_text', 'entity': 'name', 'memory_chunk': 'text'}
 VECTOR_TABLES = ('attribute', 'entity', 'memory_chunk')
+ROWS = ''  # term_counts' key for a table's row count (no query term is empty)
 
 
 @dataclass(frozen=True)
@@ -117,15 +118,24 @@ class TermPlan:
     # rows of a large context, their intersection in one; matching each alone would cost ~50 µs per matching row
 
 
-def plan_terms(terms: Sequence[str], counts: dict[str, int]) -> TermPlan:
-    """Selective terms are ORed and scored; the common ones (in more than ``df_cap`` rows, agent_memory/tuning.py)
-    are searched for only together, as one AND branch, when there are several of them or nothing else to search for. A single common
-    term beside selective ones is left out: alone it would match (and cost) every row it is in and rank nothing
-    the selective terms do not (the fixed cap used to drop every common term, so at 10k synthetic facts a question
-    naming a person and a key found nothing: bench/README.md)."""
+def scoreless(count: int, rows: int) -> bool:
+    """A term in at least half of a table's rows scores 0 there (3.2 clamps a BM25 IDF ≤ 0; measured: 150 of 300 rows
+    score 0, 149 score > 0), so it can neither rank a row nor keep one in the list: the two speakers' names of a
+    conversation. ``count`` is capped (``term_counts``); a term counted in no row is never scoreless."""
+    return count > 0 and 2 * count >= rows
+
+
+def plan_terms(terms: Sequence[str], counts: dict[str, int], rows: int) -> TermPlan:
+    """Terms that cannot score in this table of ``rows`` rows are left out (``scoreless``). Selective terms are ORed
+    and scored; the common ones (in more than ``df_cap`` rows, agent_memory/tuning.py) are searched for only together,
+    as one AND branch, when there are several of them or nothing else to search for. A single common term beside
+    selective ones is left out: alone it would match (and cost) every row it is in and rank nothing the selective
+    terms do not (the fixed cap used to drop every common term, so at 10k synthetic facts a question naming a person
+    and a key found nothing: bench/README.md)."""
     cap = knobs().df_cap
-    rare = tuple(t for t in terms if counts[t] <= cap)
-    common = tuple(t for t in terms if counts[t] > cap)
+    scoring = [t for t in terms if not scoreless(counts[t], rows)]
+    rare = tuple(t for t in scoring if counts[t] <= cap)
+    common = tuple(t for t in scoring if counts[t] > cap)
     together = (common,) if len(common) > 1 or (common and not rare) else ()
     return TermPlan(rare, together)
 
@@ -177,9 +187,11 @@ class RetrievalStore:
         for table, predicate in predicates.items():
             if predicate is None:
                 continue
-            plan = plan_terms(terms, {t: counts[(table, t)] for t in terms})
+            plan = plan_terms(terms, {t: counts[(table, t)] for t in terms}, counts[(table, ROWS)])
             field_ = TEXT_FIELDS[table]
             branches = [*plan.rare, *(' '.join(group) for group in plan.together)]
+            if not branches:
+                continue  # every term is scoreless here: no row would be lexical evidence
             # @i@ numbers this statement's matches for search::score(i); a branch of several words is their AND
             for i, words in enumerate(branches, start=1):
                 params[f'{table}_{i}'] = words
@@ -193,23 +205,37 @@ class RetrievalStore:
         return {table: [r for r in rows if (r.bm25 or 0) > 0] or rows for table, rows in found.items()}
 
     def term_counts(self, tables: Sequence[str], terms: Sequence[str]) -> dict[tuple[str, str], int]:
-        """(table, term) → rows of the table holding the term, counted up to ``df_cap`` + 1 (more is "common").
-        Counts come from ``self.frequencies`` when fresh; the others are probed in one round trip (as 0 in a table
-        too small to hold a common term)."""
+        """(table, term) → rows of the table holding the term, and (table, ``ROWS``) → the table's rows. A term is
+        counted up to ``df_cap`` + 1 (more is "common") or, in a table of at most twice that, up to half the table
+        (that many is ``scoreless``); in a table of at most ``df_cap`` rows it is not counted (0: no term is common
+        there). Counts come from ``self.frequencies`` when fresh; the others are probed in one round trip.
+
+        Counting a term fetches every matching row, and a row with a 384-float embedding costs ~0.08 ms to read
+        (bench/README.md, Session 3), so the table's size is ``count()`` (no row is read) and remembered too."""
         cap = knobs().df_cap
-        keys = [(table, term) for table in tables for term in terms]
+        keys = [(table, term) for table in tables for term in (ROWS, *terms)]
         counts = self.frequencies.known(keys)
         missing = [k for k in keys if k not in counts]
         if missing:
-            # a table of at most df_cap rows holds no common term: its terms are not searched for
-            sizes = ''.join(f'LET $n_{t} = count((SELECT id FROM {t} LIMIT {cap + 1}));\n' for t in dict.fromkeys(t for t, _ in missing))
-            probes = ', '.join(
-                f'IF $n_{table} > {cap} THEN count((SELECT id FROM {table} WHERE {TEXT_FIELDS[table]} @1@ $t{i} '
-                f'LIMIT {cap + 1})) ELSE 0 END'
-                for i, (table, _) in enumerate(missing)
+            sizes = ''.join(
+                (
+                    f'LET $n_{table} = {counts[(table, ROWS)]};'
+                    if (table, ROWS) in counts
+                    else f'LET $n_{table} = (SELECT count() FROM {table} GROUP ALL)[0].count ?? 0;'
+                )
+                + f' LET $l_{table} = <int> math::min([{cap + 1}, math::ceil(<float> $n_{table} / 2)]);\n'
+                for table in dict.fromkeys(t for t, _ in missing)
             )
-            found = self.store.q(f'{sizes}RETURN [{probes}];', **{f't{i}': term for i, (_, term) in enumerate(missing)})[-1] or []
-            probed = dict(zip(missing, found, strict=True))
+            probes = ', '.join(
+                f'$n_{table}'
+                if term == ROWS
+                else f'IF $n_{table} > {cap} THEN count((SELECT id FROM {table} WHERE {TEXT_FIELDS[table]} @1@ $t{i} '
+                f'LIMIT $l_{table})) ELSE 0 END'
+                for i, (table, term) in enumerate(missing)
+            )
+            params = {f't{i}': term for i, (_, term) in enumerate(missing) if term != ROWS}
+            found = self.store.q(f'{sizes}RETURN [{probes}];', **params)[-1] or []
+            probed = dict(zip(missing, (int(n) for n in found), strict=True))
             self.frequencies.remember(probed)
             counts.update(probed)
         return counts
