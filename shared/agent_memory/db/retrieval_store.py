@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -21,10 +21,9 @@ from agent_memory.db.memory_store import (
     TOUCHES_FORGET,
     VISIBLE,
     MemoryStore,
-    ref_address,
     visibility_params,
 )
-from agent_memory.db.records import rid
+from agent_memory.db.records import Tx, rid
 from agent_memory.db.term_frequencies import TermFrequencies, frequencies_of
 from agent_memory.rows.candidates import Candidate
 from agent_memory.tuning import knobs
@@ -140,6 +139,47 @@ def plan_terms(terms: Sequence[str], counts: dict[str, int], rows: int) -> TermP
     return TermPlan(rare, together)
 
 
+@dataclass(frozen=True)
+class ListLookup:
+    """What the first stage of a retrieval searches for; None leaves a list out."""
+
+    vector: list[float] | None = None  # the query's embedding: the vector lists
+    terms: Sequence[str] | None = None  # the query's content words: the text lists
+    principal: str | None = None  # a first-person question: the caller's self entities
+
+
+@dataclass(frozen=True)
+class FoundLists:
+    vector: dict[str, list[Candidate]]
+    text: dict[str, list[Candidate]]
+    self_entities: list[Candidate]
+
+
+def lexical(found: dict[str, list[Candidate]]) -> dict[str, list[Candidate]]:
+    """3.2 clamps a term's score to 0 when the term is in about half the rows or more (a speaker's name in a
+    conversation), so such a term adds nothing to the order; rows that match only such terms come last and are
+    dropped whenever some row scored above 0 (they are no lexical evidence, only noise in the fusion)."""
+    return {table: [r for r in rows if (r.bm25 or 0) > 0] or rows for table, rows in found.items()}
+
+
+@dataclass(frozen=True)
+class Expansion:
+    """What the second stage of a retrieval reads (``RetrievalStore.expand``); empty leaves a part out."""
+
+    seeds: Sequence[str] = ()  # entity refs (``type/name``) graph expansion starts from
+    depths: Sequence[int] = ()  # facts per table taken at the seeds, then at each hop
+    named: Sequence[str] = ()  # entity refs tier 1 looks up
+    parts: Collection[str] = ()  # attribute key parts (``preferred_editor`` has two) tier 1 matches
+    turns: Sequence[tuple[str, int]] = ()  # (session key, seq) whose adjacent turns' passages are read
+
+
+@dataclass(frozen=True)
+class Expanded:
+    graph: list[Candidate]  # by depth, then table, each best first
+    tier1: list[Candidate]
+    adjacent: list[Candidate]
+
+
 class RetrievalStore:
     def __init__(self, store: MemoryStore, frequencies: TermFrequencies | None = None) -> None:
         self.store = store
@@ -152,9 +192,44 @@ class RetrievalStore:
         return self.vector_lists({table: limit}, vector, where)[table]
 
     def vector_lists(self, limits: dict[str, int], vector: list[float], where: ReadFilter) -> dict[str, list[Candidate]]:
-        """Nearest rows by cosine per table, every table in one round trip. The KNN runs unfiltered and the filter
-        applies to its result: on 3.2 a predicate inside the KNN is evaluated per scanned row and costs ~10x
-        (bench/README.md), so ``overfetch`` × ``limit`` neighbours are taken and filtered down to ``limit``."""
+        """Nearest rows by cosine per table, every table in one round trip (``_vector_statements``)."""
+        return self._statements(limits, self._vector_statements(limits, where), {**where.params(), 'vector': vector})
+
+    def text(self, table: str, terms: Sequence[str], limit: int, where: ReadFilter) -> list[Candidate]:
+        return self.text_lists({table: limit}, terms, where)[table]
+
+    def text_lists(self, limits: dict[str, int], terms: Sequence[str], where: ReadFilter) -> dict[str, list[Candidate]]:
+        """BM25 per table, best first (``_text_statements``). At most two round trips whatever the number of tables:
+        the document-frequency probe (skipped when every count is known), then the lists."""
+        statements, params = self._text_statements(limits, terms, where)
+        return lexical(self._statements(limits, statements, {**where.params(), **params}))
+
+    def lists(self, where: ReadFilter, limits: dict[str, int], lookup: ListLookup) -> FoundLists:
+        """Every first-stage list of a retrieval in one round trip (after the document-frequency probe, when a term
+        is new): the vector lists, the text lists and the caller's self entities. None of them depends on another."""
+        statements: dict[str, str] = {}
+        params: dict[str, Any] = {**where.params(), 'vector': lookup.vector, 'principal': lookup.principal}
+        if lookup.vector is not None:
+            statements |= {f'vector:{t}': sql for t, sql in self._vector_statements(limits, where).items()}
+        if lookup.terms is not None:
+            text, words = self._text_statements(limits, lookup.terms, where)
+            statements |= {f'bm25:{t}': sql for t, sql in text.items()}
+            params |= words
+        if lookup.principal is not None and (predicate := where.predicate('entity')) is not None:
+            statements['self'] = f'SELECT {PROJECTIONS["entity"]} FROM entity WHERE self_principal = $principal AND {predicate} LIMIT 4;'
+        results = self.store.q('\n'.join(statements.values()), **params) if statements else []
+        found = {name: [to_rows.candidate(name.rsplit(':', 1)[-1] if name != 'self' else 'entity', row) for row in rows or []]
+                 for name, rows in zip(statements, results, strict=True)}  # fmt: skip
+        return FoundLists(
+            vector={t: found.get(f'vector:{t}', []) for t in limits} if lookup.vector is not None else {},
+            text=lexical({t: found.get(f'bm25:{t}', []) for t in limits}) if lookup.terms is not None else {},
+            self_entities=found.get('self', []),
+        )
+
+    def _vector_statements(self, limits: dict[str, int], where: ReadFilter) -> dict[str, str]:
+        """The KNN runs unfiltered and the filter applies to its result: on 3.2 a predicate inside the KNN is evaluated
+        per scanned row and costs ~10x (bench/README.md), so ``overfetch`` × ``limit`` neighbours are taken and
+        filtered down to ``limit``. Uses ``$vector``."""
         tuned = knobs()
         statements = {}
         for table, limit in limits.items():
@@ -165,21 +240,11 @@ class RetrievalStore:
                     f'WHERE embedding <|{min(tuned.ef_search, math.ceil(limit * tuned.overfetch))},{tuned.ef_search}|> $vector) '
                     f'WHERE distance IS NOT NONE AND {predicate} ORDER BY distance LIMIT {int(limit)};'
                 )
-        return self._statements(limits, statements, {**where.params(), 'vector': vector})
+        return statements
 
-    def text(self, table: str, terms: Sequence[str], limit: int, where: ReadFilter) -> list[Candidate]:
-        return self.text_lists({table: limit}, terms, where)[table]
-
-    def text_lists(self, limits: dict[str, int], terms: Sequence[str], where: ReadFilter) -> dict[str, list[Candidate]]:
-        """BM25 per table, best first: one scored ``@n@`` per selective term (OR semantics: the row's score is the sum
-        of its terms' scores) and the common terms ANDed into one more branch (``plan_terms``). At most two round
-        trips whatever the number of tables: the document-frequency probe (skipped when every count is known), then
-        the lists.
-
-        3.2 clamps a term's score to 0 when the term is in about half the rows or more (a speaker's name in a
-        conversation), so such a term adds nothing to the order; rows that match only such terms come last and
-        are dropped whenever some row scored above 0 (they are no lexical evidence, only noise in the fusion).
-        """
+    def _text_statements(self, limits: dict[str, int], terms: Sequence[str], where: ReadFilter) -> tuple[dict[str, str], dict[str, Any]]:
+        """One scored ``@n@`` per selective term (OR semantics: the row's score is the sum of its terms' scores) and
+        the common terms ANDed into one more branch (``plan_terms``), per table; the statements and their words."""
         terms = [t for t in dict.fromkeys(terms) if t][: knobs().max_terms]
         predicates = {table: where.predicate(table) for table in limits} if terms else {}
         counts = self.term_counts([t for t, p in predicates.items() if p is not None], terms)
@@ -201,8 +266,7 @@ class RetrievalStore:
                 f'SELECT {PROJECTIONS[table]}, {score} AS bm25 FROM {table} '
                 f'WHERE ({clauses}) AND {predicate} ORDER BY bm25 DESC LIMIT {int(limits[table])};'
             )
-        found = self._statements(limits, statements, {**where.params(), **params})
-        return {table: [r for r in rows if (r.bm25 or 0) > 0] or rows for table, rows in found.items()}
+        return statements, params
 
     def term_counts(self, tables: Sequence[str], terms: Sequence[str]) -> dict[tuple[str, str], int]:
         """(table, term) → rows of the table holding the term, and (table, ``ROWS``) → the table's rows. A term is
@@ -246,75 +310,73 @@ class RetrievalStore:
         found = {table: [to_rows.candidate(table, row) for row in rows or []] for table, rows in zip(statements, results, strict=True)}
         return {table: found.get(table, []) for table in tables}
 
-    def adjacent_passages(self, turns: Sequence[tuple[str, int]], where: ReadFilter) -> list[Candidate]:
-        """The first passage of the turns just before and after each (session id, seq), filtered like any passage."""
-        predicate = where.predicate('memory_chunk')
-        if predicate is None or not turns:
-            return []
-        clauses = ' OR '.join(f'(session_key = $s{i} AND seq IN $n{i})' for i in range(len(turns)))
-        sql = (
-            f'LET $turns = SELECT VALUE record::id(id) FROM turn WHERE {clauses};\n'
-            f"SELECT {PROJECTIONS['memory_chunk']} FROM array::map($turns, |$t| type::record('memory_chunk', $t + '_0')) "
-            f'WHERE {predicate};'
-        )
-        params: dict[str, Any] = {**where.params()}
-        for i, (session, seq) in enumerate(turns):
-            params[f's{i}'], params[f'n{i}'] = session, [seq - 1, seq + 1]
-        return [to_rows.candidate('memory_chunk', row) for row in self.store.q(sql, **params)[-1] or []]
+    def expand(self, where: ReadFilter, lookup: Expansion, vector: list[float] | None) -> Expanded:
+        """The second stage of a retrieval in one round trip: the facts of the seed entities and of their 1-hop and
+        2-hop neighbours over visible relations (``lookup.depths`` rows per table and depth; at most 64 new
+        neighbours a hop), the tier-1 attributes of the named entities whose key shares a part with ``lookup.parts``,
+        and the first passage of the turns just before and after each of ``lookup.turns`` (session key, seq)."""
+        tx = Tx()
+        statements, kinds = ['LET $seen = [];'], ['']
+        frontier = tx.p(list(lookup.seeds))
+        relations = where.predicate('relates_to')
+        for depth, limit in enumerate(lookup.depths if lookup.seeds else ()):
+            hop = f'$h{depth}'
+            statements += [f'LET {hop} = array::slice(array::complement(array::distinct({frontier}), $seen), 0, 64);']
+            statements += [f'LET $seen = array::concat($seen, {hop});']
+            kinds += ['', '']
+            for table, sql in _facts_about(hop, limit, where).items():
+                statements.append(sql)
+                kinds.append(table)
+            if relations is None or depth + 1 == len(lookup.depths):
+                break
+            frontier = (
+                f'array::concat((SELECT VALUE out_ref FROM relates_to WHERE in_ref IN {hop} AND {relations} LIMIT 128), '
+                f'(SELECT VALUE in_ref FROM relates_to WHERE out_ref IN {hop} AND {relations} LIMIT 128))'
+            )
+        attributes = where.predicate('attribute')
+        if lookup.named and lookup.parts and attributes is not None:
+            statements.append(
+                f'SELECT {PROJECTIONS["attribute"]} FROM attribute WHERE entity_ref IN {tx.p(list(lookup.named))} AND {attributes} '
+                f"AND string::split(key, '_') ANYINSIDE {tx.p(sorted(lookup.parts))} LIMIT 32;"
+            )
+            kinds.append('tier1')
+        passages = where.predicate('memory_chunk')
+        if lookup.turns and passages is not None:
+            clauses = ' OR '.join(f'(session_key = {tx.p(key)} AND seq IN {tx.p([seq - 1, seq + 1])})' for key, seq in lookup.turns)
+            statements.append(f'LET $turns = SELECT VALUE record::id(id) FROM turn WHERE {clauses};')
+            kinds.append('')
+            statements.append(
+                f"SELECT {PROJECTIONS['memory_chunk']} FROM array::map($turns, |$t| type::record('memory_chunk', $t + '_0')) "
+                f'WHERE {passages};'
+            )
+            kinds.append('adjacent')
+        found = Expanded([], [], [])
+        if not any(kinds):
+            return found
+        results = self.store.q('\n'.join(statements), **where.params(), **tx.params, vector=vector)
+        for kind, rows in zip(kinds, results, strict=True):
+            if kind == 'tier1':
+                found.tier1.extend(to_rows.candidate('attribute', row) for row in rows or [])
+            elif kind == 'adjacent':
+                found.adjacent.extend(to_rows.candidate('memory_chunk', row) for row in rows or [])
+            elif kind:
+                found.graph.extend(to_rows.candidate(kind, row) for row in rows or [])
+        return found
 
-    def self_entities(self, principal_id: str, where: ReadFilter) -> list[Candidate]:
-        predicate = where.predicate('entity')
-        if predicate is None:
-            return []
-        sql = f'SELECT {PROJECTIONS["entity"]} FROM entity WHERE self_principal = $principal AND {predicate} LIMIT 4;'
-        return self._rows('entity', sql, {**where.params(), 'principal': principal_id})
 
-    def neighbours(self, refs: list[str], where: ReadFilter) -> list[str]:
-        """Entities one hop from ``refs`` over visible relations (both directions), as ``type/name`` strings."""
-        predicate = where.predicate('relates_to')
-        if predicate is None or not refs:
-            return []
-        sql = (
-            f'RETURN array::distinct(array::concat((SELECT VALUE out_ref FROM relates_to WHERE in_ref IN $refs AND {predicate} LIMIT 128), '
-            f'(SELECT VALUE in_ref FROM relates_to WHERE out_ref IN $refs AND {predicate} LIMIT 128)));'
-        )
-        return [str(r) for r in (self.store.q(sql, **where.params(), refs=refs)[0] or [])]
-
-    def facts_about(self, refs: list[str], limit: int, where: ReadFilter, vector: list[float] | None) -> list[Candidate]:
-        """Attributes (closest to the query first), relations and actions (most important first) of these entities."""
-        if not refs:
-            return []
-        closeness = 'IF embedding AND $vector THEN vector::similarity::cosine(embedding, $vector) ELSE 0 END AS closeness'
-        statements, tables = [], []
-        for table, condition, extra, order in (
-            ('attribute', 'entity_ref IN $refs', f', {closeness}', 'closeness DESC, importance DESC'),
-            ('relates_to', '(in_ref IN $refs OR out_ref IN $refs)', '', 'importance DESC'),
-            ('action', '(actor_ref IN $refs OR object_ref IN $refs)', '', 'importance DESC'),
-        ):
-            predicate = where.predicate(table)
-            if predicate is not None:
-                statements.append(
-                    f'SELECT {PROJECTIONS[table]}{extra} FROM {table} WHERE {condition} AND {predicate} '
-                    f'ORDER BY {order} LIMIT {int(limit)};'
-                )
-                tables.append(table)
-        if not statements:
-            return []
-        results = self.store.q('\n'.join(statements), **where.params(), refs=refs, vector=vector)
-        return [to_rows.candidate(table, row) for table, rows in zip(tables, results, strict=True) for row in rows or []]
-
-    def attributes_at(self, refs: list[str], keys: list[str], where: ReadFilter) -> list[Candidate]:
-        """Tier-1 structured lookup: current attributes of these entities with these keys."""
-        predicate = where.predicate('attribute')
-        if predicate is None or not refs or not keys:
-            return []
-        addresses = [ref_address(r, k) for r in refs for k in keys]
-        sql = f'SELECT {PROJECTIONS["attribute"]} FROM attribute WHERE address IN $addresses AND {predicate} LIMIT 32;'
-        return self._rows('attribute', sql, {**where.params(), 'addresses': addresses})
-
-    def attribute_keys(self, refs: list[str], where: ReadFilter) -> list[str]:
-        predicate = where.predicate('attribute')
-        if predicate is None or not refs:
-            return []
-        sql = f'SELECT VALUE key FROM attribute WHERE entity_ref IN $refs AND {predicate} LIMIT 500;'
-        return sorted({str(k) for k in self.store.q(sql, **where.params(), refs=refs)[0] or []})
+def _facts_about(refs: str, limit: int, where: ReadFilter) -> dict[str, str]:
+    """Attributes (closest to ``$vector`` first), relations and actions (most important first) of the entities in the
+    SurrealQL array ``refs``, per table."""
+    closeness = 'IF embedding AND $vector THEN vector::similarity::cosine(embedding, $vector) ELSE 0 END AS closeness'
+    statements = {}
+    for table, condition, extra, order in (
+        ('attribute', f'entity_ref IN {refs}', f', {closeness}', 'closeness DESC, importance DESC'),
+        ('relates_to', f'(in_ref IN {refs} OR out_ref IN {refs})', '', 'importance DESC'),
+        ('action', f'(actor_ref IN {refs} OR object_ref IN {refs})', '', 'importance DESC'),
+    ):
+        predicate = where.predicate(table)
+        if predicate is not None:
+            statements[table] = (
+                f'SELECT {PROJECTIONS[table]}{extra} FROM {table} WHERE {condition} AND {predicate} ORDER BY {order} LIMIT {int(limit)};'
+            )
+    return statements
