@@ -111,21 +111,29 @@ def test_terms_in_half_the_rows_or_more_are_left_out_of_the_list(api: Api, store
     assert db.text('memory_chunk', ['caroline', 'note'], 5, where) == []
 
 
-def test_common_terms_find_their_intersection_beside_a_selective_term(api: Api) -> None:
-    """Each of the question's names and keys is in more than ``df_cap`` rows and only their combination is selective
-    (a large context: bench/retrieval.py at 10k facts). A selective word that matches nothing ("use") must not leave
-    the list empty: the common terms are searched for together."""
-    # Given more than df_cap rows each of Dana's walks and Eli's editor crashes plus one row naming Dana's editor, When /query asks in bm25
-    # mode which editor Dana uses, Then only the row holding both common terms is returned
+def test_common_terms_find_their_intersection_beside_a_selective_term(api: Api, store: MemoryStore) -> None:
+    """Each of the question's names and keys is in more than ``df_cap`` rows (but fewer than half) and only their
+    combination is selective (a large context: bench/retrieval.py at 10k facts). A selective word that matches nothing
+    ("use") must not leave the list empty: the common terms are searched for together. A word in half the rows of
+    this table (more than twice the cap) is found scoreless by its score, not by counting it."""
+    # Given more than df_cap rows each of Dana's walks and Eli's editor crashes, other days, and one row naming Dana's
+    # editor, When /query asks in bm25 mode which editor Dana uses, Then only the row holding both common terms is
+    # returned, and "day" (in half the rows) counts as scoreless
     walks = [f'Dana: I walked the dog to the park, day {i}.' for i in range(TUNING.df_cap + 1)]
     crashes = [f'Eli: my editor crashed again, take {i}.' for i in range(TUNING.df_cap + 1)]
-    rows = walks + crashes
+    quiet = [f'Eli: a quiet day, number {i}.' for i in range(20)]
+    rows = walks + crashes + quiet
     for start in range(0, len(rows), 100):
         batch(api, rows[start : start + 100])
     batch(api, ['Dana: my editor is Vim, nothing else.'])
     code, body, _ = api.call('retrieval', 'POST', '/query', {'query': 'Which editor does Dana use?', 'mode': 'bm25'})
     assert code == 200
     assert ids(body) == ['Dana: my editor is Vim, nothing else.']
+    counts = RetrievalStore(store).term_counts(['memory_chunk'], ['day', 'dana'])
+    total = counts[('memory_chunk', ROWS)]
+    assert total == len(rows) + 1 > 2 * TUNING.df_cap
+    assert counts[('memory_chunk', 'day')] == (total + 1) // 2 and scoreless(counts[('memory_chunk', 'day')], total)
+    assert counts[('memory_chunk', 'dana')] == TUNING.df_cap + 1 and not scoreless(TUNING.df_cap + 1, total)
 
 
 def test_all_text_lists_in_one_round_trip_rank_like_each_list_alone(api: Api, store: MemoryStore) -> None:
@@ -148,7 +156,7 @@ def test_all_text_lists_in_one_round_trip_rank_like_each_list_alone(api: Api, st
     assert len(calls) == 2  # the document-frequency probe, then every list
     calls.clear()
     db.text_lists(limits, [*terms, 'dawn'], where)
-    assert len(calls) == 2 and calls[0].count('@1@') == len(limits)  # only the new word is probed, in every table
+    assert len(calls) == 2 and calls[0].count('count((SELECT id') == len(limits)  # only the new word is probed, in every table
     calls.clear()
     assert [r.ref for r in db.text_lists(limits, terms, where)['memory_chunk']] == [r.ref for r in together['memory_chunk']]
     assert len(calls) == 1  # every count known: the lists alone

@@ -271,11 +271,13 @@ class RetrievalStore:
     def term_counts(self, tables: Sequence[str], terms: Sequence[str]) -> dict[tuple[str, str], int]:
         """(table, term) → rows of the table holding the term, and (table, ``ROWS``) → the table's rows. A term is
         counted up to ``df_cap`` + 1 (more is "common") or, in a table of at most twice that, up to half the table
-        (that many is ``scoreless``); in a table of at most ``df_cap`` rows it is not counted (0: no term is common
-        there). Counts come from ``self.frequencies`` when fresh; the others are probed in one round trip.
+        (that many is ``scoreless``); in a larger table a common term whose first match scores 0 is recorded as in half
+        the rows (3.2 scores 0 exactly then). In a table of at most ``df_cap`` rows a term is not counted (0: no term
+        is common there). Counts come from ``self.frequencies`` when fresh; the others are probed in one round trip.
 
-        Counting a term fetches every matching row, and a row with a 384-float embedding costs ~0.08 ms to read
-        (bench/README.md, Session 3), so the table's size is ``count()`` (no row is read) and remembered too."""
+        Counting a term reads every matching row, and a row with a 384-float embedding costs ~0.08 ms to read
+        (bench/README.md, Session 3), so the table's size is ``count()`` (no row is read) and remembered too; a
+        common term's score costs ~15 ms once, counting it to half of a 663-row table ~35 ms."""
         cap = knobs().df_cap
         keys = [(table, term) for table in tables for term in (ROWS, *terms)]
         counts = self.frequencies.known(keys)
@@ -287,15 +289,12 @@ class RetrievalStore:
                     if (table, ROWS) in counts
                     else f'LET $n_{table} = (SELECT count() FROM {table} GROUP ALL)[0].count ?? 0;'
                 )
-                + f' LET $l_{table} = <int> math::min([{cap + 1}, math::ceil(<float> $n_{table} / 2)]);\n'
+                + f' LET $half_{table} = <int> math::ceil(<float> $n_{table} / 2);'
+                + f' LET $l_{table} = math::min([{cap + 1}, $half_{table}]);\n'
                 for table in dict.fromkeys(t for t, _ in missing)
             )
             probes = ', '.join(
-                f'$n_{table}'
-                if term == ROWS
-                else f'IF $n_{table} > {cap} THEN count((SELECT id FROM {table} WHERE {TEXT_FIELDS[table]} @1@ $t{i} '
-                f'LIMIT $l_{table})) ELSE 0 END'
-                for i, (table, term) in enumerate(missing)
+                f'$n_{table}' if term == ROWS else _term_probe(table, f'$t{i}', cap) for i, (table, term) in enumerate(missing)
             )
             params = {f't{i}': term for i, (_, term) in enumerate(missing) if term != ROWS}
             found = self.store.q(f'{sizes}RETURN [{probes}];', **params)[-1] or []
@@ -362,6 +361,18 @@ class RetrievalStore:
             elif kind:
                 found.graph.extend(to_rows.candidate(kind, row) for row in rows or [])
         return found
+
+
+def _term_probe(table: str, term: str, cap: int) -> str:
+    """The capped count of ``term`` in ``table`` (``term_counts``), as a SurrealQL expression over ``$n_``/``$l_``/
+    ``$half_`` of the table (a block's value is its last expression: a ``RETURN`` in it would end the whole statement)."""
+    match = f'FROM {table} WHERE {TEXT_FIELDS[table]} @1@ {term}'
+    scores_zero = f'(SELECT VALUE search::score(1) {match} LIMIT 1)[0] = 0'
+    return (
+        f'IF $n_{table} > {cap} THEN {{ LET $c = count((SELECT id {match} LIMIT $l_{table})); '
+        f'IF $c > {cap} AND $n_{table} > {2 * cap} THEN IF {scores_zero} THEN $half_{table} ELSE $c END ELSE $c END }} '
+        'ELSE 0 END'
+    )
 
 
 def _facts_about(refs: str, limit: int, where: ReadFilter) -> dict[str, str]:
