@@ -35,7 +35,8 @@ from locomo_data import default_data_path, load
 
 # (module, attribute path, label): what is timed besides the RetrievalStore methods, where it exists in the tree
 STAGES = (
-    ('agent_memory.api.http', 'authenticate', 'auth'),
+    ('agent_memory.api.http', 'authenticate', 'auth'),  # trees that import it at the top of api/http.py
+    ('agent_memory.domain.auth', 'authenticate', 'auth'),  # trees that import it inside data_plane
     ('agent_memory.domain.retrieval', 'fuse', 'fusion'),
     ('agent_memory.domain.retrieval', 'with_neighbours', 'fusion'),
     ('agent_memory.db.trace_store', 'TraceStore.write', 'trace write'),
