@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from agent_memory.db.records import Tx, content_of, rid
+from agent_memory.db.sdk import vector
 from agent_memory.write_ops import ResponseTrace
 
 # Fields only some answers carry (a /reflect answer has no session and reuses nothing): stored only when set.
@@ -22,6 +23,7 @@ def _response_content(response: ResponseTrace) -> dict[str, Any]:
 
 def add_traces(tx: Tx, retrieval: Mapping[str, Any], response: ResponseTrace | None) -> None:
     row = dict(retrieval)
+    row['query_embedding'] = vector(row.get('query_embedding'))
     retrieval_id = rid('retrieval_trace', row.pop('id'))
     if isinstance(row.get('session'), str):  # the domain names the session by its stored key
         row['session'] = rid('session', row['session'])

@@ -12,6 +12,7 @@ from typing import Any
 from agent_memory.db import to_rows
 from agent_memory.db.memory_store import MemoryStore
 from agent_memory.db.records import Tx, bare, rid
+from agent_memory.db.sdk import vector as bound_vector
 from agent_memory.db.trace_rows import add_traces
 from agent_memory.rows.scopes import ScopeSets
 from agent_memory.rows.traces import CacheCandidate
@@ -73,7 +74,7 @@ class TraceStore:
             'WHERE distance IS NOT NONE AND distance <= $max_distance AND cache_eligible = true '
             'AND visibility_fingerprint IN $fps AND created_at > $since ORDER BY distance'
         )
-        params = {'vector': vector, 'fps': fingerprints, 'since': since, 'max_distance': 1.0 - threshold, 'key': question_key}
+        params = {'vector': bound_vector(vector), 'fps': fingerprints, 'since': since, 'max_distance': 1.0 - threshold, 'key': question_key}
         if question_key is None:
             # Only with a key: ``question_key = NONE`` is an index range over every keyless trace (every /query trace and
             # every answer that may not be served), each fetched with its embedding before the constant condition drops it.

@@ -16,6 +16,7 @@ from agent_memory.db.connection import ALREADY_APPLIED, CONFLICT_MARKER
 from agent_memory.db.predicates import OPEN, address_key
 from agent_memory.db.records import Tx, content_of, entity_rid, rid
 from agent_memory.db.reinforcement import ImportanceRule, reinforce_statement, reinforced_ids
+from agent_memory.db.sdk import vector
 from agent_memory.db.trace_rows import add_traces
 from agent_memory.write_ops import (
     CloseAttribute,
@@ -148,18 +149,18 @@ def create_turn(emit: Emit, op: CreateTurn) -> None:
 def create_chunk(emit: Emit, op: CreateChunk) -> None:
     content = content_of(op)
     del content['id'], content['session_key'], content['turn_id'], content['deferred']
-    content |= {'session': rid('session', op.session_key), 'turn': rid('turn', op.turn_id)}
+    content |= {'session': rid('session', op.session_key), 'turn': rid('turn', op.turn_id), 'embedding': vector(op.embedding)}
     emit.create('memory_chunk', op.id, content)
 
 
 def embed_chunk(emit: Emit, op: EmbedChunk) -> None:
-    emit.add(f'UPDATE {emit.p(rid("memory_chunk", op.chunk_id))} SET embedding = {emit.p(op.embedding)} WHERE embedding IS NONE')
+    emit.add(f'UPDATE {emit.p(rid("memory_chunk", op.chunk_id))} SET embedding = {emit.p(vector(op.embedding))} WHERE embedding IS NONE')
 
 
 def upsert_entity(emit: Emit, op: UpsertEntity) -> None:
     row = {'name': op.name, 'type': op.key[0], 'memory_category': op.memory_category, 'importance': op.importance,
            'scope_sets': op.scope_sets, 'created_at': op.created_at, 'self_principal': op.self_principal,
-           'embedding': op.embedding, 'updated_at': op.updated_at}  # fmt: skip
+           'embedding': vector(op.embedding), 'updated_at': op.updated_at}  # fmt: skip
     emit.add(
         f'UPSERT {emit.p(entity_rid(*op.key))} SET name = name ?? $e.name, type = $e.type, '
         'memory_category = memory_category ?? $e.memory_category, importance_base = importance_base ?? $e.importance, '
@@ -175,7 +176,7 @@ def create_attribute(emit: Emit, op: CreateAttribute) -> None:
         'key': op.key,
         'value': op.value,
         'confidence': op.confidence,
-        'embedding': op.embedding,
+        'embedding': vector(op.embedding),
     }
     links = {'valid_until': op.valid_until, 'supersedes': op.supersedes and rid('attribute', op.supersedes),
              'superseded_by': op.superseded_by and rid('attribute', op.superseded_by)}  # fmt: skip
