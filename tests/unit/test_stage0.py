@@ -1023,3 +1023,126 @@ class TestHoldoutShapes:
     def test_that_is_my_thing_names_nothing(self) -> None:
         # Given "That's my thing" with no named X, When read, Then nothing
         assert facts(run("That's more my thing.")) == set()
+
+
+class TestTypedFast:
+    """How people type when they type fast (issue 11, registers round 2): the first person without its apostrophe,
+    texting fillers inside a statement, a greeting shouted before a lowercase name."""
+
+    @pytest.mark.parametrize(
+        ('text', 'expected'),
+        [
+            ('Im a pharmacist in Derby.', {('self', 'title', 'pharmacist')}),
+            ('Im Tomasz and I live in Gdansk.', {('self', 'name', 'Tomasz'), ('self', 'location', 'Gdansk')}),
+            ('Ive been living in Quito.', {('self', 'location', 'Quito')}),
+        ],
+    )
+    def test_im_and_ive_with_a_capital_but_no_apostrophe(self, text: str, expected: set[tuple[str, str, str]]) -> None:
+        # Given "Im" / "Ive" typed without the apostrophe, When read, Then the facts are those of "I'm" / "I've"
+        assert facts(run(text)) == expected
+
+    @pytest.mark.parametrize(
+        ('text', 'expected'),
+        [
+            ('I really love bluegrass tbh.', {('self', 'likes', 'bluegrass')}),
+            ('my favourite film is heat ngl', {('self', 'favourite_film', 'heat')}),
+            ("I'm a site engineer lol", {('self', 'title', 'site engineer')}),
+            ("tbh, I'm vegan.", {('self', 'diet', 'vegan')}),
+            ('I live in Cork imo the best city, haha', {('self', 'location', 'Cork')}),
+        ],
+    )
+    def test_texting_fillers_are_no_part_of_a_value(self, text: str, expected: set[tuple[str, str, str]]) -> None:
+        # Given a texting filler next to or inside a statement, When read, Then the value is read without it
+        assert facts(run(text)) == expected
+
+    @pytest.mark.parametrize('text', ['Hey there! im marco, I run the data team.', 'Hi!! im marco', 'hello! im marco and I run the data team'])
+    def test_a_greeting_ending_in_an_exclamation_before_a_lowercase_name(self, text: str) -> None:
+        # Given a greeting with "!" then a lowercase name, When read, Then the name is a fact
+        assert ('self', 'name', 'Marco') in facts(run(text))
+
+    @pytest.mark.parametrize('text', ['Hey! im exhausted', 'Hi! im having a bad day'])
+    def test_a_shouted_greeting_then_a_mood_names_no_one(self, text: str) -> None:
+        # Given "Hey! im <mood or verb>", When read, Then no name
+        assert 'name' not in {k for _, k, _ in facts(run(text))}
+
+
+class TestStatementShapes:
+    """Statements shaped otherwise than the patterns first expected (issue 11, registers round 2)."""
+
+    def test_as_of_a_date_on_a_plain_statement_gives_valid_from(self) -> None:
+        # Given "I'm the new X as of last Monday" (no change verb), When read, Then the title is valid from that Monday
+        title = only(run("I'm the new head of partnerships as of last Monday."), 'title')
+        assert (title.value, day(title.valid_from)) == ('head of partnerships', '2024-06-10')
+
+    def test_starting_on_a_date_gives_valid_from(self) -> None:
+        # Given "starting on <date>", When read, Then the value is valid from that date
+        assert day(only(run("I'm on the Team plan starting on June 20th."), 'plan').valid_from) == '2024-06-20'
+
+    @pytest.mark.parametrize('text', ['Call me Rob, everyone does.', 'Call me Rob.', 'Everyone calls me Rob, so call me Rob.'])
+    def test_call_me_opening_a_sentence_is_a_preferred_name(self, text: str) -> None:
+        # Given "Call me X" at the start of a sentence, When read, Then X is the preferred name and not an instruction
+        result = run(text)
+        assert facts(result) == {('self', 'preferred_name', 'Rob')}
+        assert result.instructions == ()
+
+    def test_call_me_back_is_not_a_name(self) -> None:
+        # Given "Call me back …", When read, Then nothing
+        assert facts(run('Call me back when the build is green.')) == set()
+
+    @pytest.mark.parametrize(
+        ('text', 'expected'),
+        [
+            ("My timezone's PST.", {('self', 'timezone', 'PST')}),
+            ("My favourite colour's teal.", {('self', 'favourite_colour', 'teal')}),
+            ("My mum's Italian.", set()),
+            ("My brother's a firefighter.", set()),
+        ],
+    )
+    def test_a_key_joined_to_its_verb(self, text: str, expected: set[tuple[str, str, str]]) -> None:
+        # Given "my <key>'s <value>", When read, Then a known key gets its value; a relative's "'s" states nothing about a key
+        assert facts(run(text)) == expected
+
+    @pytest.mark.parametrize(
+        ('text', 'expected'),
+        [
+            ("Olives I absolutely can't stand.", {('self', 'dislikes', 'Olives')}),
+            ('Opera I really love.', {('self', 'likes', 'Opera')}),
+            ('Long train rides we both enjoy.', {('self', 'likes', 'Long train rides')}),
+        ],
+    )
+    def test_an_object_said_before_its_verb(self, text: str, expected: set[tuple[str, str, str]]) -> None:
+        # Given a liked or disliked object put first and the verb closing the clause, When read, Then the preference
+        assert facts(run(text)) == expected
+
+    @pytest.mark.parametrize('text', ['Sometimes I hate.', 'That I love.', 'And that is what I love.', 'Honestly I love.'])
+    def test_an_opening_word_that_is_not_an_object(self, text: str) -> None:
+        # Given a clause ending on its verb whose opening is no object, When read, Then nothing
+        assert facts(run(text)) == set()
+
+
+class TestVagueTimesWithoutDateWords:
+    @pytest.mark.parametrize(
+        'text',
+        [
+            "I'll move to Valencia eventually.",
+            'I took up climbing not long ago.',
+            "I'm going to learn Welsh one of these days.",
+            'I sold my drum kit a little while back.',
+            "We'll open a second studio before long.",
+            'I lived in Nairobi years back.',
+            "i'll finish the course sooner or later",
+        ],
+    )
+    def test_a_vague_time_is_an_uncertainty_and_no_date_is_invented(self, text: str) -> None:
+        # Given an event or plan with a vague time and no date word, When read, Then an unresolved_time uncertainty and
+        # no date anywhere
+        result = run(text)
+        assert [u.kind for u in result.uncertainties] == ['unresolved_time']
+        assert all(a.occurred_at is None for a in result.actions)
+        assert all(a.valid_from is None and a.valid_until is None for a in result.attributes)
+        assert all(word not in ' '.join(a.object_text or '' for a in result.actions) for word in ('not', 'little', 'years'))
+
+    @pytest.mark.parametrize('text', ["I haven't seen him in a while.", 'I grabbed a coffee on the way back.'])
+    def test_time_like_phrases_that_are_not_vague_times(self, text: str) -> None:
+        # Given phrases that look like vague times but are not, When read, Then no unresolved_time uncertainty
+        assert 'unresolved_time' not in [u.kind for u in run(text).uncertainties]

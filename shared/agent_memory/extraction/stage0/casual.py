@@ -25,7 +25,7 @@ CUE_WORDS = word_set(
 )
 _KNOWN_WORDS = CUE_WORDS | TIER_WORDS | JOB_HEADS | LANGUAGES | DEPARTMENTS | NOT_NAMES
 # Texting abbreviations of time words (whole lowercase words only): "i left lst month", "see you tmrw".
-_ABBREVIATIONS = {'lst': 'last', 'nxt': 'next', 'tmrw': 'tomorrow', 'tmr': 'tomorrow', 'yday': 'yesterday', 'wknd': 'weekend'}
+_ABBREVIATIONS = {'plz': 'please', 'lst': 'last', 'nxt': 'next', 'tmrw': 'tomorrow', 'tmr': 'tomorrow', 'yday': 'yesterday', 'wknd': 'weekend'}
 _MIN_EDIT_CHARS = 6  # shorter words are often other real words one edit away ("fever"/"never"): only swaps are repaired
 _MIN_SWAP_CHARS = 4
 _MIN_WRONG_LETTER_CHARS = 8
@@ -80,7 +80,7 @@ _NAME_SLOT = re.compile(
     r'(?P<name>[a-z]+(?: [a-z]+){0,2})'
 )
 # "hey, im jamie, a backend dev at Quorum": a greeting then a lowercase word standing alone is a name in any turn.
-_GREETING_NAME = re.compile(r"^(?P<cue>(?:hey|hi|hello|yo)(?: there)?,? I'm )(?P<name>[a-z]+)(?=[,.!]|$| and )", re.IGNORECASE)
+_GREETING_NAME = re.compile(r"^(?P<cue>(?:hey|hi|hello|yo)(?: there)?(?:,|!+)? I'm )(?P<name>[a-z]+)(?=[,.!]|$| and )", re.IGNORECASE)
 _NOT_NAME_WORDS = NOT_NAMES | word_set(
     'a an the my our your his her their this that these those some any home work night nights weekends remote remotely myself '
     'ourselves it them as and or but since in on at for with from to now days then there here so because which who where when '

@@ -359,7 +359,8 @@ def _plan_held(text: str) -> list[Claim]:
 
 def _generic(text: str) -> list[Claim]:
     m = match(
-        r"^(?:my|our)\s+(?P<k>[a-z][\w' -]*?)\s+(?:is(?:\s+now)?|are|'s|(?:has\s+)?changed\s+to|is\s+changing\s+to)\s+(?P<v>.+)$", text
+        r"^(?:my|our)\s+(?P<k>[a-z][\w' -]*?)(?:\s+(?:is(?:\s+now)?|are|'s|(?:has\s+)?changed\s+to|is\s+changing\s+to)|(?P<joined>'s))\s+(?P<v>.+)$",
+        text,
     )
     if not m:
         return []
@@ -375,6 +376,8 @@ def _generic(text: str) -> list[Claim]:
         return [Claim('title', value)]
     notable = bool(re.search(r'[\d@$€£]', value)) or value[0].isupper()
     known_shape = key in _KEY_ALIASES.values() or key in IDENTITY_KEYS or key.startswith(_KEY_PREFIXES)
+    if m.group('joined') and not known_shape:
+        return []  # "my timezone's CET" is a key-value statement; "my mom's Italian" is not about a key of the speaker
     return [Claim(key, value)] if notable or known_shape else []
 
 

@@ -50,9 +50,11 @@ _DAY = r'(?P<day>\d{1,2})(?:st|nd|rd|th)?'
 _YEAR = r'(?P<year>(?:19|20)\d{2})'
 
 VAGUE = re.compile(
-    r'\b(?:a while (?:ago|back)|some time (?:ago|back)|a (?:long )?time ago|long ago|ages ago|years ago|'
-    r'a few (?:days|weeks|months|years) (?:ago|back)|several (?:days|weeks|months|years) ago|(?:the )?other day|recently|lately|'
-    r'someday|some day|one day|soon|sometime|at some point|eventually|in the (?:near |distant )?future|back in the day|'
+    r'\b(?:(?:a (?:little |short |good |long )?|quite a )?while (?:ago|back)|a bit (?:ago|back)|some time (?:ago|back)|'
+    r'a (?:long )?time ago|(?:not (?:so |too |that )?)?long ago|(?:many |some )?(?:ages|years|months|weeks) (?:ago|back)|way back when|'
+    r'a few (?:days|weeks|months|years) (?:ago|back)|several (?:days|weeks|months|years) (?:ago|back)|(?:the )?other day|recently|'
+    r'lately|someday|some day|one day|one of these days|soon|sooner or later|before long|any day now|sometime|at some (?:point|stage)|'
+    r'eventually|down the line|in due course|in the (?:near |distant )?future|back in the day|'
     r'(?:in |during |over )?(?:the |this |last |next )?(?:spring|summer|autumn|winter)|(?:the |this |last |next )fall|'
     r'(?:(?:right|just|shortly|soon|not long|long) )?(?:after|before|during) (?:the |my |our |his |her |their )?'
     r'(?:wedding|move|pandemic|lockdown|divorce|funeral|graduation|surgery|accident|holidays|launch|merger|reorg|layoffs?|'
@@ -200,7 +202,7 @@ def find_time(clause: str, today: dt.date, tense: Tense) -> TimeRef | None:
     rel_word = ((lead.group('rel') or '') if lead else '').lower()
     if lead and rel_word:
         start = lead.start('rel')
-    relation = _RELATIONS.get(rel_word.split()[0] if rel_word else '', 'at')
+    relation = _RELATIONS.get(rel_word, _RELATIONS.get(rel_word.split()[0] if rel_word else '', 'at'))  # "as of", "starting on"
     return TimeRef(phrase=clause[start:end], start=start, end=end, relation=relation, date=date)
 
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from agent_memory.extraction.model import EntityRef, ExtractionContext, KnownEntity
 from agent_memory.extraction.stage0.lexicon import word_set
-from agent_memory.extraction.stage0.preferences import favourite_as_first_person
+from agent_memory.extraction.stage0.preferences import favourite_as_first_person, topicalised_as_first_person
 from agent_memory.extraction.stage0.text import PROPER, is_plausible_name
 from agent_memory.vocabulary import normalise_type
 
@@ -56,7 +56,7 @@ _DROPPED_SUBJECT = re.compile(
     r'(?:a\s+)?(?:big\s+|huge\s+)fan\s+of\b|living\s+in\b|based\s+in\b|working\s+(?:on|from)\b)',
     re.IGNORECASE,
 )
-_CALL_ME = re.compile(r'\b(?:call me|calls me|i go by)\s+[A-Z]')
+_CALL_ME = re.compile(r'\b(?i:call me|calls me|i go by)\s+[A-Z]')  # "Call me Rob", but not "call me back"
 _PRONOUN = re.compile(r"^(?P<person>he|she)(?:'s|'ll|'d)?\b", re.IGNORECASE)
 
 
@@ -94,7 +94,7 @@ def _implied_first_person(clause: str, opens_turn: bool) -> str | None:
         return ("I've " if m.group('perfect') else "I'm ") + clause
     if opens_turn and (m := re.match(rf'^(?i:this is)\s+(?P<rest>{PROPER}.*)$', clause)):
         return "I'm " + m.group('rest')
-    return favourite_as_first_person(clause)
+    return favourite_as_first_person(clause) or topicalised_as_first_person(clause)
 
 
 def _unclear_subject(clause: str) -> UnclearSubject | None:

@@ -25,8 +25,22 @@ _CLAUSE_BREAK = re.compile(
 )
 _SPACES = re.compile(r'\s+')
 MAX_NAME_CHARS, MAX_NAME_WORDS = 80, 6
-_FIRST_PERSON_FIXES = {'i': 'I', "i'm": "I'm", 'im': "I'm", "i've": "I've", "i'll": "I'll", "i'd": "I'd", 'ive': "I've"}
-_LOWER_I = re.compile(r"\b(?:i'm|i've|i'll|i'd|im|ive|i)\b(?!['-])")
+_FIRST_PERSON_FIXES = {
+    'i': 'I',
+    "i'm": "I'm",
+    'im': "I'm",
+    'Im': "I'm",
+    "i've": "I've",
+    "i'll": "I'll",
+    "i'd": "I'd",
+    'ive': "I've",
+    'Ive': "I've",
+}
+# The first person typed fast: lowercase, or "Im" / "Ive" with the capital but no apostrophe (neither is an English word).
+_LOWER_I = re.compile(r"\b(?:i'm|i've|i'll|i'd|im|Im|ive|Ive|i)\b(?!['-])")
+# Texting fillers a speaker drops into a statement ("radiohead tbh", "im a data analyst lol"): no part of any value.
+_TEXTING = r'(?:tbh|tbf|ngl|imo|imho|fwiw|lol|lmao|rofl|smh|ha(?:ha)+|he(?:he)+)\b'
+_TEXTING_FILLERS = re.compile(rf'^{_TEXTING}[\s,.!:;-]*|\s+{_TEXTING}', re.IGNORECASE)
 
 LEADING_FILLERS = re.compile(
     r'^(?:(?:ok(?:ay)?|so|and|but|also|oh|hey(?: there)?|hi(?: there)?|hello|anyway|btw|by the way|quick update|update|fyi|'
@@ -54,6 +68,10 @@ def normalise_text(text: str) -> str:
     text = unicodedata.normalize('NFC', text).replace('’', "'").replace('‘', "'").replace('“', '"').replace('”', '"')
     text = _LOWER_I.sub(lambda m: _FIRST_PERSON_FIXES[m.group(0)], text)
     return '\n'.join(_SPACES.sub(' ', line).strip() for line in text.splitlines())
+
+
+def without_texting_fillers(sentence: str) -> str:
+    return _TEXTING_FILLERS.sub('', sentence).strip()
 
 
 def split_sentences(text: str) -> list[str]:
