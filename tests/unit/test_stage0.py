@@ -1146,3 +1146,80 @@ class TestVagueTimesWithoutDateWords:
     def test_time_like_phrases_that_are_not_vague_times(self, text: str) -> None:
         # Given phrases that look like vague times but are not, When read, Then no unresolved_time uncertainty
         assert 'unresolved_time' not in [u.kind for u in run(text).uncertainties]
+
+
+class TestEmployersNamedIndirectly:
+    @pytest.mark.parametrize(
+        ('text', 'org'),
+        [
+            ('i do data stuff at a logistics startup called freightly', 'Freightly'),
+            ('I do marketing for a small agency named Northpass.', 'Northpass'),
+            ('I work for a charity called Shelterbox.', 'Shelterbox'),
+            ("I've been at Carrow Foods for almost four years.", 'Carrow Foods'),
+            ("i've been at pinegate for a couple of years now", 'Pinegate'),
+            ("I've been working for Initech a while.", 'Initech'),
+        ],
+    )
+    def test_an_employer_introduced_by_its_kind_or_by_years_there(self, text: str, org: str) -> None:
+        # Given an employer named through "a <kind> called X", "doing <work> at X" or years spent at X, When read, Then
+        # the employer and its works_at relation
+        result = run(text)
+        assert ('self', 'employer', org) in facts(result)
+        assert [(r.label, r.object.name) for r in result.relations] == [('works_at', org)]
+
+    def test_a_title_at_an_organisation_introduced_by_its_kind(self) -> None:
+        # Given "a designer at a startup called X", When read, Then the title and the employer
+        assert facts(run("I'm a designer at a startup called Brightpath.")) == {
+            ('self', 'title', 'designer'),
+            ('self', 'employer', 'Brightpath'),
+        }
+
+    def test_years_at_an_organisation_since_a_year_are_dated(self) -> None:
+        # Given "I've worked at X since 2019", When read, Then the employer is valid from 2019
+        assert day(only(run("I've worked at Globex since 2019."), 'employer').valid_from) == '2019-01-01'
+
+    @pytest.mark.parametrize(
+        'text', ['I do yoga at a studio called Flow.', "I've been at Disneyland for three days.", 'I worked at Globex in 2019.']
+    )
+    def test_a_visit_a_hobby_or_a_past_job_is_no_employer(self, text: str) -> None:
+        # Given doing a hobby somewhere, a short visit, or a past job, When read, Then no employer
+        assert 'employer' not in {k for _, k, _ in facts(run(text))}
+
+    @pytest.mark.parametrize(
+        ('text', 'title', 'since'),
+        [
+            ('They promoted me to senior analyst last week.', 'senior analyst', '2024-06-03'),
+            ('my boss finally promoted me to team lead', 'team lead', None),
+            ('Dana promoted me to head of design in May.', 'head of design', '2024-05-01'),
+        ],
+    )
+    def test_someone_promoted_me_is_my_new_title(self, text: str, title: str, since: str | None) -> None:
+        # Given "<someone> promoted me to X", When read, Then X is the speaker's title, valid from the promotion's date
+        found = only(run(text, known=TEAM), 'title')
+        assert (found.entity, found.value, day(found.valid_from)) == (ME, title, since)
+
+
+class TestAppositives:
+    @pytest.mark.parametrize(
+        'text',
+        [
+            "I'm Ines -- a civil engineer -- based in Faro, originally from Evora.",
+            "I'm Ines, a civil engineer -- based in Faro, originally from Evora.",
+            "I'm Ines — a civil engineer — based in Faro — originally from Evora.",
+        ],
+    )
+    def test_appositives_between_dashes_and_commas(self, text: str) -> None:
+        # Given a name followed by appositives between double hyphens, dashes or commas, When read, Then each is a fact
+        assert facts(run(text)) == {
+            ('self', 'name', 'Ines'),
+            ('self', 'title', 'civil engineer'),
+            ('self', 'location', 'Faro'),
+            ('self', 'hometown', 'Evora'),
+        }
+
+    def test_a_tail_that_is_not_an_appositive_stops_the_reading(self) -> None:
+        # Given a title whose tail goes on to something else, When read, Then only the facts before it
+        assert facts(run("I'm a nurse at St Mary's, which is a lovely place, based in Hull.")) == {
+            ('self', 'title', 'nurse'),
+            ('self', 'employer', "St Mary's"),
+        }

@@ -76,7 +76,8 @@ def _one_slip(word: str, cue: str) -> bool:
 # Where a lowercase typist puts a name: after these cues (lowercase, the first person already restored to "I").
 _NAME_SLOT = re.compile(
     r"(?P<cue>\bmy name is |\bmy name's |\bcall me |\bI go by |\b(?:work|working|worked) (?:at|for) |\bjoined "
-    r"|\b(?:live|living|lived|based|located|moved|relocated|move|moving) (?:in|to) |\bI'm (?:originally )?from )"
+    r"|\b(?:live|living|lived|based|located|moved|relocated|move|moving) (?:in|to) |\bI'm (?:originally )?from "
+    r"|\b(?:called|named) |\bbeen (?:at|with) )"
     r'(?P<name>[a-z]+(?: [a-z]+){0,2})'
 )
 # "hey, im jamie, a backend dev at Quorum": a greeting then a lowercase word standing alone is a name in any turn.
@@ -85,7 +86,7 @@ _NOT_NAME_WORDS = NOT_NAMES | word_set(
     'a an the my our your his her their this that these those some any home work night nights weekends remote remotely myself '
     'ourselves it them as and or but since in on at for with from to now days then there here so because which who where when '
     'while if until by of about just still also really currently again too either anymore me you him us town city country '
-    'office school college uni university bed love fear hope peace stuck lost bored hungry sick confused exhausted excited'
+    'office school college uni university bed love fear hope peace stuck lost bored hungry sick confused exhausted excited after'
 )
 
 

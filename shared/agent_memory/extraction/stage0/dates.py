@@ -175,6 +175,7 @@ def _iso(m: re.Match[str]) -> dt.date | None:
 
 
 _RELATION_BEFORE = re.compile(r'(?:\b(?P<rel>since|from|starting(?: on| from)?|as of|until|till|til|through|on|in|at|by))?\s*$', re.I)
+_RELATION_INSIDE = re.compile(r'(?P<rel>since|from|until)\s', re.I)
 _RELATIONS: dict[str, Relation] = {
     'since': 'since',
     'from': 'since',
@@ -202,6 +203,8 @@ def find_time(clause: str, today: dt.date, tense: Tense) -> TimeRef | None:
     rel_word = ((lead.group('rel') or '') if lead else '').lower()
     if lead and rel_word:
         start = lead.start('rel')
+    elif inside := _RELATION_INSIDE.match(clause, start):  # "since 2019": the year's pattern holds its preposition
+        rel_word = inside.group('rel').lower()
     relation = _RELATIONS.get(rel_word, _RELATIONS.get(rel_word.split()[0] if rel_word else '', 'at'))  # "as of", "starting on"
     return TimeRef(phrase=clause[start:end], start=start, end=end, relation=relation, date=date)
 

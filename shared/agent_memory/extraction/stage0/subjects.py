@@ -57,6 +57,9 @@ _DROPPED_SUBJECT = re.compile(
     re.IGNORECASE,
 )
 _CALL_ME = re.compile(r'\b(?i:call me|calls me|i go by)\s+[A-Z]')  # "Call me Rob", but not "call me back"
+_PROMOTED_ME = re.compile(
+    r'^(?:[\w\'-]+\s+){1,4}?(?:(?:just|finally|recently|officially)\s+)?promoted\s+me\s+to\s+(?P<rest>.+)$', re.IGNORECASE
+)
 _PRONOUN = re.compile(r"^(?P<person>he|she)(?:'s|'ll|'d)?\b", re.IGNORECASE)
 
 
@@ -73,6 +76,8 @@ class UnclearSubject:
 
 
 def resolve_subject(clause: str, ctx: ExtractionContext, opens_turn: bool = False) -> Subject | UnclearSubject | None:
+    if m := _PROMOTED_ME.match(clause):  # "they promoted me to …": about the speaker, whoever did it
+        return Subject(EntityRef.me(), f"I got promoted to {m.group('rest')}")
     if unclear := _unclear_subject(clause):
         return unclear
     if _FIRST_PERSON.match(clause):

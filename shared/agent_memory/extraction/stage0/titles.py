@@ -30,8 +30,8 @@ def split_title(phrase: str) -> tuple[str, str] | None:
                 taken += [token, *dept]
                 i += 1 + len(dept)
                 continue
-        if bare in _STOPS:
-            break
+        if bare in _STOPS or not bare.strip('—–-'):
+            break  # a stop word, or a dash opening an appositive ("a product designer -- based in Porto")
         taken.append(token.rstrip(',;:'))
         i += 1
         if token.endswith((',', ';', ':')):
