@@ -1223,3 +1223,81 @@ class TestAppositives:
             ('self', 'title', 'nurse'),
             ('self', 'employer', "St Mary's"),
         }
+
+
+class TestEventsWithoutTheirSubject:
+    @pytest.mark.parametrize(
+        ('text', 'verb', 'on'),
+        [
+            ('sold my old van', 'sell', None),
+            ('Signed the mortgage papers on Monday.', 'sign', '2024-06-10'),
+            ('Finally returned the rental car yesterday.', 'return', '2024-06-11'),
+            ('Went to the dentist last week.', 'go', '2024-06-03'),
+        ],
+    )
+    def test_a_past_event_told_without_its_i(self, text: str, verb: str, on: str | None) -> None:
+        # Given a past event with its "I" dropped, When read, Then it is the speaker's event, dated by its own time (a bare
+        # weekday in the past tense is the last one)
+        (action,) = run(text).actions
+        assert (action.actor, action.verb, day(action.occurred_at)) == (ME, verb, on)
+
+    def test_a_state_change_without_its_i_is_the_new_value(self) -> None:
+        # Given "Moved to X last month" / "Got promoted to X", When read, Then the new value dated by the change
+        assert (only(run('Moved to Tallinn last month.'), 'location').value, day(only(run('Moved to Tallinn last month.'), 'location').valid_from)) == (
+            'Tallinn',
+            '2024-05-01',
+        )
+        assert only(run('Got promoted to shift lead last week.'), 'title').value == 'shift lead'
+
+    @pytest.mark.parametrize(
+        'text',
+        [
+            'Related question: can you export to CSV?',
+            'Based on the docs, the limit is 10.',
+            'Stressed out about the audit.',
+            "Compared to the old one, it's faster.",
+            'Excited to try it.',
+            'Used the wrong key.',
+        ],
+    )
+    def test_openings_that_are_not_events(self, text: str) -> None:
+        # Given a sentence opening with a participle that is no event of the speaker's, When read, Then no action
+        assert run(text).actions == ()
+
+
+class TestMoveDates:
+    @pytest.mark.parametrize(
+        ('text', 'place', 'since'),
+        [
+            ('i live in york now, moved up from bristol last month', 'York', '2024-05-01'),
+            ('I live in Graz now, moved here from Linz in March.', 'Graz', '2024-03-01'),
+            ('I live in Graz. Moved here from Linz in March.', 'Graz', '2024-03-01'),
+        ],
+    )
+    def test_a_move_in_its_own_clause_dates_the_residence(self, text: str, place: str, since: str) -> None:
+        # Given a residence then the move told in its own clause with a date, When read, Then the residence is valid from
+        # the move and the move is not also an event
+        result = run(text)
+        assert (only(result, 'location').value, day(only(result, 'location').valid_from)) == (place, since)
+        assert result.actions == ()
+
+    def test_a_move_elsewhere_does_not_date_the_residence(self) -> None:
+        # Given a residence and a move to another place, When read, Then the residence stays undated
+        result = run('I live in Graz, but I moved to Vienna for a month in March.')
+        assert {(a.value, day(a.valid_from)) for a in result.attributes} == {('Graz', None), ('Vienna', '2024-03-01')}
+
+
+class TestPastHabits:
+    @pytest.mark.parametrize(
+        'text', ['Back in the day I played bass.', 'Growing up I played the cello.', 'Back when I was at school I swam competitively.']
+    )
+    def test_a_pastime_in_a_period_of_the_past_is_no_event(self, text: str) -> None:
+        # Given what the speaker used to do in a period of the past, When read, Then no action, and the undatable time is
+        # an uncertainty
+        result = run(text)
+        assert result.actions == ()
+        assert [u.kind for u in result.uncertainties] == ['unresolved_time']
+
+    def test_a_single_event_in_a_period_of_the_past_stays_an_event(self) -> None:
+        # Given one event in a period of the past, When read, Then it is an undated action
+        assert [(a.verb, a.occurred_at) for a in run('As a kid I broke my arm.').actions] == [('break', None)]

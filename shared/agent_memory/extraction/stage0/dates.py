@@ -54,7 +54,8 @@ VAGUE = re.compile(
     r'a (?:long )?time ago|(?:not (?:so |too |that )?)?long ago|(?:many |some )?(?:ages|years|months|weeks) (?:ago|back)|way back when|'
     r'a few (?:days|weeks|months|years) (?:ago|back)|several (?:days|weeks|months|years) (?:ago|back)|(?:the )?other day|recently|'
     r'lately|someday|some day|one day|one of these days|soon|sooner or later|before long|any day now|sometime|at some (?:point|stage)|'
-    r'eventually|down the line|in due course|in the (?:near |distant )?future|back in the day|'
+    r'eventually|down the line|in due course|in the (?:near |distant )?future|back in the day|growing up|in those days|in my youth|'
+    r'as an? (?:kid|child|teenager|teen|youngster)|'
     r'(?:in |during |over )?(?:the |this |last |next )?(?:spring|summer|autumn|winter)|(?:the |this |last |next )fall|'
     r'(?:(?:right|just|shortly|soon|not long|long) )?(?:after|before|during) (?:the |my |our |his |her |their )?'
     r'(?:wedding|move|pandemic|lockdown|divorce|funeral|graduation|surgery|accident|holidays|launch|merger|reorg|layoffs?|'
@@ -63,6 +64,12 @@ VAGUE = re.compile(
     r'back when (?:i|we) (?:was|were) (?:a |an |in |at )?\w+|when (?:i|we) (?:was|were) (?:young|younger|little|a kid|a child|kids|'
     r'children|a student|students|in school|at school|in college|at university))\b',
     re.IGNORECASE,
+)
+
+
+# A stretch of the speaker's past rather than a point in it: what they did then was a habit, not one event.
+_HABITUAL = re.compile(
+    r'^(?:back in the day|back when|way back when|growing up|in those days|in my youth|as an? |when (?:i|we) (?:was|were))', re.I
 )
 
 
@@ -77,6 +84,11 @@ class TimeRef:
     @property
     def vague(self) -> bool:
         return self.date is None
+
+    @property
+    def habitual(self) -> bool:
+        """ "Back in the day I played bass": a period of the past, so what was done in it is a habit, not a dated event."""
+        return self.vague and bool(_HABITUAL.match(self.phrase))
 
 
 Resolver = Callable[[re.Match[str], dt.date, Tense], dt.date | None]

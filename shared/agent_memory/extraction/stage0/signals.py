@@ -92,5 +92,5 @@ def tense(clause: str) -> Tense:
         return 'future'
     if _PAST.search(clause):
         return 'past'
-    tokens = clause.split()
-    return 'past' if len(tokens) > 1 and is_past_form(tokens[1].strip(',.')) else 'present'
+    tokens = clause.split()  # "I signed …", or "Signed …" with its subject dropped
+    return 'past' if len(tokens) > 1 and any(is_past_form(t.strip(',.')) for t in tokens[:2]) else 'present'

@@ -10,7 +10,7 @@ import re
 from dataclasses import dataclass
 
 from agent_memory.extraction.model import EntityRef, ExtractionContext, KnownEntity
-from agent_memory.extraction.stage0.lexicon import word_set
+from agent_memory.extraction.stage0.lexicon import NON_EVENT_VERBS, is_past_form, lemma, word_set
 from agent_memory.extraction.stage0.preferences import favourite_as_first_person, topicalised_as_first_person
 from agent_memory.extraction.stage0.text import PROPER, is_plausible_name
 from agent_memory.vocabulary import normalise_type
@@ -60,6 +60,13 @@ _CALL_ME = re.compile(r'\b(?i:call me|calls me|i go by)\s+[A-Z]')  # "Call me Ro
 _PROMOTED_ME = re.compile(
     r'^(?:[\w\'-]+\s+){1,4}?(?:(?:just|finally|recently|officially)\s+)?promoted\s+me\s+to\s+(?P<rest>.+)$', re.IGNORECASE
 )
+_DROPPED_EVENT = re.compile(r'^(?:(?:just|finally|already|recently|also|then)\s+)*(?P<verb>[a-z]+)\s+(?P<next>[a-z]+)\b', re.I)
+_EVENT_OBJECT_START = word_set('my our the a an his her their some this that these those up back out off over down home here there')
+_MOTION_VERBS = word_set('move relocate switch upgrade downgrade go travel fly drive head return transfer change migrate')
+_NOT_EVENT_PARTICIPLES = word_set(
+    'based located called named born married compared related given concerned stressed freaked burned burnt pumped psyched '
+    'fed pissed cheesed chilled bummed messed tired excited bored scared worried interested obsessed dedicated committed'
+)
 _PRONOUN = re.compile(r"^(?P<person>he|she)(?:'s|'ll|'d)?\b", re.IGNORECASE)
 
 
@@ -99,7 +106,22 @@ def _implied_first_person(clause: str, opens_turn: bool) -> str | None:
         return ("I've " if m.group('perfect') else "I'm ") + clause
     if opens_turn and (m := re.match(rf'^(?i:this is)\s+(?P<rest>{PROPER}.*)$', clause)):
         return "I'm " + m.group('rest')
-    return favourite_as_first_person(clause) or topicalised_as_first_person(clause)
+    return favourite_as_first_person(clause) or topicalised_as_first_person(clause) or _dropped_before_event(clause)
+
+
+def _dropped_before_event(clause: str) -> str | None:
+    """ "Signed the lease on Wednesday", "sold my old car": a past event told without its "I" (its object follows the verb;
+    "Related question", "Based on the docs" and moods such as "stressed out" are no events)."""
+    m = _DROPPED_EVENT.match(clause)
+    if not m:
+        return None
+    verb, follower = m.group('verb').lower(), m.group('next').lower()
+    if not is_past_form(verb) or verb in NON_EVENT_VERBS or verb in _NOT_EVENT_PARTICIPLES:
+        return None
+    moved_to = follower in ('to', 'into') and lemma(verb) in _MOTION_VERBS
+    if follower not in _EVENT_OBJECT_START and not moved_to and not (verb == 'got' and is_past_form(follower)):
+        return None
+    return 'I ' + (clause[0].lower() + clause[1:] if clause[1:2].islower() else clause)
 
 
 def _unclear_subject(clause: str) -> UnclearSubject | None:

@@ -27,6 +27,8 @@ _FRAGMENT_LEAD = re.compile(
     re.IGNORECASE,
 )
 _FRAGMENT_TIER = re.compile(r'\s+(?:plan|tier|subscription)$', re.IGNORECASE)
+_MOVES = frozenset({'move', 'relocate'})
+_INTO_THE_STATED = re.compile(r'^(?:(?:here|there|from)\b|$)', re.IGNORECASE)  # not "to Rome": a move elsewhere
 _NAME_LIKE_KEYS = frozenset({'employer', 'location', 'hometown', 'name', 'preferred_name', 'current_location'})
 
 
@@ -54,7 +56,19 @@ def read_turn(sentences: list[str], turn: Turn) -> Reading:
             reading.extend(_clarify_fragment(text, turn))
         total.extend(reading)
         previous = reading.findings
-    return total
+    return _dated_by_the_move(total)
+
+
+def _dated_by_the_move(reading: Reading) -> Reading:
+    """ "I live in Leeds now, moved up from London last month": the move told in its own clause dates the residence just
+    stated (a state change is its new value, not also an event)."""
+    move = next((h for h in reading.happenings if h.event.verb in _MOVES and h.occurred_at and _INTO_THE_STATED.match(h.event.object_text or '')), None)
+    undated = [f for f in reading.findings if f.key == 'location' and f.valid_from is None and move and f.entity == move.actor]
+    if move is None or len(undated) != 1:
+        return reading
+    reading.findings[reading.findings.index(undated[0])] = replace(undated[0], valid_from=move.occurred_at)
+    reading.happenings.remove(move)
+    return reading
 
 
 def _read_with_corrections(text: str, previous: list[Finding], total: Reading, turn: Turn, opens_turn: bool) -> Reading:
