@@ -1301,3 +1301,46 @@ class TestPastHabits:
     def test_a_single_event_in_a_period_of_the_past_stays_an_event(self) -> None:
         # Given one event in a period of the past, When read, Then it is an undated action
         assert [(a.verb, a.occurred_at) for a in run('As a kid I broke my arm.').actions] == [('break', None)]
+
+
+class TestDirectivesTypedLoosely:
+    @pytest.mark.parametrize(
+        ('text', 'description', 'label'),
+        [
+            ('Numbered lists for everything, from now on.', 'Numbered lists for everything', 'format'),
+            ('Shorter replies going forward please.', 'Shorter replies', 'length'),
+            ('From now on, American spelling.', 'American spelling', 'language'),
+            ('No emojis in future.', 'No emojis', 'style'),
+        ],
+    )
+    def test_a_verbless_standing_wish_about_replies(self, text: str, description: str, label: str) -> None:
+        # Given a verbless wish about the replies with a persistence phrase, When read, Then an instruction without the
+        # phrase
+        (instruction,) = run(text).instructions
+        assert (instruction.description, instruction.label) == (description, label)
+
+    @pytest.mark.parametrize(
+        'text',
+        [
+            'Long walks from now on!',
+            'More family time going forward.',
+            "From now on I'm doing bullet points in my notes.",
+            'Bullet points for everything.',
+        ],
+    )
+    def test_resolutions_and_wishes_without_persistence_are_not_instructions(self, text: str) -> None:
+        # Given a resolution about the speaker's life, a sentence with a subject, or a wish with no persistence phrase,
+        # When read, Then no instruction
+        assert run(text).instructions == ()
+
+    @pytest.mark.parametrize(
+        ('text', 'description'),
+        [('Plese keep your answers short.', 'Keep your answers short'), ('pleae respond in German', 'Respond in German')],
+    )
+    def test_a_courtesy_filler_one_letter_short(self, text: str, description: str) -> None:
+        # Given "please" typed one letter short, When read, Then it is dropped from the directive like "please"
+        assert [i.description for i in run(text).instructions] == [description]
+
+    def test_words_one_letter_from_the_filler_stay(self) -> None:
+        # Given "Lease"/"pleas" (words, not slips), When read, Then they are not read as "please"
+        assert run('Lease the car and keep it short.').instructions == run('Rent the car and keep it short.').instructions

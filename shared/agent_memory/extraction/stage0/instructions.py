@@ -15,7 +15,7 @@ from agent_memory.extraction.stage0.lexicon import is_past_form, lemma, word_set
 from agent_memory.extraction.stage0.text import body, capitalise, clip, words
 
 _FILLERS = re.compile(
-    r'^(?:(?:ok(?:ay)?|so|and|also|oh|hey|hi|well|actually|alright|right|yes|yeah|yep|sure|no|nope|one more thing|btw|by the way|'
+    r'^(?:(?:ok(?:ay)?|so|and|also|oh|hey|hi|well|actually|alright|right|yes|yeah|yep|sure|no(?=\s*[,!.:;-])|nope|one more thing|btw|by the way|'
     r'going forward|'
     r'moving forward|from now on|from here on(?: out)?|in (?:the )?future|for future reference|in general|generally|please|kindly|'
     r"pls|remember(?: to)?|note|important|i want you to|i'd like you to|i would like you to|i need you to|"
@@ -64,6 +64,14 @@ _RESPONSE_STYLE = re.compile(
 # "Never use bullet points - I like prose", "Use metric units, I'm in Oslo": the speaker's own clause after the directive
 # is a reason or a fact about them, not part of what the assistant is told to do.
 _REASON_AFTER = re.compile(r"(?:\s[—–-]{1,2}\s|[—–]|,|;)\s*(?=(?:I|I'm|I've|I'd|we|we're|we've|my|our)\s)")
+_STANDING = re.compile(r'\b(?:from now on|going forward|moving forward|from here on|in (?:the )?future|for future reference)\b', re.I)
+_REPLY_NOUN = re.compile(r'\b(?:answers?|replies|reply|responses?|messages?|summaries|summary|explanations?|emails?|updates?)\b', re.I)
+_MAX_VERBLESS_WORDS = 8
+# A subject or an auxiliary: a sentence with a verb, which the cues above read or reject.
+_NOT_VERBLESS = word_set(
+    "i i'm i'll i've me my we we're our you you're it it's is are was were be been will would have has had do does did can "
+    "could should let's"
+)
 _SUBORDINATE = re.compile(r'^(?:if|when|whenever|whatever|wherever|unless|for|in|before|after|once)\b[^,]{1,80},\s*', re.IGNORECASE)
 _ABOUT_IT = re.compile(r'^(?:keep|make)\s+(?:it|this|that)\b', re.IGNORECASE)
 _GENERIC_VERBS = word_set(
@@ -161,7 +169,18 @@ def _is_directive(core: str, raw: str) -> bool:
         return True
     if first in _GENERIC_VERBS:
         return bool(_PERSISTENCE.search(raw) or any(pattern.search(core) for _, pattern in _TOPICS))
-    return False
+    return _verbless(tokens, core, raw)
+
+
+def _verbless(tokens: list[str], core: str, raw: str) -> bool:
+    """ "Bullet points for everything, from now on", "Short answers going forward": a standing wish about the replies
+    with no verb, which only a persistence phrase makes a directive (and only about formatting, style, language, or the
+    length and tone of replies: "long walks from now on" is a resolution, not an instruction)."""
+    if len(tokens) > _MAX_VERBLESS_WORDS or not _STANDING.search(raw) or any(t in _NOT_VERBLESS for t in tokens):
+        return False
+    if any(pattern.search(core) for label, pattern in _TOPICS if label in ('format', 'style', 'language')):
+        return True
+    return bool(_REPLY_NOUN.search(core)) and any(pattern.search(core) for label, pattern in _TOPICS if label in ('length', 'tone'))
 
 
 def _skip_ever(rest: list[str]) -> list[str]:
