@@ -734,6 +734,8 @@ class TestContext:
 class TestClarification:
     OPEN_TITLE = ExtractedUncertainty(about='title', reason='corrected', kind='self_correction', entity=ME, key='title')
     OPEN_LOCATION = ExtractedUncertainty(about='location', reason='corrected', kind='self_correction', entity=ME, key='location')
+    OPEN_EMPLOYER = ExtractedUncertainty(about='employer', reason='corrected', kind='self_correction', entity=ME, key='employer')
+    OPEN_PLAN = ExtractedUncertainty(about='plan', reason='corrected', kind='self_correction', entity=ME, key='plan')
 
     def test_a_plain_restatement_is_confident_not_tentative(self) -> None:
         # Given an open question about the title, When the speaker restates it plainly, Then the value is confident, as
@@ -749,9 +751,47 @@ class TestClarification:
         assert facts(result) == {('self', 'location', 'Cascais')}
         assert [r.label for r in result.relations] == ['lives_in']
 
-    def test_a_bare_answer_with_several_open_questions_is_not_guessed(self) -> None:
-        # Given two open questions, When a bare answer comes, Then nothing is guessed
-        assert run('For the record: Cascais.', open_=(self.OPEN_TITLE, self.OPEN_LOCATION)) == Extraction()
+    def test_a_bare_answer_that_fits_several_open_questions_is_not_guessed(self) -> None:
+        # Given two open questions a place name could answer, When a bare answer comes, Then nothing is guessed
+        assert run('For the record: Cascais.', open_=(self.OPEN_EMPLOYER, self.OPEN_LOCATION)) == Extraction()
+
+    def test_a_bare_answer_that_fits_one_of_several_open_questions_settles_it(self) -> None:
+        # Given open questions on the title and the location, When a place name comes, Then it settles the location
+        # (a place is no title)
+        assert facts(run('For the record: Cascais.', open_=(self.OPEN_TITLE, self.OPEN_LOCATION))) == {('self', 'location', 'Cascais')}
+
+    @pytest.mark.parametrize(
+        ('text', 'expected'),
+        [
+            ('Yes, Cascais is right.', ('self', 'location', 'Cascais')),
+            ('And yeah, co-founder.', ('self', 'title', 'co-founder')),
+            ('Cascais, correct.', ('self', 'location', 'Cascais')),
+            ("Cascais, that's the one.", ('self', 'location', 'Cascais')),
+            ('Yep -- Cascais.', ('self', 'location', 'Cascais')),
+        ],
+    )
+    def test_a_confirmation_settles_the_open_question_its_value_fits(self, text: str, expected: tuple[str, str, str]) -> None:
+        # Given open questions on the title and the location, When the speaker confirms one value, Then that value
+        # settles the question whose key it fits, confidently
+        result = run(text, open_=(self.OPEN_TITLE, self.OPEN_LOCATION))
+        assert facts(result) == {expected}
+        assert not any(a.tentative for a in result.attributes)
+
+    def test_a_confirmation_fitting_several_questions_follows_the_values_they_named(self) -> None:
+        # Given open questions on the employer and the location that name their candidate values, When a confirmed
+        # value fits both keys, Then it settles the question that named it
+        named = (
+            self.OPEN_EMPLOYER.model_copy(update={'about': "employer of the speaker: 'Fintrack' or 'Finlytics'"}),
+            self.OPEN_LOCATION.model_copy(update={'about': "location of the speaker: 'Lisbon' or 'Cascais'"}),
+        )
+        assert facts(run('Yes, Cascais is right.', open_=named)) == {('self', 'location', 'Cascais')}
+        assert facts(run('Yes, Cascais is right.', open_=(self.OPEN_EMPLOYER, self.OPEN_LOCATION))) == set()
+
+    @pytest.mark.parametrize('text', ['Yes, that is right.', 'Yeah, cool.', 'Cascais.', 'Yes, exactly.'])
+    def test_a_confirmation_naming_no_fitting_value_settles_nothing(self, text: str) -> None:
+        # Given open questions, When a reply confirms nothing that fits them (or is a bare word with no confirmation),
+        # Then nothing
+        assert facts(run(text, open_=(self.OPEN_TITLE, self.OPEN_LOCATION, self.OPEN_PLAN))) == set()
 
 
 class TestPurity:
@@ -1055,7 +1095,7 @@ class TestTypedFast:
         # Given a texting filler next to or inside a statement, When read, Then the value is read without it
         assert facts(run(text)) == expected
 
-    @pytest.mark.parametrize('text', ['Hey there! im marco, I run the data team.', 'Hi!! im marco', 'hello! im marco and I run the data team'])
+    @pytest.mark.parametrize('text', ['Hey there! im marco, I run the data team.', 'Hi!! im marco', 'hello! im marco and I run a team'])
     def test_a_greeting_ending_in_an_exclamation_before_a_lowercase_name(self, text: str) -> None:
         # Given a greeting with "!" then a lowercase name, When read, Then the name is a fact
         assert ('self', 'name', 'Marco') in facts(run(text))
@@ -1243,10 +1283,8 @@ class TestEventsWithoutTheirSubject:
 
     def test_a_state_change_without_its_i_is_the_new_value(self) -> None:
         # Given "Moved to X last month" / "Got promoted to X", When read, Then the new value dated by the change
-        assert (only(run('Moved to Tallinn last month.'), 'location').value, day(only(run('Moved to Tallinn last month.'), 'location').valid_from)) == (
-            'Tallinn',
-            '2024-05-01',
-        )
+        moved = only(run('Moved to Tallinn last month.'), 'location')
+        assert (moved.value, day(moved.valid_from)) == ('Tallinn', '2024-05-01')
         assert only(run('Got promoted to shift lead last week.'), 'title').value == 'shift lead'
 
     @pytest.mark.parametrize(

@@ -52,7 +52,8 @@ def extract(text: str, ctx: ExtractionContext) -> Extraction:
     repaired = [repair_cue_words(s) for s in sentences]
     after_request = _asked_for_artefact(ctx)
     instructions = [i for s, r in zip(sentences, repaired, strict=True) if (i := find_instruction(r, after_request, spoken=s))]
-    reading = read_turn([without_texting_fillers(r) for r in repaired], Turn(repair_cue_words(clean), ctx)) if ctx.role == 'user' else Reading()
+    said = [without_texting_fillers(r) for r in repaired]
+    reading = read_turn(said, Turn(repair_cue_words(clean), ctx)) if ctx.role == 'user' else Reading()
     return _assemble(reading, instructions, ctx.observed_at)
 
 

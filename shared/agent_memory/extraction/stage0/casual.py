@@ -27,7 +27,15 @@ CUE_WORDS = word_set(
 _FILLER_CUES = ('please',)
 _KNOWN_WORDS = CUE_WORDS | TIER_WORDS | JOB_HEADS | LANGUAGES | DEPARTMENTS | NOT_NAMES
 # Texting abbreviations of time words (whole lowercase words only): "i left lst month", "see you tmrw".
-_ABBREVIATIONS = {'plz': 'please', 'lst': 'last', 'nxt': 'next', 'tmrw': 'tomorrow', 'tmr': 'tomorrow', 'yday': 'yesterday', 'wknd': 'weekend'}
+_ABBREVIATIONS = {
+    'plz': 'please',
+    'lst': 'last',
+    'nxt': 'next',
+    'tmrw': 'tomorrow',
+    'tmr': 'tomorrow',
+    'yday': 'yesterday',
+    'wknd': 'weekend',
+}
 _MIN_EDIT_CHARS = 6  # shorter words are often other real words one edit away ("fever"/"never"): only swaps are repaired
 _MIN_SWAP_CHARS = 4
 _MIN_WRONG_LETTER_CHARS = 8
@@ -91,7 +99,7 @@ def _one_slip(word: str, cue: str) -> bool:
 _NAME_SLOT = re.compile(
     r"(?P<cue>\bmy name is |\bmy name's |\bcall me |\bI go by |\b(?:work|working|worked) (?:at|for) |\bjoined "
     r"|\b(?:live|living|lived|based|located|moved|relocated|move|moving) (?:in|to) |\bI'm (?:originally )?from "
-    r"|\b(?:called|named) |\bbeen (?:at|with) )"
+    r'|\b(?:called|named) |\bbeen (?:at|with) )'
     r'(?P<name>[a-z]+(?: [a-z]+){0,2})'
 )
 # "hey, im jamie, a backend dev at Quorum": a greeting then a lowercase word standing alone is a name in any turn.

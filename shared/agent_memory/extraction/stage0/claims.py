@@ -117,6 +117,8 @@ _BEEN_AT = (
     r'(?:for\s+(?:(?:almost|nearly|over|about|around|more\s+than)\s+)?(?:\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|'
     r'a\s+few|a\s+couple\s+of|several|many)\s+(?:years?|months?|decades?))\b'
 )
+_HAVE_LIVED = r"(?:'ve|\s+have)\s+(?:been\s+living|lived)"
+_KEY_VERB = r"(?:is(?:\s+now)?|are|'s|(?:has\s+)?changed\s+to|is\s+changing\s+to)"
 _TAIL_BREAK = re.compile(r'\s*(?:,|;|\s[—–-]{1,2}\s|[—–])\s*')
 _MAX_TAIL_PARTS = 4
 _DIETS = r'vegetarian|vegan|pescatarian|pescetarian|gluten-free|lactose intolerant|kosher|halal|coeliac|celiac|teetotal'
@@ -350,7 +352,7 @@ def _as_title(tail: str) -> list[Claim]:
 
 
 def _residence(text: str) -> list[Claim]:
-    if m := match(rf"^(?:i|we)(?:\s+(?:(?:currently|still|now)\s+)?live|(?:'ve|\s+have)\s+(?:been\s+living|lived))\s+in\s+(?P<v>{PROPER})", text):
+    if m := match(rf'^(?:i|we)(?:\s+(?:(?:currently|still|now)\s+)?live|{_HAVE_LIVED})\s+in\s+(?P<v>{PROPER})', text):
         return [Claim('location', m.group('v'))]
     if m := match(rf'^(?:i|we)\s+{_ADVERBS}(?:moved|relocated)\s+(?:back\s+)?to\s+(?P<v>{PROPER})', text):
         return [] if _is_tier(m.group('v')) else [Claim('location', m.group('v'), change=True)]
@@ -397,10 +399,7 @@ def _plan_held(text: str) -> list[Claim]:
 
 
 def _generic(text: str) -> list[Claim]:
-    m = match(
-        r"^(?:my|our)\s+(?P<k>[a-z][\w' -]*?)(?:\s+(?:is(?:\s+now)?|are|'s|(?:has\s+)?changed\s+to|is\s+changing\s+to)|(?P<joined>'s))\s+(?P<v>.+)$",
-        text,
-    )
+    m = match(rf"^(?:my|our)\s+(?P<k>[a-z][\w' -]*?)(?:\s+{_KEY_VERB}|(?P<joined>'s))\s+(?P<v>.+)$", text)
     if not m:
         return []
     raw_key = _KEY_MODIFIERS.sub('', m.group('k').lower())

@@ -15,7 +15,8 @@ from agent_memory.extraction.stage0.lexicon import is_past_form, lemma, word_set
 from agent_memory.extraction.stage0.text import body, capitalise, clip, words
 
 _FILLERS = re.compile(
-    r'^(?:(?:ok(?:ay)?|so|and|also|oh|hey|hi|well|actually|alright|right|yes|yeah|yep|sure|no(?=\s*[,!.:;-])|nope|one more thing|btw|by the way|'
+    r'^(?:(?:ok(?:ay)?|so|and|also|oh|hey|hi|well|actually|alright|right|yes|yeah|yep|sure|no(?=\s*[,!.:;-])|nope|one more thing|'
+    r'btw|by the way|'
     r'going forward|'
     r'moving forward|from now on|from here on(?: out)?|in (?:the )?future|for future reference|in general|generally|please|kindly|'
     r"pls|remember(?: to)?|note|important|i want you to|i'd like you to|i would like you to|i need you to|"

@@ -41,7 +41,7 @@ _FAVOURITE_OF_MINE = re.compile(
 )
 # "Cilantro I absolutely can't stand", "Jazz I really love": the object said first, the verb closing the clause.
 _TOPICALISED = re.compile(
-    rf"^(?P<x>[^,;:]{{1,60}}?)\s+(?P<s>I|we)\s+{_ADVERBS}"
+    rf'^(?P<x>[^,;:]{{1,60}}?)\s+(?P<s>I|we)\s+{_ADVERBS}'
     r"(?P<verb>love|like|adore|enjoy|hate|dislike|detest|loathe|can't stand|cannot stand|can't bear|don't like|do not like)$",
     re.IGNORECASE,
 )

@@ -84,7 +84,7 @@ class UnclearSubject:
 
 def resolve_subject(clause: str, ctx: ExtractionContext, opens_turn: bool = False) -> Subject | UnclearSubject | None:
     if m := _PROMOTED_ME.match(clause):  # "they promoted me to …": about the speaker, whoever did it
-        return Subject(EntityRef.me(), f"I got promoted to {m.group('rest')}")
+        return Subject(EntityRef.me(), f'I got promoted to {m.group("rest")}')
     if unclear := _unclear_subject(clause):
         return unclear
     if _FIRST_PERSON.match(clause):
