@@ -1382,3 +1382,65 @@ class TestDirectivesTypedLoosely:
     def test_words_one_letter_from_the_filler_stay(self) -> None:
         # Given "Lease"/"pleas" (words, not slips), When read, Then they are not read as "please"
         assert run('Lease the car and keep it short.').instructions == run('Rent the car and keep it short.').instructions
+
+
+class TestSelfCorrectionsPhrasedOtherwise:
+    """Self-corrections with more words around the first claim and other punctuation or markers before the correction
+    (issue 11): an open uncertainty and a tentative corrected value, each time."""
+
+    @pytest.mark.parametrize(
+        ('text', 'key', 'value'),
+        [
+            ("I'm the COO! well, co-COO", 'title', 'co-COO'),
+            ("I'm the COO. Er, co-COO.", 'title', 'co-COO'),
+            ("I'm the COO -- um, co-COO.", 'title', 'co-COO'),
+            ("I'm the COO/well, co-COO.", 'title', 'co-COO'),
+            ("I'm the COO (co-COO, really).", 'title', 'co-COO'),
+            ('I bank with Monzel, Monzo actually.', None, None),  # no claim before the correction: nothing to correct
+            ('I work at Brindle, Bramble actually.', 'employer', 'Bramble'),
+            ("I'm on the Basic plan; my bad, the Plus plan.", 'plan', 'Plus'),
+            ('My title is VP of Ops — wait, no, SVP of Ops.', 'title', 'SVP of Ops'),
+            ("I'm a data engineer at Zentrix, uh, senior data engineer.", 'title', 'senior data engineer'),
+            ("I'm head of sales at Dunmore, or actually interim head of sales.", 'title', 'interim head of sales'),
+            ('I work at Brindle as an analyst — sorry, at Bramble.', 'employer', 'Bramble'),
+            (
+                "So basically I've been working as the COO over at Fernhill for a while now — well, co-COO if we're precise.",
+                'title',
+                'co-COO',
+            ),
+            ('I live in Aveiro. Correction: Ovar.', 'location', 'Ovar'),
+        ],
+    )
+    def test_an_open_uncertainty_and_a_tentative_corrected_value(self, text: str, key: str | None, value: str | None) -> None:
+        # Given a claim corrected after other punctuation or markers, or with more words around it, When read, Then the
+        # corrected value is tentative and the correction is an open uncertainty on its key
+        result = run(text)
+        assert [(u.kind, u.key) for u in result.uncertainties] == ([('self_correction', key)] if key else [])
+        assert [(a.key, a.value) for a in result.attributes if a.tentative] == ([(key, value)] if key else [])
+        assert not [a for a in result.attributes if a.key == key and not a.tentative]
+
+    def test_a_correction_keeps_the_date_of_the_claim(self) -> None:
+        # Given a dated move corrected after "oops", When read, Then the tentative value keeps the move's date
+        location = only(run('We moved to Munich in May, oops, Hamburg.'), 'location')
+        assert (location.value, location.tentative, day(location.valid_from)) == ('Hamburg', True, '2024-05-01')
+
+    @pytest.mark.parametrize(
+        ('text', 'expected'),
+        [
+            ('I love hiking! well, sometimes.', {('self', 'likes', 'hiking')}),
+            ('I love jazz, blues actually.', {('self', 'likes', 'jazz')}),
+            ("I'm a teacher. well, I was.", {('self', 'title', 'teacher')}),
+        ],
+    )
+    def test_what_adds_to_or_hedges_a_value_is_no_correction(self, text: str, expected: set[tuple[str, str, str]]) -> None:
+        # Given a hedge or a second liked thing after a marker, When read, Then no correction
+        result = run(text)
+        assert facts(result) == expected
+        assert result.uncertainties == ()
+
+    def test_its_later_clarification_settles_it(self) -> None:
+        # Given the open uncertainty such a correction leaves, When a later turn confirms a value, Then that value is
+        # confident
+        (opened,) = run("I'm the COO (co-COO, really).").uncertainties
+        (settled,) = run('Yes, co-COO is right.', open_=(opened,)).attributes
+        assert (settled.key, settled.value, settled.tentative) == ('title', 'co-COO', False)

@@ -18,6 +18,7 @@ _FRAGMENT_LEAD = re.compile(
     re.IGNORECASE,
 )
 _FRAGMENT_TIER = re.compile(r'\s+(?:plan|tier|subscription)$', re.IGNORECASE)
+_PLACE_PREPOSITION = re.compile(r'^(?:at|in|to|for|with|from|on)\s+(?=[A-Z])')
 _NAME_LIKE_KEYS = frozenset({'employer', 'location', 'hometown', 'name', 'preferred_name', 'current_location'})
 # "Yes, …", "And yeah, …", "Right — …": the speaker confirming one of the values in doubt.
 _AFFIRMATION_LEAD = re.compile(
@@ -39,6 +40,7 @@ def fragment_value(text: str, key: str) -> str | None:
     if not value or len(value.split()) > 6:
         return None
     if key in _NAME_LIKE_KEYS:
+        value = _PLACE_PREPOSITION.sub('', value)  # "sorry, at Finlytics", "I mean in Cascais"
         m = re.fullmatch(PROPER, value)
         return value if m else None
     if key == 'title':

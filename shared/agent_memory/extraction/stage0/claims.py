@@ -281,7 +281,7 @@ def _title_tail(tail: str) -> list[Claim]:
 
 
 def _tail_part(part: str) -> Claim | None:
-    if m := match(rf'^(?:at|for|with|of)\s+(?:{_UNNAMED_ORG})?(?P<v>.+)$', part):
+    if m := match(rf'^(?:over\s+)?(?:at|for|with|of)\s+(?:{_UNNAMED_ORG})?(?P<v>.+)$', part):
         org = _proper(m.group('v'))
         return Claim('employer', org) if org else None
     if m := match(r'^(?:(?:currently|now)\s+)?(?:based|living|located)\s+in\s+(?P<v>.+)$', part):
@@ -331,7 +331,7 @@ def _employment(text: str) -> list[Claim]:
         return [Claim('employer', m.group('org')), *_as_title(m.group('tail'))]
     if m := match(_BEEN_AT, text):
         return [Claim('employer', m.group('org'))]
-    if m := match(r'^i\s+(?:currently\s+|now\s+)?work\s+as\s+(?P<rest>.+)$', text):
+    if m := match(rf'^i{_WORK}\s+as\s+(?P<rest>.+)$', text):
         parsed = split_title(m.group('rest'))
         return [Claim('title', parsed[0]), *_title_tail(parsed[1])] if parsed else []
     joined = (

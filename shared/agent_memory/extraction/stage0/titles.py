@@ -7,7 +7,7 @@ import re
 from agent_memory.extraction.stage0.lexicon import C_LEVEL, DEPARTMENTS, JOB_HEADS, TITLE_MODIFIERS, word_set
 
 _STOPS = word_set(
-    'at for with in on from and since who here now currently too based living located working by but so because to of as '
+    'at for with in on from and since who here now currently too based living located working by but so because to of as over '
     'when while if which where until'
 )
 _TITLED_HEADS = word_set('head vp svp evp director chief manager lead president officer')

@@ -10,8 +10,10 @@ from agent_memory.extraction.stage0.answers import answer_to_open_question, frag
 from agent_memory.extraction.stage0.reading import Finding, Reading, Turn, read_sentence
 from agent_memory.extraction.stage0.signals import (
     CLARIFICATION,
+    CORRECTION_AFTER,
     CORRECTION_SPLIT,
     CORRECTION_START,
+    LONGEST_CORRECTION_AFTER,
     REACTION,
     is_compliment,
     is_question,
@@ -20,6 +22,7 @@ from agent_memory.extraction.stage0.signals import (
 from agent_memory.extraction.stage0.text import body, clip
 
 TENTATIVE = 0.6
+_MULTI_VALUED = frozenset({'likes', 'dislikes', 'preference', 'plays'})  # a second value adds to the first
 _MOVES = frozenset({'move', 'relocate'})
 _INTO_THE_STATED = re.compile(r'^(?:(?:here|there|from)\b|$)', re.IGNORECASE)  # not "to Rome": a move elsewhere
 
@@ -74,6 +77,12 @@ def _read_with_corrections(text: str, previous: list[Finding], total: Reading, t
     start = CORRECTION_START.match(text)
     if start and previous and text[start.end() :].strip():
         return _correct(total, previous, text[start.end() :], turn)
+    after = CORRECTION_AFTER.search(text, max(0, len(text) - LONGEST_CORRECTION_AFTER))
+    if after and after.start() > 0:
+        head = read_sentence(text[: after.start()], turn, opens_turn)
+        single = [f for f in head.findings if f.key not in _MULTI_VALUED]  # "I love jazz, blues actually" adds a value
+        head.extend(_correct(head, single, after.group('value'), turn) if single else Reading())
+        return head
     return read_sentence(text, turn, opens_turn)
 
 
@@ -93,9 +102,10 @@ def _correct(base: Reading, targets: list[Finding], tail: str, turn: Turn, said:
             reading.uncertainties.append(_self_correction(old, new.value))
     if reading.findings or reading.happenings or reading.invalidations:
         return reading
-    target = targets[-1]
-    value = fragment_value(tail, target.key)
-    if value is None or _same(value, target.value):
+    # The value the fragment can stand for, latest claim first ("at Fintrack as an analyst — sorry, at Finlytics").
+    fitting = ((t, fragment_value(tail, t.key)) for t in reversed(targets) if t.key not in _MULTI_VALUED)
+    target, value = next(((t, v) for t, v in fitting if v is not None and not _same(v, t.value)), (None, None))
+    if target is None or value is None:
         return reading
     _retract(base, target)
     corrected = _restated(said, target, value, tail, turn) or replace(target, value=value)
