@@ -1444,3 +1444,13 @@ class TestSelfCorrectionsPhrasedOtherwise:
         (opened,) = run("I'm the COO (co-COO, really).").uncertainties
         (settled,) = run('Yes, co-COO is right.', open_=(opened,)).attributes
         assert (settled.key, settled.value, settled.tentative) == ('title', 'co-COO', False)
+
+
+def test_a_lowercase_confirmation_takes_the_candidate_as_it_was_named() -> None:
+    # Given an open uncertainty naming 'Lisbon' or 'Cascais', When the speaker types "yeah cascais is right" in lowercase,
+    # Then the location is Cascais as named; a lowercase word no uncertainty named settles nothing
+    named = ExtractedUncertainty(
+        about="location of the speaker: 'Lisbon' or 'Cascais'", reason='r', kind='self_correction', entity=ME, key='location'
+    )
+    assert facts(run('yeah cascais is right', open_=(named,))) == {('self', 'location', 'Cascais')}
+    assert facts(run('yeah porto is right', open_=(named,))) == set()

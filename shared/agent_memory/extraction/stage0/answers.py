@@ -32,6 +32,7 @@ _AFFIRMATION_TAIL = re.compile(
     re.IGNORECASE,
 )
 _LONGEST_TAIL = 40
+_CANDIDATES = re.compile(r"'([^']{1,200})'")
 
 
 def fragment_value(text: str, key: str) -> str | None:
@@ -78,11 +79,17 @@ def _affirmed(text: str) -> str | None:
     return rest.strip(' ,;:.!—–-') if (lead or tail) and rest.strip(' ,;:.!—–-') else None
 
 
+def _candidate_named(text: str, uncertainty: ExtractedUncertainty) -> str | None:
+    """ "yeah, hamburg" typed in lowercase: the candidate the uncertainty named ('Hamburg'), spelled as it was named."""
+    wanted = clean_value(text).casefold()
+    return next((c for c in _CANDIDATES.findall(uncertainty.about) if c.casefold() == wanted), None)
+
+
 def _fitting_value(text: str, uncertainty: ExtractedUncertainty, loose: bool) -> str | None:
     """The value of the uncertainty's key that the text names, if it has that key's shape (a name for a place, a job
     title for a title, a tier for a plan); for other keys only a value the uncertainty itself named, unless ``loose``."""
     key = str(uncertainty.key)
-    value = fragment_value(text, key)
+    value = fragment_value(text, key) or _candidate_named(text, uncertainty)
     if value is None or loose or key in _NAME_LIKE_KEYS or key == 'title':
         return value
     if key == 'plan' and (value.lower() in TIER_WORDS or value[:1].isupper()):
