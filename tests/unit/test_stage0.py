@@ -1454,3 +1454,10 @@ def test_a_lowercase_confirmation_takes_the_candidate_as_it_was_named() -> None:
     )
     assert facts(run('yeah cascais is right', open_=(named,))) == {('self', 'location', 'Cascais')}
     assert facts(run('yeah porto is right', open_=(named,))) == set()
+
+
+def test_an_event_object_ends_before_a_dangling_conjunction() -> None:
+    # Given an object cut at a comma right after "and", When read, Then the object has no dangling "and"; "dyed" is "dye"
+    (joined,) = run('Joined a chess club and, as I said, I love it.').actions
+    assert (joined.verb, joined.object_text) == ('join', 'chess club')
+    assert [a.verb for a in run('Dyed my hair last week.').actions] == ['dye']

@@ -61,6 +61,7 @@ _VALUE_END = re.compile(
 )
 # "the Pro plan" → "Pro plan", but "The Hobbit" and "The Beatles" keep the capitalised article of their name.
 _LEADING_ARTICLE = re.compile(r'^(?:(?i:a|an)\s+|the\s+|The\s+(?![A-Z]))')
+_CONJUNCTIONS = frozenset({'and', 'or', 'but'})
 _EDGE = ' \t,.;:!?"\'“”‘’*'
 
 
@@ -99,7 +100,8 @@ def clean_value(raw: str) -> str:
     """Cut a captured value at the end of its phrase and drop edge punctuation and a leading article."""
     match = _VALUE_END.search(raw)
     value = raw[: match.start()] if match else raw
-    value = value.strip(_EDGE)
+    head, _, last = value.strip(_EDGE).rpartition(' ')
+    value = head if head and last.lower() in _CONJUNCTIONS else value  # "a travel club and, like I said, …"
     return _LEADING_ARTICLE.sub('', value).strip(_EDGE)
 
 
