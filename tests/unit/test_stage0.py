@@ -1461,3 +1461,17 @@ def test_an_event_object_ends_before_a_dangling_conjunction() -> None:
     (joined,) = run('Joined a chess club and, as I said, I love it.').actions
     assert (joined.verb, joined.object_text) == ('join', 'chess club')
     assert [a.verb for a in run('Dyed my hair last week.').actions] == ['dye']
+
+
+@pytest.mark.parametrize(
+    ('text', 'description'),
+    [
+        ('always reply in spanish tbh', 'Always reply in spanish'),
+        ('Never use emojis lol.', 'Never use emojis'),
+        ('tbh just keep it short', 'Keep it short'),
+        ('keep your answers short ngl, I hate scrolling', 'Keep your answers short'),
+    ],
+)
+def test_texting_fillers_are_no_part_of_a_directive(text: str, description: str) -> None:
+    # Given a directive with a texting filler before or after it, When read, Then the description is without the filler
+    assert [i.description for i in run(text).instructions] == [description]

@@ -16,7 +16,7 @@ from agent_memory.extraction.stage0.text import body, capitalise, clip, words
 
 _FILLERS = re.compile(
     r'^(?:(?:ok(?:ay)?|so|and|also|oh|hey|hi|well|actually|alright|right|yes|yeah|yep|sure|no(?=\s*[,!.:;-])|nope|one more thing|'
-    r'btw|by the way|'
+    r'btw|by the way|tbh|ngl|imo|imho|lol|just|'
     r'going forward|'
     r'moving forward|from now on|from here on(?: out)?|in (?:the )?future|for future reference|in general|generally|please|kindly|'
     r"pls|remember(?: to)?|note|important|i want you to|i'd like you to|i would like you to|i need you to|"
@@ -27,7 +27,8 @@ _FILLERS = re.compile(
 # One trailing courtesy or persistence phrase, matched at the end only; ``_strip_trailing`` peels them one by one.
 # (A single pattern with a leading ``[\s,]+`` backtracks from every comma of a run: quadratic on ", , , …".)
 _TRAILING = re.compile(
-    r'(?<=[\s,])(?:please|pls|thanks|thank you|from now on|going forward|moving forward|in (?:the )?future|from here on(?: out)?)$',
+    r'(?<=[\s,])(?:please|pls|thanks|thank you|from now on|going forward|moving forward|in (?:the )?future|from here on(?: out)?|'
+    r'tbh|ngl|lol|lmao|imo|imho|haha)$',
     re.IGNORECASE,
 )
 _LONGEST_TRAILING = len('from here on out')
@@ -126,7 +127,7 @@ def find_instruction(sentence: str, after_artefact_request: bool = False, spoken
     is about that artefact, not a standing instruction. ``sentence`` may have its cue words repaired ("Alwyas" →
     "Always"); the description is then taken from the same span of ``spoken``, the sentence as typed."""
     raw = body(sentence)
-    core = _REASON_AFTER.split(_strip_trailing(_FILLERS.sub('', raw)), maxsplit=1)[0].strip(' ,;:')
+    core = _strip_trailing(_REASON_AFTER.split(_strip_trailing(_FILLERS.sub('', raw)), maxsplit=1)[0].strip(' ,;:'))
     if not core or not (_is_directive(core, raw) or _is_directive(_main_clause(core), raw)):
         return None
     if after_artefact_request and _ABOUT_IT.match(_main_clause(core)):
