@@ -1475,3 +1475,10 @@ def test_an_event_object_ends_before_a_dangling_conjunction() -> None:
 def test_texting_fillers_are_no_part_of_a_directive(text: str, description: str) -> None:
     # Given a directive with a texting filler before or after it, When read, Then the description is without the filler
     assert [i.description for i in run(text).instructions] == [description]
+
+
+@pytest.mark.parametrize('place', ['Izmir', 'İzmir'])  # "İ" lowercases to two characters: the slow, case-blind way
+def test_a_vague_time_is_cut_out_exactly_whatever_the_letters(place: str) -> None:
+    # Given a vague time after a name whose lowercase changes length, When read, Then the same phrase is cut out
+    (uncertainty,) = run(f'I moved to {place} a while ago.').uncertainties
+    assert uncertainty.about == f'when: "I moved to {place}"'
