@@ -1482,3 +1482,27 @@ def test_a_vague_time_is_cut_out_exactly_whatever_the_letters(place: str) -> Non
     # Given a vague time after a name whose lowercase changes length, When read, Then the same phrase is cut out
     (uncertainty,) = run(f'I moved to {place} a while ago.').uncertainties
     assert uncertainty.about == f'when: "I moved to {place}"'
+
+
+class TestConfirmationShapes:
+    OPEN = tuple(
+        ExtractedUncertainty(about=k, reason='corrected', kind='self_correction', entity=ME, key=k) for k in ('title', 'location', 'plan')
+    )
+
+    @pytest.mark.parametrize(
+        ('text', 'expected'),
+        [
+            ('Yes, Cascais is right, sorry for the confusion.', ('location', 'Cascais')),
+            ("yep, it's Cascais", ('location', 'Cascais')),
+            ('Correct, Cascais.', ('location', 'Cascais')),
+            ('So yeah, Cascais it is.', ('location', 'Cascais')),
+            ('Cascais is correct, yes.', ('location', 'Cascais')),
+            ('And yeah, the Growth plan.', ('plan', 'Growth')),
+            ('Growth, correct.', ('plan', 'Growth')),
+            ('Right, co-founder.', ('title', 'co-founder')),
+        ],
+    )
+    def test_a_confirmation_among_three_open_questions(self, text: str, expected: tuple[str, str]) -> None:
+        # Given open questions on the title, the location and the plan, When a value is confirmed in one of several
+        # shapes, Then it settles the question whose key it fits (a tier is a plan, not a place; "the X plan" names its key)
+        assert [(a.key, a.value, a.tentative) for a in run(text, open_=self.OPEN).attributes] == [(*expected, False)]

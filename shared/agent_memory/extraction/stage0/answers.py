@@ -28,10 +28,11 @@ _AFFIRMATION_LEAD = re.compile(
 # "… is right", "…, correct", "…, that's the one", "… it is".
 _AFFIRMATION_TAIL = re.compile(
     r"(?:\s+(?:is|was)\s+(?:the\s+)?(?:right|correct)(?:\s+one)?|[\s,;:—–-]+(?:that's|that is)\s+(?:right|correct|it|the\s+one)"
-    r'|[\s,;:—–-]+(?:correct|right|exactly|confirmed)|\s+it\s+is)$',
+    r'|[\s,;:—–-]+(?:correct|right|exactly|confirmed|yes|yep|yeah)|\s+it\s+is)$',
     re.IGNORECASE,
 )
 _LONGEST_TAIL = 40
+_CLAUSE_END = re.compile(r'[,;]|\s[—–-]{1,2}\s')
 _CANDIDATES = re.compile(r"'([^']{1,200})'")
 
 
@@ -52,16 +53,21 @@ def fragment_value(text: str, key: str) -> str | None:
 def answer_to_open_question(text: str, ctx: ExtractionContext, clarifying: bool) -> Reading:
     """A bare value that settles an open uncertainty: after "for the record" / "to be clear" the one open uncertainty
     takes it; after "yes" or before "is right" it settles the one open uncertainty whose key the value fits (a place is
-    no title), or, when several fit, the one that named this value as a candidate."""
+    no title, a plan is a tier, "the Growth plan" names its key), or, when several fit, the one that named this value as
+    a candidate."""
     open_ = [u for u in ctx.open_uncertainties if u.entity is not None and u.key]
     if not open_:
         return Reading()
     bare = _affirmed(text)
     if bare is None and not clarifying:
         return Reading()
-    fits = [(u, v) for u in open_ if (v := _fitting_value(bare or text, u, loose=clarifying and len(open_) == 1))]
+    said = bare or text
+    fits = [(u, v) for u in open_ if (v := _fitting_value(said, u, loose=clarifying and len(open_) == 1))]
+    ending = said.rstrip(' .!')
+    if _FRAGMENT_TIER.search(ending, max(0, len(ending) - _LONGEST_TAIL)):  # "the Growth plan" says its key
+        fits = [(u, v) for u, v in fits if u.key == 'plan']
     if len(fits) > 1:
-        fits = [(u, v) for u, v in fits if f"'{v.casefold()}'" in u.about.casefold()]
+        fits = [(u, v) for u, v in fits if _named(v, u)]
     if len(fits) != 1:
         return Reading()
     settled, value = fits[0]
@@ -74,9 +80,19 @@ def _affirmed(text: str) -> str | None:
     """The value a confirmation names ("Yes, Hamburg is right" → "Hamburg"), or None if the text confirms nothing."""
     lead = _AFFIRMATION_LEAD.match(text)
     rest = text[lead.end() :] if lead else text
-    tail = _AFFIRMATION_TAIL.search(rest, max(0, len(rest) - _LONGEST_TAIL))  # bounded: no rescans of a long run
-    rest = rest[: tail.start()] if tail else rest
-    return rest.strip(' ,;:.!—–-') if (lead or tail) and rest.strip(' ,;:.!—–-') else None
+    tails = 0
+    for _ in range(2):  # "Hamburg is correct, yes"
+        tail = _AFFIRMATION_TAIL.search(rest, max(0, len(rest) - _LONGEST_TAIL))  # bounded: no rescans of a long run
+        if tail is None:
+            break
+        rest, tails = rest[: tail.start()], tails + 1
+    if not (lead or tails):
+        return None
+    if not tails and (cut := _CLAUSE_END.search(rest)):
+        rest = rest[: cut.start()]  # "Yes, Hamburg, sorry for the confusion"
+        if tail := _AFFIRMATION_TAIL.search(rest, max(0, len(rest) - _LONGEST_TAIL)):
+            rest = rest[: tail.start()]  # "Yes, Hamburg is right, sorry for the confusion"
+    return rest.strip(' ,;:.!—–-') or None
 
 
 def _candidate_named(text: str, uncertainty: ExtractedUncertainty) -> str | None:
@@ -90,8 +106,14 @@ def _fitting_value(text: str, uncertainty: ExtractedUncertainty, loose: bool) ->
     title for a title, a tier for a plan); for other keys only a value the uncertainty itself named, unless ``loose``."""
     key = str(uncertainty.key)
     value = fragment_value(text, key) or _candidate_named(text, uncertainty)
-    if value is None or loose or key in _NAME_LIKE_KEYS or key == 'title':
+    if value is None or loose or key == 'title':
         return value
-    if key == 'plan' and (value.lower() in TIER_WORDS or value[:1].isupper()):
+    if key in _NAME_LIKE_KEYS:  # "Growth" names a tier, not a place or a company
+        return None if all(w in TIER_WORDS for w in value.lower().split()) and not _named(value, uncertainty) else value
+    if key == 'plan' and any(w in TIER_WORDS for w in value.lower().split()):
         return value
-    return value if f"'{value.casefold()}'" in uncertainty.about.casefold() else None
+    return value if _named(value, uncertainty) else None
+
+
+def _named(value: str, uncertainty: ExtractedUncertainty) -> bool:
+    return f"'{value.casefold()}'" in uncertainty.about.casefold()
