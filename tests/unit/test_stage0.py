@@ -1506,3 +1506,35 @@ class TestConfirmationShapes:
         # Given open questions on the title, the location and the plan, When a value is confirmed in one of several
         # shapes, Then it settles the question whose key it fits (a tier is a plan, not a place; "the X plan" names its key)
         assert [(a.key, a.value, a.tentative) for a in run(text, open_=self.OPEN).attributes] == [(*expected, False)]
+
+
+class TestMoreWordsAroundTheClaim:
+    @pytest.mark.parametrize(
+        ('text', 'title'),
+        [
+            ("Right now I'd say I'm basically the lead designer at Hexa, or rather the design lead.", 'design lead'),
+            ("I'm officially running the data team as head of data -- well, interim head of data.", 'interim head of data'),
+        ],
+    )
+    def test_a_hedged_claim_then_its_correction(self, text: str, title: str) -> None:
+        # Given a claim wrapped in hedges ("I'd say", "basically") or said as a role ("running X as Y"), then corrected,
+        # When read, Then the corrected title is tentative with an open uncertainty
+        result = run(text)
+        assert [(a.key, a.value) for a in result.attributes if a.tentative] == [('title', title)]
+        assert [u.kind for u in result.uncertainties if u.kind == 'self_correction'] == ['self_correction']
+
+    @pytest.mark.parametrize(
+        ('text', 'expected'),
+        [
+            ("I'm basically the lead designer at Hexa.", {('self', 'title', 'lead designer'), ('self', 'employer', 'Hexa')}),
+            ("I'm working remotely as a consultant.", {('self', 'title', 'consultant')}),
+            ("For the past couple of years I've been living in Leeds.", {('self', 'location', 'Leeds')}),
+            ("For the last two years I've been at Globex.", {('self', 'employer', 'Globex')}),
+            ("I'm here as a guest.", set()),
+            ("I'm running late as usual.", set()),
+        ],
+    )
+    def test_hedges_roles_and_leading_durations(self, text: str, expected: set[tuple[str, str, str]]) -> None:
+        # Given a hedge adverb, a role an activity is done in, or a duration opening the sentence, When read, Then the
+        # facts are those of the plain statement
+        assert facts(run(text)) == expected

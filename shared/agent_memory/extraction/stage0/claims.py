@@ -18,7 +18,7 @@ from collections.abc import Callable
 from agent_memory.extraction.stage0.claim import IDENTITY_KEYS, PRONOUN_OBJECT, Claim, match
 from agent_memory.extraction.stage0.lexicon import DEPARTMENTS, LANGUAGES, NOT_NAMES, ORG_SUFFIXES, TIER_WORDS, word_set
 from agent_memory.extraction.stage0.preferences import enthusiasm, long_held, not_a_fan, plays, preference, unnamed_favourite
-from agent_memory.extraction.stage0.text import PROPER, clean_value, is_plausible_name, slug
+from agent_memory.extraction.stage0.text import DURATION, PROPER, clean_value, is_plausible_name, slug
 from agent_memory.extraction.stage0.titles import split_title
 
 _NAME_KEYS = frozenset({'name', 'preferred_name', 'employer', 'location', 'hometown', 'current_location', 'manager'})
@@ -81,7 +81,10 @@ _STATUSES = (
     'finished|paused|at risk|over budget|under budget|in progress|in review|shipped|launched'
 )
 _ADVERBS = r'(?:(?:just|recently|finally|already|have|also|currently|still|now|really|actually)\s+)*'
-_LEADING_ADVERBS = re.compile(r'^(?:(?:now|currently|still|also|officially|actually|finally|technically)\s+)+', re.IGNORECASE)
+_LEADING_ADVERBS = re.compile(
+    r'^(?:(?:now|currently|still|also|officially|actually|finally|technically|basically|essentially|effectively|kind of|sort of)\s+)+',
+    re.IGNORECASE,
+)
 _KEY_MODIFIERS = re.compile(r'^(?:(?:new|current|updated|actual|official|latest)\s+)+')
 _AIMS = 'goal|dream|aim|ambition|mission'
 _VAGUE_WORK = re.compile(
@@ -114,8 +117,7 @@ _WORK_AT = (
 # "I've been at Northwind for three years": being at an organisation for years is working there (a visit is days).
 _BEEN_AT = (
     rf"^(?:i|we)(?:'ve|\s+have)\s+been\s+(?:at|with)\s+(?P<org>{PROPER})\s+"
-    r'(?:for\s+(?:(?:almost|nearly|over|about|around|more\s+than)\s+)?(?:\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|'
-    r'a\s+few|a\s+couple\s+of|several|many)\s+(?:years?|months?|decades?))\b'
+    rf'{DURATION}\b'
 )
 _HAVE_LIVED = r"(?:'ve|\s+have)\s+(?:been\s+living|lived)"
 _KEY_VERB = r"(?:is(?:\s+now)?|are|'s|(?:has\s+)?changed\s+to|is\s+changing\s+to)"
@@ -258,6 +260,13 @@ def _on_leave(rest: str) -> list[Claim]:
 def _status(rest: str) -> list[Claim]:
     m = match(rf'^(?:currently\s+|now\s+|still\s+)?(?P<v>{_STATUSES})\s*$', rest)
     return [Claim('status', m.group('v').lower())] if m else []
+
+
+def _acting_as(rest: str) -> list[Claim]:
+    """ "(I'm) running the data team as head of data": the role an activity is done in."""
+    m = match(r'^(?:running|leading|managing|heading|working|serving|acting|doing\s+\w+)\b[^,;]{0,60}?\s+as\s+(?P<rest>.+)$', rest)
+    parsed = split_title(m.group('rest')) if m else None
+    return [Claim('title', parsed[0])] if parsed else []
 
 
 def _title(rest: str) -> list[Claim]:
@@ -432,6 +441,7 @@ _AFTER_I_AM: tuple[Callable[[str], list[Claim]], ...] = (
     _pursuit,
     _diet,
     _allergy,
+    _acting_as,
 )
 _READERS: tuple[Callable[[str], list[Claim]], ...] = (
     _my_name,

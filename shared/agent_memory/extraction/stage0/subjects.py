@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from agent_memory.extraction.model import EntityRef, ExtractionContext, KnownEntity
 from agent_memory.extraction.stage0.lexicon import NON_EVENT_VERBS, is_past_form, lemma, word_set
 from agent_memory.extraction.stage0.preferences import favourite_as_first_person, topicalised_as_first_person
-from agent_memory.extraction.stage0.text import PROPER, is_plausible_name
+from agent_memory.extraction.stage0.text import DURATION, PROPER, is_plausible_name
 from agent_memory.vocabulary import normalise_type
 
 _FIRST_PERSON = re.compile(r"^(?:i|i'm|i've|i'll|i'd|my|we|we're|we've|we'll|our)\b", re.IGNORECASE)
@@ -67,6 +67,7 @@ _NOT_EVENT_PARTICIPLES = word_set(
     'based located called named born married compared related given concerned stressed freaked burned burnt pumped psyched '
     'fed pissed cheesed chilled bummed messed tired excited bored scared worried interested obsessed dedicated committed'
 )
+_LEADING_DURATION = re.compile(rf"^(?P<d>{DURATION})[\s,]+(?P<rest>(?:I|I've|I'm|we|we've)\b.+)$", re.IGNORECASE)
 _PRONOUN = re.compile(r"^(?P<person>he|she)(?:'s|'ll|'d)?\b", re.IGNORECASE)
 
 
@@ -97,11 +98,19 @@ def resolve_subject(clause: str, ctx: ExtractionContext, opens_turn: bool = Fals
     return _unknown_subject(clause)
 
 
+def _duration_first(clause: str) -> str | None:
+    """ "For the past two years I've been at Globex" → "I've been at Globex for the past two years"."""
+    m = _LEADING_DURATION.match(clause)
+    return f'{m.group("rest")} {m.group("d").lower()}' if m else None
+
+
 def _implied_first_person(clause: str, opens_turn: bool) -> str | None:
     """Casual speech drops the subject ("been living in Dublin", "not a fan of ORMs"); a turn may open with "this is Priya";
     a favourite may be named first ("Harry Potter is my favorite book")."""
     if _CALL_ME.search(clause):
         return clause  # "please call me Maggie", "you can call me Sam": a statement about the speaker's name
+    if moved := _duration_first(clause):
+        return moved
     if m := _DROPPED_SUBJECT.match(clause):
         return ("I've " if m.group('perfect') else "I'm ") + clause
     if opens_turn and (m := re.match(rf'^(?i:this is)\s+(?P<rest>{PROPER}.*)$', clause)):

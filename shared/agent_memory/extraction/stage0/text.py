@@ -25,6 +25,12 @@ _CLAUSE_BREAK = re.compile(
     r'|,\s+(?=(?:moved|relocated)\s+(?:here|there|up|down|over|back|from|to)\b)'  # "I live in Leeds now, moved up from London …"
 )
 _SPACES = re.compile(r'\s+')
+# "for three years", "for the past couple of years", "for almost a decade": how long a state has held.
+DURATION = (
+    r'for\s+(?:the\s+)?(?:(?:past|last)\s+)?(?:(?:almost|nearly|over|about|around|more\s+than)\s+)?'
+    r'(?:(?:\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|a\s+few|a\s+couple\s+of|couple\s+of|few|several|many)\s+)?'
+    r'(?:years?|months?|decades?)'
+)
 MAX_NAME_CHARS, MAX_NAME_WORDS = 80, 6
 _FIRST_PERSON_FIXES = {
     'i': 'I',
@@ -45,9 +51,9 @@ _TEXTING_FILLERS = re.compile(rf'^{_TEXTING}[\s,.!:;-]*|\s+{_TEXTING}', re.IGNOR
 
 LEADING_FILLERS = re.compile(
     r'^(?:(?:ok(?:ay)?|so|and|but|also|oh|hey(?: there)?|hi(?: there)?|hello|anyway|btw|by the way|quick update|update|fyi|'
-    r'honestly(?: though)?|basically|right|alright|yes|yeah|no|well|plus|then|note|ps|heads up|good news|great news|big news|'
+    r'honestly(?: though)?|basically|right now|right|alright|yes|yeah|no|well|plus|then|note|ps|heads up|good news|great news|big news|'
     r'news|fun fact|side note|these days|nowadays|right now|at the moment|what can i say|guess what|you know what|'
-    r"(?:i think|i guess|i believe|i suppose|you know|(?:that's|that is|this is|which is|it's|and that's) why|"
+    r"(?:i think|i guess|i believe|i suppose|i'd say|you know|(?:that's|that is|this is|which is|it's|and that's) why|"
     r"(?:it|this|that|they|which)?\s*remind(?:s|ed)? me (?:of )?why)(?=\s+(?:i|i'm|i've|my|we|we're)\b))\b[\s,:;!.-]*)+",
     re.IGNORECASE,
 )
