@@ -297,6 +297,22 @@ def test_hits_do_not_crowd_the_answer_they_serve_out_of_the_lookup(
     assert served == [True] * 6 and llm.chat_calls == 1
 
 
+def test_reads_of_the_same_words_do_not_crowd_the_answer_out_of_the_lookup(
+    seeded: Api, llm: LlmTestServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Given an answer to the question, the lookup examining only the 4 nearest traces, and /query and /context asked
+    # the paraphrase's exact words more times than that (each read writes a retrieval trace)
+    tune(monkeypatch, cache_neighbours=4)
+    chat(seeded)
+    for route in ('/query', '/context', '/query', '/context', '/query'):
+        code, body, _ = seeded.call('retrieval', 'POST', route, {'query': PARAPHRASE_HIT})
+        assert code == 200, body
+    # When the paraphrase is asked in /chat
+    served = chat(seeded, PARAPHRASE_HIT)
+    # Then the answer is served: the reads' traces hold no vector, so they never fill the nearest traces examined
+    assert served['cached'] is True and llm.chat_calls == 1
+
+
 def test_a_similar_answer_is_served_when_every_answer_to_the_same_question_is_stale(seeded: Api, llm: LlmTestServer) -> None:
     # Given an answer to the question made stale by a new fact about Alice, and a fresher answer to a paraphrase of it
     chat(seeded)

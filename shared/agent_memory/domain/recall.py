@@ -111,7 +111,8 @@ def fresh_trace(
     session_id: str | None = None,
     source: str | None = None,
 ) -> dict[str, Any]:
-    """The trace of a tier-3 read (fresh retrieval, no cache)."""
+    """The trace of a tier-3 read (fresh retrieval, no cache). Like a cache hit's trace it stores no question vector
+    (docs/architecture.md, response cache decisions): only a servable answer's trace enters the HNSW index."""
     return trace_row(
         caller,
         query,
@@ -123,7 +124,7 @@ def fresh_trace(
         endpoint=endpoint,
         now=now,
         latency_ms=retrieval.latency_ms if latency_ms is None else latency_ms,
-        vector=retrieval.vector,
+        vector=None,  # a read's trace is never served from the cache: its vector would only crowd the lookup's KNN
         returned=retrieval.hits if returned is None else returned,
         session_id=session_id,
         source=source,
