@@ -3,14 +3,14 @@
 Each configuration inserts the same N attribute rows into a fresh ``mem://`` database that has the context schema
 (every migration), then again with the attribute indexes removed, so the difference is what the indexes cost:
 
-* ``INSERT INTO attribute $rows`` with S rows bound per statement (one statement per query), S = 500 / 1,000 / 5,000;
-* the lifecycle bench's old shape: 40 statements of 50 rows per query;
+* ``INSERT INTO attribute $rows`` with S rows bound per statement (one statement per query), S = 25 / 200 / 1,000;
+* 10 statements of 25 rows per query (the lifecycle bench's loader now) and 40 of 50 (its loader before);
 * an in-engine ``FOR $r IN $rows { CREATE … }`` over 250 bound rows (the trace loader's shape).
 
 ``--vectors`` adds a 384-float embedding to every row (near-copies of real MiniLM vectors from the retrieval cache, or
 random ones if it is empty), so the HNSW index is part of the cost.
 
-    PYTHONPATH=shared:infra:.:bench nice -n 10 .venv/bin/python bench/insert_rates.py --rows 10000 [--vectors]
+    PYTHONPATH=shared:infra:.:bench nice -n 10 .venv/bin/python bench/insert_rates.py --rows 2000 [--vectors]
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-from bench_env import ROOT  # noqa: F401,I001  # first: paths and environment before the service imports
+from bench_env import ROOT, STATEMENT_ROWS, STATEMENTS_PER_QUERY, insert_sql  # noqa: F401,I001  # first: paths and environment before the service imports
 from lifecycle_designs import rows
 
 from agent_memory.db.connection import Database
@@ -41,10 +41,16 @@ def insert_statements(size: int) -> Loader:
 
 
 def many_statements(db: Database, name: str, batch: list[dict[str, Any]]) -> None:
+    for start in range(0, len(batch), STATEMENT_ROWS * STATEMENTS_PER_QUERY):
+        db.query(name, *insert_sql('attribute', batch[start : start + STATEMENT_ROWS * STATEMENTS_PER_QUERY]))
+
+
+def old_lifecycle_loader(db: Database, name: str, batch: list[dict[str, Any]]) -> None:
+    """The lifecycle bench's loader before: 40 statements of 50 rows per query."""
     for start in range(0, len(batch), 2000):
         chunks = [batch[k : k + 50] for k in range(start, min(len(batch), start + 2000), 50)]
-        sql = '\n'.join(f'INSERT INTO attribute $r{j} RETURN NONE;' for j in range(len(chunks)))
-        db.query(name, sql, {f'r{j}': chunk for j, chunk in enumerate(chunks)})
+        db.query(name, '\n'.join(f'INSERT INTO attribute $r{j} RETURN NONE;' for j in range(len(chunks))),
+                 {f'r{j}': chunk for j, chunk in enumerate(chunks)})  # fmt: skip
 
 
 def for_loop(db: Database, name: str, batch: list[dict[str, Any]]) -> None:
@@ -53,10 +59,11 @@ def for_loop(db: Database, name: str, batch: list[dict[str, Any]]) -> None:
 
 
 LOADERS: dict[str, Loader] = {
-    'INSERT 500/stmt': insert_statements(500),
+    'INSERT 25/stmt': insert_statements(25),
+    'INSERT 200/stmt': insert_statements(200),
     'INSERT 1,000/stmt': insert_statements(1000),
-    'INSERT 5,000/stmt': insert_statements(5000),
-    'INSERT 40×50/query': many_statements,
+    'INSERT 10×25/query': many_statements,
+    'INSERT 40×50/query': old_lifecycle_loader,
     'FOR 250 CREATE': for_loop,
 }
 
@@ -76,7 +83,7 @@ def vectors_for(n: int) -> np.ndarray[Any, Any]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument('--rows', type=int, default=10_000)
+    parser.add_argument('--rows', type=int, default=2_000)
     parser.add_argument('--vectors', action='store_true', help='rows carry a 384-d embedding (HNSW index cost)')
     parser.add_argument('--only', default='', help='comma-separated loader names (default: all)')
     args = parser.parse_args()
@@ -88,8 +95,8 @@ def main() -> None:
     db = Database('mem://', 'insertrates')
     chosen = [n for n in LOADERS if not args.only or n in args.only.split(',')]
     print(f'# insert rates, {args.rows:,} attribute rows{" with 384-d embeddings" if args.vectors else ""}, {os.cpu_count()} CPUs')
-    print('| loader | indexes | rows/s | s | load avg |')
-    print('|---|---|---|---|---|')
+    print('| loader | indexes | rows/s | CPU ms/row | s | load avg |')
+    print('|---|---|---|---|---|---|')
     for k, title in enumerate(chosen):
         loader = LOADERS[title]
         for indexed in (True, False):
@@ -98,11 +105,12 @@ def main() -> None:
             dropped = [] if indexed else attribute_indexes(db, name)
             for index in dropped:
                 db.query(name, f'REMOVE INDEX {index} ON attribute;')
-            started = time.perf_counter()
+            started, cpu = time.perf_counter(), time.process_time()
             loader(db, name, batch)
-            elapsed = time.perf_counter() - started
+            elapsed, cpu_ms = time.perf_counter() - started, 1000 * (time.process_time() - cpu) / args.rows
             label = 'all (' + ', '.join(attribute_indexes(db, name)) + ')' if indexed and k == 0 else ('all' if indexed else 'none')
-            print(f'| {title} | {label} | {args.rows / elapsed:,.0f} | {elapsed:.1f} | {os.getloadavg()[0]:.1f} |', flush=True)
+            cells = f'{args.rows / elapsed:,.0f} | {cpu_ms:.2f} | {elapsed:.1f} | {os.getloadavg()[0]:.1f}'
+            print(f'| {title} | {label} | {cells} |', flush=True)
             db.query(name, 'REMOVE TABLE attribute;')
 
 

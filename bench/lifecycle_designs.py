@@ -28,7 +28,7 @@ import uuid
 from collections.abc import Callable
 from typing import Any
 
-from bench_env import load_handler  # noqa: E402,I001  # first: paths and environment before the service imports
+from bench_env import STATEMENT_ROWS, STATEMENTS_PER_QUERY, insert_sql, load_handler  # noqa: E402,I001  # first: paths and environment before the service imports
 
 os.environ.setdefault('AGENT_MEMORY_MANAGEMENT_KEY', 'bench-management-key')
 
@@ -42,8 +42,7 @@ from agent_memory.db.migrations import DIMENSION_PLACEHOLDER, ensure_migrated, l
 from local_runtime.events import LocalContext, http_event  # noqa: E402
 
 FIRST_NEW_MIGRATION = 15
-LOAD_BATCH = 250  # rows per query: 10 INSERT statements of 25 rows (bench/insert_rates.py: larger statements cost
-STMT_ROWS = 25  # more CPU per row, 200 rows 2x and 1,000 rows 12x a 25-row statement's, on the full attribute schema)
+LOAD_BATCH = STATEMENT_ROWS * STATEMENTS_PER_QUERY
 BATCH = 5000
 # The old design's sweep statements (before migration 0015), verbatim.
 OLD_DECAY = (
@@ -104,13 +103,11 @@ def lean(db: Database, name: str) -> None:
 
 
 def load(db: Database, name: str, n: int, now: dt.datetime, base_field: str, crossing_share: float = 0.01) -> float:
-    """INSERT statements of STMT_ROWS rows, LOAD_BATCH rows per query (a large INSERT statement is superlinear)."""
+    """Bench rows in `insert_sql` queries (small INSERT statements: a large one costs more per row)."""
     started, cpu, last = time.perf_counter(), time.process_time(), time.perf_counter()
     for start in range(0, n, LOAD_BATCH):
         batch = rows(start, min(n, start + LOAD_BATCH), n, now, base_field, crossing_share)
-        chunks = [batch[k : k + STMT_ROWS] for k in range(0, len(batch), STMT_ROWS)]
-        sql = '\n'.join(f'INSERT INTO attribute $r{j} RETURN NONE;' for j in range(len(chunks)))
-        db.query(name, sql, {f'r{j}': chunk for j, chunk in enumerate(chunks)})
+        db.query(name, *insert_sql('attribute', batch))
         if time.perf_counter() - last > 60:
             last = time.perf_counter()
             print(f'    {name}: {start + len(batch):,}/{n:,} rows, {rate(start + len(batch), started, cpu)}', file=sys.stderr, flush=True)
@@ -172,10 +169,7 @@ def trace_rows(start: int, stop: int, due: int, now: dt.datetime) -> list[dict[s
 def load_traces(db: Database, name: str, n: int, now: dt.datetime, due: int) -> float:
     started, cpu = time.perf_counter(), time.process_time()
     for start in range(0, n, LOAD_BATCH):
-        batch = trace_rows(start, min(n, start + LOAD_BATCH), due, now)
-        chunks = [batch[k : k + STMT_ROWS] for k in range(0, len(batch), STMT_ROWS)]
-        sql = '\n'.join(f'INSERT INTO retrieval_trace $r{j} RETURN NONE;' for j in range(len(chunks)))
-        db.query(name, sql, {f'r{j}': chunk for j, chunk in enumerate(chunks)})
+        db.query(name, *insert_sql('retrieval_trace', trace_rows(start, min(n, start + LOAD_BATCH), due, now)))
     print(f'    {name}: loaded {n:,} traces, {rate(n, started, cpu)}', file=sys.stderr, flush=True)
     return time.perf_counter() - started
 

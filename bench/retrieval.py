@@ -30,7 +30,7 @@ import time
 from typing import Any
 
 import numpy as np  # noqa: E402
-from bench_env import load_handler  # noqa: E402,I001  # first: paths and environment before the service imports
+from bench_env import STATEMENT_ROWS, STATEMENTS_PER_QUERY, insert_sql, load_handler  # noqa: E402,I001  # first: paths and environment before the service imports
 from bench_vectors import cached_vectors  # noqa: E402
 from surrealdb import RecordID  # noqa: E402
 
@@ -211,17 +211,18 @@ def load_rows(services: Services, ctx: str, rows: list[tuple[str, str, str]], ve
          'importance_base': 1.0, 'scope_sets': [['/']], 'created_at': now, 'updated_at': now, **embedding(name_vectors, i)}
         for i, name in enumerate(names)
     ]  # fmt: skip
-    for start in range(0, len(entities), 500):
-        store.q('INSERT INTO entity $rows RETURN NONE;', rows=entities[start : start + 500])
-    for start in range(0, len(rows), 500):
+    step = STATEMENT_ROWS * STATEMENTS_PER_QUERY
+    for start in range(0, len(entities), step):
+        store.db.query(store.database, *insert_sql('entity', entities[start : start + step]))
+    for start in range(0, len(rows), step):
         batch = [
             {'entity': RecordID('entity', ['person', name.lower()]), 'key': key, 'value': value, 'memory_category': 'knowledge',
              'importance_base': 0.8, 'confidence': 1.0, 'source': {'kind': 'upsert'}, 'valid_from': now, 'created_at': now,
              'confirmed_at': now, 'scope_sets': [['/']], **embedding(vectors, start + j)}
-            for j, (name, key, value) in enumerate(rows[start : start + 500])
+            for j, (name, key, value) in enumerate(rows[start : start + step])
         ]  # fmt: skip
-        store.q('INSERT INTO attribute $rows RETURN NONE;', rows=batch)
-        if (start // 500) % 20 == 0:
+        store.db.query(store.database, *insert_sql('attribute', batch))
+        if (start // step) % 40 == 0:
             print(f'  inserted {start + len(batch)}/{len(rows)} attributes', file=sys.stderr)
     return time.perf_counter() - started
 
