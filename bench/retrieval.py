@@ -23,6 +23,7 @@ import contextlib
 import datetime as dt
 import io
 import json
+import os
 import random
 import statistics
 import sys
@@ -31,7 +32,7 @@ from typing import Any
 
 import numpy as np  # noqa: E402
 from bench_env import STATEMENT_ROWS, STATEMENTS_PER_QUERY, insert_sql, load_handler  # noqa: E402,I001  # first: paths and environment before the service imports
-from bench_vectors import cached_vectors  # noqa: E402
+from bench_vectors import cache_path, cached_vectors  # noqa: E402
 from surrealdb import RecordID  # noqa: E402
 
 from agent_memory.composition import Services, get_services  # noqa: E402
@@ -186,12 +187,14 @@ def facts(n: int) -> list[tuple[str, str, str]]:
 
 
 def corpus_vectors(services: Services, size: int) -> tuple[np.ndarray[Any, Any], dict[str, np.ndarray[Any, Any]]]:
-    """Vectors of the first ``size`` facts and of their people, sliced from the cached vectors of the largest size
-    asked for (``facts(n)`` is a prefix of ``facts(m)`` for n < m, and people are ``person(0..)`` in order)."""
-    rows = facts(LARGEST)
+    """Vectors of the first ``size`` facts and of their people: sliced from the cached vectors of ``LARGEST`` facts when
+    those exist (``facts(n)`` is a prefix of ``facts(m)`` for n < m, and people are ``person(0..)`` in order), else
+    computed (and cached) for ``size``."""
     model = services.embedder.warm()
-    vectors = cached_vectors(model, 'retrieval-attributes', TEXTS_VERSION, [attribute_text(n, k, v) for n, k, v in rows])
-    people = [person(i) for i in range((LARGEST + 4) // 5)]
+    full = [attribute_text(n, k, v) for n, k, v in facts(LARGEST)]
+    count = LARGEST if cache_path('retrieval-attributes', TEXTS_VERSION, model.model_id, full).exists() else size
+    vectors = cached_vectors(model, 'retrieval-attributes', TEXTS_VERSION, full[:count])
+    people = [person(i) for i in range((count + 4) // 5)]
     people_vectors = cached_vectors(model, 'retrieval-people', TEXTS_VERSION, [entity_text(n, 'person') for n in people])
     return vectors[:size], dict(zip(people[: (size + 4) // 5], people_vectors, strict=False))
 
@@ -282,7 +285,7 @@ def run_lexical(size: int, services: Services, fn: Any) -> list[dict[str, Any]]:
     services.control.delete_context(ctx)
     services.forget_store(ctx)
     return [{'size': size, 'state': 'lexical only', 'load_s': load_s, 'bm25_p50': pct(times, 50), 'bm25_p95': pct(times, 95),
-             'bm25_hit1': hit1, 'bm25_hit10': hit10}]  # fmt: skip
+             'bm25_hit1': hit1, 'bm25_hit10': hit10, 'bm25_load': os.getloadavg()[0]}]  # fmt: skip
 
 
 def run(size: int, services: Services, fn: Any) -> list[dict[str, Any]]:
@@ -309,7 +312,7 @@ def run(size: int, services: Services, fn: Any) -> list[dict[str, Any]]:
     before_t, before_r = knn(services, ctx, qv[:50], ids, exact[:50])
     api_before, _, _ = query_api(fn, ctx, key, questions[:30], 'hybrid')
     results.append({'size': size, 'state': 'no rebuild', 'knn_p50': pct(before_t, 50), 'knn_p95': pct(before_t, 95), 'recall': before_r,
-                    'hybrid_p50': pct(api_before, 50), 'hybrid_p95': pct(api_before, 95)})  # fmt: skip
+                    'hybrid_p50': pct(api_before, 50), 'hybrid_p95': pct(api_before, 95), 'load': os.getloadavg()[0]})  # fmt: skip
     lifecycle = services.lifecycle(ctx)
     started = time.perf_counter()
     for table, (count, _) in lifecycle.vector_index_growth().items():
@@ -318,10 +321,12 @@ def run(size: int, services: Services, fn: Any) -> list[dict[str, Any]]:
     rebuild_s = time.perf_counter() - started
     after_t, after_r = knn(services, ctx, qv, ids, exact)
     row: dict[str, Any] = {'size': size, 'state': 'after rebuild', 'knn_p50': pct(after_t, 50), 'knn_p95': pct(after_t, 95),
-                           'recall': after_r, 'numpy_ms': numpy_ms, 'load_s': load_s, 'rebuild_s': rebuild_s}  # fmt: skip
+                           'recall': after_r, 'numpy_ms': numpy_ms, 'load_s': load_s, 'rebuild_s': rebuild_s,
+                           'load': os.getloadavg()[0]}  # fmt: skip
     for mode in ('hybrid', 'vector', 'bm25'):
         times, hit1, hit10 = query_api(fn, ctx, key, questions, mode)
-        row.update({f'{mode}_p50': pct(times, 50), f'{mode}_p95': pct(times, 95), f'{mode}_hit1': hit1, f'{mode}_hit10': hit10})
+        row.update({f'{mode}_p50': pct(times, 50), f'{mode}_p95': pct(times, 95), f'{mode}_hit1': hit1, f'{mode}_hit10': hit10,
+                    f'{mode}_load': os.getloadavg()[0]})  # fmt: skip
     results.append(row)
     services.control.delete_context(ctx)
     services.drop_context(ctx)
@@ -337,7 +342,7 @@ def main() -> None:
     services = get_services()
     services.embedder.warm()
     if args.embed_only:
-        corpus_vectors(services, LARGEST)
+        corpus_vectors(services, LARGEST)  # the people's vectors are computed after the facts'
         return
     fn = load_handler('retrieval')
     results = []
@@ -345,20 +350,22 @@ def main() -> None:
         print(f'size {size}', file=sys.stderr)
         results.extend((run_lexical if args.lexical_only else run)(size, services, fn))
     print(f'\nHNSW (k=10, ef={EF_SEARCH}) vs exact, and the hourly rebuild')
-    columns = ('KNN p50 ms', 'KNN p95 ms', 'recall@10', 'numpy ms/q', 'load s', 'rebuild s')
+    columns = ('KNN p50 ms', 'KNN p95 ms', 'recall@10', 'numpy ms/q', 'load s', 'rebuild s', 'load avg')
     print(f'{"facts":>7} {"state":<14} ' + ' '.join(f'{c:>10}' for c in columns))
     for r in (r for r in results if 'knn_p50' in r):
-        values = (r['knn_p50'], r['knn_p95'], r['recall'], r.get('numpy_ms', nan), r.get('load_s', nan), r.get('rebuild_s', nan))
+        values = (r['knn_p50'], r['knn_p95'], r['recall'], r.get('numpy_ms', nan), r.get('load_s', nan), r.get('rebuild_s', nan),
+                  r['load'])  # fmt: skip
         print(f'{r["size"]:>7} {r["state"]:<14} ' + ' '.join(f'{v:>10.3f}' for v in values))
     print('\nPOST /query through the handler (after the rebuild unless noted)')
-    print(f'{"facts":>7} {"mode":<22} {"p50 ms":>8} {"p95 ms":>8} {"hit@1":>6} {"hit@10":>7}')
+    print(f'{"facts":>7} {"mode":<22} {"p50 ms":>8} {"p95 ms":>8} {"hit@1":>6} {"hit@10":>7} {"load avg":>8}')
     for r in results:
         if r['state'] == 'no rebuild':
-            print(f'{r["size"]:>7} {"hybrid, no rebuild":<22} {r["hybrid_p50"]:>8.1f} {r["hybrid_p95"]:>8.1f} {"":>6} {"":>7}')
+            print(f'{r["size"]:>7} {"hybrid, no rebuild":<22} {r["hybrid_p50"]:>8.1f} {r["hybrid_p95"]:>8.1f} {"":>6} {"":>7} '
+                  f'{r["load"]:>8.1f}')  # fmt: skip
             continue
         for mode in (m for m in ('hybrid', 'vector', 'bm25') if f'{m}_p50' in r):
             print(f'{r["size"]:>7} {mode:<22} {r[f"{mode}_p50"]:>8.1f} {r[f"{mode}_p95"]:>8.1f} '
-                  f'{r[f"{mode}_hit1"]:>6.2f} {r[f"{mode}_hit10"]:>7.2f}')  # fmt: skip
+                  f'{r[f"{mode}_hit1"]:>6.2f} {r[f"{mode}_hit10"]:>7.2f} {r[f"{mode}_load"]:>8.1f}')  # fmt: skip
 
 
 if __name__ == '__main__':
