@@ -4,6 +4,8 @@
     PYTHONPATH=shared:infra:. .venv/bin/python bench/coldstart.py --runs 3 --only health,retrieval,mcp
     PYTHONPATH=shared:infra:. .venv/bin/python bench/coldstart.py --save before.json   # keep the numbers ...
     PYTHONPATH=shared:infra:. .venv/bin/python bench/coldstart.py --before before.json # ... and print them side by side
+    # old code beside this tree in the same run (`git archive <commit> shared functions tests/events infra/migrations`):
+    PYTHONPATH=shared:infra:. .venv/bin/python bench/coldstart.py --runs 3 --old 4f2dae3=/tmp/old-a --old f8727f5=/tmp/old-b
 
 A set-up process first builds a SurrealKV database on disk (context ``dev``, an admin key, a few stored facts
 with their vectors), so every first request does real work: authentication, a migrated context, rows to read.
@@ -11,6 +13,10 @@ Then, per function and run, a child interpreter (code root = the function's fold
 Lambda layer lays it out) times from its first line: (a) the handler import, (b) import + the first request
 (a representative event from ``tests/events/``), in wall time and in CPU time (the CPU figure is steadier on
 a shared box). It also reports the heavy libraries the import loaded. Printed: p50 per function.
+
+With ``--old LABEL=PATH``, each tree (this one labelled ``new``, and every old one) gets its own database prepared
+by its own code, and the runs alternate tree by tree and function by function, so a burst of load on the shared
+box lands on every column alike. The 1-minute load average is printed beside the numbers.
 """
 
 from __future__ import annotations
@@ -31,7 +37,22 @@ EVENTS = ROOT / 'tests' / 'events'
 KEY_SECRET = 'coldstart-key-secret'
 MANAGEMENT_KEY = 'coldstart-management-key'
 DEV_KEY = 'am_coldstart_dev_admin_key_0123456789'
-HEAVY = ('openai', 'numpy', 'onnxruntime', 'tokenizers', 'mcp', 'starlette', 'boto3', 'botocore', 'aiohttp', 'requests', 'pydantic')
+HEAVY = (
+    'openai',
+    'numpy',
+    'onnxruntime',
+    'tokenizers',
+    'mcp',
+    'starlette',
+    'boto3',
+    'botocore',
+    'aiohttp',
+    'requests',
+    'pydantic',
+    'agent_memory.db.memory_store',
+    'agent_memory.domain.extraction_pipeline',
+    'agent_memory.domain.synthesis',
+)
 
 # function -> the event its first request serves (placeholders: REPLACE_WITH_DEV_KEY, the management key)
 FUNCTIONS: dict[str, str] = {
@@ -54,11 +75,11 @@ FUNCTIONS: dict[str, str] = {
 EMBEDDING_FUNCTIONS = {'facts', 'retrieval', 'chat', 'mcp', 'extraction_worker'}
 
 
-def child_env(db_url: str, code_root: Path) -> dict[str, str]:
+def child_env(db_url: str, code_root: Path, tree: Path = ROOT) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(('AGENT_MEMORY_', 'POWERTOOLS_', 'PYTHON'))}
     env.update(
         {
-            'PYTHONPATH': f'{code_root}{os.pathsep}{ROOT / "shared"}',
+            'PYTHONPATH': f'{code_root}{os.pathsep}{tree / "shared"}',
             'PYTHONDONTWRITEBYTECODE': '1',
             'AGENT_MEMORY_DB_URL': db_url,
             'AGENT_MEMORY_KEY_SECRET': KEY_SECRET,
@@ -82,7 +103,10 @@ class Context:
 SETUP = (
     CONTEXT
     + """
-from agent_memory.composition import get_services
+try:
+    from agent_memory.composition import get_services
+except ImportError:  # code before the composition root (4f2dae3 and older)
+    from agent_memory.api.services import get_services
 from agent_memory.domain.contexts import create_context, mint_context_key
 services = get_services()
 create_context(services.control, services.store, 'dev', {})
@@ -111,6 +135,7 @@ import json, sys
 import app
 t1, c1 = time.perf_counter(), time.process_time()
 loaded = sorted(m for m in %(heavy)r if m in sys.modules)
+modules = len(sys.modules)
 with open(%(event)r) as f:
     event = json.loads(f.read().replace('REPLACE_WITH_DEV_KEY', %(key)r).replace('REPLACE_WITH_MANAGEMENT_KEY', %(mkey)r))
 """
@@ -120,7 +145,8 @@ result = app.lambda_handler(event, Context())
 t2, c2 = time.perf_counter(), time.process_time()
 status = result.get('statusCode') if isinstance(result, dict) else None
 print(json.dumps({'import': (t1 - t0) * 1e3, 'first': (t2 - t0) * 1e3, 'import_cpu': (c1 - c0) * 1e3,
-                  'first_cpu': (c2 - c0) * 1e3, 'status': status, 'loaded': loaded,
+                  'first_cpu': (c2 - c0) * 1e3, 'status': status, 'loaded': loaded, 'modules': modules,
+                  'modules_after': len(sys.modules),
                   'after': sorted(m for m in %(heavy)r if m in sys.modules)}))
 """
 )
@@ -130,16 +156,17 @@ def python() -> str:
     return str(ROOT / '.venv' / 'bin' / 'python') if (ROOT / '.venv' / 'bin' / 'python').exists() else sys.executable
 
 
-def prepare(db_url: str) -> None:
-    code = SETUP % {'key': DEV_KEY, 'events': str(EVENTS), 'functions': str(ROOT / 'functions')}
-    code_root = ROOT / 'functions' / 'facts'
-    subprocess.run([python(), '-c', code], env=child_env(db_url, code_root), check=True, cwd=code_root)
+def prepare(db_url: str, tree: Path = ROOT) -> None:
+    code = SETUP % {'key': DEV_KEY, 'events': str(tree / 'tests' / 'events'), 'functions': str(tree / 'functions')}
+    code_root = tree / 'functions' / 'facts'
+    subprocess.run([python(), '-c', code], env=child_env(db_url, code_root, tree), check=True, cwd=code_root)
 
 
-def one_run(db_url: str, name: str) -> dict[str, Any]:
-    code_root = ROOT / 'functions' / name
-    code = CHILD % {'heavy': HEAVY, 'event': str(EVENTS / FUNCTIONS[name]), 'key': DEV_KEY, 'mkey': MANAGEMENT_KEY}
-    env = child_env(db_url, code_root)
+def one_run(db_url: str, name: str, tree: Path = ROOT) -> dict[str, Any]:
+    code_root = tree / 'functions' / name
+    event = tree / 'tests' / 'events' / FUNCTIONS[name]
+    code = CHILD % {'heavy': HEAVY, 'event': str(event), 'key': DEV_KEY, 'mkey': MANAGEMENT_KEY}
+    env = child_env(db_url, code_root, tree)
     done = subprocess.run([python(), '-c', code], env=env, cwd=code_root, capture_output=True, text=True, timeout=300)
     if done.returncode != 0:
         raise RuntimeError(f'{name}: exit {done.returncode}\n{done.stderr[-2000:]}')
@@ -147,21 +174,55 @@ def one_run(db_url: str, name: str) -> dict[str, Any]:
     return result
 
 
-def measure(db_url: str, names: list[str], runs: int) -> dict[str, dict[str, Any]]:
-    out: dict[str, dict[str, Any]] = {}
-    samples: dict[str, list[dict[str, Any]]] = {name: [] for name in names}
-    for _ in range(runs):  # interleaved: a burst of load on the shared box spreads over every function
+def measure(trees: dict[str, tuple[Path, str]], names: list[str], runs: int) -> dict[str, dict[str, dict[str, Any]]]:
+    """p50 per tree and function; ``trees`` maps a label to (code tree, prepared database URL)."""
+    samples: dict[str, dict[str, list[dict[str, Any]]]] = {label: {name: [] for name in names} for label in trees}
+    loads: list[float] = []
+    for _ in range(runs):  # interleaved: a burst of load on the shared box spreads over every function and tree
         for name in names:
-            samples[name].append(one_run(db_url, name))
-    for name, rows in samples.items():
-        out[name] = {key: statistics.median(r[key] for r in rows) for key in ('import', 'first', 'import_cpu', 'first_cpu')}
-        out[name].update(status=rows[-1]['status'], loaded=rows[-1]['loaded'], after=rows[-1]['after'])
-        print(f'  {name}: import {out[name]["import"]:.0f} ms, first request {out[name]["first"]:.0f} ms', file=sys.stderr)
+            for label, (tree, db_url) in trees.items():
+                samples[label][name].append(one_run(db_url, name, tree))
+                loads.append(os.getloadavg()[0])
+    out: dict[str, dict[str, dict[str, Any]]] = {}
+    for label, by_name in samples.items():
+        out[label] = {}
+        for name, rows in by_name.items():
+            row = {key: statistics.median(r[key] for r in rows) for key in ('import', 'first', 'import_cpu', 'first_cpu')}
+            row.update(status=rows[-1]['status'], loaded=rows[-1]['loaded'], after=rows[-1]['after'])
+            row.update(modules=rows[-1]['modules'], modules_after=rows[-1]['modules_after'])
+            out[label][name] = row
+            print(f'  {label} {name}: import {row["import"]:.0f} ms, first request {row["first"]:.0f} ms', file=sys.stderr)
+    print(f'\n1-minute load average during the runs: min {min(loads):.1f}, median {statistics.median(loads):.1f}, '
+          f'max {max(loads):.1f} (2 vCPUs)')  # fmt: skip
     return out
 
 
 def goal(name: str) -> int:
     return 600 if name in EMBEDDING_FUNCTIONS else 250
+
+
+def side_by_side(runs: dict[str, dict[str, dict[str, Any]]]) -> None:
+    """Every tree of one run in columns: import and import + first request, wall (CPU) ms, p50."""
+    labels = list(runs)
+    names = list(runs[labels[0]])
+    print('\n## Cold start per function, trees side by side in one run (fresh interpreter, p50; wall ms, CPU ms in brackets)\n')
+    print('| function | ' + ' | '.join(f'import {label}' for label in labels) + ' | '
+          + ' | '.join(f'import + first request {label}' for label in labels) + ' | goal |')  # fmt: skip
+    print('|---|' + '---|' * (2 * len(labels) + 1))
+    for name in names:
+        imports = [f'{runs[label][name]["import"]:.0f} ({runs[label][name]["import_cpu"]:.0f})' for label in labels]
+        firsts = [f'{runs[label][name]["first"]:.0f} ({runs[label][name]["first_cpu"]:.0f})' for label in labels]
+        print(f'| {name} | {" | ".join(imports)} | {" | ".join(firsts)} | ≤ {goal(name)} |')
+    print('\n| function | ' + ' | '.join(f'modules in `sys.modules` after the import / the first request, {label}' for label in labels)
+          + ' |')  # fmt: skip
+    print('|---|' + '---|' * len(labels))
+    for name in names:
+        counts = [f'{runs[label][name]["modules"]} / {runs[label][name]["modules_after"]}' for label in labels]
+        print(f'| {name} | {" | ".join(counts)} |')
+    print('\n| function | ' + ' | '.join(f'watched modules after the import, {label}' for label in labels) + ' |')
+    print('|---|' + '---|' * len(labels))
+    for name in names:
+        print(f'| {name} | ' + ' | '.join(', '.join(runs[label][name]['loaded']) or '–' for label in labels) + ' |')
 
 
 def report(now: dict[str, dict[str, Any]], before: dict[str, dict[str, Any]] | None) -> None:
@@ -199,11 +260,18 @@ def floors(runs: int) -> None:
             'import aws_lambda_powertools.event_handler.api_gateway, aws_lambda_powertools.logging, '
             'aws_lambda_powertools.metrics, pydantic, agent_memory.db.sdk'
         ),
+        'health floor: Powertools resolver + logger + metrics, db.sdk, an embedded database opened and pinged': (
+            'import aws_lambda_powertools.event_handler, aws_lambda_powertools.logging, aws_lambda_powertools.metrics\n'
+            'from agent_memory.db.sdk import connect\nconnect("mem://").query_raw("RETURN 1;")'
+        ),
+        'first-vector floor: the local model built and one text embedded (numpy, onnxruntime, tokenizers)': (
+            'from agent_memory.embeddings.local import LocalMiniLM\nLocalMiniLM().embed(["where does Ada live"])'
+        ),
     }
     env = {**os.environ, 'PYTHONPATH': str(ROOT / 'shared')}
     print('\n## Floors: one library alone in a fresh interpreter (p50 of the whole process: wall ms, CPU ms)\n')
-    print('| probe | wall ms | CPU ms |')
-    print('|---|---|---|')
+    print('| probe | wall ms | CPU ms | load (1 min) |')
+    print('|---|---|---|---|')
     for label, code in probes.items():
         walls, cpus = [], []
         for _ in range(runs):
@@ -212,7 +280,7 @@ def floors(runs: int) -> None:
             done = subprocess.run([python(), '-c', probe], env=env, check=True, capture_output=True, text=True)
             walls.append((time.perf_counter() - t0) * 1e3)
             cpus.append(float(done.stdout.split()[-1]))
-        print(f'| `{label}` | {statistics.median(walls):.0f} | {statistics.median(cpus):.0f} |')
+        print(f'| `{label}` | {statistics.median(walls):.0f} | {statistics.median(cpus):.0f} | {os.getloadavg()[0]:.1f} |')
 
 
 def main() -> None:
@@ -222,23 +290,32 @@ def main() -> None:
     parser.add_argument('--save', type=Path, help='write the p50s as JSON (to compare a later run with)')
     parser.add_argument('--before', type=Path, help='a JSON file written by --save, printed side by side')
     parser.add_argument('--load', type=Path, help='print a run saved with --save instead of measuring')
+    parser.add_argument('--old', action='append', default=[], metavar='LABEL=PATH',
+                        help='another code tree (shared, functions, tests/events, infra/migrations) run alongside')  # fmt: skip
     parser.add_argument('--skip-floors', action='store_true')
     args = parser.parse_args()
     names = args.only.split(',') if args.only else list(FUNCTIONS)
     unknown = set(names) - set(FUNCTIONS)
     if unknown:
         parser.error(f'unknown functions: {sorted(unknown)}')
+    olds = dict(item.split('=', 1) for item in args.old)
     if args.load:
         now = json.loads(args.load.read_text())
     else:
         with tempfile.TemporaryDirectory(prefix='coldstart-') as tmp:
-            db_url = f'surrealkv://{tmp}/db'
-            print('preparing the database', file=sys.stderr)
-            prepare(db_url)
-            now = measure(db_url, names, args.runs)
+            trees: dict[str, tuple[Path, str]] = {}
+            for label, tree in {**{k: Path(v).resolve() for k, v in olds.items()}, 'new': ROOT}.items():
+                print(f'preparing the database of {label}', file=sys.stderr)
+                trees[label] = (tree, f'surrealkv://{tmp}/{label}')
+                prepare(trees[label][1], tree)
+            runs = measure(trees, names, args.runs)
+        if olds:
+            side_by_side(runs)
+        now = runs['new']
     if args.save:
         args.save.write_text(json.dumps(now, indent=1))
-    report(now, json.loads(args.before.read_text()) if args.before else None)
+    if not olds:
+        report(now, json.loads(args.before.read_text()) if args.before else None)
     if not args.skip_floors:
         floors(args.runs)
 

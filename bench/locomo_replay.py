@@ -2,11 +2,12 @@
 
 ``--dump`` runs the service's own candidate lists (``Retriever.candidates``, hybrid mode, admin caller) once per
 question on a copy of a cached ``bench/locomo.py`` ingest and pickles them, with every passage's (session, seq)
-position, under ``bench/.cache/locomo/replay-<ingest>-<retrieval code>-<n>.pkl``. The replay then fuses those lists
-with the real ``fuse`` and ``with_neighbours`` (tuning knobs overridden per variant) and scores evidence
-recall@10 per category beside Okapi BM25, exactly as ``bench/locomo.py`` counts it. The lists themselves (what the
-database returns) are not replayed: a change to ``db/retrieval_store.py`` or to the query terms needs a new dump
-(the retrieval code is part of the file name). Final numbers always come from ``bench/locomo.py``.
+position, under ``bench/.cache/locomo/replay-<ingest>-<list code>-<n>.pkl``. The replay then ranks those lists
+with the real ``fuse``, ``with_neighbours`` and ``reranked`` (tuning knobs overridden per variant) and scores
+evidence recall@10 per category beside Okapi BM25, exactly as ``bench/locomo.py`` counts it. The lists themselves
+(what the database returns) are not replayed: a change to ``db/retrieval_store.py``, to the request side of
+``domain/retrieval.py`` or to a list knob makes a new dump (``retrieval_version``); fusion changes reuse it. Final
+numbers always come from ``bench/locomo.py``.
 
 Run: ``PYTHONPATH=shared:infra:. .venv/bin/python bench/locomo_replay.py --conversations 0,1,2,3,4``
 """
@@ -24,6 +25,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import textwrap
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -33,13 +35,31 @@ from bench_env import ROOT  # noqa: I001  # first: paths and environment before 
 from locomo import CACHE, CUTS, Scores, code_version, source_turns
 from locomo_data import CATEGORIES, Conversation, Okapi, default_data_path, load
 
-RETRIEVAL_CODE = ('shared/agent_memory/db/retrieval_store.py', 'shared/agent_memory/domain/retrieval.py', 'shared/agent_memory/tuning.py')
+# What shapes the dumped candidate lists (not the fusion replayed over them): the store's queries, the request-side
+# code of domain/retrieval.py and the list knobs. Fusion code and weights stay out, so tuning them reuses the dump.
+LIST_CODE = 'shared/agent_memory/db/retrieval_store.py'
+LIST_KNOBS = ('list_limits', 'graph_limits', 'ef_search', 'overfetch', 'max_terms', 'df_cap', 'seed_similarity')
 
 
 def retrieval_version() -> str:
-    digest = hashlib.sha256()
-    for entry in RETRIEVAL_CODE:
-        digest.update((ROOT / entry).read_bytes())
+    """A digest of the code (syntax trees: comments and layout do not count) and knobs that shape the dumped lists."""
+    import ast
+    import inspect
+
+    from agent_memory import tuning
+    from agent_memory.domain import retrieval
+
+    def tree(source: str) -> bytes:
+        return ast.dump(ast.parse(textwrap.dedent(source))).encode()
+
+    digest = hashlib.sha256(tree((ROOT / LIST_CODE).read_text()))
+    parts = (retrieval.Hit, retrieval.Retriever.candidates, retrieval.Retriever._seeds, retrieval.Retriever._graph,
+             retrieval.Retriever._keys_named, retrieval.to_hit, retrieval.query_terms, retrieval.content_words,
+             retrieval.words)  # fmt: skip
+    for part in parts:
+        digest.update(tree(inspect.getsource(part)))
+    digest.update(repr(sorted(retrieval.STOP_WORDS)).encode())
+    digest.update(repr([dict(v) if hasattr(v, 'items') else v for v in (getattr(tuning.TUNING, k) for k in LIST_KNOBS)]).encode())
     return digest.hexdigest()[:8]
 
 
@@ -55,9 +75,9 @@ def dump(conv: Conversation, out: Path) -> None:
     try:
         shutil.copytree(source / 'db', work / 'db')
         os.environ['AGENT_MEMORY_DB_URL'] = f'surrealkv://{work / "db"}'
-        from agent_memory.api.services import get_services
+        from agent_memory.clock import utcnow
+        from agent_memory.composition import get_services
         from agent_memory.db.retrieval_store import ReadFilter
-        from agent_memory.domain.ids import utcnow
         from agent_memory.domain.retrieval import RetrievalRequest, Retriever, to_hit
 
         services = get_services()
@@ -106,7 +126,6 @@ def overridden(values: dict[str, Any]) -> Iterator[None]:
 
 def replay(conv: Conversation, dumped: dict[str, Any], variant: dict[str, Any], scores: Scores) -> None:
     """Fuse each question's lists as ``Retriever.run`` does in hybrid mode and score the top ``max(CUTS)``."""
-    from agent_memory import tuning
     from agent_memory.domain import retrieval
 
     at = {h.position: h for h in dumped['passages'] if h.position}
@@ -117,9 +136,9 @@ def replay(conv: Conversation, dumped: dict[str, Any], variant: dict[str, Any], 
         for q, lists in zip(conv.questions, dumped['questions'], strict=True):
             lists = {name: hits[: depth.get(name, len(hits))] for name, hits in lists.items()}
             pool = retrieval.fuse(copy.deepcopy(lists))
-            best = [(h.id, h.position) for h in pool if h.position is not None][: tuning.knobs().neighbour_from]
+            best = retrieval.neighbour_sources(pool)
             adjacent = {hit_id: [copy.deepcopy(at[n]) for n in ((p[0], p[1] - 1), (p[0], p[1] + 1)) if n in at] for hit_id, p in best}
-            pool = retrieval.with_neighbours(pool, adjacent)
+            pool = retrieval.reranked(retrieval.with_neighbours(pool, adjacent), q.text)
             scores.add(q, [{by_ref[h.id]} if h.id in by_ref else set() for h in pool[: max(CUTS)]])
 
 

@@ -1,6 +1,5 @@
 """GET /api/v1/health — liveness and database reachability; GET /api/v1/openapi.json — the API description (no auth)."""
 
-from importlib import resources
 from typing import Any
 
 from aws_lambda_powertools.event_handler import Response
@@ -34,6 +33,8 @@ def openapi_document() -> str:
     """The committed infra/openapi/openapi.json (shipped in the layer), read once per container."""
     global _OPENAPI
     if _OPENAPI is None:
+        from importlib import resources  # its import (tempfile, zipfile paths) is not paid by a health check
+
         _OPENAPI = resources.files('agent_memory.api').joinpath('openapi.json').read_text(encoding='utf-8')
     return _OPENAPI
 

@@ -8,7 +8,7 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 from agent_memory.api import routes
 from agent_memory.api.http import build_resolver, data_plane, json_response, parse_body
 from agent_memory.composition import get_services
-from agent_memory.domain import forget, recall, reflect, session_context
+from agent_memory.domain import recall, session_context
 from agent_memory.models import ContextRequest, ForgetRequest, QueryRequest, ReflectRequest, SessionContextRequest
 from agent_memory.observability import logger, metrics
 
@@ -42,6 +42,8 @@ def reflect_(context_id: str) -> Any:
     caller, ports = data_plane(app, context_id)
     request, _ = parse_body(app, ReflectRequest)
     services = get_services()
+    from agent_memory.domain import reflect  # reflect pulls in ingest and synthesis: only its own route pays for them
+
     return json_response(reflect.reflect(ports.memory, services.embedder, services.synthesizer(), services.pipeline(), caller, request))
 
 
@@ -49,6 +51,8 @@ def reflect_(context_id: str) -> Any:
 def forget_(context_id: str) -> Any:
     caller, ports = data_plane(app, context_id)
     request, _ = parse_body(app, ForgetRequest)
+    from agent_memory.domain import forget  # forget pulls in the forget store's writes: only its own route pays for them
+
     return json_response(forget.forget(ports.memory, get_services().embedder, caller, request))
 
 

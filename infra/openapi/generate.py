@@ -113,10 +113,13 @@ def _response_model(answer: Answer) -> Any:
     return list[model] if answer.array else model  # type: ignore[valid-type]
 
 
-def _request(request: type[BaseModel] | Mapping[str, Any], components: Components) -> dict[str, Any]:
+def _request(request: str | Mapping[str, Any], components: Components) -> dict[str, Any]:
     if isinstance(request, Mapping):
         return {'required': True, 'content': {JSON: {'schema': dict(request)}}}
-    return {'required': False, 'content': {JSON: {'schema': components.schema_of(request)}}}
+    model = getattr(models, request, None)
+    if not (isinstance(model, type) and issubclass(model, BaseModel)):
+        raise SystemExit(f'{request!r} is not a model in agent_memory.models')
+    return {'required': False, 'content': {JSON: {'schema': components.schema_of(model)}}}
 
 
 def _parameter(name: str, where: str) -> dict[str, Any]:

@@ -2,31 +2,42 @@
 
 The only module that knows both sides: it builds the repository (``db/``) with the domain's policies and hands the
 domain its stores. Handlers, the MCP server and the local runtime start from ``get_services()``.
+
+Lazy by design (docs/architecture.md, "Cold start"): a module imported here at the top lands on the cold start of
+every function, so the top imports only what ``start_services`` runs (the connection, the control and rate-limit
+stores, the embedding model's identity, which loads no model) and the importance rule (two small modules). A
+context's stores, the extraction pipeline and the composer are imported where they are first built, so
+``GET /health`` never loads the memory store or the extraction stack, and a data-plane read loads the stores but
+not extraction or synthesis.
 """
 
 from __future__ import annotations
 
 import threading
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cached_property, lru_cache
+from typing import TYPE_CHECKING
 
 from agent_memory.clock import utcnow
 from agent_memory.config import Settings, get_settings
 from agent_memory.db.connection import Database, get_database
-from agent_memory.db.context_stores import ContextStores
 from agent_memory.db.control_store import ControlStore
-from agent_memory.db.lifecycle_store import LifecycleStore
-from agent_memory.db.memory_store import MemoryStore
 from agent_memory.db.rate_limit_store import RateLimitStore
 from agent_memory.db.reinforcement import ImportanceRule
-from agent_memory.domain.contexts import sync_management_keys
-from agent_memory.domain.extraction_pipeline import Extractors
 from agent_memory.domain.importance import DAILY_DECAY, IMPORTANCE_MAX, REINFORCEMENT
-from agent_memory.domain.pipeline import Pipeline
-from agent_memory.domain.synthesis import Composer, ExtractiveComposer
+from agent_memory.domain.key_hashes import sync_management_keys
 from agent_memory.embeddings import EmbeddingMismatch, LazyEmbedder
-from agent_memory.extraction.model import Extraction, ExtractionContext
 from agent_memory.jobs import JobQueue, SqsJobQueue
+
+if TYPE_CHECKING:
+    from agent_memory.db.context_stores import ContextStores
+    from agent_memory.db.lifecycle_store import LifecycleStore
+    from agent_memory.db.memory_store import MemoryStore
+    from agent_memory.domain.extraction_pipeline import Extractors
+    from agent_memory.domain.pipeline import Pipeline
+    from agent_memory.domain.synthesis import Composer
+    from agent_memory.extraction.model import Extraction, ExtractionContext
+
 
 IMPORTANCE = ImportanceRule(reinforce_by=REINFORCEMENT, cap=IMPORTANCE_MAX, decaying=tuple(DAILY_DECAY))
 
@@ -37,8 +48,8 @@ class Services:
     control: ControlStore
     rate_limits: RateLimitStore
     queue: JobQueue | None
-    extractors: Extractors
     embedder: LazyEmbedder
+    settings: Settings
     _contexts: dict[str, ContextStores] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
     _composer: Composer | None = None
@@ -47,6 +58,9 @@ class Services:
         """The context's stores (its schema migrated on first use), built once and kept while the container is warm."""
         stores = self._contexts.get(context_id)
         if stores is None:
+            from agent_memory.db.context_stores import ContextStores
+            from agent_memory.db.memory_store import MemoryStore
+
             with self._lock:
                 stores = self._contexts.get(context_id)
                 if stores is None:
@@ -64,7 +78,14 @@ class Services:
     def max_receives(self) -> int:
         return get_settings().max_receives
 
+    @cached_property
+    def extractors(self) -> Extractors:
+        """Built on first use: only the functions that extract pay for the extraction pipeline's imports."""
+        return build_extractors(self.settings)
+
     def pipeline(self) -> Pipeline:
+        from agent_memory.domain.pipeline import Pipeline
+
         return Pipeline(self.queue, self.extractors, self.embedder)
 
     def synthesizer(self) -> Composer:
@@ -79,6 +100,8 @@ class Services:
                     settings.llm_base_url, default_model, settings.llm_api_key, settings.llm_timeout_seconds, settings.llm_max_output_tokens
                 )
             else:
+                from agent_memory.domain.synthesis import ExtractiveComposer
+
                 self._composer = ExtractiveComposer()
         return self._composer
 
@@ -99,9 +122,7 @@ def start_services(db: Database, settings: Settings) -> Services:
     queue = SqsJobQueue(settings.queue_url) if settings.queue_url else None
     embedder = LazyEmbedder(settings)
     check_embedding_model(control, embedder)
-    return Services(
-        db=db, control=control, rate_limits=RateLimitStore(db), queue=queue, extractors=build_extractors(settings), embedder=embedder
-    )
+    return Services(db=db, control=control, rate_limits=RateLimitStore(db), queue=queue, embedder=embedder, settings=settings)
 
 
 def check_embedding_model(control: ControlStore, embedder: LazyEmbedder) -> None:
@@ -116,6 +137,8 @@ def check_embedding_model(control: ControlStore, embedder: LazyEmbedder) -> None
 
 def build_extractors(settings: Settings) -> Extractors:
     """Stage 0 always; the LLM stage only when a base URL and model are configured (imports openai only then)."""
+    from agent_memory.domain.extraction_pipeline import Extractors
+
     llm = None
     if settings.llm_base_url and settings.llm_extraction_model:
         from agent_memory.extraction.llm import build_llm_extractor

@@ -19,6 +19,31 @@ PLAIN = sorted(p.name for p in (ROOT / 'functions').iterdir() if (p / 'app.py').
 NEVER = ('openai', 'aiohttp', 'requests', 'boto3', 'agent_memory.api.responses')
 NOT_IN_PLAIN = ('numpy', 'onnxruntime', 'tokenizers', 'mcp', 'mcp_types', 'starlette')
 MCP_UNUSED = ('mcp.client', 'mcp.server.mcpserver', 'cryptography')
+# what only ingesting or composing requests use: the extraction pipeline, the LLM stage, the composer
+INGEST_AND_SYNTHESIS = ('agent_memory.domain.extraction_pipeline', 'agent_memory.extraction.llm', 'agent_memory.domain.synthesis')
+EXTRACTION_STACK = (*INGEST_AND_SYNTHESIS, 'agent_memory.domain.retrieval')  # and recall's ranking
+USES_EXTRACTION = {'facts', 'sweep_hourly', 'traces'}  # ingest, the stale-job re-send, trace views citing sources
+# what a health check needs none of: authentication, the row converters, a context's stores, the request models, pydantic
+NOT_IN_HEALTH = (
+    'agent_memory.domain.auth',
+    'agent_memory.db.to_rows',
+    'agent_memory.db.memory_store',
+    'agent_memory.db.context_stores',
+    'agent_memory.models',
+    'pydantic',
+)
+SERVE = """
+import json
+class Context:
+    function_name = 'cold-start'; memory_limit_in_mb = 1024; aws_request_id = 'cold-start'
+    invoked_function_arn = 'arn:aws:lambda:us-east-1:000000000000:function:cold-start'
+    def get_remaining_time_in_millis(self): return 300000
+def serve(name, key=''):
+    with open({events!r} + '/' + name) as f:
+        event = json.loads(f.read().replace('REPLACE_WITH_DEV_KEY', key))
+    status = app.lambda_handler(event, Context())['statusCode']
+    assert status == 200, status
+""".format(events=str(ROOT / 'tests' / 'events'))
 
 
 def loaded_after(code: str, watched: tuple[str, ...], code_root: Path = ROOT / 'shared', **env: str) -> list[str]:
@@ -56,6 +81,48 @@ def test_embedding_handler_import_loads_the_model_but_no_llm_client_or_http_tran
 def test_mcp_handler_import_skips_the_sdk_client_and_high_level_server() -> None:
     # Given the MCP handler, When it is imported fresh, Then the SDK's client and high-level server are not loaded
     assert loaded_after('import app', MCP_UNUSED, ROOT / 'functions' / 'mcp') == []
+
+
+@pytest.mark.parametrize('function', sorted(set(PLAIN) - USES_EXTRACTION))
+def test_plain_handler_import_loads_no_extraction_retrieval_synthesis_or_context_stores(function: str) -> None:
+    # Given a plain handler, When it is imported fresh, Then neither the extraction stack nor a context's stores load
+    watched = EXTRACTION_STACK + ('agent_memory.db.context_stores',)
+    assert loaded_after('import app', watched, ROOT / 'functions' / function) == []
+
+
+def test_the_recall_handler_import_loads_no_ingest_or_synthesis() -> None:
+    # Given the retrieval handler (its first request is usually /query), When it is imported fresh, Then /reflect's
+    # ingest pipeline and LLM composer are not loaded
+    assert loaded_after('import app', INGEST_AND_SYNTHESIS, ROOT / 'functions' / 'retrieval') == []
+
+
+def test_health_check_loads_no_authentication_stores_or_models_through_its_first_request() -> None:
+    # Given the health handler, When it is imported fresh and serves GET /health, Then authentication, a context's
+    # stores, the request models, pydantic and the extraction stack are still not loaded
+    code = f'import app\n{SERVE}\nserve("health_get.json")'
+    assert loaded_after(code, NOT_IN_HEALTH + EXTRACTION_STACK, ROOT / 'functions' / 'health') == []
+
+
+def test_a_configured_llm_is_not_imported_or_built_by_a_health_check() -> None:
+    # Given an LLM endpoint and extraction model configured, When the health handler is imported fresh and serves
+    # GET /health, Then the openai client is neither imported nor built (only extracting and composing paths need it)
+    env = {'AGENT_MEMORY_LLM_BASE_URL': 'http://127.0.0.1:9/v1', 'AGENT_MEMORY_LLM_EXTRACTION_MODEL': 'cold-start-model'}
+    code = f'import app\n{SERVE}\nserve("health_get.json")'
+    assert loaded_after(code, ('openai',), ROOT / 'functions' / 'health', **env) == []
+
+
+def test_an_entity_read_loads_no_extraction_retrieval_or_synthesis_through_its_first_request() -> None:
+    # Given a context with a key, When the entities handler is imported fresh and serves GET /entities, Then the
+    # extraction stack, retrieval and synthesis are still not loaded
+    code = (
+        'from agent_memory.composition import get_services\n'
+        'from agent_memory.domain.contexts import create_context, mint_context_key\n'
+        'services = get_services()\n'
+        "create_context(services.control, services.store, 'dev', {})\n"
+        "key = mint_context_key(services.control, 'dev', 'admin', 'cold-start')\n"
+        f'import app\n{SERVE}\nserve("entities_get_list.json", key)'
+    )
+    assert loaded_after(code, EXTRACTION_STACK, ROOT / 'functions' / 'entities') == []
 
 
 def test_a_configured_queue_does_not_import_boto3_until_a_job_is_sent() -> None:

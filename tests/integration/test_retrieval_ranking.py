@@ -15,6 +15,7 @@ from agent_memory.rows.traces import RetrievalTraceRow
 from agent_memory.tuning import TUNING
 from tests.support.handlers import Api
 from tests.support.principals import make_principal
+from tests.support.worker import Worker
 
 FILLER = ['the weather', 'a long walk', 'the new cafe', 'her sister', 'the weekend', 'a podcast', 'the garden', 'work']
 
@@ -175,3 +176,36 @@ def test_a_possessive_names_an_entity_for_the_structured_lookup(api: Api) -> Non
     assert code == 200
     assert 'tier 1 seeded 1 structured rows' in body['trace']['tierReason']
     assert ids(body)[0] == 'Ana favourite food: ramen'
+
+
+def test_a_question_about_time_ranks_the_turn_that_dates_it_first(api: Api) -> None:
+    """ "When did …?" is answered by the turn that says when, not by the turns that talk most about the thing."""
+    # Given two turns about Melanie's camping, one saying more about it and one saying when it was, When hybrid ranks a
+    # question about when, Then the dated turn leads; a question about where keeps the other order
+    chatter = [f'Melanie: We chatted about {FILLER[i % len(FILLER)]} again.' for i in range(12)]
+    fond = 'Melanie: Camping by the lake with the kids is our favourite, we go camping by the lake a lot.'
+    dated = 'Melanie: The kids and I were off camping last weekend.'
+    batch(api, [*chatter, fond, dated])
+    code, when, _ = api.call('retrieval', 'POST', '/query', {'query': 'When did Melanie go camping by the lake?', 'k': 3})
+    assert code == 200
+    assert ids(when)[0] == dated
+    code, where, _ = api.call('retrieval', 'POST', '/query', {'query': 'Where did Melanie go camping by the lake?', 'k': 3})
+    assert code == 200
+    assert ids(where)[0] == fond  # the same ranking without the time question: the rule, not the rows, decided
+
+
+def test_a_fact_lifts_the_passage_it_was_extracted_from(api: Api, worker: Worker) -> None:
+    """A fact and the turn that said it are evidence for the same turn: the fact's score adds to that passage."""
+    # Given a statement stage 0 turns into a fact and a question about the same thing it does not, When hybrid ranks,
+    # Then the statement leads and its fact stays among the hits
+    said, asked = 'I love pottery.', 'Do you still love pottery and the pottery classes, Caroline?'
+    chatter = [('Caroline', f'We chatted about {FILLER[i % len(FILLER)]} again.') for i in range(12)]
+    messages = [{'content': text, 'name': name} for name, text in [*chatter, ('Melanie', asked), ('Caroline', said)]]
+    code, body, _ = api.call('facts', 'POST', '/facts/batch', {'messages': messages, 'extract': 'per_message'})
+    assert code == 202, body
+    worker.drain()
+    code, found, _ = api.call('retrieval', 'POST', '/query', {'query': 'Which pottery does Caroline like?', 'k': 5})
+    assert code == 200
+    texts = ids(found)
+    assert texts.index(said) < texts.index(asked), texts
+    assert 'Caroline likes: pottery' in texts

@@ -4,16 +4,16 @@ from __future__ import annotations
 
 import pytest
 
-from agent_memory.domain.retrieval import Hit, fuse, with_neighbours
+from agent_memory.domain.retrieval import Hit, asks_when, fuse, is_dated, reranked, with_neighbours
 from agent_memory.tuning import TUNING
 
 
-def fact(name: str, score: float = 0.0, importance: float = 1.0) -> Hit:
-    return Hit(f'attribute:{name}', 'attribute', score, name, None, {}, importance, ())
+def fact(name: str, score: float = 0.0, importance: float = 1.0, turn: str | None = None) -> Hit:
+    return Hit(f'attribute:{name}', 'attribute', score, name, None, {}, importance, (), turn=turn)
 
 
-def passage(name: str, score: float = 0.0, seq: int | None = None, role: str = 'user') -> Hit:
-    hit = Hit(f'memory_chunk:{name}', 'memory_chunk', score, name, None, {'sessionId': 's'}, None, (), role=role)
+def passage(name: str, score: float = 0.0, seq: int | None = None, role: str = 'user', turn: str | None = None) -> Hit:
+    hit = Hit(f'memory_chunk:{name}', 'memory_chunk', score, name, None, {'sessionId': 's'}, None, (), role=role, turn=turn)
     hit.position = ('s', seq) if seq is not None else None
     return hit
 
@@ -100,3 +100,73 @@ def test_a_passage_ranked_first_leads_a_fact_derived_from_what_was_said() -> Non
         }
     )
     assert order(pool) == ['Joanna: I found two new trails last weekend!', 'Joanna likes: hiking']
+
+
+@pytest.mark.parametrize(
+    'question', ['When did Melanie run the charity race?', 'How long has Caroline had her friends?', 'What year did Jon move?']
+)
+def test_questions_about_time_are_recognised(question: str) -> None:
+    assert asks_when(question)
+
+
+@pytest.mark.parametrize('question', ['Where did Melanie run?', 'What did Caroline paint?', 'Whenever she wins, who pays?'])
+def test_other_questions_are_not_about_time(question: str) -> None:
+    assert not asks_when(question)
+
+
+@pytest.mark.parametrize(
+    'text',
+    ['I ran a charity race last Saturday.', 'We went camping yesterday!', 'I moved here two years ago.', 'The show is in June.',
+     'Back in 2019 I lived in Rome.', 'I started a new job last week.'],
+)  # fmt: skip
+def test_a_turn_that_says_when_is_dated(text: str) -> None:
+    assert is_dated(text)
+
+
+@pytest.mark.parametrize('text', ['I may join the race.', 'We march for what we believe.', 'The kids loved the lake.'])
+def test_a_turn_without_a_time_expression_is_not_dated(text: str) -> None:
+    # "may" and "march" are mostly verbs: a month name only when it cannot be one
+    assert not is_dated(text)
+
+
+def dated_and_fond() -> list[Hit]:
+    fond = passage('Melanie: Camping is our family thing, we love camping.', 0.030)
+    return [fond, passage('Melanie: We went camping last weekend.', 0.020)]
+
+
+def test_a_question_about_time_ranks_the_dated_passage_first() -> None:
+    # Given a passage about camping and a weaker one that says when, When a "when" question reranks them, Then the dated
+    # one scores dated_passage_weight times its score and leads
+    pool = reranked(dated_and_fond(), 'When did Melanie go camping?')
+    assert order(pool) == ['Melanie: We went camping last weekend.', 'Melanie: Camping is our family thing, we love camping.']
+    assert pool[0].score == pytest.approx(0.020 * TUNING.dated_passage_weight)
+
+
+def test_other_questions_keep_the_fused_order() -> None:
+    pool = reranked(dated_and_fond(), 'Where did Melanie go camping?')
+    assert order(pool) == ['Melanie: Camping is our family thing, we love camping.', 'Melanie: We went camping last weekend.']
+    assert [h.score for h in pool] == [0.030, 0.020]
+
+
+def test_a_dated_fact_is_not_weighted_as_a_dated_passage() -> None:
+    # the rule finds the turn that dates an event; a fact's own time is its validity, not what the turn said
+    pool = reranked([fact('Melanie trip: camping last weekend', 0.010), passage('Melanie: camping again', 0.015)], 'When did Melanie camp?')
+    assert [h.score for h in pool] == [0.015, 0.010]
+
+
+def test_a_fact_adds_its_score_to_the_passage_it_was_extracted_from() -> None:
+    # Given a question turn ranked above the statement a fact was extracted from, When reranked, Then the statement
+    # gains the fact's score and leads; the fact keeps its own score and place
+    asked = passage('Melanie: Do you still love pottery?', 0.030, turn='t1')
+    said = passage('Caroline: I love pottery.', 0.025, turn='t2')
+    likes = fact('Caroline likes: pottery', 0.012, turn='t2')
+    pool = reranked([asked, said, likes], 'Which pottery does Caroline like?')
+    assert order(pool) == ['Caroline: I love pottery.', 'Melanie: Do you still love pottery?', 'Caroline likes: pottery']
+    assert pool[0].score == pytest.approx(0.025 + 0.012 * TUNING.source_credit) and pool[2].score == 0.012
+
+
+def test_a_fact_whose_passage_is_not_in_the_pool_adds_no_row() -> None:
+    # Given a fact extracted from a turn whose passage the caller did not get (not visible, or not retrieved), When
+    # reranked, Then no passage joins and no score changes: the credit only moves between rows already found
+    pool = reranked([passage('Melanie: hi', 0.02, turn='t1'), fact('Caroline likes: pottery', 0.01, turn='t9')], 'What does Caroline like?')
+    assert [(h.text, h.score) for h in pool] == [('Melanie: hi', 0.02), ('Caroline likes: pottery', 0.01)]

@@ -5,24 +5,26 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from aws_lambda_powertools.event_handler import APIGatewayHttpResolver, Response
-from pydantic import BaseModel, ValidationError
 
 from agent_memory.api.json_input import load_json
 from agent_memory.api.routes import Operation
 from agent_memory.composition import get_services
 from agent_memory.config import get_settings
-from agent_memory.domain.auth import Caller, authenticate, authenticate_management, check_context_id
-from agent_memory.domain.ports import ContextPorts
-from agent_memory.domain.visibility import parse_lens, with_lens
 from agent_memory.errors import AgentMemoryError, BadRequest, PayloadTooLarge
 from agent_memory.observability import logger
 from agent_memory.public_errors import public_detail, request_ref
 
+if TYPE_CHECKING:  # authentication and pydantic are imported by the first call that needs them: /health does not
+    from pydantic import BaseModel
+
+    from agent_memory.domain.auth import Caller
+    from agent_memory.domain.ports import ContextPorts
+
 PROBLEM_JSON = 'application/problem+json'
-M = TypeVar('M', bound=BaseModel)
+M = TypeVar('M', bound='BaseModel')
 F = TypeVar('F', bound=Callable[..., Any])
 
 
@@ -129,6 +131,8 @@ def peek_session_id(app: APIGatewayHttpResolver) -> str | None:
 
 
 def parse_body(app: APIGatewayHttpResolver, model: type[M]) -> tuple[M, Any]:
+    from pydantic import ValidationError
+
     raw = raw_json_body(app)
     try:
         return model.model_validate(raw), raw
@@ -149,6 +153,9 @@ def query_param(app: APIGatewayHttpResolver, name: str) -> str | None:
 def data_plane(app: APIGatewayHttpResolver, context_id: str, session_id: str | None = None) -> tuple[Caller, ContextPorts]:
     """Validate the context id (422), authenticate (401), rate-limit (429), apply a GET ``lens``;
     return the caller with its context's ports. A ``session_id`` the route will look up is read in the same round trip."""
+    from agent_memory.domain.auth import authenticate, check_context_id
+    from agent_memory.domain.visibility import parse_lens, with_lens
+
     check_context_id(context_id)
     services = get_services()
     headers = app.current_event.headers or {}
@@ -160,4 +167,6 @@ def data_plane(app: APIGatewayHttpResolver, context_id: str, session_id: str | N
 
 
 def management(app: APIGatewayHttpResolver) -> None:
+    from agent_memory.domain.auth import authenticate_management
+
     authenticate_management(get_services().control, app.current_event.headers or {})

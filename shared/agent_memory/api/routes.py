@@ -12,10 +12,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from pydantic import BaseModel
-
-from agent_memory import models
-
 PROBLEM_JSON = 'application/problem+json'
 JSON = 'application/json'
 
@@ -37,7 +33,8 @@ ERRORS: Mapping[int, str] = {
 class Answer:
     """One documented response: its description and body — the name of a model in ``api/responses.py`` (an array of
     them with ``array``), a raw JSON schema, or none. The models are named, not imported: building them costs a
-    cold start ~40 ms CPU, and only the generator needs them (it fails on a name that is not a model)."""
+    cold start ~40 ms CPU, and only the generator needs them (it fails on a name that is not a model). An
+    ``Operation``'s request model is named the same way, after ``agent_memory.models``."""
 
     description: str
     body: str | None = None
@@ -55,7 +52,7 @@ class Operation:
     summary: str
     answers: Mapping[int, Answer]
     errors: frozenset[int] = field(default_factory=frozenset)
-    request: type[BaseModel] | Mapping[str, Any] | None = None  # a model, or (for /mcp) a raw JSON schema
+    request: str | Mapping[str, Any] | None = None  # the name of a model in ``agent_memory.models``, or (for /mcp) a raw JSON schema
     query: tuple[str, ...] = ()
     public: bool = False
 
@@ -85,7 +82,7 @@ NO_CONTENT = Answer('Done (no body)')
 
 
 def _op(name: str, function: str, method: str, path: str, summary: str, answers: Mapping[int, Answer], errors: frozenset[int],
-        request: type[BaseModel] | Mapping[str, Any] | None = None, query: tuple[str, ...] = (),
+        request: str | Mapping[str, Any] | None = None, query: tuple[str, ...] = (),
         public: bool = False) -> Operation:  # fmt: skip
     return Operation(name, function, method, path, summary, answers, errors, request, query, public)
 
@@ -109,15 +106,15 @@ OPENAPI = _op('openapi', 'health', 'GET', '/api/v1/openapi.json', 'This document
 _FACTS_ANSWERS = {200: Answer('Stored (and extracted, for `triples`, `preview`, or `full` within `Prefer: wait`)', 'FactsResult'),
                   202: Answer('Stored and queued for extraction', 'FactsResult')}  # fmt: skip
 FACTS = _op('post_facts', 'facts', 'POST', f'{CTX}/facts', 'Remember one message or explicit triples', _FACTS_ANSWERS,
-            DATA_BODY | {404, 409}, models.FactsRequest)  # fmt: skip
+            DATA_BODY | {404, 409}, 'FactsRequest')  # fmt: skip
 FACTS_BATCH = _op('post_facts_batch', 'facts', 'POST', f'{CTX}/facts/batch', 'Remember a conversation, in order',
                   {200: Answer('Stored (and extracted within `Prefer: wait`)', 'FactsBatchResult'),
                    202: Answer('Stored and queued for extraction', 'FactsBatchResult')},
-                  DATA_BODY | {404, 409}, models.FactsBatchRequest)  # fmt: skip
+                  DATA_BODY | {404, 409}, 'FactsBatchRequest')  # fmt: skip
 EXTRACTION = _op('get_extraction', 'facts', 'GET', f'{CTX}/extractions/{{turn_id}}', 'Where the extraction of one turn stands',
                  _ok('ExtractionStatus'), DATA_GET | {404})  # fmt: skip
 SESSION_CREATE = _op('create_session', 'sessions', 'POST', f'{CTX}/sessions', 'Open a session',
-                     {201: Answer('Created', 'SessionCreated')}, DATA_BODY | {409}, models.SessionCreate)  # fmt: skip
+                     {201: Answer('Created', 'SessionCreated')}, DATA_BODY | {409}, 'SessionCreate')  # fmt: skip
 SESSION_TURNS = _op('list_turns', 'sessions', 'GET', f'{CTX}/sessions/{{session_id}}/turns', "A session's turns, in order",
                     _ok('TurnPage'), DATA_GET | {404}, query=('cursor', 'limit', 'offset'))  # fmt: skip
 SESSION_CLOSE = _op('close_session', 'sessions', 'DELETE', f'{CTX}/sessions/{{session_id}}', 'Close a session (its turns stay)',
@@ -125,20 +122,20 @@ SESSION_CLOSE = _op('close_session', 'sessions', 'DELETE', f'{CTX}/sessions/{{se
 
 # ---- retrieval ---------------------------------------------------------------------------------------------------
 QUERY = _op('query', 'retrieval', 'POST', f'{CTX}/query', 'Ranked recall over facts and passages', _ok('QueryResult'),
-            DATA_BODY | {404}, models.QueryRequest)  # fmt: skip
+            DATA_BODY | {404}, 'QueryRequest')  # fmt: skip
 CONTEXT = _op('context', 'retrieval', 'POST', f'{CTX}/context', 'A markdown context block for a system prompt', _ok('ContextBlock'),
-              DATA_BODY, models.ContextRequest)  # fmt: skip
+              DATA_BODY, 'ContextRequest')  # fmt: skip
 SESSION_CONTEXT = _op('context_for_session', 'retrieval', 'POST', f'{CTX}/sessions/{{session_id}}/context',
                       "A context block with the session's recent turns", _ok('SessionContextBlock'), DATA_BODY | {404},
-                      models.SessionContextRequest)  # fmt: skip
+                      'SessionContextRequest')  # fmt: skip
 REFLECT = _op('reflect', 'retrieval', 'POST', f'{CTX}/reflect', 'Synthesis over memory (fresh retrieval, never the cache)',
-              _ok('Reflection'), DATA_BODY, models.ReflectRequest)  # fmt: skip
+              _ok('Reflection'), DATA_BODY, 'ReflectRequest')  # fmt: skip
 FORGET = _op('forget', 'retrieval', 'POST', f'{CTX}/forget', 'Semantic forget: close, purge, or list (dryRun)', _ok('ForgetResult'),
-             DATA_BODY, models.ForgetRequest)  # fmt: skip
+             DATA_BODY, 'ForgetRequest')  # fmt: skip
 CHAT = _op('chat', 'chat', 'POST', f'{CTX}/chat', 'The managed chat loop: response cache, retrieval, synthesis, turns stored',
            {200: Answer('The reply with its citations (as server-sent events with `stream: true` or `Accept: text/event-stream`)',
                         'ChatReply', (JSON, 'text/event-stream'))},
-           DATA_BODY | {404, 409}, models.ChatRequest)  # fmt: skip
+           DATA_BODY | {404, 409}, 'ChatRequest')  # fmt: skip
 
 # ---- views -------------------------------------------------------------------------------------------------------------
 STATE = _op('state', 'views', 'GET', f'{CTX}/state', 'Current memory by category', _ok('State'), DATA_GET, query=('limit',))
@@ -146,7 +143,7 @@ PROFILE = _op('profile', 'views', 'GET', f'{CTX}/profile', 'A prompt-ready profi
 UNCERTAINTIES = _op('uncertainty', 'views', 'GET', f'{CTX}/uncertainty', 'Uncertainty flags', _ok('UncertaintyPage'), DATA_GET,
                     query=('cursor', 'limit', 'resolved'))  # fmt: skip
 RESOLVE = _op('resolve_uncertainty', 'views', 'POST', f'{CTX}/uncertainty/{{uncertainty_id}}/resolve', 'Settle an uncertainty flag',
-              _ok('UncertaintyResolved'), DATA_BODY | {404}, models.ResolveUncertainty)  # fmt: skip
+              _ok('UncertaintyResolved'), DATA_BODY | {404}, 'ResolveUncertainty')  # fmt: skip
 ME = _op('me', 'views', 'GET', f'{CTX}/me', 'Who the key speaks for, and with which grants', _ok('Me'), DATA_GET)
 INSPECT = _op('inspect', 'views', 'GET', f'{CTX}/inspect', 'The object a typed ref names', _ok('Inspection'), DATA_GET | {404, 501},
               query=('asOf', 'atInstant', 'ref', 'validFrom', 'validUntil'))  # fmt: skip
@@ -175,7 +172,7 @@ SWEEP = _op('run_sweep', 'lifecycle', 'POST', f'{CTX}/lifecycle/{{sweep}}', 'Run
             _ok('SweepResult'), DATA | {404})  # fmt: skip
 OWN_KEYS = _op('list_own_keys', 'keys', 'GET', f'{CTX}/keys', "The calling principal's keys", _ok('OwnKeys'), DATA_GET)
 OWN_KEY_MINT = _op('mint_own_key', 'keys', 'POST', f'{CTX}/keys', 'Mint a key for the calling principal',
-                   {201: Answer('Created (the secret is shown once)', 'KeyView')}, DATA_BODY | {409}, models.SelfKeyCreate,
+                   {201: Answer('Created (the secret is shown once)', 'KeyView')}, DATA_BODY | {409}, 'SelfKeyCreate',
                    query=TTL)  # fmt: skip
 OWN_KEY_ROTATE = _op('rotate_own_key', 'keys', 'POST', f'{CTX}/keys/{{name}}/rotate', 'Rotate one of the calling principal’s keys',
                      _ok('KeyView', 'Rotated (the new secret is shown once)'), DATA | {400, 404},
@@ -187,26 +184,26 @@ OWN_KEY_DELETE = _op('delete_own_key', 'keys', 'DELETE', f'{CTX}/keys/{{name}}',
 _PRINCIPAL = f'{MGMT}/{{context_id}}/principals/{{principal_id}}'
 CONTEXTS = _op('list_contexts', 'contexts', 'GET', MGMT, 'Every context', _ok('ContextSummary', array=True), MANAGEMENT)
 CONTEXT_CREATE = _op('create_context', 'contexts', 'POST', f'{MGMT}/{{context_id}}', 'Create a context',
-                     {201: Answer('Created', 'ContextView')}, MANAGEMENT | {400, 409, 413, 422}, models.ContextCreate)  # fmt: skip
+                     {201: Answer('Created', 'ContextView')}, MANAGEMENT | {400, 409, 413, 422}, 'ContextCreate')  # fmt: skip
 CONTEXT_GET = _op('get_context', 'contexts', 'GET', f'{MGMT}/{{context_id}}', 'A context with its effective config',
                   _ok('ContextView'), IN_CONTEXT)  # fmt: skip
 CONTEXT_PATCH = _op('patch_context', 'contexts', 'PATCH', f'{MGMT}/{{context_id}}', "Deep-merge into a context's config",
-                    _ok('ContextView'), IN_CONTEXT | {400, 413}, models.ContextPatch)  # fmt: skip
+                    _ok('ContextView'), IN_CONTEXT | {400, 413}, 'ContextPatch')  # fmt: skip
 CONTEXT_DELETE = _op('delete_context', 'contexts', 'DELETE', f'{MGMT}/{{context_id}}', 'Delete a context and all its data',
                      {204: NO_CONTENT}, IN_CONTEXT)  # fmt: skip
 PRINCIPAL_CREATE = _op('create_principal', 'contexts', 'POST', f'{MGMT}/{{context_id}}/principals', 'Create a principal',
                        {201: Answer('Created', 'PrincipalView'), 200: Answer('Already there with this id and body', 'PrincipalView')},
-                       IN_CONTEXT | {400, 409, 413}, models.PrincipalCreate)  # fmt: skip
+                       IN_CONTEXT | {400, 409, 413}, 'PrincipalCreate')  # fmt: skip
 PRINCIPALS = _op('list_principals', 'contexts', 'GET', f'{MGMT}/{{context_id}}/principals', "A context's principals",
                  _ok('PrincipalView', array=True), IN_CONTEXT)  # fmt: skip
 PRINCIPAL_GET = _op('get_principal', 'contexts', 'GET', _PRINCIPAL, 'One principal', _ok('PrincipalView'), IN_CONTEXT)
 PRINCIPAL_PATCH = _op('patch_principal', 'contexts', 'PATCH', _PRINCIPAL, 'Change a principal', _ok('PrincipalView'),
-                      IN_CONTEXT | {400, 403, 409, 413}, models.PrincipalPatch)  # fmt: skip
+                      IN_CONTEXT | {400, 403, 409, 413}, 'PrincipalPatch')  # fmt: skip
 PRINCIPAL_DELETE = _op('delete_principal', 'contexts', 'DELETE', _PRINCIPAL, 'Delete a principal and its keys', {204: NO_CONTENT},
                        IN_CONTEXT | {403})  # fmt: skip
 KEYS = _op('list_keys', 'contexts', 'GET', f'{_PRINCIPAL}/keys', "A principal's keys", _ok('KeyView', array=True), IN_CONTEXT)
 KEY_MINT = _op('mint_key', 'contexts', 'POST', f'{_PRINCIPAL}/keys/{{name}}', 'Mint a key for a principal',
-               {201: Answer('Created (the secret is shown once)', 'KeyView')}, IN_CONTEXT | {400, 403, 409, 413}, models.KeyCreate,
+               {201: Answer('Created (the secret is shown once)', 'KeyView')}, IN_CONTEXT | {400, 403, 409, 413}, 'KeyCreate',
                query=TTL)  # fmt: skip
 KEY_ROTATE = _op('rotate_key', 'contexts', 'POST', f'{_PRINCIPAL}/keys/{{name}}/rotate', "Rotate a principal's key",
                  _ok('KeyView', 'Rotated (the new secret is shown once)'), IN_CONTEXT | {400}, query=TTL)  # fmt: skip

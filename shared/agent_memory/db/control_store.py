@@ -12,7 +12,6 @@ import datetime as dt
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from agent_memory.db import to_rows
 from agent_memory.db.connection import CONTROL_DB, Database, QueryFailed, context_db_name, run_with_retry
 from agent_memory.db.migrations import ensure_migrated, forget_migrated
 from agent_memory.db.records import rid
@@ -131,18 +130,18 @@ class ControlStore:
         except Conflict as exc:
             raise Conflict(f'context {context_id!r} already exists') from exc
         ensure_migrated(self.db, context_db_name(context_id), 'context')
-        return to_rows.context(rows[0])
+        return _context_row(rows[0])
 
     def get_context(self, context_id: str) -> ContextRow | None:
         row = self._q('SELECT * FROM ONLY $id;', id=rid('context', context_id))[0]
-        return to_rows.context(row) if row else None
+        return _context_row(row) if row else None
 
     def list_context_ids(self) -> list[str]:
         return [str(v) for v in self._q('SELECT VALUE record::id(id) FROM context ORDER BY id;')[0]]
 
     def list_contexts(self) -> list[ContextRow]:
         """Every context, ordered by id."""
-        return [to_rows.context(r) for r in self._q('SELECT * FROM context ORDER BY id;')[0] or []]
+        return [_context_row(r) for r in self._q('SELECT * FROM context ORDER BY id;')[0] or []]
 
     def update_context_config(self, context_id: str, seen_updated_at: dt.datetime, config: dict[str, Any], now: dt.datetime) -> None:
         """Replace the stored config override if nobody changed the context since ``seen_updated_at``.
@@ -255,3 +254,11 @@ class ControlStore:
     def management_key_hash(self, key_hash: str) -> str | None:
         row = self._q('SELECT VALUE hash FROM ONLY $id;', id=rid('management_key', key_hash))[0]
         return str(row) if row else None
+
+
+def _context_row(row: dict[str, Any]) -> ContextRow:
+    """``to_rows.context``, imported on first use: ``to_rows`` builds every row type, and a health check's cold start
+    (which builds this store to register the management keys) reads no context."""
+    from agent_memory.db import to_rows
+
+    return to_rows.context(row)

@@ -31,12 +31,15 @@ from agent_memory.tuning import knobs
 
 # Every projection carries scope_sets: a reply built from these rows is stored no wider (domain/derived_scope.py)
 PROJECTIONS = {
-    'attribute': 'id, key, value, importance, created_at, scope_sets, entity, entity.name AS entity_name, entity.type AS entity_type',
+    # turn (facts): the turn a fact was extracted from, so fusion credits the passage that said it (domain/retrieval.py)
+    'attribute': 'id, key, value, importance, created_at, scope_sets, entity, entity.name AS entity_name, entity.type AS entity_type, '
+    'source_turn AS turn',
     'entity': 'id, name, type, importance, created_at, scope_sets',
     # spoken_at: when the turn was said (its ts); seq: the turn's place in its session (adjacent turns)
     'memory_chunk': 'id, text, created_at, role, session, turn, scope_sets, turn.observed_at AS spoken_at, turn.seq AS seq',
-    'relates_to': 'id, in, out, label, importance, created_at, scope_sets, in.name AS in_name, out.name AS out_name',
-    'action': 'id, summary, actor, object, object_text, verb, importance, created_at, occurred_at, scope_sets, actor.name AS actor_name',
+    'relates_to': 'id, in, out, label, importance, created_at, scope_sets, in.name AS in_name, out.name AS out_name, source_turn AS turn',
+    'action': 'id, summary, actor, object, object_text, verb, importance, created_at, occurred_at, scope_sets, actor.name AS actor_name, '
+    'source_turn AS turn',
 }
 TEXT_FIELDS = {'attribute': 'search_text', 'entity': 'name', 'memory_chunk': 'text'}
 VECTOR_TABLES = ('attribute', 'entity', 'memory_chunk')

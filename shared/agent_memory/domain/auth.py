@@ -6,7 +6,6 @@ expired or other-context key all fail the same way: 401 with one body.
 
 from __future__ import annotations
 
-import hashlib
 import hmac
 import math
 import re
@@ -16,10 +15,10 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from agent_memory.clock import utcnow
-from agent_memory.config import get_settings
 from agent_memory.db.caller_lookup import CallerRows, RateDefaults, key_context, resolve_caller
 from agent_memory.db.control_store import ControlStore
 from agent_memory.domain.context_config import ContextConfig, RateLimitConfig, effective_config
+from agent_memory.domain.key_hashes import hash_key as hash_key  # re-exported: callers name it from auth
 from agent_memory.domain.scopes import intersect_grants
 from agent_memory.errors import Forbidden, TooManyRequests, Unauthorized, Unprocessable
 from agent_memory.rows.control import PrincipalRow
@@ -40,10 +39,6 @@ def check_context_id(context_id: str) -> str:
     if context_id in RESERVED_CONTEXT_IDS:
         raise Unprocessable(f'context id {context_id!r} is reserved')
     return context_id
-
-
-def hash_key(token: str) -> str:
-    return hmac.new(get_settings().key_secret.encode(), token.encode(), hashlib.sha256).hexdigest()
 
 
 def mint_token(prefix: str = 'am') -> str:

@@ -4,18 +4,20 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agent_memory.clock import utcnow, when
 from agent_memory.db.connection import run_with_retry
 from agent_memory.db.control_store import ControlStore
-from agent_memory.db.memory_store import MemoryStore
 from agent_memory.domain.auth import check_context_id, hash_key, mint_token
 from agent_memory.domain.context_config import deep_merge, effective_config
 from agent_memory.errors import BadRequest, NotFound
 from agent_memory.rows.control import ContextRow, KeyRecord
 
-StoreFor = Callable[[str], MemoryStore]  # a context's memory store, migrated
+if TYPE_CHECKING:
+    from agent_memory.db.memory_store import MemoryStore
+
+StoreFor = Callable[[str], 'MemoryStore']  # a context's memory store, migrated
 
 
 def context_view(row: ContextRow) -> dict[str, Any]:
@@ -85,11 +87,6 @@ def mint_context_key(control: ControlStore, context_id: str, principal: str, nam
     secret = token or mint_token()
     control.put_key(KeyRecord(context_id, principal, name, hash_key(secret), None, None), utcnow())
     return secret
-
-
-def sync_management_keys(control: ControlStore, tokens: tuple[str, ...]) -> None:
-    """The configured management keys are authoritative: register them and revoke every other one (cold start)."""
-    control.replace_management_keys([hash_key(t) for t in tokens], utcnow())
 
 
 def bootstrap(control: ControlStore, store_for: StoreFor, context_id: str, context_key: str | None) -> str:

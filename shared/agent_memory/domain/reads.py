@@ -10,7 +10,7 @@ from typing import Any
 from urllib.parse import unquote
 
 from agent_memory.clock import utcnow, when
-from agent_memory.domain import trace_views, views
+from agent_memory.domain import views
 from agent_memory.domain.auth import Caller
 from agent_memory.domain.params import MAX_LIMIT, decode_cursor, encode_cursor
 from agent_memory.domain.ports import ContextPorts, MemoryReads
@@ -162,6 +162,8 @@ def inspect(ports: ContextPorts, caller: Caller, ref: str | None, times: dict[st
         current = next((r for r in rows if r['supersededBy'] is None and r['validUntil'] is None), None)
         return {'kind': 'attribute', 'current': current, 'history': rows}
     if kind == 'trace' and rest:
+        from agent_memory.domain import trace_views  # traces pull in recall and synthesis: only inspect needs them
+
         record = trace_views.get_trace(ports.trace_history, caller, rest)
         return {**record, 'kind': 'trace', 'traceKind': record['kind']}
     if kind in ('relation', 'passage', 'document') and rest:

@@ -23,7 +23,7 @@ class Candidate:
     # entity
     name: str | None = None
     type: str | None = None
-    # memory_chunk (``session_key`` is the stored session key, ``turn`` the bare turn id)
+    # memory_chunk (``session_key`` is the stored session key, ``turn`` the bare turn id; on a fact, its source turn)
     text: str | None = None
     role: str | None = None
     session_key: str | None = None
