@@ -8,9 +8,12 @@ trace purge walks ``created_at`` forward.
     PYTHONPATH=shared:infra:. .venv/bin/python bench/lifecycle_designs.py --sizes 10000,100000
 
 Data per size N: attribute rows, 1/3 each context/knowledge/identity. Of the context rows, half were
-expired by earlier sweeps (known 30 days ago, closed 23 days ago), 1 % of N cross the 7-day TTL now,
-the rest are an hour old. Both designs get the same rows in their own database; results are checked
-against each other (sum of importance after one decay step, rows expired).
+expired by earlier sweeps (known 30 days ago, closed 23 days ago), 1 % of N (``--crossing``) cross the 7-day
+TTL now, the rest are an hour old. N traces (``--traces``), 10 % (``--due``) past a 30-day window. Rows go in
+as small bound INSERT statements (``bench_env.insert_sql``); ``--lean`` drops the indexes no sweep reads, and
+``--old-budget`` stops an old sweep after that many seconds (its count is then short of the new one's).
+Both designs get the same rows in their own database; results are checked against each other (sum of
+importance after one decay step, rows expired).
 """
 
 from __future__ import annotations
