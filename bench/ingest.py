@@ -12,8 +12,11 @@ stage: the worker's own cost). The user turns of the labelled extraction corpus 
 The worker's time is split by wrapping the real methods (the wrappers call through): extraction =
 ``Extractors.run``; embedding = time inside the loaded embedding model; reconcile = ``Reconciler.run``;
 commit = ``MemoryStore.apply`` minus the model time inside it; reads = the rest (the job's context,
-turn and principal reads, the extraction context, the handler). Nothing here asserts on timings. The
-machine's load average is printed with the results.
+turn and principal reads, the extraction context, the handler). Each path and phase also reports process CPU
+(``time.process_time``: every thread of the process, so the embedded engine's and onnxruntime's too), which moves
+far less than wall time on a loaded machine; and the worker's database round trips. ``--model-floor`` times the
+embedding model alone at batch sizes 1/8/32/64. Nothing here asserts on timings. The machine's load average is
+printed with the results. The script also runs in an export of an older tree (4f2dae3 on), for old-beside-new loops.
 
 Run: ``PYTHONPATH=shared:infra:. .venv/bin/python bench/ingest.py`` (about a minute on 2 idle vCPUs).
 """
@@ -32,7 +35,7 @@ from typing import Any
 
 from bench_env import load_handler  # noqa: E402,I001  # first: paths and environment before the service imports
 
-from agent_memory.composition import get_services  # noqa: E402
+from agent_memory.db.connection import Database  # noqa: E402
 from agent_memory.db.memory_store import MemoryStore  # noqa: E402
 from agent_memory.domain.contexts import create_context, mint_context_key  # noqa: E402
 from agent_memory.domain.extraction_pipeline import Extractors  # noqa: E402
@@ -40,6 +43,11 @@ from agent_memory.domain.reconcile import Reconciler  # noqa: E402
 from agent_memory.jobs import ExtractionJob  # noqa: E402
 from local_runtime.events import LocalContext, http_event, sqs_record  # noqa: E402
 from tests.extraction_corpus.scoring import load_corpus  # noqa: E402
+
+try:
+    from agent_memory.composition import get_services
+except ImportError:  # the session-2 start (4f2dae3), measured with this same script copied into its export
+    from agent_memory.api.services import get_services  # type: ignore[no-redef]
 
 PHASES = ('extraction', 'embedding', 'reconcile', 'commit', 'reads')
 
@@ -59,23 +67,27 @@ class Clock:
 
     def __init__(self) -> None:
         self.seconds: dict[str, float] = defaultdict(float)
+        self.cpu: dict[str, float] = defaultdict(float)  # process CPU (every thread: the engine's and the model's too)
         self.model_calls = 0
         self.model_texts = 0
         self.applying = False  # inside MemoryStore.apply: its model time is embedding, not commit
+        self.round_trips = 0
 
     def wrap(self, phase: str, fn: Callable[..., Any]) -> Callable[..., Any]:
         def timed(*args: Any, **kwargs: Any) -> Any:
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), time.process_time()
             try:
                 return fn(*args, **kwargs)
             finally:
                 self.seconds[phase] += time.perf_counter() - t0
+                self.cpu[phase] += time.process_time() - c0
 
         return timed
 
     def reset(self) -> None:
         self.seconds.clear()
-        self.model_calls = self.model_texts = 0
+        self.cpu.clear()
+        self.model_calls = self.model_texts = self.round_trips = 0
 
 
 def instrument(clock: Clock) -> None:
@@ -85,12 +97,13 @@ def instrument(clock: Clock) -> None:
     def counted(texts: Any) -> Any:
         clock.model_calls += 1
         clock.model_texts += len(texts)
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         try:
             return embed(texts)
         finally:
             if clock.applying:
                 clock.seconds['embedding inside apply'] += time.perf_counter() - t0
+                clock.cpu['embedding inside apply'] += time.process_time() - c0
 
     apply = clock.wrap('apply', MemoryStore.apply)
 
@@ -101,7 +114,14 @@ def instrument(clock: Clock) -> None:
         finally:
             clock.applying = False
 
+    query = Database.query
+
+    def counted_query(*args: Any, **kwargs: Any) -> Any:
+        clock.round_trips += 1
+        return query(*args, **kwargs)
+
     model.embed = counted  # type: ignore[method-assign]
+    Database.query = counted_query  # type: ignore[method-assign]
     Extractors.run = clock.wrap('extraction', Extractors.run)  # type: ignore[method-assign]
     Reconciler.run = clock.wrap('reconcile', Reconciler.run)  # type: ignore[method-assign]
     MemoryStore.apply = applying  # type: ignore[method-assign]
@@ -134,6 +154,14 @@ def post_batches(facts_fn: Any, ctx: str, key: str, texts: list[str], size: int,
     return time.perf_counter() - started
 
 
+def split(spent: dict[str, float], total: float) -> dict[str, float]:
+    """The phases of ``spent``: commit is the apply minus the model inside it; reads are what no wrapper timed."""
+    phases = dict(spent)
+    phases['commit'] = phases.pop('apply', 0.0) - phases.pop('embedding inside apply', 0.0)
+    phases['reads'] = total - sum(phases.get(p, 0.0) for p in PHASES if p != 'reads')
+    return phases
+
+
 def run(args: argparse.Namespace, texts: list[str], clock: Clock) -> dict[str, Any]:
     services = get_services()
     queue = CollectingQueue()
@@ -146,19 +174,21 @@ def run(args: argparse.Namespace, texts: list[str], clock: Clock) -> dict[str, A
         key = mint_context_key(services.control, ctx, 'admin', 'bench')
         clock.reset()
         forget_vectors()
+        cpu = time.process_time()
         accept_s = post_batches(facts_fn, ctx, key, texts, args.batch, infer)
-        result[f'accept_{infer}'] = (accept_s, clock.model_calls, clock.model_texts)
+        result[f'accept_{infer}'] = (accept_s, time.process_time() - cpu, clock.model_calls, clock.model_texts)
         if infer == 'full':
             clock.reset()
+            cpu = time.process_time()
             started = time.perf_counter()
             for n, job in enumerate(queue.jobs, 1):
                 record = sqs_record(f'm{n}', job.to_json(), f'r{n}', 1, 'arn:aws:sqs:local:0:bench', int(time.time() * 1000))
                 assert call(worker_fn, {'Records': [record]}) == {'batchItemFailures': []}
             worker_s = time.perf_counter() - started
-            seconds = dict(clock.seconds)
-            seconds['commit'] = seconds.pop('apply', 0.0) - seconds.pop('embedding inside apply', 0.0)
-            seconds['reads'] = worker_s - sum(seconds[p] for p in PHASES if p != 'reads')
-            result['worker'] = (worker_s, seconds, clock.model_calls, clock.model_texts, len(queue.jobs))
+            worker_cpu = time.process_time() - cpu
+            seconds, cpus = split(clock.seconds, worker_s), split(clock.cpu, worker_cpu)
+            model = (clock.model_calls, clock.model_texts)
+            result['worker'] = (worker_s, worker_cpu, seconds, cpus, *model, len(queue.jobs), clock.round_trips)
             counts = (
                 'RETURN [(SELECT count() FROM attribute GROUP ALL)[0].count ?? 0, '
                 '(SELECT count() FROM memory_chunk WHERE embedding IS NONE GROUP ALL)[0].count ?? 0];'
@@ -167,45 +197,67 @@ def run(args: argparse.Namespace, texts: list[str], clock: Clock) -> dict[str, A
             result['rows'] = facts
         queue.jobs.clear()
         services.control.delete_context(ctx)
-        services.drop_context(ctx)
+        getattr(services, 'drop_context', getattr(services, 'forget_store', None))(ctx)
     return result
+
+
+def model_floor(texts: list[str]) -> list[str]:
+    """The embedding model alone on this box: texts/s at each batch size, on the same corpus texts."""
+    model = get_services().embedder.warm()
+    lines = ['| model batch size | texts/s | ms per text | CPU ms per text | load (1 min) |', '|---|---|---|---|---|']
+    for size in (1, 8, 32, 64):
+        sample = texts[:192]
+        started, cpu = time.perf_counter(), time.process_time()
+        for chunk in batches(sample, size):
+            model.embed(chunk)
+        wall, used = time.perf_counter() - started, time.process_time() - cpu
+        lines.append(f'| {size} | {len(sample) / wall:.0f} | {1000 * wall / len(sample):.2f} | {1000 * used / len(sample):.2f} | '
+                     f'{os.getloadavg()[0]:.1f} |')  # fmt: skip
+    return lines
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument('--turns', type=int, default=200, help='user turns of the corpus (repeated if it has fewer)')
     parser.add_argument('--batch', type=int, default=25, help='messages per POST /facts/batch (max 100)')
+    parser.add_argument('--model-floor', action='store_true', help='also time the embedding model alone at batch sizes 1/8/32/64')
     args = parser.parse_args()
     corpus = [t.text for s in load_corpus() for t in s.turns if t.role == 'user']
     texts = [corpus[i % len(corpus)] + ('' if i < len(corpus) else f' (again, {i // len(corpus)})') for i in range(args.turns)]
     clock = Clock()
     get_services().embedder.warm()
+    floor = model_floor(texts) if args.model_floor else []
     instrument(clock)
     load_before = os.getloadavg()
     r = run(args, texts, clock)
     n = len(texts)
-    worker_s, seconds, calls, model_texts, jobs = r['worker']
+    worker_s, worker_cpu, seconds, cpus, calls, model_texts, jobs, round_trips = r['worker']
     lines = [
         f'# Ingest: {n} turns, {args.batch} per POST /facts/batch, {jobs} worker jobs; load average before / after: '
         f'{load_before[0]:.1f} / {os.getloadavg()[0]:.1f} (1 min), {os.cpu_count()} CPUs',
         '',
-        '| path | seconds | turns/s | model calls / texts |',
-        '|---|---|---|---|',
+        '| path | seconds | turns/s | CPU s (process) | turns per CPU s | model calls / texts |',
+        '|---|---|---|---|---|---|',
     ]
     for infer, what in (
         ('none', 'POST /facts/batch, infer none (stored + chunks embedded)'),
         ('full', 'POST /facts/batch, infer full (accepted, queued)'),
     ):
-        accept_s, accept_calls, accept_texts = r[f'accept_{infer}']
-        lines.append(f'| {what} | {accept_s:.2f} | {n / accept_s:.0f} | {accept_calls} / {accept_texts} |')
-    lines.append(f'| worker: stage 0 + reconcile + embeddings + commit | {worker_s:.2f} | {n / worker_s:.0f} | {calls} / {model_texts} |')
+        accept_s, accept_cpu, accept_calls, accept_texts = r[f'accept_{infer}']
+        lines.append(f'| {what} | {accept_s:.2f} | {n / accept_s:.0f} | {accept_cpu:.2f} | {n / accept_cpu:.0f} | '
+                     f'{accept_calls} / {accept_texts} |')  # fmt: skip
+    lines.append(f'| worker: stage 0 + reconcile + embeddings + commit | {worker_s:.2f} | {n / worker_s:.0f} | {worker_cpu:.2f} | '
+                 f'{n / worker_cpu:.0f} | {calls} / {model_texts} |')  # fmt: skip
     accept_full = r['accept_full'][0]
-    lines.append(f'| end to end, infer full (accept + worker) | {accept_full + worker_s:.2f} | {n / (accept_full + worker_s):.0f} | |')
-    lines += ['', '| worker phase | seconds | ms per turn | share |', '|---|---|---|---|']
-    lines += [f'| {p} | {seconds.get(p, 0.0):.2f} | {1000 * seconds.get(p, 0.0) / n:.2f} | {100 * seconds.get(p, 0.0) / worker_s:.0f}% |'
-              for p in PHASES]  # fmt: skip
+    lines.append(f'| end to end, infer full (accept + worker) | {accept_full + worker_s:.2f} | {n / (accept_full + worker_s):.0f} | | | |')
+    lines += ['', '| worker phase | seconds | ms per turn | share | CPU ms per turn | CPU share |', '|---|---|---|---|---|---|']
+    lines += [f'| {p} | {seconds.get(p, 0.0):.2f} | {1000 * seconds.get(p, 0.0) / n:.2f} | {100 * seconds.get(p, 0.0) / worker_s:.0f}% | '
+              f'{1000 * cpus.get(p, 0.0) / n:.2f} | {100 * cpus.get(p, 0.0) / worker_cpu:.0f}% |' for p in PHASES]  # fmt: skip
     attributes, unembedded = r['rows']
-    lines.append(f'\nAfter the worker: {attributes} attribute rows, {unembedded} chunks without an embedding.')
+    lines.append(f'\nWorker round trips to the database: {round_trips} ({round_trips / n:.1f} per turn).')
+    lines.append(f'After the worker: {attributes} attribute rows, {unembedded} chunks without an embedding.')
+    if floor:
+        lines += ['', *floor]
     print('\n'.join(lines))
 
 

@@ -136,7 +136,7 @@ def replay(conv: Conversation, dumped: dict[str, Any], variant: dict[str, Any], 
         for q, lists in zip(conv.questions, dumped['questions'], strict=True):
             lists = {name: hits[: depth.get(name, len(hits))] for name, hits in lists.items()}
             pool = retrieval.fuse(copy.deepcopy(lists))
-            best = retrieval.neighbour_sources(pool)
+            best = [(h.id, h.position) for h in retrieval.best_passages(lists) if h.position]
             adjacent = {hit_id: [copy.deepcopy(at[n]) for n in ((p[0], p[1] - 1), (p[0], p[1] + 1)) if n in at] for hit_id, p in best}
             pool = retrieval.reranked(retrieval.with_neighbours(pool, adjacent), q.text)
             scores.add(q, [{by_ref[h.id]} if h.id in by_ref else set() for h in pool[: max(CUTS)]])

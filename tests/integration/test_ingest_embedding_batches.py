@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import uuid
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -11,6 +12,7 @@ import pytest
 from agent_memory.composition import Services
 from agent_memory.db.connection import Database
 from agent_memory.db.memory_store import MemoryStore
+from agent_memory.db.sdk import Vector
 from tests.support.handlers import Api
 from tests.support.worker import Worker
 
@@ -63,9 +65,69 @@ def test_each_vocabulary_read_of_an_extracted_turn_walks_an_index_newest_first(
     code, _, _ = api.call('facts', 'POST', '/facts/batch', {'messages': [{'role': 'user', 'content': 'Alice manages Bob at Acme.'}]})
     assert code == 202 and worker.deliver(worker.receive()) == {'batchItemFailures': []}
     monkeypatch.undo()
-    vocabulary = [(sql, params) for sql, params in sent if 'SELECT label, created_at FROM relates_to' in sql]
+    vocabulary = [(sql, params) for sql, params in sent if 'SELECT id, label, created_at FROM relates_to' in sql]
     assert vocabulary
     sql, params = vocabulary[0]
     for statement in (s.strip() for s in sql.split(';') if 'ORDER BY' in s):
         plan = json.dumps(store.q(f'{statement} EXPLAIN;', **params)[0])
         assert 'TableScan' not in plan and 'SortByKey' not in plan and '"direction": "Backward"' in plan, (statement, plan)
+
+
+def test_the_reconciler_reads_open_attributes_without_their_vectors(
+    api: Api, worker: Worker, store: MemoryStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every extracted attribute's address is read before its turn commits; a row's 384-float embedding is of no use to
+    the reconciler and cost more to decode than the rest of the row."""
+    # Given a fact already held at an address
+    code, _, _ = api.call('facts', 'POST', '/facts/batch', {'messages': [{'role': 'user', 'content': 'My favourite colour is teal.'}]})
+    assert code == 202 and worker.deliver(worker.receive()) == {'batchItemFailures': []}
+    returned: list[dict[str, Any]] = []
+    real = Database.query
+
+    def recorded(self: Database, database: str, sql: str, params: dict[str, Any] | None = None) -> list[Any]:
+        result = real(self, database, sql, params)
+        if database == store.database and 'FROM attribute WHERE address' in sql and 'BEGIN' not in sql:
+            returned.extend(row for rows in result for row in rows or [] if isinstance(row, dict))
+        return result
+
+    monkeypatch.setattr(Database, 'query', recorded)
+    # When a turn about the same address is extracted
+    code, _, _ = api.call('facts', 'POST', '/facts/batch', {'messages': [{'role': 'user', 'content': 'My favourite colour is red.'}]})
+    assert code == 202 and worker.deliver(worker.receive()) == {'batchItemFailures': []}
+    # Then the reconciler read the held row, without its vector
+    assert returned and all('embedding' not in row and row['key'] == 'favourite_colour' for row in returned), returned
+
+
+def test_every_vector_a_write_sends_is_bound_as_a_packed_vector(
+    api: Api, worker: Worker, store: MemoryStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The SDK encodes a plain list one float per call (about 1.3 ms per vector); ``Vector`` is packed in one."""
+    # Given every parameter the writes send to the context database recorded
+    sent: list[Any] = []
+    real = Database.query
+
+    def recorded(self: Database, database: str, sql: str, params: dict[str, Any] | None = None) -> list[Any]:
+        if database == store.database:
+            sent.append(params)
+        return real(self, database, sql, params)
+
+    def vectors(value: Any) -> Iterator[list[Any]]:
+        if isinstance(value, dict):
+            for item in value.values():
+                yield from vectors(item)
+        elif isinstance(value, list | tuple):
+            if len(value) == 384 and all(isinstance(v, float) for v in value):
+                yield value
+            else:
+                for item in value:
+                    yield from vectors(item)
+
+    monkeypatch.setattr(Database, 'query', recorded)
+    # When a turn is stored with its chunk embedded, and a turn is extracted (chunk, entity and attribute vectors)
+    assert api.call('facts', 'POST', '/facts', {'text': 'Remember the blue door.', 'infer': 'none'})[0] == 200
+    code, _, _ = api.call('facts', 'POST', '/facts/batch', {'messages': [{'role': 'user', 'content': 'I work at Initech.'}]})
+    assert code == 202 and worker.deliver(worker.receive()) == {'batchItemFailures': []}
+    # Then every vector sent was a Vector
+    found = [v for params in sent for v in vectors(params)]
+    assert len(found) >= 3
+    assert all(isinstance(v, Vector) for v in found), [type(v) for v in found]

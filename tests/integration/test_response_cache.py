@@ -22,6 +22,7 @@ from tests.support.db_snapshot import snapshot
 from tests.support.handlers import MANAGEMENT_KEY, Api
 from tests.support.llm_server import LlmTestServer
 from tests.support.principals import make_principal
+from tests.support.tuning import tune
 
 PARAPHRASE_HIT = "What is Alice's job at Acme?"  # cosine 0.938 to QUESTION with the local model
 PARAPHRASE_MISS = "Alice's job at Acme?"  # cosine 0.904
@@ -281,3 +282,44 @@ def test_a_session_with_only_a_system_turn_already_has_prior_turns(seeded: Api, 
     assert code == 200
     assert chat(seeded, sessionId=body['sessionId'])['cached'] is False
     assert llm.chat_calls == 2
+
+
+def test_hits_do_not_crowd_the_answer_they_serve_out_of_the_lookup(
+    seeded: Api, llm: LlmTestServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Given an answer served again and again to a paraphrase, with the lookup examining only the 4 nearest traces
+    tune(monkeypatch, cache_neighbours=4)
+    chat(seeded)
+    # When the paraphrase is asked more times than that
+    served = [chat(seeded, PARAPHRASE_HIT)['cached'] for _ in range(6)]
+    # Then every time it is served: a hit's trace holds no vector, so the hits (nearer the paraphrase than the
+    # original, at distance 0) never fill the nearest traces the lookup examines
+    assert served == [True] * 6 and llm.chat_calls == 1
+
+
+def test_reads_of_the_same_words_do_not_crowd_the_answer_out_of_the_lookup(
+    seeded: Api, llm: LlmTestServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Given an answer to the question, the lookup examining only the 4 nearest traces, and /query and /context asked
+    # the paraphrase's exact words more times than that (each read writes a retrieval trace)
+    tune(monkeypatch, cache_neighbours=4)
+    chat(seeded)
+    for route in ('/query', '/context', '/query', '/context', '/query'):
+        code, body, _ = seeded.call('retrieval', 'POST', route, {'query': PARAPHRASE_HIT})
+        assert code == 200, body
+    # When the paraphrase is asked in /chat
+    served = chat(seeded, PARAPHRASE_HIT)
+    # Then the answer is served: the reads' traces hold no vector, so they never fill the nearest traces examined
+    assert served['cached'] is True and llm.chat_calls == 1
+
+
+def test_a_similar_answer_is_served_when_every_answer_to_the_same_question_is_stale(seeded: Api, llm: LlmTestServer) -> None:
+    # Given an answer to the question made stale by a new fact about Alice, and a fresher answer to a paraphrase of it
+    chat(seeded)
+    remember(seeded, {'entity': ALICE, 'key': 'team', 'value': 'platform'})
+    fresher = chat(seeded, PARAPHRASE_HIT)
+    assert fresher['cached'] is False and llm.chat_calls == 2
+    # When the question is asked again, Then the lookup (which skips the similarity search while the same question has
+    # answers) goes on to the similar ones once those fail validity, and serves the paraphrase's answer
+    again = chat(seeded)
+    assert again['cached'] is True and again['reply'] == fresher['reply'] and llm.chat_calls == 2

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from agent_memory.composition import Services
+from agent_memory.db.connection import Database
 from agent_memory.db.memory_store import MemoryStore
 from agent_memory.db.trace_reads import TraceReads
 from agent_memory.rows.traces import RetrievalTraceRow
@@ -265,3 +266,29 @@ def test_traces_list_get_stats_and_privacy(world: Api, services: Services) -> No
     assert outsider.call('traces', 'GET', f'/traces/{chat_body["traceId"]}')[0] == 404
     code, theirs, _ = outsider.call('traces', 'GET', '/traces')
     assert code == 200 and theirs['traces'] == []
+
+
+def test_a_hybrid_query_is_three_round_trips_to_its_context(world: Api, store: MemoryStore, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Once the query's words are counted, a hybrid /query reads its lists in one round trip, the seeds' graph, tier 1
+    and the adjacent turns in a second, and writes its trace with the reinforcement in a third (one transaction)."""
+    # Given a seeded world and a question an earlier query already counted the words of, When it is asked again, Then
+    # the context database sees three round trips, the trace is stored and the returned facts are reinforced
+    query(world, "What is Alice's role?")
+    before = store.rows("SELECT VALUE importance FROM attribute WHERE key = 'role' AND value = 'CTO';")[0]
+    sent: list[str] = []
+    real = Database.query
+
+    def recorded(self: Database, database: str, sql: str, params: dict[str, Any] | None = None) -> list[Any]:
+        if database == store.database:
+            sent.append(sql)
+        return real(self, database, sql, params)
+
+    monkeypatch.setattr(Database, 'query', recorded)
+    body = query(world, "What is Alice's role?")
+    monkeypatch.setattr(Database, 'query', real)
+    assert len(sent) == 3, sent
+    assert 'BEGIN TRANSACTION' in sent[-1] and 'CREATE' in sent[-1] and 'UPDATE' in sent[-1]
+    assert body['hits'][0]['text'] == 'Alice role: CTO'
+    assert TraceReads(store).get('retrieval_trace', body['trace']['traceId'].split(':', 1)[1]) is not None
+    after = store.rows("SELECT VALUE importance FROM attribute WHERE key = 'role' AND value = 'CTO';")[0]
+    assert after == pytest.approx(min(2.0, before * 1.1))

@@ -8,7 +8,7 @@ from typing import Any
 from agent_memory.clock import utcnow
 from agent_memory.composition import Services
 from agent_memory.db.memory_store import MemoryStore
-from agent_memory.db.retrieval_store import ReadFilter, RetrievalStore, TermPlan, plan_terms
+from agent_memory.db.retrieval_store import ROWS, ReadFilter, RetrievalStore, TermPlan, plan_terms, scoreless
 from agent_memory.db.term_frequencies import TermFrequencies
 from agent_memory.db.trace_reads import TraceReads
 from agent_memory.rows.traces import RetrievalTraceRow
@@ -87,11 +87,11 @@ def test_an_adjacent_turn_outside_the_requested_labels_never_joins(api: Api) -> 
     assert code == 200 and ids(found) == ['Melanie: What did you end up calling the new puppy?']
 
 
-def test_a_single_common_term_beside_selective_ones_is_left_out_of_the_or(api: Api, store: MemoryStore) -> None:
-    """A term in more than ``df_cap`` rows would cost a scan of all of them and rank nothing the selective terms do
-    not: alone beside them it is dropped; when every term is that common, the list is their intersection."""
-    # Given a term in more rows than the cap, When the text lists are built, Then alone beside a selective term it is
-    # dropped, and alone with other common terms it is searched for with them
+def test_terms_in_half_the_rows_or_more_are_left_out_of_the_list(api: Api, store: MemoryStore) -> None:
+    """A term in at least half the rows scores 0 (3.2 clamps its IDF), so it ranks nothing and would cost a read of
+    every row it is in: it is not searched for, alone, beside selective terms or with other such terms."""
+    # Given a name and a word in every row of a table larger than the cap, When the text lists are built, Then both are
+    # counted only up to half the table and left out; the selective term alone finds its row, the two alone find nothing
     notes = [f'Caroline: note {i}' for i in range(TUNING.df_cap + 4)]
     for start in range(0, len(notes), 100):
         batch(api, notes[start : start + 100])
@@ -100,31 +100,41 @@ def test_a_single_common_term_beside_selective_ones_is_left_out_of_the_or(api: A
     terms = ['caroline', 'lighthouse']
     # one probe for every table: each table's terms are judged by that table's counts (few entity rows here)
     counts = db.term_counts(['entity', 'memory_chunk'], [*terms, 'note'])
-    assert {k: v > TUNING.df_cap for k, v in counts.items() if k[0] == 'memory_chunk'} == {
-        ('memory_chunk', 'caroline'): True, ('memory_chunk', 'lighthouse'): False, ('memory_chunk', 'note'): True,
-    }  # fmt: skip
-    assert plan_terms(terms, {t: counts[('memory_chunk', t)] for t in terms}) == TermPlan(('lighthouse',), ())
+    rows = counts[('memory_chunk', ROWS)]
+    assert rows == TUNING.df_cap + 5
+    assert counts[('memory_chunk', 'caroline')] == counts[('memory_chunk', 'note')] == (rows + 1) // 2  # counted to half
+    scoring = {t: not scoreless(counts[('memory_chunk', t)], rows) for t in [*terms, 'note']}
+    assert scoring == {'caroline': False, 'lighthouse': True, 'note': False}
+    assert plan_terms(terms, {t: counts[('memory_chunk', t)] for t in terms}, rows) == TermPlan(('lighthouse',), ())
     where = ReadFilter(['*'], utcnow())
     assert [r.text for r in db.text('memory_chunk', terms, 5, where)] == ['Caroline: the lighthouse sketch is done.']
-    rows = db.text('memory_chunk', ['caroline', 'note'], 5, where)
-    assert len(rows) == 5 and all((r.text or '').startswith('Caroline: note ') for r in rows)
+    # their intersection would list rows in write order at score 0: no lexical evidence
+    assert db.text('memory_chunk', ['caroline', 'note'], 5, where) == []
 
 
-def test_common_terms_find_their_intersection_beside_a_selective_term(api: Api) -> None:
-    """Each of the question's names and keys is in more than ``df_cap`` rows and only their combination is selective
-    (a large context: bench/retrieval.py at 10k facts). A selective word that matches nothing ("use") must not leave
-    the list empty: the common terms are searched for together."""
-    # Given more than df_cap rows each of Dana's walks and Eli's editor crashes plus one row naming Dana's editor, When /query asks in bm25
-    # mode which editor Dana uses, Then only the row holding both common terms is returned
+def test_common_terms_find_their_intersection_beside_a_selective_term(api: Api, store: MemoryStore) -> None:
+    """Each of the question's names and keys is in more than ``df_cap`` rows (but fewer than half) and only their
+    combination is selective (a large context: bench/retrieval.py at 10k facts). A selective word that matches nothing
+    ("use") must not leave the list empty: the common terms are searched for together. A word in half the rows of
+    this table (more than twice the cap) is found scoreless by its score, not by counting it."""
+    # Given more than df_cap rows each of Dana's walks and Eli's editor crashes, other days, and one row naming Dana's
+    # editor, When /query asks in bm25 mode which editor Dana uses, Then only the row holding both common terms is
+    # returned, and "day" (in half the rows) counts as scoreless
     walks = [f'Dana: I walked the dog to the park, day {i}.' for i in range(TUNING.df_cap + 1)]
     crashes = [f'Eli: my editor crashed again, take {i}.' for i in range(TUNING.df_cap + 1)]
-    rows = walks + crashes
+    quiet = [f'Eli: a quiet day, number {i}.' for i in range(20)]
+    rows = walks + crashes + quiet
     for start in range(0, len(rows), 100):
         batch(api, rows[start : start + 100])
     batch(api, ['Dana: my editor is Vim, nothing else.'])
     code, body, _ = api.call('retrieval', 'POST', '/query', {'query': 'Which editor does Dana use?', 'mode': 'bm25'})
     assert code == 200
     assert ids(body) == ['Dana: my editor is Vim, nothing else.']
+    counts = RetrievalStore(store).term_counts(['memory_chunk'], ['day', 'dana'])
+    total = counts[('memory_chunk', ROWS)]
+    assert total == len(rows) + 1 > 2 * TUNING.df_cap
+    assert counts[('memory_chunk', 'day')] == (total + 1) // 2 and scoreless(counts[('memory_chunk', 'day')], total)
+    assert counts[('memory_chunk', 'dana')] == TUNING.df_cap + 1 and not scoreless(TUNING.df_cap + 1, total)
 
 
 def test_all_text_lists_in_one_round_trip_rank_like_each_list_alone(api: Api, store: MemoryStore) -> None:
@@ -147,7 +157,7 @@ def test_all_text_lists_in_one_round_trip_rank_like_each_list_alone(api: Api, st
     assert len(calls) == 2  # the document-frequency probe, then every list
     calls.clear()
     db.text_lists(limits, [*terms, 'dawn'], where)
-    assert len(calls) == 2 and calls[0].count('@1@') == len(limits)  # only the new word is probed, in every table
+    assert len(calls) == 2 and calls[0].count('count((SELECT id') == len(limits)  # only the new word is probed, in every table
     calls.clear()
     assert [r.ref for r in db.text_lists(limits, terms, where)['memory_chunk']] == [r.ref for r in together['memory_chunk']]
     assert len(calls) == 1  # every count known: the lists alone

@@ -17,7 +17,7 @@ def test_the_hourly_sweep_resends_a_turn_whose_worker_died_mid_attempt(api: Api,
     body = say(api, 'My name is Ada.')
     messages = worker.receive()
     assert len(messages) == 1
-    TurnStore(store).start_attempt(body['turnId'])
+    TurnStore(store).start_job([body['turnId']])
     worker.sqs.delete_message(QueueUrl=worker.queue_url, ReceiptHandle=messages[0]['ReceiptHandle'])
     store.q('UPDATE type::record("turn", $t) SET enqueued_at = time::now() - 1h, created_at = time::now() - 1h;', t=body['turnId'])
     assert api.call('facts', 'GET', f'/extractions/{body["turnId"]}')[1]['status'] == 'running'
@@ -33,7 +33,7 @@ def test_the_hourly_sweep_resends_a_turn_whose_worker_died_mid_attempt(api: Api,
 def test_the_hourly_sweep_leaves_a_recent_running_turn_alone(api: Api, store: MemoryStore, worker: Worker) -> None:
     # Given a turn a live worker is extracting right now
     body = say(api, 'My name is Alan.')
-    TurnStore(store).start_attempt(body['turnId'])
+    TurnStore(store).start_job([body['turnId']])
     # When the hourly sweep runs
     result: dict[str, Any] = load_function('sweep_hourly').lambda_handler(schedule_event('hourly'), LocalContext())
     # Then it does not send a second job for it

@@ -34,9 +34,10 @@ def free_port() -> int:
 
 
 class WsBridge:
-    def __init__(self, engine_url: str = 'mem://', *, delay_seconds: float = 0.0) -> None:
+    def __init__(self, engine_url: str = 'mem://', *, delay_seconds: float = 0.0, serial: bool = True) -> None:
         self.engine_url = engine_url
         self.delay_seconds = delay_seconds
+        self.serial = serial  # False: requests of different connections run in the engine at once, as on a server
         self.port = free_port()
         self.frames = 0  # RPC requests received: the service's database round trips
         self._loop = asyncio.new_event_loop()
@@ -126,6 +127,9 @@ class WsBridge:
                 engine, serial = self._engine, self._serial
                 if engine is None or serial is None:
                     return
-                async with serial:
+                if self.serial:
+                    async with serial:
+                        reply = await engine.execute(frame)
+                else:
                     reply = await engine.execute(frame)
                 await connection.send(reply)

@@ -8,7 +8,7 @@ import datetime as dt
 from typing import Any
 
 from agent_memory.domain.auth import Caller
-from agent_memory.domain.chat import Answer, Question, cached_answer, citations, compose, reply_body
+from agent_memory.domain.chat import CHAT_K, Answer, Question, cached_answer, citations, compose, reply_body
 from agent_memory.domain.context_config import ContextConfig
 from agent_memory.domain.response_cache import CachedAnswer, CacheDecision
 from agent_memory.domain.retrieval import Hit, Retrieval
@@ -53,12 +53,16 @@ def test_an_answer_is_personal_when_the_question_or_what_it_was_built_from_is_ab
 
 
 def test_composition_never_quotes_the_window_or_the_users_own_questions_and_is_capped() -> None:
-    # Given retrieval that found the user's earlier question, a turn already in the window, and many facts
+    # Given retrieval whose top k holds the user's earlier question and a turn already in the window above many facts,
+    # and tier-1 rows that did not make the top k
     window_turn = TurnRow(id='t-window', session_key='alice/s', seq=1, role='user', content='Bob moved to Oslo', observed_at=NOW,
                           scope_sets=[['/']])  # fmt: skip
     asked = _passage(1, 't-asked', 'where does Bob live?')
     in_window = _passage(2, 't-window', 'Bob moved to Oslo')
-    facts = [_fact(n + 3) for n in range(MAX_SOURCES + 3)]
+    facts = [_fact(n + 3) for n in range(CHAT_K + 3)]
+    tier1 = [_fact(n + 100) for n in range(3)]
+    pool = [asked, in_window, *facts]
+    retrieval = Retrieval(pool[:CHAT_K], tier1, [], pool, [0.0], 1.0, 'hybrid: n candidates')
     seen: list[list[str]] = []
 
     class Recording(ExtractiveComposer):
@@ -70,9 +74,10 @@ def test_composition_never_quotes_the_window_or_the_users_own_questions_and_is_c
             return super().compose(question, sources, transcript, model, caller_refs=caller_refs)
 
     request = ChatRequest.model_validate({'message': 'where does Bob live?'})
-    answer = compose(Recording(), CALLER, request, _question(request.message), MISS, _retrieval([asked, in_window, *facts]), [window_turn])
-    # Then neither is a source, the sources are capped, and the answer is cacheable (built from facts, eligible)
-    assert seen == [[h.id for h in facts[:MAX_SOURCES]]]
+    answer = compose(Recording(), CALLER, request, _question(request.message), MISS, retrieval, [window_turn])
+    # Then neither is a source nor takes a place of the top k (the next facts do), the sources are capped, and the
+    # answer is cacheable (built from facts, eligible)
+    assert seen == [[h.id for h in [*facts[:CHAT_K], *tier1][:MAX_SOURCES]]]
     assert answer.tier == 3 and answer.cacheable and answer.reused_from is None
     assert answer.reason == 'cache miss: nothing; hybrid: n candidates'
 

@@ -10,7 +10,11 @@ family fails here. Weak families, and why:
   * the blind split (never tuned on) shows the real gap for unseen phrasing: precision ≈ 0.74, recall ≈ 0.45.
 The quality floors hold over dev, holdout and blind. blind2 (other registers) was measured untuned at precision 0.83,
 recall 0.72, then its failures drove general fixes (issue 11): it is held like dev now. blind3 (other registers again,
-written before those fixes and never tuned on) is held at its measured level (0.875 / 0.500 after the blind2 fixes).
+written before those fixes; its text was never read by the developers who fixed stage 0, but the families it missed
+were named in bench/README.md and fixed by general rules in round 2) is held at its last measured level (0.875 / 0.500
+after the blind2 fixes, 0.974 / 0.881 after round 2).
+blind4 (labelled independently of the extractor, never tuned on) was measured once (0.706 / 0.367) and is held
+at that level as a regression guard; its errors are not printed, so it stays untuned.
 """
 
 from __future__ import annotations
@@ -121,7 +125,13 @@ class TestQuality:
     def test_third_blind_split_stays_at_its_measured_level(self) -> None:
         # Given the third blind split, When scored, Then it stays at its measured level
         blind3 = split_report('blind3')
-        assert blind3.overall.precision >= 0.85 and blind3.overall.recall >= 0.48, list(blind3.errors())
+        assert blind3.overall.precision >= 0.95 and blind3.overall.recall >= 0.85, list(blind3.errors())
+
+    def test_fourth_blind_split_stays_at_its_untuned_level(self) -> None:
+        # Given the fourth blind split (labelled without reading the extractor, scored once: 0.706 / 0.367),
+        # When scored, Then it does not fall below that (a regression guard, not a target: the target is 0.9 / 0.8)
+        blind4 = split_report('blind4')
+        assert blind4.overall.precision >= 0.70 and blind4.overall.recall >= 0.36, (blind4.overall.precision, blind4.overall.recall)
 
     def test_negative_turns_stay_clean(self, report: Report) -> None:
         # Given the negative turns, When extracted, Then none yields anything

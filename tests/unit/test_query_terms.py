@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from agent_memory.domain.retrieval import query_terms, words
+from agent_memory.domain.retrieval import key_parts, query_terms, words
 
 
 def test_pronouns_and_function_words_are_no_search_terms() -> None:
@@ -23,3 +23,12 @@ def test_a_possessive_names_its_owner() -> None:
 def test_a_question_of_stopwords_only_keeps_its_words() -> None:
     # Given a question of stopwords only, When its query terms are taken, Then all its words are kept
     assert query_terms('Who was it?') == ['who', 'was', 'it']
+
+
+def test_key_parts_match_a_content_word_with_or_without_its_plural_s() -> None:
+    # Given questions naming a key word in the singular and in the plural, When tier 1's key parts are derived, Then
+    # both spellings of the stem are matched and function words are not
+    assert key_parts('Which editor does Ana use?') >= {'editor', 'editors', 'ana', 'anas', 'use', 'uses'}
+    assert {'editor', 'editors'} <= key_parts('Which editors does Ana use?')
+    assert key_parts('What is my plan?') == {'plan', 'plans'}
+    assert key_parts('Any news?') == {'new', 'news'}  # a part's stem drops one "s": "news" and "new" both match

@@ -734,6 +734,8 @@ class TestContext:
 class TestClarification:
     OPEN_TITLE = ExtractedUncertainty(about='title', reason='corrected', kind='self_correction', entity=ME, key='title')
     OPEN_LOCATION = ExtractedUncertainty(about='location', reason='corrected', kind='self_correction', entity=ME, key='location')
+    OPEN_EMPLOYER = ExtractedUncertainty(about='employer', reason='corrected', kind='self_correction', entity=ME, key='employer')
+    OPEN_PLAN = ExtractedUncertainty(about='plan', reason='corrected', kind='self_correction', entity=ME, key='plan')
 
     def test_a_plain_restatement_is_confident_not_tentative(self) -> None:
         # Given an open question about the title, When the speaker restates it plainly, Then the value is confident, as
@@ -749,9 +751,47 @@ class TestClarification:
         assert facts(result) == {('self', 'location', 'Cascais')}
         assert [r.label for r in result.relations] == ['lives_in']
 
-    def test_a_bare_answer_with_several_open_questions_is_not_guessed(self) -> None:
-        # Given two open questions, When a bare answer comes, Then nothing is guessed
-        assert run('For the record: Cascais.', open_=(self.OPEN_TITLE, self.OPEN_LOCATION)) == Extraction()
+    def test_a_bare_answer_that_fits_several_open_questions_is_not_guessed(self) -> None:
+        # Given two open questions a place name could answer, When a bare answer comes, Then nothing is guessed
+        assert run('For the record: Cascais.', open_=(self.OPEN_EMPLOYER, self.OPEN_LOCATION)) == Extraction()
+
+    def test_a_bare_answer_that_fits_one_of_several_open_questions_settles_it(self) -> None:
+        # Given open questions on the title and the location, When a place name comes, Then it settles the location
+        # (a place is no title)
+        assert facts(run('For the record: Cascais.', open_=(self.OPEN_TITLE, self.OPEN_LOCATION))) == {('self', 'location', 'Cascais')}
+
+    @pytest.mark.parametrize(
+        ('text', 'expected'),
+        [
+            ('Yes, Cascais is right.', ('self', 'location', 'Cascais')),
+            ('And yeah, co-founder.', ('self', 'title', 'co-founder')),
+            ('Cascais, correct.', ('self', 'location', 'Cascais')),
+            ("Cascais, that's the one.", ('self', 'location', 'Cascais')),
+            ('Yep -- Cascais.', ('self', 'location', 'Cascais')),
+        ],
+    )
+    def test_a_confirmation_settles_the_open_question_its_value_fits(self, text: str, expected: tuple[str, str, str]) -> None:
+        # Given open questions on the title and the location, When the speaker confirms one value, Then that value
+        # settles the question whose key it fits, confidently
+        result = run(text, open_=(self.OPEN_TITLE, self.OPEN_LOCATION))
+        assert facts(result) == {expected}
+        assert not any(a.tentative for a in result.attributes)
+
+    def test_a_confirmation_fitting_several_questions_follows_the_values_they_named(self) -> None:
+        # Given open questions on the employer and the location that name their candidate values, When a confirmed
+        # value fits both keys, Then it settles the question that named it
+        named = (
+            self.OPEN_EMPLOYER.model_copy(update={'about': "employer of the speaker: 'Fintrack' or 'Finlytics'"}),
+            self.OPEN_LOCATION.model_copy(update={'about': "location of the speaker: 'Lisbon' or 'Cascais'"}),
+        )
+        assert facts(run('Yes, Cascais is right.', open_=named)) == {('self', 'location', 'Cascais')}
+        assert facts(run('Yes, Cascais is right.', open_=(self.OPEN_EMPLOYER, self.OPEN_LOCATION))) == set()
+
+    @pytest.mark.parametrize('text', ['Yes, that is right.', 'Yeah, cool.', 'Cascais.', 'Yes, exactly.'])
+    def test_a_confirmation_naming_no_fitting_value_settles_nothing(self, text: str) -> None:
+        # Given open questions, When a reply confirms nothing that fits them (or is a bare word with no confirmation),
+        # Then nothing
+        assert facts(run(text, open_=(self.OPEN_TITLE, self.OPEN_LOCATION, self.OPEN_PLAN))) == set()
 
 
 class TestPurity:
@@ -1023,3 +1063,478 @@ class TestHoldoutShapes:
     def test_that_is_my_thing_names_nothing(self) -> None:
         # Given "That's my thing" with no named X, When read, Then nothing
         assert facts(run("That's more my thing.")) == set()
+
+
+class TestTypedFast:
+    """How people type when they type fast (issue 11, registers round 2): the first person without its apostrophe,
+    texting fillers inside a statement, a greeting shouted before a lowercase name."""
+
+    @pytest.mark.parametrize(
+        ('text', 'expected'),
+        [
+            ('Im a pharmacist in Derby.', {('self', 'title', 'pharmacist')}),
+            ('Im Tomasz and I live in Gdansk.', {('self', 'name', 'Tomasz'), ('self', 'location', 'Gdansk')}),
+            ('Ive been living in Quito.', {('self', 'location', 'Quito')}),
+        ],
+    )
+    def test_im_and_ive_with_a_capital_but_no_apostrophe(self, text: str, expected: set[tuple[str, str, str]]) -> None:
+        # Given "Im" / "Ive" typed without the apostrophe, When read, Then the facts are those of "I'm" / "I've"
+        assert facts(run(text)) == expected
+
+    @pytest.mark.parametrize(
+        ('text', 'expected'),
+        [
+            ('I really love bluegrass tbh.', {('self', 'likes', 'bluegrass')}),
+            ('my favourite film is heat ngl', {('self', 'favourite_film', 'heat')}),
+            ("I'm a site engineer lol", {('self', 'title', 'site engineer')}),
+            ("tbh, I'm vegan.", {('self', 'diet', 'vegan')}),
+            ('I live in Cork imo the best city, haha', {('self', 'location', 'Cork')}),
+        ],
+    )
+    def test_texting_fillers_are_no_part_of_a_value(self, text: str, expected: set[tuple[str, str, str]]) -> None:
+        # Given a texting filler next to or inside a statement, When read, Then the value is read without it
+        assert facts(run(text)) == expected
+
+    @pytest.mark.parametrize('text', ['Hey there! im marco, I run the data team.', 'Hi!! im marco', 'hello! im marco and I run a team'])
+    def test_a_greeting_ending_in_an_exclamation_before_a_lowercase_name(self, text: str) -> None:
+        # Given a greeting with "!" then a lowercase name, When read, Then the name is a fact
+        assert ('self', 'name', 'Marco') in facts(run(text))
+
+    @pytest.mark.parametrize('text', ['Hey! im exhausted', 'Hi! im having a bad day'])
+    def test_a_shouted_greeting_then_a_mood_names_no_one(self, text: str) -> None:
+        # Given "Hey! im <mood or verb>", When read, Then no name
+        assert 'name' not in {k for _, k, _ in facts(run(text))}
+
+
+class TestStatementShapes:
+    """Statements shaped otherwise than the patterns first expected (issue 11, registers round 2)."""
+
+    def test_as_of_a_date_on_a_plain_statement_gives_valid_from(self) -> None:
+        # Given "I'm the new X as of last Monday" (no change verb), When read, Then the title is valid from that Monday
+        title = only(run("I'm the new head of partnerships as of last Monday."), 'title')
+        assert (title.value, day(title.valid_from)) == ('head of partnerships', '2024-06-10')
+
+    def test_starting_on_a_date_gives_valid_from(self) -> None:
+        # Given "starting on <date>", When read, Then the value is valid from that date
+        assert day(only(run("I'm on the Team plan starting on June 20th."), 'plan').valid_from) == '2024-06-20'
+
+    @pytest.mark.parametrize('text', ['Call me Rob, everyone does.', 'Call me Rob.', 'Everyone calls me Rob, so call me Rob.'])
+    def test_call_me_opening_a_sentence_is_a_preferred_name(self, text: str) -> None:
+        # Given "Call me X" at the start of a sentence, When read, Then X is the preferred name and not an instruction
+        result = run(text)
+        assert facts(result) == {('self', 'preferred_name', 'Rob')}
+        assert result.instructions == ()
+
+    def test_call_me_back_is_not_a_name(self) -> None:
+        # Given "Call me back …", When read, Then nothing
+        assert facts(run('Call me back when the build is green.')) == set()
+
+    @pytest.mark.parametrize(
+        ('text', 'expected'),
+        [
+            ("My timezone's PST.", {('self', 'timezone', 'PST')}),
+            ("My favourite colour's teal.", {('self', 'favourite_colour', 'teal')}),
+            ("My mum's Italian.", set()),
+            ("My brother's a firefighter.", set()),
+        ],
+    )
+    def test_a_key_joined_to_its_verb(self, text: str, expected: set[tuple[str, str, str]]) -> None:
+        # Given "my <key>'s <value>", When read, Then a known key gets its value; a relative's "'s" states nothing about a key
+        assert facts(run(text)) == expected
+
+    @pytest.mark.parametrize(
+        ('text', 'expected'),
+        [
+            ("Olives I absolutely can't stand.", {('self', 'dislikes', 'Olives')}),
+            ('Opera I really love.', {('self', 'likes', 'Opera')}),
+            ('Long train rides we both enjoy.', {('self', 'likes', 'Long train rides')}),
+        ],
+    )
+    def test_an_object_said_before_its_verb(self, text: str, expected: set[tuple[str, str, str]]) -> None:
+        # Given a liked or disliked object put first and the verb closing the clause, When read, Then the preference
+        assert facts(run(text)) == expected
+
+    @pytest.mark.parametrize('text', ['Sometimes I hate.', 'That I love.', 'And that is what I love.', 'Honestly I love.'])
+    def test_an_opening_word_that_is_not_an_object(self, text: str) -> None:
+        # Given a clause ending on its verb whose opening is no object, When read, Then nothing
+        assert facts(run(text)) == set()
+
+
+class TestVagueTimesWithoutDateWords:
+    @pytest.mark.parametrize(
+        'text',
+        [
+            "I'll move to Valencia eventually.",
+            'I took up climbing not long ago.',
+            "I'm going to learn Welsh one of these days.",
+            'I sold my drum kit a little while back.',
+            "We'll open a second studio before long.",
+            'I lived in Nairobi years back.',
+            "i'll finish the course sooner or later",
+        ],
+    )
+    def test_a_vague_time_is_an_uncertainty_and_no_date_is_invented(self, text: str) -> None:
+        # Given an event or plan with a vague time and no date word, When read, Then an unresolved_time uncertainty and
+        # no date anywhere
+        result = run(text)
+        assert [u.kind for u in result.uncertainties] == ['unresolved_time']
+        assert all(a.occurred_at is None for a in result.actions)
+        assert all(a.valid_from is None and a.valid_until is None for a in result.attributes)
+        assert all(word not in ' '.join(a.object_text or '' for a in result.actions) for word in ('not', 'little', 'years'))
+
+    @pytest.mark.parametrize('text', ["I haven't seen him in a while.", 'I grabbed a coffee on the way back.'])
+    def test_time_like_phrases_that_are_not_vague_times(self, text: str) -> None:
+        # Given phrases that look like vague times but are not, When read, Then no unresolved_time uncertainty
+        assert 'unresolved_time' not in [u.kind for u in run(text).uncertainties]
+
+
+class TestEmployersNamedIndirectly:
+    @pytest.mark.parametrize(
+        ('text', 'org'),
+        [
+            ('i do data stuff at a logistics startup called freightly', 'Freightly'),
+            ('I do marketing for a small agency named Northpass.', 'Northpass'),
+            ('I work for a charity called Shelterbox.', 'Shelterbox'),
+            ("I've been at Carrow Foods for almost four years.", 'Carrow Foods'),
+            ("i've been at pinegate for a couple of years now", 'Pinegate'),
+            ("I've been working for Initech a while.", 'Initech'),
+        ],
+    )
+    def test_an_employer_introduced_by_its_kind_or_by_years_there(self, text: str, org: str) -> None:
+        # Given an employer named through "a <kind> called X", "doing <work> at X" or years spent at X, When read, Then
+        # the employer and its works_at relation
+        result = run(text)
+        assert ('self', 'employer', org) in facts(result)
+        assert [(r.label, r.object.name) for r in result.relations] == [('works_at', org)]
+
+    def test_a_title_at_an_organisation_introduced_by_its_kind(self) -> None:
+        # Given "a designer at a startup called X", When read, Then the title and the employer
+        assert facts(run("I'm a designer at a startup called Brightpath.")) == {
+            ('self', 'title', 'designer'),
+            ('self', 'employer', 'Brightpath'),
+        }
+
+    def test_years_at_an_organisation_since_a_year_are_dated(self) -> None:
+        # Given "I've worked at X since 2019", When read, Then the employer is valid from 2019
+        assert day(only(run("I've worked at Globex since 2019."), 'employer').valid_from) == '2019-01-01'
+
+    @pytest.mark.parametrize(
+        'text', ['I do yoga at a studio called Flow.', "I've been at Disneyland for three days.", 'I worked at Globex in 2019.']
+    )
+    def test_a_visit_a_hobby_or_a_past_job_is_no_employer(self, text: str) -> None:
+        # Given doing a hobby somewhere, a short visit, or a past job, When read, Then no employer
+        assert 'employer' not in {k for _, k, _ in facts(run(text))}
+
+    @pytest.mark.parametrize(
+        ('text', 'title', 'since'),
+        [
+            ('They promoted me to senior analyst last week.', 'senior analyst', '2024-06-03'),
+            ('my boss finally promoted me to team lead', 'team lead', None),
+            ('Dana promoted me to head of design in May.', 'head of design', '2024-05-01'),
+        ],
+    )
+    def test_someone_promoted_me_is_my_new_title(self, text: str, title: str, since: str | None) -> None:
+        # Given "<someone> promoted me to X", When read, Then X is the speaker's title, valid from the promotion's date
+        found = only(run(text, known=TEAM), 'title')
+        assert (found.entity, found.value, day(found.valid_from)) == (ME, title, since)
+
+
+class TestAppositives:
+    @pytest.mark.parametrize(
+        'text',
+        [
+            "I'm Ines -- a civil engineer -- based in Faro, originally from Evora.",
+            "I'm Ines, a civil engineer -- based in Faro, originally from Evora.",
+            "I'm Ines — a civil engineer — based in Faro — originally from Evora.",
+        ],
+    )
+    def test_appositives_between_dashes_and_commas(self, text: str) -> None:
+        # Given a name followed by appositives between double hyphens, dashes or commas, When read, Then each is a fact
+        assert facts(run(text)) == {
+            ('self', 'name', 'Ines'),
+            ('self', 'title', 'civil engineer'),
+            ('self', 'location', 'Faro'),
+            ('self', 'hometown', 'Evora'),
+        }
+
+    def test_a_tail_that_is_not_an_appositive_stops_the_reading(self) -> None:
+        # Given a title whose tail goes on to something else, When read, Then only the facts before it
+        assert facts(run("I'm a nurse at St Mary's, which is a lovely place, based in Hull.")) == {
+            ('self', 'title', 'nurse'),
+            ('self', 'employer', "St Mary's"),
+        }
+
+
+class TestEventsWithoutTheirSubject:
+    @pytest.mark.parametrize(
+        ('text', 'verb', 'on'),
+        [
+            ('sold my old van', 'sell', None),
+            ('Signed the mortgage papers on Monday.', 'sign', '2024-06-10'),
+            ('Finally returned the rental car yesterday.', 'return', '2024-06-11'),
+            ('Went to the dentist last week.', 'go', '2024-06-03'),
+        ],
+    )
+    def test_a_past_event_told_without_its_i(self, text: str, verb: str, on: str | None) -> None:
+        # Given a past event with its "I" dropped, When read, Then it is the speaker's event, dated by its own time (a bare
+        # weekday in the past tense is the last one)
+        (action,) = run(text).actions
+        assert (action.actor, action.verb, day(action.occurred_at)) == (ME, verb, on)
+
+    def test_a_state_change_without_its_i_is_the_new_value(self) -> None:
+        # Given "Moved to X last month" / "Got promoted to X", When read, Then the new value dated by the change
+        moved = only(run('Moved to Tallinn last month.'), 'location')
+        assert (moved.value, day(moved.valid_from)) == ('Tallinn', '2024-05-01')
+        assert only(run('Got promoted to shift lead last week.'), 'title').value == 'shift lead'
+
+    @pytest.mark.parametrize(
+        'text',
+        [
+            'Related question: can you export to CSV?',
+            'Based on the docs, the limit is 10.',
+            'Stressed out about the audit.',
+            "Compared to the old one, it's faster.",
+            'Excited to try it.',
+            'Used the wrong key.',
+        ],
+    )
+    def test_openings_that_are_not_events(self, text: str) -> None:
+        # Given a sentence opening with a participle that is no event of the speaker's, When read, Then no action
+        assert run(text).actions == ()
+
+
+class TestMoveDates:
+    @pytest.mark.parametrize(
+        ('text', 'place', 'since'),
+        [
+            ('i live in york now, moved up from bristol last month', 'York', '2024-05-01'),
+            ('I live in Graz now, moved here from Linz in March.', 'Graz', '2024-03-01'),
+            ('I live in Graz. Moved here from Linz in March.', 'Graz', '2024-03-01'),
+        ],
+    )
+    def test_a_move_in_its_own_clause_dates_the_residence(self, text: str, place: str, since: str) -> None:
+        # Given a residence then the move told in its own clause with a date, When read, Then the residence is valid from
+        # the move and the move is not also an event
+        result = run(text)
+        assert (only(result, 'location').value, day(only(result, 'location').valid_from)) == (place, since)
+        assert result.actions == ()
+
+    def test_a_move_elsewhere_does_not_date_the_residence(self) -> None:
+        # Given a residence and a move to another place, When read, Then the residence stays undated
+        result = run('I live in Graz, but I moved to Vienna for a month in March.')
+        assert {(a.value, day(a.valid_from)) for a in result.attributes} == {('Graz', None), ('Vienna', '2024-03-01')}
+
+
+class TestPastHabits:
+    @pytest.mark.parametrize(
+        'text', ['Back in the day I played bass.', 'Growing up I played the cello.', 'Back when I was at school I swam competitively.']
+    )
+    def test_a_pastime_in_a_period_of_the_past_is_no_event(self, text: str) -> None:
+        # Given what the speaker used to do in a period of the past, When read, Then no action, and the undatable time is
+        # an uncertainty
+        result = run(text)
+        assert result.actions == ()
+        assert [u.kind for u in result.uncertainties] == ['unresolved_time']
+
+    def test_a_single_event_in_a_period_of_the_past_stays_an_event(self) -> None:
+        # Given one event in a period of the past, When read, Then it is an undated action
+        assert [(a.verb, a.occurred_at) for a in run('As a kid I broke my arm.').actions] == [('break', None)]
+
+
+class TestDirectivesTypedLoosely:
+    @pytest.mark.parametrize(
+        ('text', 'description', 'label'),
+        [
+            ('Numbered lists for everything, from now on.', 'Numbered lists for everything', 'format'),
+            ('Shorter replies going forward please.', 'Shorter replies', 'length'),
+            ('From now on, American spelling.', 'American spelling', 'language'),
+            ('No emojis in future.', 'No emojis', 'style'),
+        ],
+    )
+    def test_a_verbless_standing_wish_about_replies(self, text: str, description: str, label: str) -> None:
+        # Given a verbless wish about the replies with a persistence phrase, When read, Then an instruction without the
+        # phrase
+        (instruction,) = run(text).instructions
+        assert (instruction.description, instruction.label) == (description, label)
+
+    @pytest.mark.parametrize(
+        'text',
+        [
+            'Long walks from now on!',
+            'More family time going forward.',
+            "From now on I'm doing bullet points in my notes.",
+            'Bullet points for everything.',
+        ],
+    )
+    def test_resolutions_and_wishes_without_persistence_are_not_instructions(self, text: str) -> None:
+        # Given a resolution about the speaker's life, a sentence with a subject, or a wish with no persistence phrase,
+        # When read, Then no instruction
+        assert run(text).instructions == ()
+
+    @pytest.mark.parametrize(
+        ('text', 'description'),
+        [('Plese keep your answers short.', 'Keep your answers short'), ('pleae respond in German', 'Respond in German')],
+    )
+    def test_a_courtesy_filler_one_letter_short(self, text: str, description: str) -> None:
+        # Given "please" typed one letter short, When read, Then it is dropped from the directive like "please"
+        assert [i.description for i in run(text).instructions] == [description]
+
+    def test_words_one_letter_from_the_filler_stay(self) -> None:
+        # Given "Lease"/"pleas" (words, not slips), When read, Then they are not read as "please"
+        assert run('Lease the car and keep it short.').instructions == run('Rent the car and keep it short.').instructions
+
+
+class TestSelfCorrectionsPhrasedOtherwise:
+    """Self-corrections with more words around the first claim and other punctuation or markers before the correction
+    (issue 11): an open uncertainty and a tentative corrected value, each time."""
+
+    @pytest.mark.parametrize(
+        ('text', 'key', 'value'),
+        [
+            ("I'm the COO! well, co-COO", 'title', 'co-COO'),
+            ("I'm the COO. Er, co-COO.", 'title', 'co-COO'),
+            ("I'm the COO -- um, co-COO.", 'title', 'co-COO'),
+            ("I'm the COO/well, co-COO.", 'title', 'co-COO'),
+            ("I'm the COO (co-COO, really).", 'title', 'co-COO'),
+            ('I bank with Monzel, Monzo actually.', None, None),  # no claim before the correction: nothing to correct
+            ('I work at Brindle, Bramble actually.', 'employer', 'Bramble'),
+            ("I'm on the Basic plan; my bad, the Plus plan.", 'plan', 'Plus'),
+            ('My title is VP of Ops — wait, no, SVP of Ops.', 'title', 'SVP of Ops'),
+            ("I'm a data engineer at Zentrix, uh, senior data engineer.", 'title', 'senior data engineer'),
+            ("I'm head of sales at Dunmore, or actually interim head of sales.", 'title', 'interim head of sales'),
+            ('I work at Brindle as an analyst — sorry, at Bramble.', 'employer', 'Bramble'),
+            (
+                "So basically I've been working as the COO over at Fernhill for a while now — well, co-COO if we're precise.",
+                'title',
+                'co-COO',
+            ),
+            ('I live in Aveiro. Correction: Ovar.', 'location', 'Ovar'),
+        ],
+    )
+    def test_an_open_uncertainty_and_a_tentative_corrected_value(self, text: str, key: str | None, value: str | None) -> None:
+        # Given a claim corrected after other punctuation or markers, or with more words around it, When read, Then the
+        # corrected value is tentative and the correction is an open uncertainty on its key
+        result = run(text)
+        assert [(u.kind, u.key) for u in result.uncertainties] == ([('self_correction', key)] if key else [])
+        assert [(a.key, a.value) for a in result.attributes if a.tentative] == ([(key, value)] if key else [])
+        assert not [a for a in result.attributes if a.key == key and not a.tentative]
+
+    def test_a_correction_keeps_the_date_of_the_claim(self) -> None:
+        # Given a dated move corrected after "oops", When read, Then the tentative value keeps the move's date
+        location = only(run('We moved to Munich in May, oops, Hamburg.'), 'location')
+        assert (location.value, location.tentative, day(location.valid_from)) == ('Hamburg', True, '2024-05-01')
+
+    @pytest.mark.parametrize(
+        ('text', 'expected'),
+        [
+            ('I love hiking! well, sometimes.', {('self', 'likes', 'hiking')}),
+            ('I love jazz, blues actually.', {('self', 'likes', 'jazz')}),
+            ("I'm a teacher. well, I was.", {('self', 'title', 'teacher')}),
+        ],
+    )
+    def test_what_adds_to_or_hedges_a_value_is_no_correction(self, text: str, expected: set[tuple[str, str, str]]) -> None:
+        # Given a hedge or a second liked thing after a marker, When read, Then no correction
+        result = run(text)
+        assert facts(result) == expected
+        assert result.uncertainties == ()
+
+    def test_its_later_clarification_settles_it(self) -> None:
+        # Given the open uncertainty such a correction leaves, When a later turn confirms a value, Then that value is
+        # confident
+        (opened,) = run("I'm the COO (co-COO, really).").uncertainties
+        (settled,) = run('Yes, co-COO is right.', open_=(opened,)).attributes
+        assert (settled.key, settled.value, settled.tentative) == ('title', 'co-COO', False)
+
+
+def test_a_lowercase_confirmation_takes_the_candidate_as_it_was_named() -> None:
+    # Given an open uncertainty naming 'Lisbon' or 'Cascais', When the speaker types "yeah cascais is right" in lowercase,
+    # Then the location is Cascais as named; a lowercase word no uncertainty named settles nothing
+    named = ExtractedUncertainty(
+        about="location of the speaker: 'Lisbon' or 'Cascais'", reason='r', kind='self_correction', entity=ME, key='location'
+    )
+    assert facts(run('yeah cascais is right', open_=(named,))) == {('self', 'location', 'Cascais')}
+    assert facts(run('yeah porto is right', open_=(named,))) == set()
+
+
+def test_an_event_object_ends_before_a_dangling_conjunction() -> None:
+    # Given an object cut at a comma right after "and", When read, Then the object has no dangling "and"; "dyed" is "dye"
+    (joined,) = run('Joined a chess club and, as I said, I love it.').actions
+    assert (joined.verb, joined.object_text) == ('join', 'chess club')
+    assert [a.verb for a in run('Dyed my hair last week.').actions] == ['dye']
+
+
+@pytest.mark.parametrize(
+    ('text', 'description'),
+    [
+        ('always reply in spanish tbh', 'Always reply in spanish'),
+        ('Never use emojis lol.', 'Never use emojis'),
+        ('tbh just keep it short', 'Keep it short'),
+        ('keep your answers short ngl, I hate scrolling', 'Keep your answers short'),
+    ],
+)
+def test_texting_fillers_are_no_part_of_a_directive(text: str, description: str) -> None:
+    # Given a directive with a texting filler before or after it, When read, Then the description is without the filler
+    assert [i.description for i in run(text).instructions] == [description]
+
+
+@pytest.mark.parametrize('place', ['Izmir', 'İzmir'])  # "İ" lowercases to two characters: the slow, case-blind way
+def test_a_vague_time_is_cut_out_exactly_whatever_the_letters(place: str) -> None:
+    # Given a vague time after a name whose lowercase changes length, When read, Then the same phrase is cut out
+    (uncertainty,) = run(f'I moved to {place} a while ago.').uncertainties
+    assert uncertainty.about == f'when: "I moved to {place}"'
+
+
+class TestConfirmationShapes:
+    OPEN = tuple(
+        ExtractedUncertainty(about=k, reason='corrected', kind='self_correction', entity=ME, key=k) for k in ('title', 'location', 'plan')
+    )
+
+    @pytest.mark.parametrize(
+        ('text', 'expected'),
+        [
+            ('Yes, Cascais is right, sorry for the confusion.', ('location', 'Cascais')),
+            ("yep, it's Cascais", ('location', 'Cascais')),
+            ('Correct, Cascais.', ('location', 'Cascais')),
+            ('So yeah, Cascais it is.', ('location', 'Cascais')),
+            ('Cascais is correct, yes.', ('location', 'Cascais')),
+            ('And yeah, the Growth plan.', ('plan', 'Growth')),
+            ('Growth, correct.', ('plan', 'Growth')),
+            ('Right, co-founder.', ('title', 'co-founder')),
+        ],
+    )
+    def test_a_confirmation_among_three_open_questions(self, text: str, expected: tuple[str, str]) -> None:
+        # Given open questions on the title, the location and the plan, When a value is confirmed in one of several
+        # shapes, Then it settles the question whose key it fits (a tier is a plan, not a place; "the X plan" names its key)
+        assert [(a.key, a.value, a.tentative) for a in run(text, open_=self.OPEN).attributes] == [(*expected, False)]
+
+
+class TestMoreWordsAroundTheClaim:
+    @pytest.mark.parametrize(
+        ('text', 'title'),
+        [
+            ("Right now I'd say I'm basically the lead designer at Hexa, or rather the design lead.", 'design lead'),
+            ("I'm officially running the data team as head of data -- well, interim head of data.", 'interim head of data'),
+        ],
+    )
+    def test_a_hedged_claim_then_its_correction(self, text: str, title: str) -> None:
+        # Given a claim wrapped in hedges ("I'd say", "basically") or said as a role ("running X as Y"), then corrected,
+        # When read, Then the corrected title is tentative with an open uncertainty
+        result = run(text)
+        assert [(a.key, a.value) for a in result.attributes if a.tentative] == [('title', title)]
+        assert [u.kind for u in result.uncertainties if u.kind == 'self_correction'] == ['self_correction']
+
+    @pytest.mark.parametrize(
+        ('text', 'expected'),
+        [
+            ("I'm basically the lead designer at Hexa.", {('self', 'title', 'lead designer'), ('self', 'employer', 'Hexa')}),
+            ("I'm working remotely as a consultant.", {('self', 'title', 'consultant')}),
+            ("For the past couple of years I've been living in Leeds.", {('self', 'location', 'Leeds')}),
+            ("For the last two years I've been at Globex.", {('self', 'employer', 'Globex')}),
+            ("I'm here as a guest.", set()),
+            ("I'm running late as usual.", set()),
+        ],
+    )
+    def test_hedges_roles_and_leading_durations(self, text: str, expected: set[tuple[str, str, str]]) -> None:
+        # Given a hedge adverb, a role an activity is done in, or a duration opening the sentence, When read, Then the
+        # facts are those of the plain statement
+        assert facts(run(text)) == expected

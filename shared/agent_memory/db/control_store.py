@@ -28,8 +28,11 @@ _KEY_MISSING = 'am-key-missing'
 _KEY_CAP = 'am-key-cap'
 MAX_KEYS_PER_PRINCIPAL = 100  # expired keys count until deleted: each is a row
 
+# The first write claims the principal's mint row: two mints of one principal running at once both write it and one
+# fails with a transaction conflict (retried), so the count below is never read by two mints that both insert.
 _MINT = """
 BEGIN TRANSACTION;
+UPSERT $mint_id SET context = $ctx, minted_at = $now RETURN NONE;
 IF !record::exists($ctx_id) { THROW 'am-context-missing'; };
 LET $held = (SELECT VALUE name FROM api_key WHERE context = $ctx AND principal = $principal);
 IF $name INSIDE $held { THROW 'am-key-exists'; };
@@ -162,6 +165,7 @@ class ControlStore:
             'BEGIN TRANSACTION;\n'
             'LET $gone = (DELETE $id RETURN BEFORE);\n'
             'DELETE api_key WHERE context = $ctx;\n'
+            'DELETE key_mint WHERE context = $ctx;\n'
             'RETURN array::len($gone);\n'
             'COMMIT TRANSACTION;\n'
             f'REMOVE DATABASE IF EXISTS {name};',
@@ -195,6 +199,8 @@ class ControlStore:
             'ctx': key.context,
             'principal': key.principal,
             'principal_id': rid('principal', key.principal),
+            'mint_id': rid('key_mint', [key.context, key.principal]),
+            'now': now,
             'name': key.name,
             'row': _key_row(key, now),
             'max_keys': MAX_KEYS_PER_PRINCIPAL,

@@ -132,7 +132,9 @@ class MemoryStore:
 
     def live_attributes(self, addresses: Sequence[tuple[EntityKey, str]], now: dt.datetime) -> list[AttributeRow]:
         """Open rows at each (entity, key) address, across all scopes (the reconciler filters)."""
-        rows = self._each(addresses, lambda tx, a: f'SELECT * FROM attribute WHERE address = {tx.p(address_key(*a))} AND {OPEN}', now=now)
+        rows = self._each(
+            addresses, lambda tx, a: f'SELECT * OMIT embedding FROM attribute WHERE address = {tx.p(address_key(*a))} AND {OPEN}', now=now
+        )
         return [to_rows.attribute(row) for row in rows]
 
     def live_relations(self, edges: Sequence[tuple[EntityKey, str, EntityKey]], now: dt.datetime) -> list[RelationRow]:

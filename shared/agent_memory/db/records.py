@@ -2,9 +2,16 @@
 
 from __future__ import annotations
 
+from dataclasses import fields
 from typing import Any
 
 from agent_memory.db.sdk import RecordID
+
+
+def content_of(op: Any) -> dict[str, Any]:
+    """A write op's fields as statement content, without ``dataclasses.asdict``'s deep copy: the values are only encoded,
+    and deep-copying a 384-float embedding costs more than encoding it."""
+    return {f.name: getattr(op, f.name) for f in fields(op)}
 
 
 def rid(table: str, key: Any) -> RecordID:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -21,10 +21,9 @@ from agent_memory.db.memory_store import (
     TOUCHES_FORGET,
     VISIBLE,
     MemoryStore,
-    ref_address,
     visibility_params,
 )
-from agent_memory.db.records import rid
+from agent_memory.db.records import Tx, rid
 from agent_memory.db.term_frequencies import TermFrequencies, frequencies_of
 from agent_memory.rows.candidates import Candidate
 from agent_memory.tuning import knobs
@@ -43,6 +42,7 @@ PROJECTIONS = {
 }
 TEXT_FIELDS = {'attribute': 'search_text', 'entity': 'name', 'memory_chunk': 'text'}
 VECTOR_TABLES = ('attribute', 'entity', 'memory_chunk')
+ROWS = ''  # term_counts' key for a table's row count (no query term is empty)
 
 
 @dataclass(frozen=True)
@@ -120,17 +120,67 @@ class TermPlan:
     # rows of a large context, their intersection in one; matching each alone would cost ~50 µs per matching row
 
 
-def plan_terms(terms: Sequence[str], counts: dict[str, int]) -> TermPlan:
-    """Selective terms are ORed and scored; the common ones (in more than ``df_cap`` rows, agent_memory/tuning.py)
-    are searched for only together, as one AND branch, when there are several of them or nothing else to search for. A single common
-    term beside selective ones is left out: alone it would match (and cost) every row it is in and rank nothing
-    the selective terms do not (the fixed cap used to drop every common term, so at 10k synthetic facts a question
-    naming a person and a key found nothing: bench/README.md)."""
+def scoreless(count: int, rows: int) -> bool:
+    """A term in at least half of a table's rows scores 0 there (3.2 clamps a BM25 IDF ≤ 0; measured: 150 of 300 rows
+    score 0, 149 score > 0), so it can neither rank a row nor keep one in the list: the two speakers' names of a
+    conversation. ``count`` is capped (``term_counts``); a term counted in no row is never scoreless."""
+    return count > 0 and 2 * count >= rows
+
+
+def plan_terms(terms: Sequence[str], counts: dict[str, int], rows: int) -> TermPlan:
+    """Terms that cannot score in this table of ``rows`` rows are left out (``scoreless``). Selective terms are ORed
+    and scored; the common ones (in more than ``df_cap`` rows, agent_memory/tuning.py) are searched for only together,
+    as one AND branch, when there are several of them or nothing else to search for. A single common term beside
+    selective ones is left out: alone it would match (and cost) every row it is in and rank nothing the selective
+    terms do not (the fixed cap used to drop every common term, so at 10k synthetic facts a question naming a person
+    and a key found nothing: bench/README.md)."""
     cap = knobs().df_cap
-    rare = tuple(t for t in terms if counts[t] <= cap)
-    common = tuple(t for t in terms if counts[t] > cap)
+    scoring = [t for t in terms if not scoreless(counts[t], rows)]
+    rare = tuple(t for t in scoring if counts[t] <= cap)
+    common = tuple(t for t in scoring if counts[t] > cap)
     together = (common,) if len(common) > 1 or (common and not rare) else ()
     return TermPlan(rare, together)
+
+
+@dataclass(frozen=True)
+class ListLookup:
+    """What the first stage of a retrieval searches for; None leaves a list out."""
+
+    vector: list[float] | None = None  # the query's embedding: the vector lists
+    terms: Sequence[str] | None = None  # the query's content words: the text lists
+    principal: str | None = None  # a first-person question: the caller's self entities
+
+
+@dataclass(frozen=True)
+class FoundLists:
+    vector: dict[str, list[Candidate]]
+    text: dict[str, list[Candidate]]
+    self_entities: list[Candidate]
+
+
+def lexical(found: dict[str, list[Candidate]]) -> dict[str, list[Candidate]]:
+    """3.2 clamps a term's score to 0 when the term is in about half the rows or more (a speaker's name in a
+    conversation), so such a term adds nothing to the order; rows that match only such terms come last and are
+    dropped whenever some row scored above 0 (they are no lexical evidence, only noise in the fusion)."""
+    return {table: [r for r in rows if (r.bm25 or 0) > 0] or rows for table, rows in found.items()}
+
+
+@dataclass(frozen=True)
+class Expansion:
+    """What the second stage of a retrieval reads (``RetrievalStore.expand``); empty leaves a part out."""
+
+    seeds: Sequence[str] = ()  # entity refs (``type/name``) graph expansion starts from
+    depths: Sequence[int] = ()  # facts per table taken at the seeds, then at each hop
+    named: Sequence[str] = ()  # entity refs tier 1 looks up
+    parts: Collection[str] = ()  # attribute key parts (``preferred_editor`` has two) tier 1 matches
+    turns: Sequence[tuple[str, int]] = ()  # (session key, seq) whose adjacent turns' passages are read
+
+
+@dataclass(frozen=True)
+class Expanded:
+    graph: list[Candidate]  # by depth, then table, each best first
+    tier1: list[Candidate]
+    adjacent: list[Candidate]
 
 
 class RetrievalStore:
@@ -145,9 +195,44 @@ class RetrievalStore:
         return self.vector_lists({table: limit}, vector, where)[table]
 
     def vector_lists(self, limits: dict[str, int], vector: list[float], where: ReadFilter) -> dict[str, list[Candidate]]:
-        """Nearest rows by cosine per table, every table in one round trip. The KNN runs unfiltered and the filter
-        applies to its result: on 3.2 a predicate inside the KNN is evaluated per scanned row and costs ~10x
-        (bench/README.md), so ``overfetch`` × ``limit`` neighbours are taken and filtered down to ``limit``."""
+        """Nearest rows by cosine per table, every table in one round trip (``_vector_statements``)."""
+        return self._statements(limits, self._vector_statements(limits, where), {**where.params(), 'vector': vector})
+
+    def text(self, table: str, terms: Sequence[str], limit: int, where: ReadFilter) -> list[Candidate]:
+        return self.text_lists({table: limit}, terms, where)[table]
+
+    def text_lists(self, limits: dict[str, int], terms: Sequence[str], where: ReadFilter) -> dict[str, list[Candidate]]:
+        """BM25 per table, best first (``_text_statements``). At most two round trips whatever the number of tables:
+        the document-frequency probe (skipped when every count is known), then the lists."""
+        statements, params = self._text_statements(limits, terms, where)
+        return lexical(self._statements(limits, statements, {**where.params(), **params}))
+
+    def lists(self, where: ReadFilter, limits: dict[str, int], lookup: ListLookup) -> FoundLists:
+        """Every first-stage list of a retrieval in one round trip (after the document-frequency probe, when a term
+        is new): the vector lists, the text lists and the caller's self entities. None of them depends on another."""
+        statements: dict[str, str] = {}
+        params: dict[str, Any] = {**where.params(), 'vector': lookup.vector, 'principal': lookup.principal}
+        if lookup.vector is not None:
+            statements |= {f'vector:{t}': sql for t, sql in self._vector_statements(limits, where).items()}
+        if lookup.terms is not None:
+            text, words = self._text_statements(limits, lookup.terms, where)
+            statements |= {f'bm25:{t}': sql for t, sql in text.items()}
+            params |= words
+        if lookup.principal is not None and (predicate := where.predicate('entity')) is not None:
+            statements['self'] = f'SELECT {PROJECTIONS["entity"]} FROM entity WHERE self_principal = $principal AND {predicate} LIMIT 4;'
+        results = self.store.q('\n'.join(statements.values()), **params) if statements else []
+        found = {name: [to_rows.candidate(name.rsplit(':', 1)[-1] if name != 'self' else 'entity', row) for row in rows or []]
+                 for name, rows in zip(statements, results, strict=True)}  # fmt: skip
+        return FoundLists(
+            vector={t: found.get(f'vector:{t}', []) for t in limits} if lookup.vector is not None else {},
+            text=lexical({t: found.get(f'bm25:{t}', []) for t in limits}) if lookup.terms is not None else {},
+            self_entities=found.get('self', []),
+        )
+
+    def _vector_statements(self, limits: dict[str, int], where: ReadFilter) -> dict[str, str]:
+        """The KNN runs unfiltered and the filter applies to its result: on 3.2 a predicate inside the KNN is evaluated
+        per scanned row and costs ~10x (bench/README.md), so ``overfetch`` × ``limit`` neighbours are taken and
+        filtered down to ``limit``. Uses ``$vector``."""
         tuned = knobs()
         statements = {}
         for table, limit in limits.items():
@@ -158,21 +243,11 @@ class RetrievalStore:
                     f'WHERE embedding <|{min(tuned.ef_search, math.ceil(limit * tuned.overfetch))},{tuned.ef_search}|> $vector) '
                     f'WHERE distance IS NOT NONE AND {predicate} ORDER BY distance LIMIT {int(limit)};'
                 )
-        return self._statements(limits, statements, {**where.params(), 'vector': vector})
+        return statements
 
-    def text(self, table: str, terms: Sequence[str], limit: int, where: ReadFilter) -> list[Candidate]:
-        return self.text_lists({table: limit}, terms, where)[table]
-
-    def text_lists(self, limits: dict[str, int], terms: Sequence[str], where: ReadFilter) -> dict[str, list[Candidate]]:
-        """BM25 per table, best first: one scored ``@n@`` per selective term (OR semantics: the row's score is the sum
-        of its terms' scores) and the common terms ANDed into one more branch (``plan_terms``). At most two round
-        trips whatever the number of tables: the document-frequency probe (skipped when every count is known), then
-        the lists.
-
-        3.2 clamps a term's score to 0 when the term is in about half the rows or more (a speaker's name in a
-        conversation), so such a term adds nothing to the order; rows that match only such terms come last and
-        are dropped whenever some row scored above 0 (they are no lexical evidence, only noise in the fusion).
-        """
+    def _text_statements(self, limits: dict[str, int], terms: Sequence[str], where: ReadFilter) -> tuple[dict[str, str], dict[str, Any]]:
+        """One scored ``@n@`` per selective term (OR semantics: the row's score is the sum of its terms' scores) and
+        the common terms ANDed into one more branch (``plan_terms``), per table; the statements and their words."""
         terms = [t for t in dict.fromkeys(terms) if t][: knobs().max_terms]
         predicates = {table: where.predicate(table) for table in limits} if terms else {}
         counts = self.term_counts([t for t, p in predicates.items() if p is not None], terms)
@@ -180,9 +255,11 @@ class RetrievalStore:
         for table, predicate in predicates.items():
             if predicate is None:
                 continue
-            plan = plan_terms(terms, {t: counts[(table, t)] for t in terms})
+            plan = plan_terms(terms, {t: counts[(table, t)] for t in terms}, counts[(table, ROWS)])
             field_ = TEXT_FIELDS[table]
             branches = [*plan.rare, *(' '.join(group) for group in plan.together)]
+            if not branches:
+                continue  # every term is scoreless here: no row would be lexical evidence
             # @i@ numbers this statement's matches for search::score(i); a branch of several words is their AND
             for i, words in enumerate(branches, start=1):
                 params[f'{table}_{i}'] = words
@@ -192,27 +269,39 @@ class RetrievalStore:
                 f'SELECT {PROJECTIONS[table]}, {score} AS bm25 FROM {table} '
                 f'WHERE ({clauses}) AND {predicate} ORDER BY bm25 DESC LIMIT {int(limits[table])};'
             )
-        found = self._statements(limits, statements, {**where.params(), **params})
-        return {table: [r for r in rows if (r.bm25 or 0) > 0] or rows for table, rows in found.items()}
+        return statements, params
 
     def term_counts(self, tables: Sequence[str], terms: Sequence[str]) -> dict[tuple[str, str], int]:
-        """(table, term) → rows of the table holding the term, counted up to ``df_cap`` + 1 (more is "common").
-        Counts come from ``self.frequencies`` when fresh; the others are probed in one round trip (as 0 in a table
-        too small to hold a common term)."""
+        """(table, term) → rows of the table holding the term, and (table, ``ROWS``) → the table's rows. A term is
+        counted up to ``df_cap`` + 1 (more is "common") or, in a table of at most twice that, up to half the table
+        (that many is ``scoreless``); in a larger table a common term whose first match scores 0 is recorded as in half
+        the rows (3.2 scores 0 exactly then). In a table of at most ``df_cap`` rows a term is not counted (0: no term
+        is common there). Counts come from ``self.frequencies`` when fresh; the others are probed in one round trip.
+
+        Counting a term reads every matching row, and a row with a 384-float embedding costs ~0.08 ms to read
+        (bench/README.md, Session 3), so the table's size is ``count()`` (no row is read) and remembered too; a
+        common term's score costs ~15 ms once, counting it to half of a 663-row table ~35 ms."""
         cap = knobs().df_cap
-        keys = [(table, term) for table in tables for term in terms]
+        keys = [(table, term) for table in tables for term in (ROWS, *terms)]
         counts = self.frequencies.known(keys)
         missing = [k for k in keys if k not in counts]
         if missing:
-            # a table of at most df_cap rows holds no common term: its terms are not searched for
-            sizes = ''.join(f'LET $n_{t} = count((SELECT id FROM {t} LIMIT {cap + 1}));\n' for t in dict.fromkeys(t for t, _ in missing))
-            probes = ', '.join(
-                f'IF $n_{table} > {cap} THEN count((SELECT id FROM {table} WHERE {TEXT_FIELDS[table]} @1@ $t{i} '
-                f'LIMIT {cap + 1})) ELSE 0 END'
-                for i, (table, _) in enumerate(missing)
+            sizes = ''.join(
+                (
+                    f'LET $n_{table} = {counts[(table, ROWS)]};'
+                    if (table, ROWS) in counts
+                    else f'LET $n_{table} = (SELECT count() FROM {table} GROUP ALL)[0].count ?? 0;'
+                )
+                + f' LET $half_{table} = <int> math::ceil(<float> $n_{table} / 2);'
+                + f' LET $l_{table} = math::min([{cap + 1}, $half_{table}]);\n'
+                for table in dict.fromkeys(t for t, _ in missing)
             )
-            found = self.store.q(f'{sizes}RETURN [{probes}];', **{f't{i}': term for i, (_, term) in enumerate(missing)})[-1] or []
-            probed = dict(zip(missing, found, strict=True))
+            probes = ', '.join(
+                f'$n_{table}' if term == ROWS else _term_probe(table, f'$t{i}', cap) for i, (table, term) in enumerate(missing)
+            )
+            params = {f't{i}': term for i, (_, term) in enumerate(missing) if term != ROWS}
+            found = self.store.q(f'{sizes}RETURN [{probes}];', **params)[-1] or []
+            probed = dict(zip(missing, (int(n) for n in found), strict=True))
             self.frequencies.remember(probed)
             counts.update(probed)
         return counts
@@ -223,75 +312,85 @@ class RetrievalStore:
         found = {table: [to_rows.candidate(table, row) for row in rows or []] for table, rows in zip(statements, results, strict=True)}
         return {table: found.get(table, []) for table in tables}
 
-    def adjacent_passages(self, turns: Sequence[tuple[str, int]], where: ReadFilter) -> list[Candidate]:
-        """The first passage of the turns just before and after each (session id, seq), filtered like any passage."""
-        predicate = where.predicate('memory_chunk')
-        if predicate is None or not turns:
-            return []
-        clauses = ' OR '.join(f'(session_key = $s{i} AND seq IN $n{i})' for i in range(len(turns)))
-        sql = (
-            f'LET $turns = SELECT VALUE record::id(id) FROM turn WHERE {clauses};\n'
-            f"SELECT {PROJECTIONS['memory_chunk']} FROM array::map($turns, |$t| type::record('memory_chunk', $t + '_0')) "
-            f'WHERE {predicate};'
-        )
-        params: dict[str, Any] = {**where.params()}
-        for i, (session, seq) in enumerate(turns):
-            params[f's{i}'], params[f'n{i}'] = session, [seq - 1, seq + 1]
-        return [to_rows.candidate('memory_chunk', row) for row in self.store.q(sql, **params)[-1] or []]
+    def expand(self, where: ReadFilter, lookup: Expansion, vector: list[float] | None) -> Expanded:
+        """The second stage of a retrieval in one round trip: the facts of the seed entities and of their 1-hop and
+        2-hop neighbours over visible relations (``lookup.depths`` rows per table and depth; at most 64 new
+        neighbours a hop), the tier-1 attributes of the named entities whose key shares a part with ``lookup.parts``,
+        and the first passage of the turns just before and after each of ``lookup.turns`` (session key, seq)."""
+        tx = Tx()
+        statements, kinds = ['LET $seen = [];'], ['']
+        frontier = tx.p(list(lookup.seeds))
+        relations = where.predicate('relates_to')
+        for depth, limit in enumerate(lookup.depths if lookup.seeds else ()):
+            hop = f'$h{depth}'
+            statements += [f'LET {hop} = array::slice(array::complement(array::distinct({frontier}), $seen), 0, 64);']
+            statements += [f'LET $seen = array::concat($seen, {hop});']
+            kinds += ['', '']
+            for table, sql in _facts_about(hop, limit, where).items():
+                statements.append(sql)
+                kinds.append(table)
+            if relations is None or depth + 1 == len(lookup.depths):
+                break
+            frontier = (
+                f'array::concat((SELECT VALUE out_ref FROM relates_to WHERE in_ref IN {hop} AND {relations} LIMIT 128), '
+                f'(SELECT VALUE in_ref FROM relates_to WHERE out_ref IN {hop} AND {relations} LIMIT 128))'
+            )
+        attributes = where.predicate('attribute')
+        if lookup.named and lookup.parts and attributes is not None:
+            statements.append(
+                f'SELECT {PROJECTIONS["attribute"]} FROM attribute WHERE entity_ref IN {tx.p(list(lookup.named))} AND {attributes} '
+                f"AND string::split(key, '_') ANYINSIDE {tx.p(sorted(lookup.parts))} LIMIT 32;"
+            )
+            kinds.append('tier1')
+        passages = where.predicate('memory_chunk')
+        if lookup.turns and passages is not None:
+            clauses = ' OR '.join(f'(session_key = {tx.p(key)} AND seq IN {tx.p([seq - 1, seq + 1])})' for key, seq in lookup.turns)
+            statements.append(f'LET $turns = SELECT VALUE record::id(id) FROM turn WHERE {clauses};')
+            kinds.append('')
+            statements.append(
+                f"SELECT {PROJECTIONS['memory_chunk']} FROM array::map($turns, |$t| type::record('memory_chunk', $t + '_0')) "
+                f'WHERE {passages};'
+            )
+            kinds.append('adjacent')
+        found = Expanded([], [], [])
+        if not any(kinds):
+            return found
+        results = self.store.q('\n'.join(statements), **where.params(), **tx.params, vector=vector)
+        for kind, rows in zip(kinds, results, strict=True):
+            if kind == 'tier1':
+                found.tier1.extend(to_rows.candidate('attribute', row) for row in rows or [])
+            elif kind == 'adjacent':
+                found.adjacent.extend(to_rows.candidate('memory_chunk', row) for row in rows or [])
+            elif kind:
+                found.graph.extend(to_rows.candidate(kind, row) for row in rows or [])
+        return found
 
-    def self_entities(self, principal_id: str, where: ReadFilter) -> list[Candidate]:
-        predicate = where.predicate('entity')
-        if predicate is None:
-            return []
-        sql = f'SELECT {PROJECTIONS["entity"]} FROM entity WHERE self_principal = $principal AND {predicate} LIMIT 4;'
-        return self._rows('entity', sql, {**where.params(), 'principal': principal_id})
 
-    def neighbours(self, refs: list[str], where: ReadFilter) -> list[str]:
-        """Entities one hop from ``refs`` over visible relations (both directions), as ``type/name`` strings."""
-        predicate = where.predicate('relates_to')
-        if predicate is None or not refs:
-            return []
-        sql = (
-            f'RETURN array::distinct(array::concat((SELECT VALUE out_ref FROM relates_to WHERE in_ref IN $refs AND {predicate} LIMIT 128), '
-            f'(SELECT VALUE in_ref FROM relates_to WHERE out_ref IN $refs AND {predicate} LIMIT 128)));'
-        )
-        return [str(r) for r in (self.store.q(sql, **where.params(), refs=refs)[0] or [])]
+def _term_probe(table: str, term: str, cap: int) -> str:
+    """The capped count of ``term`` in ``table`` (``term_counts``), as a SurrealQL expression over ``$n_``/``$l_``/
+    ``$half_`` of the table (a block's value is its last expression: a ``RETURN`` in it would end the whole statement)."""
+    match = f'FROM {table} WHERE {TEXT_FIELDS[table]} @1@ {term}'
+    scores_zero = f'(SELECT VALUE search::score(1) {match} LIMIT 1)[0] = 0'
+    return (
+        f'IF $n_{table} > {cap} THEN {{ LET $c = count((SELECT id {match} LIMIT $l_{table})); '
+        f'IF $c > {cap} AND $n_{table} > {2 * cap} THEN IF {scores_zero} THEN $half_{table} ELSE $c END ELSE $c END }} '
+        'ELSE 0 END'
+    )
 
-    def facts_about(self, refs: list[str], limit: int, where: ReadFilter, vector: list[float] | None) -> list[Candidate]:
-        """Attributes (closest to the query first), relations and actions (most important first) of these entities."""
-        if not refs:
-            return []
-        closeness = 'IF embedding AND $vector THEN vector::similarity::cosine(embedding, $vector) ELSE 0 END AS closeness'
-        statements, tables = [], []
-        for table, condition, extra, order in (
-            ('attribute', 'entity_ref IN $refs', f', {closeness}', 'closeness DESC, importance DESC'),
-            ('relates_to', '(in_ref IN $refs OR out_ref IN $refs)', '', 'importance DESC'),
-            ('action', '(actor_ref IN $refs OR object_ref IN $refs)', '', 'importance DESC'),
-        ):
-            predicate = where.predicate(table)
-            if predicate is not None:
-                statements.append(
-                    f'SELECT {PROJECTIONS[table]}{extra} FROM {table} WHERE {condition} AND {predicate} '
-                    f'ORDER BY {order} LIMIT {int(limit)};'
-                )
-                tables.append(table)
-        if not statements:
-            return []
-        results = self.store.q('\n'.join(statements), **where.params(), refs=refs, vector=vector)
-        return [to_rows.candidate(table, row) for table, rows in zip(tables, results, strict=True) for row in rows or []]
 
-    def attributes_at(self, refs: list[str], keys: list[str], where: ReadFilter) -> list[Candidate]:
-        """Tier-1 structured lookup: current attributes of these entities with these keys."""
-        predicate = where.predicate('attribute')
-        if predicate is None or not refs or not keys:
-            return []
-        addresses = [ref_address(r, k) for r in refs for k in keys]
-        sql = f'SELECT {PROJECTIONS["attribute"]} FROM attribute WHERE address IN $addresses AND {predicate} LIMIT 32;'
-        return self._rows('attribute', sql, {**where.params(), 'addresses': addresses})
-
-    def attribute_keys(self, refs: list[str], where: ReadFilter) -> list[str]:
-        predicate = where.predicate('attribute')
-        if predicate is None or not refs:
-            return []
-        sql = f'SELECT VALUE key FROM attribute WHERE entity_ref IN $refs AND {predicate} LIMIT 500;'
-        return sorted({str(k) for k in self.store.q(sql, **where.params(), refs=refs)[0] or []})
+def _facts_about(refs: str, limit: int, where: ReadFilter) -> dict[str, str]:
+    """Attributes (closest to ``$vector`` first), relations and actions (most important first) of the entities in the
+    SurrealQL array ``refs``, per table."""
+    closeness = 'IF embedding AND $vector THEN vector::similarity::cosine(embedding, $vector) ELSE 0 END AS closeness'
+    statements = {}
+    for table, condition, extra, order in (
+        ('attribute', f'entity_ref IN {refs}', f', {closeness}', 'closeness DESC, importance DESC'),
+        ('relates_to', f'(in_ref IN {refs} OR out_ref IN {refs})', '', 'importance DESC'),
+        ('action', f'(actor_ref IN {refs} OR object_ref IN {refs})', '', 'importance DESC'),
+    ):
+        predicate = where.predicate(table)
+        if predicate is not None:
+            statements[table] = (
+                f'SELECT {PROJECTIONS[table]}{extra} FROM {table} WHERE {condition} AND {predicate} ORDER BY {order} LIMIT {int(limit)};'
+            )
+    return statements

@@ -41,9 +41,13 @@ class TraceReads:
         )
         return [to_rows.retrieval_trace(row) for row in self.store.q(sql, principal=principal, before=before)[0] or []]
 
-    def reused_by(self, response_id: str, limit: int = 20) -> list[Reuse]:
-        sql = f'SELECT id, created_at, latency_ms FROM response_trace WHERE reused_from = $id ORDER BY created_at DESC LIMIT {int(limit)};'
-        rows = self.store.q(sql, id=rid('response_trace', response_id))[0] or []
+    def reused_by(self, response_id: str, principal: str | None, limit: int = 20) -> list[Reuse]:
+        """The newest cache hits that served this answer (made by ``principal``, or by anyone)."""
+        sql = (
+            'SELECT id, created_at, latency_ms FROM response_trace WHERE reused_from = $id '
+            f'AND ($principal IS NONE OR principal = $principal) ORDER BY created_at DESC LIMIT {int(limit)};'
+        )
+        rows = self.store.q(sql, id=rid('response_trace', response_id), principal=principal)[0] or []
         return [Reuse(ref=to_rows.required_ref(r['id']), created_at=r['created_at'], latency_ms=r.get('latency_ms')) for r in rows]
 
     def stats(self, principal: str | None, since: dt.datetime) -> TraceStats:

@@ -12,6 +12,7 @@ from typing import Any
 from agent_memory.db import to_rows
 from agent_memory.db.memory_store import MemoryStore
 from agent_memory.db.records import Tx, bare, rid
+from agent_memory.db.sdk import vector as bound_vector
 from agent_memory.db.trace_rows import add_traces
 from agent_memory.rows.scopes import ScopeSets
 from agent_memory.rows.traces import CacheCandidate
@@ -44,10 +45,19 @@ class TraceStore:
         self.store.db.query(self.store.database, tx.sql(), tx.params)
 
     def cache_candidates(
-        self, vector: list[float], fingerprints: list[str], since: dt.datetime, threshold: float, question_key: str | None
+        self,
+        vector: list[float],
+        fingerprints: list[str],
+        since: dt.datetime,
+        threshold: float,
+        question_key: str | None,
+        *,
+        similar_after_same: bool = True,
     ) -> list[CacheCandidate]:
         """Earlier cacheable answers for one of these visibilities, fresh enough, best first: those made for the same
-        canonical question (newest first), then those at least ``threshold`` similar (closest first).
+        canonical question (newest first), then those at least ``threshold`` similar (closest first). With
+        ``similar_after_same=False`` the similarity search runs only when no answer to the same question was found (the
+        common hit skips the KNN; the caller asks again with ``question_key=None`` when none of those is still valid).
 
         The KNN runs unfiltered over ``cache_neighbours`` traces and the filters apply to its result: on
         3.2 filters inside a KNN are evaluated per scanned row, 11-31x slower (bench/cache.py). The price:
@@ -56,35 +66,41 @@ class TraceStore:
         lookup is an index equality (``retrieval_trace_question_key``).
         """
         tuned = knobs()
-        # Only with a key: ``question_key = NONE`` is an index range over every keyless trace (every /query trace and
-        # every answer that may not be served), each fetched with its embedding before ``$key IS NOT NONE`` drops it.
-        same_question = (
-            'SELECT id, query, question_key, created_at, response.* AS answer, '
-            'vector::similarity::cosine(query_embedding, $vector) AS similarity FROM retrieval_trace '
-            'WHERE question_key = $key AND visibility_fingerprint IN $fps AND created_at > $since '
-            f'AND cache_eligible = true AND query_embedding IS NOT NONE ORDER BY created_at DESC LIMIT {tuned.same_question_limit};'
-        )
         similar = (
             'SELECT id, query, question_key, created_at, response.* AS answer, distance FROM '
             '(SELECT id, query, question_key, created_at, response, cache_eligible, visibility_fingerprint, '
             'vector::distance::knn() AS distance FROM retrieval_trace '
             f'WHERE query_embedding <|{tuned.cache_neighbours},{tuned.cache_ef}|> $vector) '
             'WHERE distance IS NOT NONE AND distance <= $max_distance AND cache_eligible = true '
-            'AND visibility_fingerprint IN $fps AND created_at > $since ORDER BY distance;'
+            'AND visibility_fingerprint IN $fps AND created_at > $since ORDER BY distance'
         )
-        params = {'vector': vector, 'fps': fingerprints, 'since': since, 'max_distance': 1.0 - threshold, 'key': question_key}
-        *same, similar_rows = self.store.q((same_question if question_key is not None else '') + similar, **params)
-        rows = [*(same[0] if same else []), *({**row, 'similarity': 1.0 - float(row['distance'])} for row in similar_rows or [])]
+        params = {'vector': bound_vector(vector), 'fps': fingerprints, 'since': since, 'max_distance': 1.0 - threshold, 'key': question_key}
+        if question_key is None:
+            # Only with a key: ``question_key = NONE`` is an index range over every keyless trace (every /query trace and
+            # every answer that may not be served), each fetched with its embedding before the constant condition drops it.
+            same_rows, similar_rows = [], self.store.q(similar + ';', **params)[0]
+        else:
+            same_question = (
+                'SELECT id, query, question_key, created_at, response.* AS answer, '
+                'vector::similarity::cosine(query_embedding, $vector) AS similarity FROM retrieval_trace '
+                'WHERE question_key = $key AND visibility_fingerprint IN $fps AND created_at > $since '
+                f'AND cache_eligible = true AND query_embedding IS NOT NONE ORDER BY created_at DESC LIMIT {tuned.same_question_limit}'
+            )
+            run_similar = 'true' if similar_after_same else 'array::len($same) = 0'
+            sql = f'LET $same = ({same_question}); RETURN {{ same: $same, similar: IF {run_similar} THEN ({similar}) ELSE [] END }};'
+            found = self.store.q(sql, **params)[-1]
+            same_rows, similar_rows = found['same'], found['similar']
+        rows = [*(same_rows or []), *({**row, 'similarity': 1.0 - float(row['distance'])} for row in similar_rows or [])]
         unique: dict[str, CacheCandidate] = {}
         for row in rows:  # a trace found both ways keeps its first place
             if row.get('answer'):
-                found = CacheCandidate(
+                found_one = CacheCandidate(
                     retrieval_id=str(bare(row['id'])),
                     question_key=row.get('question_key'),
                     similarity=float(row['similarity']),
                     answer=to_rows.response_trace(row['answer']),
                 )
-                unique.setdefault(found.retrieval_id, found)
+                unique.setdefault(found_one.retrieval_id, found_one)
         return list(unique.values())
 
     def valid_scopes(

@@ -14,8 +14,9 @@ from typing import Any
 
 from agent_memory.db.connection import ALREADY_APPLIED, CONFLICT_MARKER
 from agent_memory.db.predicates import OPEN, address_key
-from agent_memory.db.records import Tx, entity_rid, rid
+from agent_memory.db.records import Tx, content_of, entity_rid, rid
 from agent_memory.db.reinforcement import ImportanceRule, reinforce_statement, reinforced_ids
+from agent_memory.db.sdk import vector
 from agent_memory.db.trace_rows import add_traces
 from agent_memory.write_ops import (
     CloseAttribute,
@@ -52,6 +53,22 @@ class Emit:
 
     def __init__(self, tx: Tx, now: str, importance: ImportanceRule) -> None:
         self.tx, self.now, self.importance = tx, now, importance
+        self.new_sessions: set[str] = set()  # created by this transaction: no turns yet
+        self._seq: dict[str, str] = {}  # session key -> the variable holding its last turn's seq in this transaction
+
+    def next_seq(self, session_key: str) -> str:
+        """The variable holding the next turn's seq in the session: read once per transaction (not at all for a session
+        it creates), then counted up. The unique (session, seq) index makes a concurrent writer's turn a conflict."""
+        var = self._seq.get(session_key)
+        if var is not None:
+            self.add(f'LET {var} = {var} + 1')
+            return var
+        var = self._seq[session_key] = f'$seq{len(self._seq)}'
+        last = '0' if session_key in self.new_sessions else (
+            f'((SELECT VALUE seq FROM turn WHERE session_key = {self.p(session_key)} ORDER BY seq DESC LIMIT 1)[0] ?? 0)'
+        )  # fmt: skip
+        self.add(f'LET {var} = {last} + 1')
+        return var
 
     def p(self, value: Any) -> str:
         return self.tx.p(value)
@@ -108,6 +125,7 @@ def create_session(emit: Emit, op: CreateSession) -> None:
     content = {'scope_sets': op.scope_sets, 'metadata': dict(op.metadata), 'principal': op.principal, 'client_id': op.client_id,
                'created_at': op.created_at}  # fmt: skip
     emit.create('session', op.key, content)
+    emit.new_sessions.add(op.key)
 
 
 def guard_address(emit: Emit, op: GuardAddress) -> None:
@@ -121,29 +139,28 @@ def guard_instructions(emit: Emit, op: GuardInstructions) -> None:
 
 
 def create_turn(emit: Emit, op: CreateTurn) -> None:
-    content = asdict(op)
+    content = content_of(op)
     del content['id'], content['session_key']
     content['session'] = rid('session', op.session_key)
-    session_key = emit.p(op.session_key)
-    emit.add(f'LET $seq = ((SELECT VALUE seq FROM turn WHERE session_key = {session_key} ORDER BY seq DESC LIMIT 1)[0] ?? 0) + 1')
-    emit.add(f'CREATE {emit.p(rid("turn", op.id))} CONTENT object::extend({emit.p(content)}, {{ seq: $seq }})')
+    seq = emit.next_seq(op.session_key)
+    emit.add(f'CREATE {emit.p(rid("turn", op.id))} CONTENT object::extend({emit.p(content)}, {{ seq: {seq} }})')
 
 
 def create_chunk(emit: Emit, op: CreateChunk) -> None:
-    content = asdict(op)
+    content = content_of(op)
     del content['id'], content['session_key'], content['turn_id'], content['deferred']
-    content |= {'session': rid('session', op.session_key), 'turn': rid('turn', op.turn_id)}
+    content |= {'session': rid('session', op.session_key), 'turn': rid('turn', op.turn_id), 'embedding': vector(op.embedding)}
     emit.create('memory_chunk', op.id, content)
 
 
 def embed_chunk(emit: Emit, op: EmbedChunk) -> None:
-    emit.add(f'UPDATE {emit.p(rid("memory_chunk", op.chunk_id))} SET embedding = {emit.p(op.embedding)} WHERE embedding IS NONE')
+    emit.add(f'UPDATE {emit.p(rid("memory_chunk", op.chunk_id))} SET embedding = {emit.p(vector(op.embedding))} WHERE embedding IS NONE')
 
 
 def upsert_entity(emit: Emit, op: UpsertEntity) -> None:
     row = {'name': op.name, 'type': op.key[0], 'memory_category': op.memory_category, 'importance': op.importance,
            'scope_sets': op.scope_sets, 'created_at': op.created_at, 'self_principal': op.self_principal,
-           'embedding': op.embedding, 'updated_at': op.updated_at}  # fmt: skip
+           'embedding': vector(op.embedding), 'updated_at': op.updated_at}  # fmt: skip
     emit.add(
         f'UPSERT {emit.p(entity_rid(*op.key))} SET name = name ?? $e.name, type = $e.type, '
         'memory_category = memory_category ?? $e.memory_category, importance_base = importance_base ?? $e.importance, '
@@ -159,7 +176,7 @@ def create_attribute(emit: Emit, op: CreateAttribute) -> None:
         'key': op.key,
         'value': op.value,
         'confidence': op.confidence,
-        'embedding': op.embedding,
+        'embedding': vector(op.embedding),
     }
     links = {'valid_until': op.valid_until, 'supersedes': op.supersedes and rid('attribute', op.supersedes),
              'superseded_by': op.superseded_by and rid('attribute', op.superseded_by)}  # fmt: skip

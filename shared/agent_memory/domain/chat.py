@@ -12,7 +12,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from agent_memory.clock import new_id, utcnow
@@ -142,14 +142,26 @@ def compose(
     window: list[TurnRow],
 ) -> Answer:
     """Synthesis over what retrieval found, minus what the transcript window already holds and questions the user asked."""
-    in_window = {t.id for t in window}
-    found = retrieval.hits + retrieval.context_hits
-    sources = [h for h in found if h.resource.get('turnId') not in in_window and not is_asked_question(h)][:MAX_SOURCES]
+    retrieval = usable(retrieval, {t.id for t in window})
+    sources = (retrieval.hits + retrieval.context_hits)[:MAX_SOURCES]
     model = request.model or caller.config.models.synthesis
     composition = composer.compose(request.message, sources, window, model, caller_refs=question.self_refs)  # raises before any write
     # An answer built from nothing has nothing a later write could invalidate it by: never cached.
     cacheable = decision.eligible and bool(composition.built_from)
     return Answer(composition, retrieval, 3, f'{decision.reason}; {retrieval.tier_reason}', None, cacheable)
+
+
+def usable(retrieval: Retrieval, in_window: set[str]) -> Retrieval:
+    """The top ``CHAT_K`` of the fused pool that can be evidence: the user's own earlier questions and the turns the
+    transcript window already holds are dropped *before* the cut, so that a user who has asked many similar questions
+    ("what is my …?") still gets the facts ranked below them (cut first, they filled all ``CHAT_K`` places)."""
+
+    def evidence(hit: Hit) -> bool:
+        return hit.resource.get('turnId') not in in_window and not is_asked_question(hit)
+
+    hits = [h for h in retrieval.pool if evidence(h)][:CHAT_K]
+    shown = {h.id for h in hits}
+    return replace(retrieval, hits=hits, context_hits=[h for h in retrieval.context_hits if evidence(h) and h.id not in shown])
 
 
 def citations(composition: Composition) -> list[dict[str, Any]]:
@@ -188,9 +200,12 @@ def record(
 def traces(caller: Caller, request: ChatRequest, target: WriteTarget, question: Question, answer: Answer, latency_ms: float) -> WriteTraces:
     composition, visibility = answer.composition, question.visibility(answer.composition)
     returned: list[Hit] = [hit for _, hit in composition.cited] if answer.retrieval is None else answer.retrieval.hits
+    # Only a servable answer's question vector goes into the HNSW index: a hit's or an unservable answer's would cost an
+    # index insert per call and crowd the servable ones out of the cache lookup's unfiltered top-k.
+    vector = question.vector if answer.cacheable else None
     retrieval_trace = recall.trace_row(
         caller, request.message, answer.retrieval, mode='hybrid', tier=answer.tier, reason=answer.reason, fingerprint_=visibility,
-        endpoint='chat', now=target.now, latency_ms=latency_ms, vector=question.vector, returned=returned,
+        endpoint='chat', now=target.now, latency_ms=latency_ms, vector=vector, returned=returned,
         session_id=target.session_key, trace_id=new_id(),
     )  # fmt: skip
     # Only answers that may be served carry a key, so the key index holds no hits or uncacheable traces to walk past.

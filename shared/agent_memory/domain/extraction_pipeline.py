@@ -20,6 +20,7 @@ from agent_memory.db.turn_store import TurnStore
 from agent_memory.domain.chunks import chunk_id, split_text
 from agent_memory.domain.commit import commit
 from agent_memory.domain.context_config import ContextConfig
+from agent_memory.domain.extraction_vocabulary import JobVocabulary, Vocabulary
 from agent_memory.domain.reconcile import Diff, Reconciler, Source, Speaker, without_forged_self_refs
 from agent_memory.embeddings import Embedder
 from agent_memory.extraction.errors import LlmFailure, ProviderOutputInvalid, ProviderRetryable
@@ -29,19 +30,19 @@ from agent_memory.extraction.model import (
     ExtractedUncertainty,
     Extraction,
     ExtractionContext,
-    KnownEntity,
     PriorTurn,
     UncertaintyKind,
 )
 from agent_memory.extraction.speaker import bind_first_person
 from agent_memory.observability import logger, metrics
+from agent_memory.rows.control import PrincipalRow
 from agent_memory.rows.conversation import TurnRow
 from agent_memory.rows.directives import UncertaintyRow
+from agent_memory.rows.refs import entity_key_of
 from agent_memory.vocabulary import MemoryCategory
 from agent_memory.write_ops import EmbedChunk, MarkTurnExtracted, WritePlan
 
 CONTEXT_WINDOW_TURNS = 6
-VOCABULARY_LIMIT = 50
 OPEN_UNCERTAINTY_LIMIT = 20
 
 Stage0 = Callable[[str, ExtractionContext], Extraction]
@@ -126,20 +127,20 @@ class TurnInput:
         )
 
 
-def extraction_context(store: MemoryStore, turn: TurnInput, speaker: Speaker, read_patterns: list[str]) -> ExtractionContext:
-    turns = TurnStore(store)
-    entities, keys, labels = turns.vocabulary(read_patterns, VOCABULARY_LIMIT)
-    session = turn.session_key
-    recent = turns.recent_turns(session, turn.seq, CONTEXT_WINDOW_TURNS, read_patterns) if session is not None else []
-    open_rows = turns.open_uncertainties(read_patterns, OPEN_UNCERTAINTY_LIMIT)
+def extraction_context(
+    store: MemoryStore, turn: TurnInput, speaker: Speaker, read_patterns: list[str], vocabulary: Vocabulary
+) -> ExtractionContext:
+    recent, open_rows = TurnStore(store).context_window(
+        turn.session_key, turn.seq, CONTEXT_WINDOW_TURNS, read_patterns, OPEN_UNCERTAINTY_LIMIT
+    )
     return ExtractionContext(
         role=turn.role,
         observed_at=turn.observed_at,
         speaker_name=speaker.display_name,
         speaker=turn.speaker,
-        known_entities=tuple(KnownEntity(type=e.type, name=e.name) for e in entities),
-        attribute_keys=tuple(keys),
-        relation_labels=tuple(labels),
+        known_entities=vocabulary.entities,
+        attribute_keys=vocabulary.keys,
+        relation_labels=vocabulary.labels,
         recent_turns=tuple(PriorTurn(role=t.role, content=t.content, observed_at=t.observed_at, speaker=t.speaker) for t in recent),
         open_uncertainties=tuple(_open_uncertainty(row, speaker) for row in open_rows),
     )
@@ -196,40 +197,71 @@ class TurnResult:
     diff: dict[str, Any] | None = None
 
 
+class JobReads:
+    """What the turns of one job share, read once: the turns (their attempts started in the same round trip), their
+    writers, and the vocabulary of each read region, kept current with what each committed turn wrote."""
+
+    def __init__(self, store: MemoryStore, turn_ids: tuple[str, ...]) -> None:
+        self.store = store
+        self.turns = TurnStore(store).start_job(turn_ids)
+        self._principals: dict[str, PrincipalRow | None] = {}
+        self._vocabularies: dict[tuple[str, ...], JobVocabulary] = {}
+
+    def principal(self, principal_id: str) -> PrincipalRow | None:
+        if principal_id not in self._principals:
+            self._principals[principal_id] = self.store.get_principal(principal_id)
+        return self._principals[principal_id]
+
+    def vocabulary(self, patterns: list[str]) -> JobVocabulary:
+        key = tuple(patterns)
+        if key not in self._vocabularies:
+            self._vocabularies[key] = JobVocabulary(self.store, key)
+        return self._vocabularies[key]
+
+
 def process_turn(
-    store: MemoryStore, extractors: Extractors, embedder: Embedder, config: ContextConfig, turn_id: str, final_delivery: bool = True
+    store: MemoryStore,
+    extractors: Extractors,
+    embedder: Embedder,
+    config: ContextConfig,
+    turn_id: str,
+    final_delivery: bool = True,
+    job: JobReads | None = None,
 ) -> TurnResult:
     """Extract and reconcile one stored turn; a turn already done is left alone (idempotent per turn).
 
     ``final_delivery`` False lets a transient provider error propagate (the message is retried); True (the last
-    SQS delivery, or a caller that cannot retry) reconciles stage 0 instead."""
-    turns = TurnStore(store)
-    row = turns.get_turn(turn_id)
+    SQS delivery, or a caller that cannot retry) reconciles stage 0 instead. ``job`` holds what the job's turns
+    share (read here for a job of this one turn)."""
+    job = job or JobReads(store, (turn_id,))
+    row = job.turns.get(turn_id)
     if row is None:
         logger.warning('extraction job names an unknown turn', extra={'turn': turn_id})
         return TurnResult('missing')
     if row.extraction_status == 'done':
         return TurnResult('done')
-    turns.start_attempt(turn_id)
     turn = TurnInput.from_row(row)
-    principal = store.get_principal(turn.principal)
+    principal = job.principal(turn.principal)
     speaker = Speaker(turn.principal, principal.display_name if principal else turn.principal)
     stored_region = row.read_region  # the writer's effective grants (key and delegation included)
     fallback = principal.grants.get('memory:read', []) if principal else []
     read_patterns = list(stored_region if stored_region is not None else fallback)
-    ctx = extraction_context(store, turn, speaker, read_patterns)
+    vocabulary = job.vocabulary(read_patterns)
+    ctx = extraction_context(store, turn, speaker, read_patterns, vocabulary.current())
     extraction, outcome = extractors.run(turn.content, ctx, config.models.extraction, final_delivery)
     session_id = turn.session_key
 
-    def attempt() -> Diff:
+    def attempt() -> tuple[WritePlan, Diff]:
         plan, diff = plan_turn(store, turn, extraction, speaker, config, session_id, outcome)
         commit(store, embedder, plan)
-        return diff
+        return plan, diff
 
     try:
-        diff = run_with_retry(attempt)
+        plan, diff = run_with_retry(attempt)
     except AlreadyApplied:
+        vocabulary.forget()  # another delivery wrote this turn: what it wrote is not in our plan
         return TurnResult('done')  # a concurrent delivery of the same job finished first
+    vocabulary.note(plan, {entity_key_of(e['id']) for e in diff.entities if e['isNew']})
     metrics.add_metric(name='ExtractionDone', unit=MetricUnit.Count, value=1)
     if outcome.llm_error:
         metrics.add_metric(name='ExtractionLlmFallback', unit=MetricUnit.Count, value=1)
@@ -240,7 +272,8 @@ def preview_turn(
     store: MemoryStore, extractors: Extractors, config: ContextConfig, turn: TurnInput, speaker: Speaker, read_patterns: list[str]
 ) -> dict[str, Any]:
     """``infer: preview``: the diff a full extraction would produce now, with nothing persisted."""
-    ctx = extraction_context(store, turn, speaker, read_patterns)
+    vocabulary = JobVocabulary(store, tuple(read_patterns)).current()
+    ctx = extraction_context(store, turn, speaker, read_patterns, vocabulary)
     extraction, outcome = extractors.run(turn.content, ctx, config.models.extraction, final_delivery=True)  # nothing retries a preview
     _, diff = plan_turn(store, turn, extraction, speaker, config, None, outcome)
     return diff.as_json()

@@ -13,7 +13,7 @@ from agent_memory.db.memory_store import MemoryStore
 from agent_memory.db.turn_store import TurnStore
 from agent_memory.domain.chunks import split_text
 from agent_memory.domain.context_config import effective_config
-from agent_memory.domain.extraction_pipeline import Extractors, process_turn
+from agent_memory.domain.extraction_pipeline import Extractors, JobReads, process_turn
 from agent_memory.domain.ports import ContextDirectory
 from agent_memory.embeddings import Embedder
 from agent_memory.extraction.errors import ProviderError
@@ -51,11 +51,12 @@ def handle_job(services: WorkerServices, body: str, receive_count: int) -> None:
     config = effective_config(context.config)
     store = services.store(job.context_id)
     final = receive_count >= services.max_receives
+    reads = JobReads(store, job.turn_ids)
     if len(job.turn_ids) > 1:
-        prefetch_chunk_vectors(services, store, job.turn_ids)
+        prefetch_chunk_vectors(services, reads)
     for turn_id in job.turn_ids:
         try:
-            result = process_turn(store, services.extractors, services.embedder, config, turn_id, final_delivery=final)
+            result = process_turn(store, services.extractors, services.embedder, config, turn_id, final_delivery=final, job=reads)
         except Exception as exc:
             TurnStore(store).mark(turn_id, 'failed' if final else 'queued', _stored_error(exc))
             metrics.add_metric(name='ExtractionFailed', unit=MetricUnit.Count, value=1)
@@ -74,12 +75,13 @@ def _stored_error(exc: Exception) -> str:
     return f'{type(exc).__name__}: {exc}'[:2000]
 
 
-def prefetch_chunk_vectors(services: WorkerServices, store: MemoryStore, turn_ids: tuple[str, ...]) -> None:
+def prefetch_chunk_vectors(services: WorkerServices, reads: JobReads) -> None:
     """One model call for every chunk of the job: each turn's commit then finds its chunks' vectors remembered
     (LazyEmbedder's memo) and embeds only the entities and attributes it creates. Only a speed-up: if it fails,
     each turn embeds its own chunks and fails (and is recorded) there."""
     try:
-        services.embedder.embed([text for content in TurnStore(store).pending_contents(turn_ids) for text in split_text(content)])
+        pending = [turn.content for turn in reads.turns.values() if turn.extraction_status != 'done']
+        services.embedder.embed([text for content in pending for text in split_text(content)])
     except Exception:
         logger.warning('chunk prefetch failed; turns embed their own chunks', exc_info=True)
 

@@ -11,6 +11,7 @@ from dataclasses import replace
 from typing import Any
 
 from agent_memory.clock import new_id, utcnow
+from agent_memory.db.connection import run_with_retry
 from agent_memory.db.lifecycle_store import LifecycleStore
 from agent_memory.db.memory_store import MemoryStore
 from agent_memory.db.retrieval_store import ReadFilter
@@ -23,6 +24,7 @@ from agent_memory.domain.visibility import fingerprint, with_lens
 from agent_memory.embeddings import Embedder
 from agent_memory.models import ContextRequest, QueryRequest, ReadRequest
 from agent_memory.observability import metrics
+from agent_memory.write_ops import Reinforce, WritePlan, WriteTraces
 
 TIER_NAMES = {1: 'direct', 2: 'cache', 3: 'hybrid'}
 TRACE_CANDIDATES = 50  # candidates kept on the trace (the pool itself may hold 256)
@@ -109,7 +111,8 @@ def fresh_trace(
     session_id: str | None = None,
     source: str | None = None,
 ) -> dict[str, Any]:
-    """The trace of a tier-3 read (fresh retrieval, no cache)."""
+    """The trace of a tier-3 read (fresh retrieval, no cache). Like a cache hit's trace it stores no question vector
+    (docs/architecture.md, response cache decisions): only a servable answer's trace enters the HNSW index."""
     return trace_row(
         caller,
         query,
@@ -121,7 +124,7 @@ def fresh_trace(
         endpoint=endpoint,
         now=now,
         latency_ms=retrieval.latency_ms if latency_ms is None else latency_ms,
-        vector=retrieval.vector,
+        vector=None,  # a read's trace is never served from the cache: its vector would only crowd the lookup's KNN
         returned=retrieval.hits if returned is None else returned,
         session_id=session_id,
         source=source,
@@ -131,6 +134,13 @@ def fresh_trace(
 def reinforce(store: MemoryStore, hits: Sequence[Hit]) -> int:
     """×1.1 (cap 2.0) on the facts returned to the caller, in one statement (CONTRACT §5)."""
     return LifecycleStore(store.db, store.database, store.importance).reinforce(fact_refs(hits))
+
+
+def record(ports: ContextPorts, trace: dict[str, Any], returned: Sequence[Hit], now: dt.datetime) -> None:
+    """The read's trace and the reinforcement of the facts it returned, in one transaction (CONTRACT §5, §7.2):
+    one round trip, and never a trace without its reinforcement or the reverse; retried on a write conflict."""
+    plan = WritePlan(now, None, [WriteTraces(trace), Reinforce(fact_refs(returned))])
+    run_with_retry(lambda: ports.memory.apply(plan))
 
 
 def _record_tier(tier: int) -> None:
@@ -163,8 +173,7 @@ def query(ports: ContextPorts, embedder: Embedder, caller: Caller, request: Quer
         session_id=session_key,
         source=request.source,
     )
-    ports.traces.write(trace)
-    ports.lifecycle.reinforce(fact_refs(retrieval.hits + retrieval.context_hits))  # include narrows the response only
+    record(ports, trace, retrieval.hits + retrieval.context_hits, now)  # include narrows the response only
     _record_tier(3)
     return {
         'tier': 'hybrid',
@@ -193,7 +202,6 @@ def context(ports: ContextPorts, embedder: Embedder, caller: Caller, request: Co
     retrieval = Retriever(ports.memory, embedder).run(RetrievalRequest(request.query, request.k, 'hybrid', where, caller.principal_id))
     block = render_context(ports.reads, caller, retrieval.hits + retrieval.context_hits, now)
     trace = fresh_trace(caller, request.query, retrieval, fingerprint(caller, lens, request.labels), endpoint, now)
-    ports.traces.write(trace)
-    ports.lifecycle.reinforce(fact_refs(retrieval.hits + retrieval.context_hits))
+    record(ports, trace, retrieval.hits + retrieval.context_hits, now)
     _record_tier(3)
     return {'context': block, 'queryMs': round(retrieval.latency_ms, 2), 'tier': 'hybrid', 'traceId': f'retrieval_trace:{trace["id"]}'}

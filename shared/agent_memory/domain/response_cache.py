@@ -79,13 +79,25 @@ def consult_cache(
         return refused
     traces = TraceStore(store)
     since = now - dt.timedelta(seconds=config.freshness_window_seconds)
-    found = traces.cache_candidates(vector, fingerprints, since, config.similarity_threshold, str(question) if question else None)
+    threshold, key = config.similarity_threshold, str(question) if question else None
+    checked: dict[str, dict[str, ScopeSets] | None] = {}
 
     def valid_scopes(answer: ResponseTraceRow) -> dict[str, ScopeSets] | None:
-        built_from = [*answer.cited, *answer.read_sources]  # CONTRACT §8: "cited" is everything it was built from
-        return traces.valid_scopes([(c['table'], c['key']) for c in built_from], answer.cited_entity_refs, answer.created_at, now)
+        if answer.ref not in checked:
+            built_from = [*answer.cited, *answer.read_sources]  # CONTRACT §8: "cited" is everything it was built from
+            sources = [(c['table'], c['key']) for c in built_from]
+            checked[answer.ref] = traces.valid_scopes(sources, answer.cited_entity_refs, answer.created_at, now)
+        return checked[answer.ref]
 
-    return choose(found, question, valid_scopes, config.similarity_threshold)
+    # One round trip for the common hit: the KNN runs only when no answer to the same question exists ...
+    found = traces.cache_candidates(vector, fingerprints, since, threshold, key, similar_after_same=False)
+    decision = choose(found, question, valid_scopes, threshold)
+    if decision.hit is None and any(c.question_key == key for c in found):
+        # ... and, when none of those is still valid, the similar answers are tried after them, as in one lookup.
+        tried = {c.retrieval_id for c in found}
+        found += [c for c in traces.cache_candidates(vector, fingerprints, since, threshold, None) if c.retrieval_id not in tried]
+        decision = choose(found, question, valid_scopes, threshold)
+    return decision
 
 
 def admission(config: ResponseCacheConfig, request: ChatRequest, has_prior_turns: bool) -> CacheDecision | None:

@@ -11,12 +11,12 @@ import datetime as dt
 import re
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from agent_memory.clock import when
 from agent_memory.db.memory_store import MemoryStore
-from agent_memory.db.retrieval_store import ReadFilter, RetrievalStore
+from agent_memory.db.retrieval_store import Expansion, ListLookup, ReadFilter, RetrievalStore
 from agent_memory.domain.plan_embeddings import attribute_text, entity_text
 from agent_memory.embeddings import Embedder
 from agent_memory.rows.candidates import Candidate
@@ -117,6 +117,7 @@ class Candidates:
     seeds: Seeds
     tier1: list[Hit]
     vector: list[float] | None
+    adjacent: dict[str, list[Hit]] = field(default_factory=dict)  # best passage id -> its neighbouring turns' passages
 
 
 @dataclass(frozen=True)
@@ -240,6 +241,10 @@ def fuse(lists: dict[str, list[Hit]], pool: int | None = None) -> list[Hit]:
 
 
 class Retriever:
+    """Two database round trips per retrieval (plus the document-frequency probe when a query term is new): the lists
+    that need only the query (``RetrievalStore.lists``), then what needs their result (``RetrievalStore.expand``): the
+    seeds' graph, tier 1 and the turns adjacent to the best passages."""
+
     def __init__(self, store: MemoryStore, embedder: Embedder) -> None:
         self.store = store
         self.search = RetrievalStore(store)
@@ -250,7 +255,7 @@ class Retriever:
         found = self.candidates(request, vector)
         pool = fuse(found.lists)
         if request.mode == 'hybrid':
-            pool = reranked(with_neighbours(pool, self._adjacent(pool, request.where)), request.query)
+            pool = reranked(with_neighbours(pool, found.adjacent), request.query)
         hits = pool[: request.k]
         shown = {h.id for h in hits}
         pooled = {h.id: h for h in pool}
@@ -268,33 +273,43 @@ class Retriever:
         mode = request.mode
         if vector is None and mode != 'bm25':
             vector = self.embedder.embed([request.query])[0]
-        terms = query_terms(request.query)
+        first = self.search.lists(
+            where,
+            dict(knobs().list_limits),
+            ListLookup(
+                vector=vector if mode in ('hybrid', 'vector') else None,
+                terms=query_terms(request.query) if mode in ('hybrid', 'bm25') else None,
+                principal=request.principal_id if is_first_person(request.query) else None,
+            ),
+        )
         lists: dict[str, list[Hit]] = {}
-        if mode in ('hybrid', 'vector') and vector is not None:
-            for table, rows in self.search.vector_lists(dict(knobs().list_limits), vector, where).items():
-                lists[f'vector:{table}'] = [self._scored(r, 1.0 - float(r.distance or 0.0)) for r in rows]
-        if mode in ('hybrid', 'bm25'):
-            for table, rows in self.search.text_lists(dict(knobs().list_limits), terms, where).items():
-                lists[f'bm25:{table}'] = [self._scored(r, float(r.bm25 or 0.0)) for r in rows]
-        seeds = self._seeds(request, where, lists)
-        tier1: list[Hit] = []
-        if mode in ('hybrid', 'graph'):
-            lists['graph'] = self._graph(seeds.refs, where, vector)
-            keys = self._keys_named(request.query, seeds.named, where)
-            tier1 = [to_hit(r) for r in self.search.attributes_at(seeds.named, keys, where)]
-            if tier1:
-                lists['tier1'] = tier1
-        return Candidates(lists, seeds, tier1, vector)
-
-    def _adjacent(self, pool: list[Hit], where: ReadFilter | None) -> dict[str, list[Hit]]:
-        """Passage id → the passages of its turn's neighbours, for the best ``neighbour_from`` passages."""
-        best = neighbour_sources(pool)
-        if not best or where is None:
-            return {}
-        found = [to_hit(r) for r in self.search.adjacent_passages([p for _, p in best], where)]
-        return {
-            hit_id: [n for n in found if n.position and n.position[0] == at[0] and abs(n.position[1] - at[1]) == 1] for hit_id, at in best
-        }
+        for table, rows in first.vector.items():
+            lists[f'vector:{table}'] = [self._scored(r, 1.0 - float(r.distance or 0.0)) for r in rows]
+        for table, rows in first.text.items():
+            lists[f'bm25:{table}'] = [self._scored(r, float(r.bm25 or 0.0)) for r in rows]
+        seeds = self._seeds(request, where, lists, first.self_entities)
+        expanding = mode in ('hybrid', 'graph')
+        best = best_passages(lists) if mode == 'hybrid' else []
+        second = self.search.expand(
+            where,
+            Expansion(
+                seeds=seeds.refs if expanding else (),
+                depths=knobs().graph_limits,
+                named=seeds.named if expanding else (),
+                parts=key_parts(request.query),
+                turns=[h.position for h in best if h.position is not None],
+            ),
+            vector,
+        )
+        if expanding:
+            graph: dict[str, Hit] = {}
+            for row in second.graph:  # by depth: a fact reached again further out keeps its first place
+                graph.setdefault(row.ref, to_hit(row))
+            lists['graph'] = list(graph.values())
+        tier1 = [to_hit(r) for r in second.tier1]
+        if tier1:
+            lists['tier1'] = tier1
+        return Candidates(lists, seeds, tier1, vector, adjacent(best, [to_hit(r) for r in second.adjacent]))
 
     @staticmethod
     def _scored(row: Candidate, score: float) -> Hit:
@@ -302,13 +317,10 @@ class Retriever:
         hit.score = score
         return hit
 
-    def _seeds(self, request: RetrievalRequest, where: ReadFilter, lists: dict[str, list[Hit]]) -> Seeds:
-        """Entities the query is about: the caller's self entity for first-person questions, entities named in
-        the query, and otherwise the nearest ones. Only the self and named entities feed tier 1."""
-        named: dict[str, str] = {}
-        if is_first_person(request.query):
-            for row in self.search.self_entities(request.principal_id, where):
-                named[_type_name(row.ref) or '/'] = str(row.name)
+    def _seeds(self, request: RetrievalRequest, where: ReadFilter, lists: dict[str, list[Hit]], own: Sequence[Candidate]) -> Seeds:
+        """Entities the query is about: the caller's self entity for first-person questions (``own``), entities named
+        in the query, and otherwise the nearest ones. Only the self and named entities feed tier 1."""
+        named: dict[str, str] = {_type_name(row.ref) or '/': str(row.name) for row in own}
         candidates = lists.get('vector:entity', []) + lists.get('bm25:entity', [])
         if 'bm25:entity' not in lists and request.mode == 'graph':
             candidates += self._scored_entities(request.query, where)
@@ -326,35 +338,32 @@ class Retriever:
     def _scored_entities(self, query: str, where: ReadFilter) -> list[Hit]:
         return [self._scored(r, float(r.bm25 or 0.0)) for r in self.search.text('entity', query_terms(query), 8, where)]
 
-    def _graph(self, seeds: list[str], where: ReadFilter, vector: list[float] | None) -> list[Hit]:
-        """Facts of the seeds, then of their 1-hop and 2-hop neighbours (ranked by distance, then importance)."""
-        ranked: list[Hit] = []
-        seen: set[str] = set()
-        frontier, visited = list(seeds), set(seeds)
-        limits = knobs().graph_limits
-        for depth, limit in enumerate(limits):
-            if not frontier:
-                break
-            for row in self.search.facts_about(frontier, limit, where, vector):
-                hit = to_hit(row)
-                if hit.id not in seen:
-                    seen.add(hit.id)
-                    ranked.append(hit)
-            if depth + 1 < len(limits):
-                frontier = [r for r in self.search.neighbours(frontier, where) if r not in visited][:64]
-                visited.update(frontier)
-        return ranked
 
-    def _keys_named(self, query: str, seeds: list[str], where: ReadFilter) -> list[str]:
-        """Attribute keys of the seed entities that share a content word with the query ("my plan?" → plan,
-        "which editor does Ana use?" → preferred_editor)."""
-        asked = {_stem(w) for w in words(query) if w not in STOP_WORDS}
-        return [k for k in self.search.attribute_keys(seeds, where) if asked & {_stem(p) for p in k.split('_') if p}]
+PASSAGE_LISTS = ('vector:memory_chunk', 'bm25:memory_chunk')
 
 
-def neighbour_sources(pool: list[Hit]) -> list[tuple[str, tuple[str, int]]]:
-    """(id, position) of the best ``neighbour_from`` passages: whose adjacent turns join the ranking."""
-    return [(h.id, h.position) for h in pool if h.position is not None][: knobs().neighbour_from]
+def best_passages(lists: dict[str, list[Hit]]) -> list[Hit]:
+    """The ``neighbour_from`` passages fusion ranks first. Only the passage lists hold passages and a passage's fused
+    score depends on them alone, so they are known before the graph is read (fused on copies: fusion scores hits)."""
+    passages = {name: [replace(h, lists={}) for h in lists[name]] for name in PASSAGE_LISTS if name in lists}
+    return [h for h in fuse(passages) if h.position is not None][: knobs().neighbour_from]
+
+
+def adjacent(best: Sequence[Hit], found: Sequence[Hit]) -> dict[str, list[Hit]]:
+    """Passage id → the passages of its turn's neighbours (same session, seq ± 1)."""
+    return {
+        hit.id: [n for n in found if n.position and n.position[0] == hit.position[0] and abs(n.position[1] - hit.position[1]) == 1]
+        for hit in best
+        if hit.position is not None
+    }
+
+
+def key_parts(query: str) -> set[str]:
+    """The attribute key parts tier 1 matches: those sharing a stem with a content word of the query ("my plan?" →
+    plan, "which editor does Ana use?" → editor, so ``preferred_editor``). A part's stem drops one trailing "s", so
+    each stem is matched by itself and by itself plus "s"."""
+    stems = {_stem(w) for w in words(query) if w not in STOP_WORDS}
+    return {part for stem in stems for part in (stem, f'{stem}s') if _stem(part) == stem}
 
 
 def with_neighbours(pool: list[Hit], adjacent: dict[str, list[Hit]]) -> list[Hit]:

@@ -2,7 +2,8 @@
 
 Who sees what: a caller with ``grant:manage`` over the whole context sees every trace; any other
 caller sees the traces its own principal produced (traces hold query text, so they are never
-shared across principals by default).
+shared across principals by default). The same rule bounds ``reusedBy``: two principals with the same
+readable region share cached answers, but each sees only the reuses it made itself.
 """
 
 from __future__ import annotations
@@ -127,7 +128,8 @@ def get_trace(traces: TraceHistory, caller: Caller, trace_ref: str) -> dict[str,
                 return {'id': row.ref, 'kind': 'response', 'parent': _response(row), 'retrievals': [], 'reusedBy': []}
             row = found
         record = _record(_with_response(traces, row))
-        reused = traces.reused_by(key_of(record['parent']['id'])) if record['parent'] else []
+        # only the reuses the caller could open itself: another principal's hit is its activity, not this caller's
+        reused = traces.reused_by(key_of(record['parent']['id']), owner) if record['parent'] else []
         record['reusedBy'] = [{'id': r.ref, 'createdAt': when(r.created_at), 'latencyMs': r.latency_ms} for r in reused]
         record['kind'] = 'retrieval'
         return record

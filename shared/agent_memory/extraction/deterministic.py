@@ -31,7 +31,7 @@ from agent_memory.extraction.stage0.casual import capitalise_names, is_caseless,
 from agent_memory.extraction.stage0.dates import at_midnight
 from agent_memory.extraction.stage0.instructions import find_instruction
 from agent_memory.extraction.stage0.reading import Finding, Happening, Reading, Turn
-from agent_memory.extraction.stage0.text import normalise_text, split_sentences
+from agent_memory.extraction.stage0.text import normalise_text, split_sentences, without_texting_fillers
 from agent_memory.extraction.stage0.turn import read_turn
 
 UNTRUSTED_ROLES = frozenset({'assistant', 'tool'})
@@ -52,7 +52,8 @@ def extract(text: str, ctx: ExtractionContext) -> Extraction:
     repaired = [repair_cue_words(s) for s in sentences]
     after_request = _asked_for_artefact(ctx)
     instructions = [i for s, r in zip(sentences, repaired, strict=True) if (i := find_instruction(r, after_request, spoken=s))]
-    reading = read_turn(repaired, Turn(repair_cue_words(clean), ctx)) if ctx.role == 'user' else Reading()
+    said = [without_texting_fillers(r) for r in repaired]
+    reading = read_turn(said, Turn(repair_cue_words(clean), ctx)) if ctx.role == 'user' else Reading()
     return _assemble(reading, instructions, ctx.observed_at)
 
 

@@ -100,8 +100,25 @@ FactRow = AttributeRow | RelationRow | ActionRow
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class NamedEntity:
-    """An entity by its type and display name (the vocabulary an extractor is shown)."""
+class VocabularyRow:
+    """One row of the extraction vocabulary's sample: an entity (``key`` its (type, normalised name), ``text`` its display
+    name), an attribute (``text`` its key) or a relation (``text`` its label). The engine lists them newest ``stamp``
+    first, ties by record key descending, which ``order`` reproduces."""
 
-    type: str
-    name: str
+    stamp: dt.datetime
+    key: tuple[str, ...]  # the record's key: (type, normalised name) for an entity, (id,) otherwise
+    text: str
+    entity_type: str = ''
+
+    @property
+    def order(self) -> tuple[dt.datetime, tuple[str, ...]]:
+        return (self.stamp, self.key)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class VocabularySample:
+    """The newest entities, attributes and relations a reader may see, as the engine orders them (bounded)."""
+
+    entities: tuple[VocabularyRow, ...]
+    attributes: tuple[VocabularyRow, ...]
+    relations: tuple[VocabularyRow, ...]

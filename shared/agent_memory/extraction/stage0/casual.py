@@ -23,9 +23,19 @@ CUE_WORDS = word_set(
     'emojis spelling british american english sentences responses replies answers explanations summaries messages '
     'tomorrow yesterday today tonight morning afternoon evening weekend month week year ago last next'
 )
+# Courtesy fillers short enough that only a slip keeping their first and last letters is repaired.
+_FILLER_CUES = ('please',)
 _KNOWN_WORDS = CUE_WORDS | TIER_WORDS | JOB_HEADS | LANGUAGES | DEPARTMENTS | NOT_NAMES
 # Texting abbreviations of time words (whole lowercase words only): "i left lst month", "see you tmrw".
-_ABBREVIATIONS = {'lst': 'last', 'nxt': 'next', 'tmrw': 'tomorrow', 'tmr': 'tomorrow', 'yday': 'yesterday', 'wknd': 'weekend'}
+_ABBREVIATIONS = {
+    'plz': 'please',
+    'lst': 'last',
+    'nxt': 'next',
+    'tmrw': 'tomorrow',
+    'tmr': 'tomorrow',
+    'yday': 'yesterday',
+    'wknd': 'weekend',
+}
 _MIN_EDIT_CHARS = 6  # shorter words are often other real words one edit away ("fever"/"never"): only swaps are repaired
 _MIN_SWAP_CHARS = 4
 _MIN_WRONG_LETTER_CHARS = 8
@@ -54,8 +64,20 @@ def _nearest_cue(word: str) -> str | None:
     """The one cue word a single slip away (swap, or for longer words a missing, extra or wrong letter), if exactly one."""
     if len(word) < _MIN_SWAP_CHARS:
         return None
+    if len(word) == _MIN_EDIT_CHARS - 1 and (filler := _filler_slip(word)):
+        return filler
     found = {c for c in CUE_WORDS if _one_slip(word, c) and not (c.startswith(word) or word.startswith(c))}
     return found.pop() if len(found) == 1 else None
+
+
+def _filler_slip(word: str) -> str | None:
+    """ "plese", "pleae": a courtesy filler one letter short, its first and last letters kept ("lease" and "pleas" are
+    words, so they stay)."""
+    return next((f for f in _FILLER_CUES if word[0] == f[0] and word[-1] == f[-1] and _missing_one(word, f)), None)
+
+
+def _missing_one(short: str, long_: str) -> bool:
+    return len(long_) == len(short) + 1 and any(long_[:i] + long_[i + 1 :] == short for i in range(len(long_)))
 
 
 def _one_slip(word: str, cue: str) -> bool:
@@ -68,7 +90,7 @@ def _one_slip(word: str, cue: str) -> bool:
     if abs(len(word) - len(cue)) != 1 or min(len(word), len(cue)) < _MIN_EDIT_CHARS:
         return False
     short, long_ = sorted((word, cue), key=len)
-    return any(long_[:i] + long_[i + 1 :] == short for i in range(len(long_)))
+    return _missing_one(short, long_)
 
 
 # ---------------------------------------------------------------------------------------------- all-lowercase names
@@ -76,16 +98,17 @@ def _one_slip(word: str, cue: str) -> bool:
 # Where a lowercase typist puts a name: after these cues (lowercase, the first person already restored to "I").
 _NAME_SLOT = re.compile(
     r"(?P<cue>\bmy name is |\bmy name's |\bcall me |\bI go by |\b(?:work|working|worked) (?:at|for) |\bjoined "
-    r"|\b(?:live|living|lived|based|located|moved|relocated|move|moving) (?:in|to) |\bI'm (?:originally )?from )"
+    r"|\b(?:live|living|lived|based|located|moved|relocated|move|moving) (?:in|to) |\bI'm (?:originally )?from "
+    r'|\b(?:called|named) |\bbeen (?:at|with) )'
     r'(?P<name>[a-z]+(?: [a-z]+){0,2})'
 )
 # "hey, im jamie, a backend dev at Quorum": a greeting then a lowercase word standing alone is a name in any turn.
-_GREETING_NAME = re.compile(r"^(?P<cue>(?:hey|hi|hello|yo)(?: there)?,? I'm )(?P<name>[a-z]+)(?=[,.!]|$| and )", re.IGNORECASE)
+_GREETING_NAME = re.compile(r"^(?P<cue>(?:hey|hi|hello|yo)(?: there)?(?:,|!+)? I'm )(?P<name>[a-z]+)(?=[,.!]|$| and )", re.IGNORECASE)
 _NOT_NAME_WORDS = NOT_NAMES | word_set(
     'a an the my our your his her their this that these those some any home work night nights weekends remote remotely myself '
     'ourselves it them as and or but since in on at for with from to now days then there here so because which who where when '
     'while if until by of about just still also really currently again too either anymore me you him us town city country '
-    'office school college uni university bed love fear hope peace stuck lost bored hungry sick confused exhausted excited'
+    'office school college uni university bed love fear hope peace stuck lost bored hungry sick confused exhausted excited after'
 )
 
 

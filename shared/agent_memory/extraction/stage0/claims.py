@@ -16,9 +16,9 @@ import re
 from collections.abc import Callable
 
 from agent_memory.extraction.stage0.claim import IDENTITY_KEYS, PRONOUN_OBJECT, Claim, match
-from agent_memory.extraction.stage0.lexicon import LANGUAGES, NOT_NAMES, ORG_SUFFIXES, TIER_WORDS, word_set
+from agent_memory.extraction.stage0.lexicon import DEPARTMENTS, LANGUAGES, NOT_NAMES, ORG_SUFFIXES, TIER_WORDS, word_set
 from agent_memory.extraction.stage0.preferences import enthusiasm, long_held, not_a_fan, plays, preference, unnamed_favourite
-from agent_memory.extraction.stage0.text import PROPER, clean_value, is_plausible_name, slug
+from agent_memory.extraction.stage0.text import DURATION, PROPER, clean_value, is_plausible_name, slug
 from agent_memory.extraction.stage0.titles import split_title
 
 _NAME_KEYS = frozenset({'name', 'preferred_name', 'employer', 'location', 'hometown', 'current_location', 'manager'})
@@ -81,7 +81,10 @@ _STATUSES = (
     'finished|paused|at risk|over budget|under budget|in progress|in review|shipped|launched'
 )
 _ADVERBS = r'(?:(?:just|recently|finally|already|have|also|currently|still|now|really|actually)\s+)*'
-_LEADING_ADVERBS = re.compile(r'^(?:(?:now|currently|still|also|officially|actually|finally|technically)\s+)+', re.IGNORECASE)
+_LEADING_ADVERBS = re.compile(
+    r'^(?:(?:now|currently|still|also|officially|actually|finally|technically|basically|essentially|effectively|kind of|sort of)\s+)+',
+    re.IGNORECASE,
+)
 _KEY_MODIFIERS = re.compile(r'^(?:(?:new|current|updated|actual|official|latest)\s+)+')
 _AIMS = 'goal|dream|aim|ambition|mission'
 _VAGUE_WORK = re.compile(
@@ -97,6 +100,29 @@ _UNNAMED_PLACE = (
     r'(?:village|town|city|suburb|place|island|farm|hamlet)\s+(?:(?:just|right)\s+)?'
     r'(?:near|outside(?:\s+of)?|close\s+to|in|on|north\s+of|south\s+of|east\s+of|west\s+of)\s+'
 )
+# "a fintech called Ledgerly", "a small agency named Northpass": an organisation introduced by its kind, then its name.
+_UNNAMED_ORG = (
+    r'(?:a|an|this|the)\s+(?:[\w-]+\s+){0,2}?(?:startup|start-up|scale-up|scaleup|company|firm|fintech|agency|studio|shop|bank|'
+    r'consultancy|nonprofit|non-profit|charity|business|outfit|brand|lab|insurer|retailer|publisher|school|hospital|clinic|'
+    r'restaurant|bakery|cafe|café|place|team|org|organisation|organization|supermarket|store|brewery|hotel|newspaper|magazine)\s+'
+    r'(?:called|named)\s+'
+)
+_DEPARTMENT = '|'.join(sorted(DEPARTMENTS | {'backend', 'frontend', 'dev', 'development', 'engineering', 'programming', 'coding'}))
+_WORK = r"(?:\s+(?:(?:currently|still|now|also)\s+)?work|(?:'ve|\s+have)\s+(?:also\s+)?(?:worked|been\s+working))"
+# "I work at Acme", "I've worked for a startup called Brightpath", "I do backend stuff at a fintech called Ledgerly".
+_WORK_AT = (
+    rf'^(?:i|we)(?:{_WORK}|\s+do\s+(?:[\w-]+\s+){{0,3}}?(?:stuff|work|things|{_DEPARTMENT}))\s+'
+    rf'(?:at|for)\s+(?:{_UNNAMED_ORG})?(?P<org>{PROPER})(?P<tail>.*)$'
+)
+# "I've been at Northwind for three years": being at an organisation for years is working there (a visit is days).
+_BEEN_AT = (
+    rf"^(?:i|we)(?:'ve|\s+have)\s+been\s+(?:at|with)\s+(?P<org>{PROPER})\s+"
+    rf'{DURATION}\b'
+)
+_HAVE_LIVED = r"(?:'ve|\s+have)\s+(?:been\s+living|lived)"
+_KEY_VERB = r"(?:is(?:\s+now)?|are|'s|(?:has\s+)?changed\s+to|is\s+changing\s+to)"
+_TAIL_BREAK = re.compile(r'\s*(?:,|;|\s[—–-]{1,2}\s|[—–])\s*')
+_MAX_TAIL_PARTS = 4
 _DIETS = r'vegetarian|vegan|pescatarian|pescetarian|gluten-free|lactose intolerant|kosher|halal|coeliac|celiac|teetotal'
 
 
@@ -236,6 +262,13 @@ def _status(rest: str) -> list[Claim]:
     return [Claim('status', m.group('v').lower())] if m else []
 
 
+def _acting_as(rest: str) -> list[Claim]:
+    """ "(I'm) running the data team as head of data": the role an activity is done in."""
+    m = match(r'^(?:running|leading|managing|heading|working|serving|acting|doing\s+\w+)\b[^,;]{0,60}?\s+as\s+(?P<rest>.+)$', rest)
+    parsed = split_title(m.group('rest')) if m else None
+    return [Claim('title', parsed[0])] if parsed else []
+
+
 def _title(rest: str) -> list[Claim]:
     parsed = split_title(rest)
     if not parsed:
@@ -245,24 +278,39 @@ def _title(rest: str) -> list[Claim]:
 
 
 def _title_tail(tail: str) -> list[Claim]:
-    """What follows a title: "at Acme" → employer, "based in Lyon" → location."""
-    if m := match(r'^(?:at|for|with|of)\s+(?P<v>.+)$', tail):
+    """What follows a title: "at Acme" → employer, "based in Lyon" → location, "originally from Braga" → hometown, one
+    part after another when commas or dashes separate them ("-- based in Porto, originally from Braga")."""
+    found: list[Claim] = []
+    for part in _TAIL_BREAK.split(tail.strip(' ,;—–-'))[:_MAX_TAIL_PARTS]:
+        claim = _tail_part(part)
+        if claim is None:
+            break
+        found.append(claim)
+    return found
+
+
+def _tail_part(part: str) -> Claim | None:
+    if m := match(rf'^(?:over\s+)?(?:at|for|with|of)\s+(?:{_UNNAMED_ORG})?(?P<v>.+)$', part):
         org = _proper(m.group('v'))
-        return [Claim('employer', org)] if org else []
-    if m := match(r'^(?:based|living|located)\s+in\s+(?P<v>.+)$', tail):
+        return Claim('employer', org) if org else None
+    if m := match(r'^(?:(?:currently|now)\s+)?(?:based|living|located)\s+in\s+(?P<v>.+)$', part):
         place = _proper(m.group('v'))
-        return [Claim('location', place)] if place else []
-    return []
+        return Claim('location', place) if place else None
+    if m := match(rf'^(?:originally\s+)?from\s+(?:{_UNNAMED_PLACE})?(?P<v>.+)$', part):
+        place = _proper(m.group('v'))
+        return Claim('hometown', place) if place else None
+    return None
 
 
 def _name(rest: str) -> list[Claim]:
-    m = re.match(rf'^(?P<v>{PROPER})\s*(?:$|,|\s(?:and|here|by the way)\b|\s(?i:from)\s+(?P<org>{PROPER}))', rest)
+    m = re.match(rf'^(?P<v>{PROPER})\s*(?:$|,|[—–]|-{{1,2}}\s|\s(?:and|here|by the way)\b|\s(?i:from)\s+(?P<org>{PROPER}))', rest)
     if not m or not m.group('v')[0].isalpha() or any(w.lower() in NOT_NAMES for w in m.group('v').split()) or len(m.group('v').split()) > 3:
         return []
     org = m.group('org')
     if org:
         return [Claim('name', m.group('v')), *([Claim('employer', org)] if looks_like_organisation(org) else [])]
-    appositive = match(r'^\s*,\s*(?P<rest>(?:a|an|the)\s+.+)$', rest[m.end('v') :])  # "I'm Sam, a data engineer at Acme"
+    # "I'm Sam, a data engineer at Acme", "I'm Ana -- a product designer -- based in Porto"
+    appositive = match(r'^\s*(?:,|\s[—–-]{1,2}|[—–])\s*(?P<rest>(?:a|an|the)\s+.+)$', rest[m.end('v') :])
     return [Claim('name', m.group('v')), *(_title(appositive.group('rest')) if appositive else [])]
 
 
@@ -288,9 +336,11 @@ def _preferred_name(text: str) -> list[Claim]:
 
 
 def _employment(text: str) -> list[Claim]:
-    if m := match(rf'^(?:i|we)\s+(?:currently\s+|still\s+|now\s+)?work\s+(?:at|for)\s+(?P<org>{PROPER})(?P<tail>.*)$', text):
+    if m := match(_WORK_AT, text):
         return [Claim('employer', m.group('org')), *_as_title(m.group('tail'))]
-    if m := match(r'^i\s+(?:currently\s+|now\s+)?work\s+as\s+(?P<rest>.+)$', text):
+    if m := match(_BEEN_AT, text):
+        return [Claim('employer', m.group('org'))]
+    if m := match(rf'^i{_WORK}\s+as\s+(?P<rest>.+)$', text):
         parsed = split_title(m.group('rest'))
         return [Claim('title', parsed[0]), *_title_tail(parsed[1])] if parsed else []
     joined = (
@@ -311,7 +361,7 @@ def _as_title(tail: str) -> list[Claim]:
 
 
 def _residence(text: str) -> list[Claim]:
-    if m := match(rf"^(?:i|we)(?:\s+(?:(?:currently|still|now)\s+)?live|(?:'ve|\s+have)\s+been\s+living)\s+in\s+(?P<v>{PROPER})", text):
+    if m := match(rf'^(?:i|we)(?:\s+(?:(?:currently|still|now)\s+)?live|{_HAVE_LIVED})\s+in\s+(?P<v>{PROPER})', text):
         return [Claim('location', m.group('v'))]
     if m := match(rf'^(?:i|we)\s+{_ADVERBS}(?:moved|relocated)\s+(?:back\s+)?to\s+(?P<v>{PROPER})', text):
         return [] if _is_tier(m.group('v')) else [Claim('location', m.group('v'), change=True)]
@@ -358,9 +408,7 @@ def _plan_held(text: str) -> list[Claim]:
 
 
 def _generic(text: str) -> list[Claim]:
-    m = match(
-        r"^(?:my|our)\s+(?P<k>[a-z][\w' -]*?)\s+(?:is(?:\s+now)?|are|'s|(?:has\s+)?changed\s+to|is\s+changing\s+to)\s+(?P<v>.+)$", text
-    )
+    m = match(rf"^(?:my|our)\s+(?P<k>[a-z][\w' -]*?)(?:\s+{_KEY_VERB}|(?P<joined>'s))\s+(?P<v>.+)$", text)
     if not m:
         return []
     raw_key = _KEY_MODIFIERS.sub('', m.group('k').lower())
@@ -375,6 +423,8 @@ def _generic(text: str) -> list[Claim]:
         return [Claim('title', value)]
     notable = bool(re.search(r'[\d@$€£]', value)) or value[0].isupper()
     known_shape = key in _KEY_ALIASES.values() or key in IDENTITY_KEYS or key.startswith(_KEY_PREFIXES)
+    if m.group('joined') and not known_shape:
+        return []  # "my timezone's CET" is a key-value statement; "my mom's Italian" is not about a key of the speaker
     return [Claim(key, value)] if notable or known_shape else []
 
 
@@ -391,6 +441,7 @@ _AFTER_I_AM: tuple[Callable[[str], list[Claim]], ...] = (
     _pursuit,
     _diet,
     _allergy,
+    _acting_as,
 )
 _READERS: tuple[Callable[[str], list[Claim]], ...] = (
     _my_name,

@@ -49,18 +49,29 @@ _WEEKDAY = r'(?P<weekday>monday|tuesday|wednesday|thursday|friday|saturday|sunda
 _DAY = r'(?P<day>\d{1,2})(?:st|nd|rd|th)?'
 _YEAR = r'(?P<year>(?:19|20)\d{2})'
 
-VAGUE = re.compile(
-    r'\b(?:a while (?:ago|back)|some time (?:ago|back)|a (?:long )?time ago|long ago|ages ago|years ago|'
-    r'a few (?:days|weeks|months|years) (?:ago|back)|several (?:days|weeks|months|years) ago|(?:the )?other day|recently|lately|'
-    r'someday|some day|one day|soon|sometime|at some point|eventually|in the (?:near |distant )?future|back in the day|'
+_VAGUE_PHRASES = (
+    r'\b(?:(?:a (?:little |short |good |long )?|quite a )?while (?:ago|back)|a bit (?:ago|back)|some time (?:ago|back)|'
+    r'a (?:long )?time ago|(?:not (?:so |too |that )?)?long ago|(?:many |some )?(?:ages|years|months|weeks) (?:ago|back)|way back when|'
+    r'a few (?:days|weeks|months|years) (?:ago|back)|several (?:days|weeks|months|years) (?:ago|back)|(?:the )?other day|recently|'
+    r'lately|someday|some day|one day|one of these days|soon|sooner or later|before long|any day now|sometime|at some (?:point|stage)|'
+    r'eventually|down the line|in due course|in the (?:near |distant )?future|back in the day|growing up|in those days|in my youth|'
+    r'as an? (?:kid|child|teenager|teen|youngster)|'
     r'(?:in |during |over )?(?:the |this |last |next )?(?:spring|summer|autumn|winter)|(?:the |this |last |next )fall|'
     r'(?:(?:right|just|shortly|soon|not long|long) )?(?:after|before|during) (?:the |my |our |his |her |their )?'
     r'(?:wedding|move|pandemic|lockdown|divorce|funeral|graduation|surgery|accident|holidays|launch|merger|reorg|layoffs?|'
     r'election|breakup|promotion|college|university|uni|high school|school|internship|birth|war|crash|acquisition|ipo)|'
     r'when (?:the |my |our )?(?:kids?|children|baby|son|daughter) (?:was|were) (?:born|little|small|young)|'
     r'back when (?:i|we) (?:was|were) (?:a |an |in |at )?\w+|when (?:i|we) (?:was|were) (?:young|younger|little|a kid|a child|kids|'
-    r'children|a student|students|in school|at school|in college|at university))\b',
-    re.IGNORECASE,
+    r'children|a student|students|in school|at school|in college|at university))\b'
+)
+VAGUE = re.compile(_VAGUE_PHRASES, re.IGNORECASE)
+# The same phrases matched in a lowercased clause: without IGNORECASE each alternative is skipped on its first letter.
+_VAGUE_LOWER = re.compile(_VAGUE_PHRASES)
+
+
+# A stretch of the speaker's past rather than a point in it: what they did then was a habit, not one event.
+_HABITUAL = re.compile(
+    r'^(?:back in the day|back when|way back when|growing up|in those days|in my youth|as an? |when (?:i|we) (?:was|were))', re.I
 )
 
 
@@ -75,6 +86,11 @@ class TimeRef:
     @property
     def vague(self) -> bool:
         return self.date is None
+
+    @property
+    def habitual(self) -> bool:
+        """ "Back in the day I played bass": a period of the past, so what was done in it is a habit, not a dated event."""
+        return self.vague and bool(_HABITUAL.match(self.phrase))
 
 
 Resolver = Callable[[re.Match[str], dt.date, Tense], dt.date | None]
@@ -173,6 +189,7 @@ def _iso(m: re.Match[str]) -> dt.date | None:
 
 
 _RELATION_BEFORE = re.compile(r'(?:\b(?P<rel>since|from|starting(?: on| from)?|as of|until|till|til|through|on|in|at|by))?\s*$', re.I)
+_RELATION_INSIDE = re.compile(r'(?P<rel>since|from|until)\s', re.I)
 _RELATIONS: dict[str, Relation] = {
     'since': 'since',
     'from': 'since',
@@ -187,20 +204,24 @@ _RELATIONS: dict[str, Relation] = {
 
 def find_time(clause: str, today: dt.date, tense: Tense) -> TimeRef | None:
     """The first time phrase in the clause (longest at the same position), with its leading preposition."""
-    candidates: list[tuple[int, int, dt.date | None]] = []
-    for pattern, resolve in _RESOLVED:
-        for m in pattern.finditer(clause):
-            if m.group(0).strip():
-                candidates.append((m.start(), m.end(), resolve(m, today, tense)))
-    candidates.extend((m.start(), m.end(), None) for m in VAGUE.finditer(clause))
+    # Each pattern's first match is its earliest, so only that one competes; only the winner is resolved.
+    candidates: list[tuple[re.Match[str], Resolver | None]] = []
+    lowered = clause.lower()
+    vague = (_VAGUE_LOWER, lowered) if len(lowered) == len(clause) else (VAGUE, clause)  # same offsets, or the slow way
+    for pattern, resolve, text in [*((p, r, clause) for p, r in _RESOLVED), (*vague[:1], None, vague[1])]:
+        if first := next((m for m in pattern.finditer(text) if m.group(0).strip()), None):
+            candidates.append((first, resolve))
     if not candidates:
         return None
-    start, end, date = min(candidates, key=lambda c: (c[0], -(c[1] - c[0])))
+    won, resolve = min(candidates, key=lambda c: (c[0].start(), -(c[0].end() - c[0].start())))
+    start, end, date = won.start(), won.end(), resolve(won, today, tense) if resolve else None
     lead = _RELATION_BEFORE.search(clause[:start])
     rel_word = ((lead.group('rel') or '') if lead else '').lower()
     if lead and rel_word:
         start = lead.start('rel')
-    relation = _RELATIONS.get(rel_word.split()[0] if rel_word else '', 'at')
+    elif inside := _RELATION_INSIDE.match(clause, start):  # "since 2019": the year's pattern holds its preposition
+        rel_word = inside.group('rel').lower()
+    relation = _RELATIONS.get(rel_word, _RELATIONS.get(rel_word.split()[0] if rel_word else '', 'at'))  # "as of", "starting on"
     return TimeRef(phrase=clause[start:end], start=start, end=end, relation=relation, date=date)
 
 

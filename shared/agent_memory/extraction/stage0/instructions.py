@@ -15,7 +15,8 @@ from agent_memory.extraction.stage0.lexicon import is_past_form, lemma, word_set
 from agent_memory.extraction.stage0.text import body, capitalise, clip, words
 
 _FILLERS = re.compile(
-    r'^(?:(?:ok(?:ay)?|so|and|also|oh|hey|hi|well|actually|alright|right|yes|yeah|yep|sure|no|nope|one more thing|btw|by the way|'
+    r'^(?:(?:ok(?:ay)?|so|and|also|oh|hey|hi|well|actually|alright|right|yes|yeah|yep|sure|no(?=\s*[,!.:;-])|nope|one more thing|'
+    r'btw|by the way|tbh|ngl|imo|imho|lol|just|'
     r'going forward|'
     r'moving forward|from now on|from here on(?: out)?|in (?:the )?future|for future reference|in general|generally|please|kindly|'
     r"pls|remember(?: to)?|note|important|i want you to|i'd like you to|i would like you to|i need you to|"
@@ -26,7 +27,8 @@ _FILLERS = re.compile(
 # One trailing courtesy or persistence phrase, matched at the end only; ``_strip_trailing`` peels them one by one.
 # (A single pattern with a leading ``[\s,]+`` backtracks from every comma of a run: quadratic on ", , , …".)
 _TRAILING = re.compile(
-    r'(?<=[\s,])(?:please|pls|thanks|thank you|from now on|going forward|moving forward|in (?:the )?future|from here on(?: out)?)$',
+    r'(?<=[\s,])(?:please|pls|thanks|thank you|from now on|going forward|moving forward|in (?:the )?future|from here on(?: out)?|'
+    r'tbh|ngl|lol|lmao|imo|imho|haha)$',
     re.IGNORECASE,
 )
 _LONGEST_TRAILING = len('from here on out')
@@ -64,6 +66,14 @@ _RESPONSE_STYLE = re.compile(
 # "Never use bullet points - I like prose", "Use metric units, I'm in Oslo": the speaker's own clause after the directive
 # is a reason or a fact about them, not part of what the assistant is told to do.
 _REASON_AFTER = re.compile(r"(?:\s[—–-]{1,2}\s|[—–]|,|;)\s*(?=(?:I|I'm|I've|I'd|we|we're|we've|my|our)\s)")
+_STANDING = re.compile(r'\b(?:from now on|going forward|moving forward|from here on|in (?:the )?future|for future reference)\b', re.I)
+_REPLY_NOUN = re.compile(r'\b(?:answers?|replies|reply|responses?|messages?|summaries|summary|explanations?|emails?|updates?)\b', re.I)
+_MAX_VERBLESS_WORDS = 8
+# A subject or an auxiliary: a sentence with a verb, which the cues above read or reject.
+_NOT_VERBLESS = word_set(
+    "i i'm i'll i've me my we we're our you you're it it's is are was were be been will would have has had do does did can "
+    "could should let's"
+)
 _SUBORDINATE = re.compile(r'^(?:if|when|whenever|whatever|wherever|unless|for|in|before|after|once)\b[^,]{1,80},\s*', re.IGNORECASE)
 _ABOUT_IT = re.compile(r'^(?:keep|make)\s+(?:it|this|that)\b', re.IGNORECASE)
 _GENERIC_VERBS = word_set(
@@ -117,7 +127,7 @@ def find_instruction(sentence: str, after_artefact_request: bool = False, spoken
     is about that artefact, not a standing instruction. ``sentence`` may have its cue words repaired ("Alwyas" →
     "Always"); the description is then taken from the same span of ``spoken``, the sentence as typed."""
     raw = body(sentence)
-    core = _REASON_AFTER.split(_strip_trailing(_FILLERS.sub('', raw)), maxsplit=1)[0].strip(' ,;:')
+    core = _strip_trailing(_REASON_AFTER.split(_strip_trailing(_FILLERS.sub('', raw)), maxsplit=1)[0].strip(' ,;:'))
     if not core or not (_is_directive(core, raw) or _is_directive(_main_clause(core), raw)):
         return None
     if after_artefact_request and _ABOUT_IT.match(_main_clause(core)):
@@ -161,7 +171,18 @@ def _is_directive(core: str, raw: str) -> bool:
         return True
     if first in _GENERIC_VERBS:
         return bool(_PERSISTENCE.search(raw) or any(pattern.search(core) for _, pattern in _TOPICS))
-    return False
+    return _verbless(tokens, core, raw)
+
+
+def _verbless(tokens: list[str], core: str, raw: str) -> bool:
+    """ "Bullet points for everything, from now on", "Short answers going forward": a standing wish about the replies
+    with no verb, which only a persistence phrase makes a directive (and only about formatting, style, language, or the
+    length and tone of replies: "long walks from now on" is a resolution, not an instruction)."""
+    if len(tokens) > _MAX_VERBLESS_WORDS or not _STANDING.search(raw) or any(t in _NOT_VERBLESS for t in tokens):
+        return False
+    if any(pattern.search(core) for label, pattern in _TOPICS if label in ('format', 'style', 'language')):
+        return True
+    return bool(_REPLY_NOUN.search(core)) and any(pattern.search(core) for label, pattern in _TOPICS if label in ('length', 'tone'))
 
 
 def _skip_ever(rest: list[str]) -> list[str]:

@@ -159,6 +159,7 @@ _IRREGULAR = {
     'increased': 'increase',
     'decreased': 'decrease',
     'praised': 'praise',
+    'dyed': 'dye',
 }
 _E_RESTORING = (
     'v',

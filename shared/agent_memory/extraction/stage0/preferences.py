@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 
 from agent_memory.extraction.stage0.claim import PRONOUN_OBJECT, Claim, match
+from agent_memory.extraction.stage0.lexicon import word_set
 from agent_memory.extraction.stage0.text import clean_value
 
 _PARTICULAR = re.compile(r'^(?:all\s+the|this|that|these|those|your|his|her|their)\s+(?-i:[a-z])', re.IGNORECASE)
@@ -23,7 +24,7 @@ _ASPECT = re.compile(
 _LIKED_LEAD = re.compile(r'^(?:to\s+)?(?:(?:just|really|both|also|simply)\s+)*', re.IGNORECASE)
 _ADVERBS = (
     r'(?:(?:really|also|absolutely|totally|just|do|genuinely|truly|kind of|kinda|quite|generally|usually|still|actually|'
-    r'definitely|much|personally)\s+)*'
+    r'definitely|much|personally|both)\s+)*'
 )
 _LIKE_VERBS = {'like': 'likes', 'love': 'likes', 'enjoy': 'likes', 'adore': 'likes', 'prefer': 'preference'}
 _FAN = r'(?:(?:a|an)\s+)?(?:(?:big|huge|massive|real|great|total|really|so)\s+)?(?:fan\s+of|into|all\s+about|keen\s+on|obsessed\s+with)'
@@ -37,6 +38,16 @@ _FAVOURITE_OF_MINE = re.compile(
     r'|my\s+(?:all-time\s+)?(?P<k>favou?rite\s+[a-z][\w-]*(?:\s+[a-z][\w-]*)?))'
     r'(?:\s+(?:too|ever|of\s+all\s+time))?(?:,\s+(?:especially|particularly|mostly|above\s+all)\b.*)?$',
     re.IGNORECASE,
+)
+# "Cilantro I absolutely can't stand", "Jazz I really love": the object said first, the verb closing the clause.
+_TOPICALISED = re.compile(
+    rf'^(?P<x>[^,;:]{{1,60}}?)\s+(?P<s>I|we)\s+{_ADVERBS}'
+    r"(?P<verb>love|like|adore|enjoy|hate|dislike|detest|loathe|can't stand|cannot stand|can't bear|don't like|do not like)$",
+    re.IGNORECASE,
+)
+_NOT_A_TOPIC = word_set(
+    'sometimes often always never usually now then today yesterday tonight still also even just really so and but or because '
+    'when while if though although which what who how why where there here yes no maybe well oh and to for of in on at with me you'
 )
 _NOT_A_THING = re.compile(r"^(?:it|it's|that|this|these|those|they|he|she|what|which|who|here|there|mine|one|so|and)\b", re.I)
 _FIRST_PERSON_INSIDE = re.compile(r"\b(?:I|I'm|I've|me|we|us)\b")
@@ -119,3 +130,14 @@ def favourite_as_first_person(clause: str) -> str | None:
     if not m or _NOT_A_THING.match(m.group('x')) or len(m.group('x').split()) > 8 or _FIRST_PERSON_INSIDE.search(m.group('x')):
         return None
     return f'my {m.group("k")} is {m.group("x")}' if m.group('k') else f'I love {m.group("x")}'
+
+
+def topicalised_as_first_person(clause: str) -> str | None:
+    """ "Cilantro I absolutely can't stand" → "I can't stand Cilantro" (a clause ending on its verb put its object first)."""
+    m = _TOPICALISED.match(clause)
+    if not m:
+        return None
+    topic = m.group('x').split()
+    if len(topic) > 5 or _NOT_A_THING.match(m.group('x')) or any(w.lower() in _NOT_A_TOPIC for w in topic):
+        return None
+    return f'{m.group("s")} {m.group("verb")} {m.group("x")}'

@@ -11,6 +11,7 @@ from agent_memory.extraction.stage0.actions import Event, find_event
 from agent_memory.extraction.stage0.claim import Claim
 from agent_memory.extraction.stage0.claims import find_claims
 from agent_memory.extraction.stage0.dates import TimeRef, find_time
+from agent_memory.extraction.stage0.lexicon import word_set
 from agent_memory.extraction.stage0.negations import find_invalidations
 from agent_memory.extraction.stage0.signals import is_hypothetical, opens_hypothesis, tense
 from agent_memory.extraction.stage0.subjects import Subject, UnclearSubject, candidates, known_type, names_any, resolve_subject
@@ -19,6 +20,11 @@ from agent_memory.extraction.stage0.text import clip, split_clauses, squash, str
 CONFIDENT = 0.9
 MAX_CLAUSES = 40  # per sentence: "… and I … and I …" 3,000 times over is not a statement worth reading clause by clause
 _LEAVING = frozenset({'leave', 'quit'})
+# Verbs of an activity kept up over time: in a period of the past ("growing up I played the cello") they are habits.
+_PASTIMES = word_set(
+    'play practise practice sing dance paint draw swim run ride cook bake collect read write study train teach skate surf ski '
+    'hike climb fish hunt act perform compete go spend watch listen volunteer coach knit sew garden'
+)
 _SMALL_TALK_PLANS = re.compile(
     r'\b(?:get back|be back|come back|talk|speak|chat|see you|catch up|check back|follow up|let you know)\b', re.I
 )
@@ -113,6 +119,8 @@ def read_clause(clause: str, turn: Turn, opens_turn: bool = False) -> Reading:
     if isinstance(subject, UnclearSubject):
         return _unclear(subject, text, turn)
     reading = _statements(subject, text, when, turn)
+    if when and when.habitual:  # "Back in the day I played bass" was a pastime, "as a kid I broke my arm" one event
+        reading.happenings = [h for h in reading.happenings if h.event.verb not in _PASTIMES]
     if when and not (reading.findings or reading.happenings or reading.invalidations):
         reading = _date_as_value(clause, turn, opens_turn) or reading
     if when and when.vague and (reading.findings or reading.happenings or reading.invalidations or _reports_plan(subject, text)):

@@ -41,17 +41,24 @@ _COMPLIMENT = re.compile(
 # "I love the …" right after a compliment: about the thing just shown.
 REACTION = re.compile(r'^(?:I|we)\s+(?:really\s+|just\s+)?(?:love|like|adore|enjoy)\s+the\b', re.IGNORECASE)
 CLARIFICATION = re.compile(
-    r'^(?:to be clear|to clarify|just to clarify|just to be clear|let me clarify|for the record|to be precise|correction|'
+    r'^(?:to be clear|to clarify|just to clarify|just to be clear|let me clarify|for the record|to be precise|'
     r'to set the record straight)\b[\s,:;-]*',
     re.IGNORECASE,
 )
 CORRECTION_MARKER = (
     r'(?:well|actually|i mean|i meant|or rather|rather|sorry|make that|scratch that|strike that|no wait|wait|'
-    r'or should i say|i should say|no(?=\s*,))'
+    r'or should i say|i should say|er|erm|um|uh|oops|whoops|my bad|my mistake|correction|no(?=\s*,))'
 )
-# "A — well, B" / "A, actually B" / "A; no wait, B" / "A (well, B)" / "A: sorry, B" inside one sentence.
-CORRECTION_SPLIT = re.compile(rf'\s*(?:[—–]|--|\s-|,|;|:|\(|\.\.\.|…)\s*{CORRECTION_MARKER}\b[,:]?\s*', re.IGNORECASE)
-CORRECTION_START = re.compile(rf'^{CORRECTION_MARKER}\b[,:]?\s*', re.IGNORECASE)
+_MARKERS = rf'(?:or\s+)?{CORRECTION_MARKER}\b[,:]?\s*(?:{CORRECTION_MARKER}\b[,:]?\s*)?'  # "or actually", "wait, no,"
+# "A — well, B" / "A, actually B" / "A; no wait, B" / "A (well, B)" / "A: sorry, B" / "A! er, B" / "A/well, B" in one sentence.
+CORRECTION_SPLIT = re.compile(rf'\s*(?:[—–]|--|\s-|,|;|:|\(|/|\.\.\.|…|!+|\.)\s*{_MARKERS}', re.IGNORECASE)
+CORRECTION_START = re.compile(rf'^{_MARKERS}', re.IGNORECASE)
+# "I work at Fintrack, Finlytics actually", "I'm the CTO (co-CTO, really)": the corrected value before its marker.
+CORRECTION_AFTER = re.compile(
+    r'\s*(?:,|\(|[—–]|--|\s-)\s*(?P<value>[^,()—–]{1,60}?)[,\s]+(?:actually|really|rather|i mean|to be precise|technically)\)?$',
+    re.IGNORECASE,
+)
+LONGEST_CORRECTION_AFTER = 90  # searched in the sentence's end only: the value and its marker are short
 _FUTURE = re.compile(
     r"\b(?:will|'ll|shall|going to|gonna|next|tomorrow|upcoming|coming)\b|^(?:i'm|i am|we're|we are|\w+ is)\s+\w+ing\b", re.IGNORECASE
 )
@@ -92,5 +99,5 @@ def tense(clause: str) -> Tense:
         return 'future'
     if _PAST.search(clause):
         return 'past'
-    tokens = clause.split()
-    return 'past' if len(tokens) > 1 and is_past_form(tokens[1].strip(',.')) else 'present'
+    tokens = clause.split()  # "I signed …", or "Signed …" with its subject dropped
+    return 'past' if len(tokens) > 1 and any(is_past_form(t.strip(',.')) for t in tokens[:2]) else 'present'

@@ -10,9 +10,9 @@ import re
 from dataclasses import dataclass
 
 from agent_memory.extraction.model import EntityRef, ExtractionContext, KnownEntity
-from agent_memory.extraction.stage0.lexicon import word_set
-from agent_memory.extraction.stage0.preferences import favourite_as_first_person
-from agent_memory.extraction.stage0.text import PROPER, is_plausible_name
+from agent_memory.extraction.stage0.lexicon import NON_EVENT_VERBS, is_past_form, lemma, word_set
+from agent_memory.extraction.stage0.preferences import favourite_as_first_person, topicalised_as_first_person
+from agent_memory.extraction.stage0.text import DURATION, PROPER, is_plausible_name
 from agent_memory.vocabulary import normalise_type
 
 _FIRST_PERSON = re.compile(r"^(?:i|i'm|i've|i'll|i'd|my|we|we're|we've|we'll|our)\b", re.IGNORECASE)
@@ -56,7 +56,18 @@ _DROPPED_SUBJECT = re.compile(
     r'(?:a\s+)?(?:big\s+|huge\s+)fan\s+of\b|living\s+in\b|based\s+in\b|working\s+(?:on|from)\b)',
     re.IGNORECASE,
 )
-_CALL_ME = re.compile(r'\b(?:call me|calls me|i go by)\s+[A-Z]')
+_CALL_ME = re.compile(r'\b(?i:call me|calls me|i go by)\s+[A-Z]')  # "Call me Rob", but not "call me back"
+_PROMOTED_ME = re.compile(
+    r'^(?:[\w\'-]+\s+){1,4}?(?:(?:just|finally|recently|officially)\s+)?promoted\s+me\s+to\s+(?P<rest>.+)$', re.IGNORECASE
+)
+_DROPPED_EVENT = re.compile(r'^(?:(?:just|finally|already|recently|also|then)\s+)*(?P<verb>[a-z]+)\s+(?P<next>[a-z]+)\b', re.I)
+_EVENT_OBJECT_START = word_set('my our the a an his her their some this that these those up back out off over down home here there')
+_MOTION_VERBS = word_set('move relocate switch upgrade downgrade go travel fly drive head return transfer change migrate')
+_NOT_EVENT_PARTICIPLES = word_set(
+    'based located called named born married compared related given concerned stressed freaked burned burnt pumped psyched '
+    'fed pissed cheesed chilled bummed messed tired excited bored scared worried interested obsessed dedicated committed'
+)
+_LEADING_DURATION = re.compile(rf"^(?P<d>{DURATION})[\s,]+(?P<rest>(?:I|I've|I'm|we|we've)\b.+)$", re.IGNORECASE)
 _PRONOUN = re.compile(r"^(?P<person>he|she)(?:'s|'ll|'d)?\b", re.IGNORECASE)
 
 
@@ -73,6 +84,8 @@ class UnclearSubject:
 
 
 def resolve_subject(clause: str, ctx: ExtractionContext, opens_turn: bool = False) -> Subject | UnclearSubject | None:
+    if m := _PROMOTED_ME.match(clause):  # "they promoted me to …": about the speaker, whoever did it
+        return Subject(EntityRef.me(), f'I got promoted to {m.group("rest")}')
     if unclear := _unclear_subject(clause):
         return unclear
     if _FIRST_PERSON.match(clause):
@@ -85,16 +98,39 @@ def resolve_subject(clause: str, ctx: ExtractionContext, opens_turn: bool = Fals
     return _unknown_subject(clause)
 
 
+def _duration_first(clause: str) -> str | None:
+    """ "For the past two years I've been at Globex" → "I've been at Globex for the past two years"."""
+    m = _LEADING_DURATION.match(clause)
+    return f'{m.group("rest")} {m.group("d").lower()}' if m else None
+
+
 def _implied_first_person(clause: str, opens_turn: bool) -> str | None:
     """Casual speech drops the subject ("been living in Dublin", "not a fan of ORMs"); a turn may open with "this is Priya";
     a favourite may be named first ("Harry Potter is my favorite book")."""
     if _CALL_ME.search(clause):
         return clause  # "please call me Maggie", "you can call me Sam": a statement about the speaker's name
+    if moved := _duration_first(clause):
+        return moved
     if m := _DROPPED_SUBJECT.match(clause):
         return ("I've " if m.group('perfect') else "I'm ") + clause
     if opens_turn and (m := re.match(rf'^(?i:this is)\s+(?P<rest>{PROPER}.*)$', clause)):
         return "I'm " + m.group('rest')
-    return favourite_as_first_person(clause)
+    return favourite_as_first_person(clause) or topicalised_as_first_person(clause) or _dropped_before_event(clause)
+
+
+def _dropped_before_event(clause: str) -> str | None:
+    """ "Signed the lease on Wednesday", "sold my old car": a past event told without its "I" (its object follows the verb;
+    "Related question", "Based on the docs" and moods such as "stressed out" are no events)."""
+    m = _DROPPED_EVENT.match(clause)
+    if not m:
+        return None
+    verb, follower = m.group('verb').lower(), m.group('next').lower()
+    if not is_past_form(verb) or verb in NON_EVENT_VERBS or verb in _NOT_EVENT_PARTICIPLES:
+        return None
+    moved_to = follower in ('to', 'into') and lemma(verb) in _MOTION_VERBS
+    if follower not in _EVENT_OBJECT_START and not moved_to and not (verb == 'got' and is_past_form(follower)):
+        return None
+    return 'I ' + (clause[0].lower() + clause[1:] if clause[1:2].islower() else clause)
 
 
 def _unclear_subject(clause: str) -> UnclearSubject | None:

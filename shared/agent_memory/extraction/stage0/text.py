@@ -22,17 +22,38 @@ _CLAUSE_BREAK = re.compile(
     r'|,\s+(?:so|but)\s+(?=(?:that|it|this|they)\b)'
     r"|,?\s+(?:because|'cause|cause|since)\s+(?=(?:I|I'm|I've|we|we're)\s)"
     r"|\s+[—–-]{1,2}\s+(?=(?:I|I'm|I've|we|we're|my|it|it's|that|they|he|she)\b)"
+    r'|,\s+(?=(?:moved|relocated)\s+(?:here|there|up|down|over|back|from|to)\b)'  # "I live in Leeds now, moved up from London …"
 )
 _SPACES = re.compile(r'\s+')
+# "for three years", "for the past couple of years", "for almost a decade": how long a state has held.
+DURATION = (
+    r'for\s+(?:the\s+)?(?:(?:past|last)\s+)?(?:(?:almost|nearly|over|about|around|more\s+than)\s+)?'
+    r'(?:(?:\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|a\s+few|a\s+couple\s+of|couple\s+of|few|several|many)\s+)?'
+    r'(?:years?|months?|decades?)'
+)
 MAX_NAME_CHARS, MAX_NAME_WORDS = 80, 6
-_FIRST_PERSON_FIXES = {'i': 'I', "i'm": "I'm", 'im': "I'm", "i've": "I've", "i'll": "I'll", "i'd": "I'd", 'ive': "I've"}
-_LOWER_I = re.compile(r"\b(?:i'm|i've|i'll|i'd|im|ive|i)\b(?!['-])")
+_FIRST_PERSON_FIXES = {
+    'i': 'I',
+    "i'm": "I'm",
+    'im': "I'm",
+    'Im': "I'm",
+    "i've": "I've",
+    "i'll": "I'll",
+    "i'd": "I'd",
+    'ive': "I've",
+    'Ive': "I've",
+}
+# The first person typed fast: lowercase, or "Im" / "Ive" with the capital but no apostrophe (neither is an English word).
+_LOWER_I = re.compile(r"\b(?:i'm|i've|i'll|i'd|im|Im|ive|Ive|i)\b(?!['-])")
+# Texting fillers a speaker drops into a statement ("radiohead tbh", "im a data analyst lol"): no part of any value.
+_TEXTING = r'(?:tbh|tbf|ngl|imo|imho|fwiw|lol|lmao|rofl|smh|ha(?:ha)+|he(?:he)+)\b'
+_TEXTING_FILLERS = re.compile(rf'^{_TEXTING}[\s,.!:;-]*|\s+{_TEXTING}', re.IGNORECASE)
 
 LEADING_FILLERS = re.compile(
     r'^(?:(?:ok(?:ay)?|so|and|but|also|oh|hey(?: there)?|hi(?: there)?|hello|anyway|btw|by the way|quick update|update|fyi|'
-    r'honestly(?: though)?|basically|right|alright|yes|yeah|no|well|plus|then|note|ps|heads up|good news|great news|big news|'
+    r'honestly(?: though)?|basically|right now|right|alright|yes|yeah|no|well|plus|then|note|ps|heads up|good news|great news|big news|'
     r'news|fun fact|side note|these days|nowadays|right now|at the moment|what can i say|guess what|you know what|'
-    r"(?:i think|i guess|i believe|i suppose|you know|(?:that's|that is|this is|which is|it's|and that's) why|"
+    r"(?:i think|i guess|i believe|i suppose|i'd say|you know|(?:that's|that is|this is|which is|it's|and that's) why|"
     r"(?:it|this|that|they|which)?\s*remind(?:s|ed)? me (?:of )?why)(?=\s+(?:i|i'm|i've|my|we|we're)\b))\b[\s,:;!.-]*)+",
     re.IGNORECASE,
 )
@@ -46,6 +67,7 @@ _VALUE_END = re.compile(
 )
 # "the Pro plan" → "Pro plan", but "The Hobbit" and "The Beatles" keep the capitalised article of their name.
 _LEADING_ARTICLE = re.compile(r'^(?:(?i:a|an)\s+|the\s+|The\s+(?![A-Z]))')
+_CONJUNCTIONS = frozenset({'and', 'or', 'but'})
 _EDGE = ' \t,.;:!?"\'“”‘’*'
 
 
@@ -54,6 +76,10 @@ def normalise_text(text: str) -> str:
     text = unicodedata.normalize('NFC', text).replace('’', "'").replace('‘', "'").replace('“', '"').replace('”', '"')
     text = _LOWER_I.sub(lambda m: _FIRST_PERSON_FIXES[m.group(0)], text)
     return '\n'.join(_SPACES.sub(' ', line).strip() for line in text.splitlines())
+
+
+def without_texting_fillers(sentence: str) -> str:
+    return _TEXTING_FILLERS.sub('', sentence).strip()
 
 
 def split_sentences(text: str) -> list[str]:
@@ -80,7 +106,8 @@ def clean_value(raw: str) -> str:
     """Cut a captured value at the end of its phrase and drop edge punctuation and a leading article."""
     match = _VALUE_END.search(raw)
     value = raw[: match.start()] if match else raw
-    value = value.strip(_EDGE)
+    head, _, last = value.strip(_EDGE).rpartition(' ')
+    value = head if head and last.lower() in _CONJUNCTIONS else value  # "a travel club and, like I said, …"
     return _LEADING_ARTICLE.sub('', value).strip(_EDGE)
 
 

@@ -7,7 +7,7 @@ import re
 from agent_memory.extraction.stage0.lexicon import C_LEVEL, DEPARTMENTS, JOB_HEADS, TITLE_MODIFIERS, word_set
 
 _STOPS = word_set(
-    'at for with in on from and since who here now currently too based living located working by but so because to of as '
+    'at for with in on from and since who here now currently too based living located working by but so because to of as over '
     'when while if which where until'
 )
 _TITLED_HEADS = word_set('head vp svp evp director chief manager lead president officer')
@@ -30,8 +30,8 @@ def split_title(phrase: str) -> tuple[str, str] | None:
                 taken += [token, *dept]
                 i += 1 + len(dept)
                 continue
-        if bare in _STOPS:
-            break
+        if bare in _STOPS or not bare.strip('—–-'):
+            break  # a stop word, or a dash opening an appositive ("a product designer -- based in Porto")
         taken.append(token.rstrip(',;:'))
         i += 1
         if token.endswith((',', ';', ':')):

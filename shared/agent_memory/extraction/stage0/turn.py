@@ -6,28 +6,25 @@ import re
 from dataclasses import replace
 
 from agent_memory.extraction.model import ExtractedUncertainty
-from agent_memory.extraction.stage0.claim import Claim
+from agent_memory.extraction.stage0.answers import answer_to_open_question, fragment_value
 from agent_memory.extraction.stage0.reading import Finding, Reading, Turn, read_sentence
 from agent_memory.extraction.stage0.signals import (
     CLARIFICATION,
+    CORRECTION_AFTER,
     CORRECTION_SPLIT,
     CORRECTION_START,
+    LONGEST_CORRECTION_AFTER,
     REACTION,
     is_compliment,
     is_question,
     sarcasm_marker,
 )
-from agent_memory.extraction.stage0.text import PROPER, body, clean_value, clip
-from agent_memory.extraction.stage0.titles import is_job_title
+from agent_memory.extraction.stage0.text import body, clip
 
 TENTATIVE = 0.6
-# "it's", "technically", "more like": what leads a bare corrected value; " plan" is the key restated, not the value.
-_FRAGMENT_LEAD = re.compile(
-    r"^(?:(?:it's|it is|that's|that is|technically|more like|more precisely|precisely|officially|strictly speaking|really)\s+)+",
-    re.IGNORECASE,
-)
-_FRAGMENT_TIER = re.compile(r'\s+(?:plan|tier|subscription)$', re.IGNORECASE)
-_NAME_LIKE_KEYS = frozenset({'employer', 'location', 'hometown', 'name', 'preferred_name', 'current_location'})
+_MULTI_VALUED = frozenset({'likes', 'dislikes', 'preference', 'plays'})  # a second value adds to the first
+_MOVES = frozenset({'move', 'relocate'})
+_INTO_THE_STATED = re.compile(r'^(?:(?:here|there|from)\b|$)', re.IGNORECASE)  # not "to Rome": a move elsewhere
 
 
 def read_turn(sentences: list[str], turn: Turn) -> Reading:
@@ -50,11 +47,24 @@ def read_turn(sentences: list[str], turn: Turn) -> Reading:
         clarifying = CLARIFICATION.match(text)
         text = text[clarifying.end() :] if clarifying else text
         reading = _read_with_corrections(text, previous, total, turn, opens_turn=index == 0)
-        if clarifying and not reading.findings:
-            reading.extend(_clarify_fragment(text, turn))
+        if not reading.findings:
+            reading.extend(answer_to_open_question(text, turn.ctx, clarifying=bool(clarifying)))
         total.extend(reading)
         previous = reading.findings
-    return total
+    return _dated_by_the_move(total)
+
+
+def _dated_by_the_move(reading: Reading) -> Reading:
+    """ "I live in Leeds now, moved up from London last month": the move told in its own clause dates the residence just
+    stated (a state change is its new value, not also an event)."""
+    moves = (h for h in reading.happenings if h.event.verb in _MOVES and h.occurred_at)
+    move = next((h for h in moves if _INTO_THE_STATED.match(h.event.object_text or '')), None)
+    undated = [f for f in reading.findings if f.key == 'location' and f.valid_from is None and move and f.entity == move.actor]
+    if move is None or len(undated) != 1:
+        return reading
+    reading.findings[reading.findings.index(undated[0])] = replace(undated[0], valid_from=move.occurred_at)
+    reading.happenings.remove(move)
+    return reading
 
 
 def _read_with_corrections(text: str, previous: list[Finding], total: Reading, turn: Turn, opens_turn: bool) -> Reading:
@@ -67,6 +77,12 @@ def _read_with_corrections(text: str, previous: list[Finding], total: Reading, t
     start = CORRECTION_START.match(text)
     if start and previous and text[start.end() :].strip():
         return _correct(total, previous, text[start.end() :], turn)
+    after = CORRECTION_AFTER.search(text, max(0, len(text) - LONGEST_CORRECTION_AFTER))
+    if after and after.start() > 0:
+        head = read_sentence(text[: after.start()], turn, opens_turn)
+        single = [f for f in head.findings if f.key not in _MULTI_VALUED]  # "I love jazz, blues actually" adds a value
+        head.extend(_correct(head, single, after.group('value'), turn) if single else Reading())
+        return head
     return read_sentence(text, turn, opens_turn)
 
 
@@ -86,9 +102,10 @@ def _correct(base: Reading, targets: list[Finding], tail: str, turn: Turn, said:
             reading.uncertainties.append(_self_correction(old, new.value))
     if reading.findings or reading.happenings or reading.invalidations:
         return reading
-    target = targets[-1]
-    value = fragment_value(tail, target.key)
-    if value is None or _same(value, target.value):
+    # The value the fragment can stand for, latest claim first ("at Fintrack as an analyst — sorry, at Finlytics").
+    fitting = ((t, fragment_value(tail, t.key)) for t in reversed(targets) if t.key not in _MULTI_VALUED)
+    target, value = next(((t, v) for t, v in fitting if v is not None and not _same(v, t.value)), (None, None))
+    if target is None or value is None:
         return reading
     _retract(base, target)
     corrected = _restated(said, target, value, tail, turn) or replace(target, value=value)
@@ -103,31 +120,6 @@ def _restated(said: str, target: Finding, value: str, tail: str, turn: Turn) -> 
         return None
     again = read_sentence(f'{said.replace(target.value, value, 1)} {rest}', turn)
     return next((f for f in again.findings if (f.entity, f.key) == (target.entity, target.key) and _same(f.value, value)), None)
-
-
-def _clarify_fragment(text: str, turn: Turn) -> Reading:
-    """ "For the record: Cascais." answers the one open uncertainty that names an entity and key."""
-    open_ = [u for u in turn.ctx.open_uncertainties if u.entity is not None and u.key]
-    if len(open_) != 1:
-        return Reading()
-    entity, key = open_[0].entity, str(open_[0].key)
-    value = fragment_value(text, key)
-    if entity is None or value is None:
-        return Reading()
-    return Reading(findings=[Finding(entity=entity, key=key, value=value, category=Claim(key, value).category(entity.type))])
-
-
-def fragment_value(text: str, key: str) -> str | None:
-    """A bare phrase standing for a value of ``key`` ("co-CEO", "Cascais"), or None if it does not look like one."""
-    value = _FRAGMENT_TIER.sub('', _FRAGMENT_LEAD.sub('', clean_value(_FRAGMENT_LEAD.sub('', text.strip()))))
-    if not value or len(value.split()) > 6:
-        return None
-    if key in _NAME_LIKE_KEYS:
-        m = re.fullmatch(PROPER, value)
-        return value if m else None
-    if key == 'title':
-        return value if is_job_title(value) else None
-    return value if not re.match(r"^(?:i|i'm|we|my|it|this|that|he|she|they)\b", value, re.IGNORECASE) else None
 
 
 def _same(a: str, b: str) -> bool:
