@@ -8,6 +8,7 @@ import os
 import sys
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [p for p in (str(ROOT / 'shared'), str(ROOT / 'infra'), str(ROOT)) if p not in sys.path]
@@ -25,3 +26,15 @@ def load_handler(name: str) -> ModuleType:
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+STATEMENT_ROWS = 25  # bench/insert_rates.py: on the full attribute schema a 200-row INSERT costs ~2x the CPU per row of a
+STATEMENTS_PER_QUERY = 10  # 25-row one and a 1,000-row INSERT ~12x (superlinear in the statement); 10 per round trip
+
+
+def insert_sql(table: str, rows: list[dict[str, Any]]) -> tuple[str, dict[str, Any]]:
+    """One query of ``INSERT INTO table $rN`` statements of STATEMENT_ROWS bound rows each (the caller sends
+    STATEMENT_ROWS × STATEMENTS_PER_QUERY rows per query)."""
+    chunks = [rows[k : k + STATEMENT_ROWS] for k in range(0, len(rows), STATEMENT_ROWS)]
+    sql = '\n'.join(f'INSERT INTO {table} $r{j} RETURN NONE;' for j in range(len(chunks)))
+    return sql, {f'r{j}': chunk for j, chunk in enumerate(chunks)}

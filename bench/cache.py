@@ -84,6 +84,7 @@ from agent_memory.domain.question_key import QuestionKey, question_key  # noqa: 
 from agent_memory.domain.synthesis import LlmComposer  # noqa: E402
 from agent_memory.rows.traces import ResponseTraceRow  # noqa: E402
 from agent_memory.tuning import TUNING  # noqa: E402
+from agent_memory.write_ops import ResponseTrace  # noqa: E402
 from local_runtime.events import LocalContext, http_event  # noqa: E402
 from tests.support.llm_server import LlmTestServer
 
@@ -620,7 +621,7 @@ class TraceLoader:
         self.rng = np.random.default_rng(seed)
         self.set = TraceSet()
 
-    def rows(self, i: int, vector: list[float], kind: str) -> tuple[dict[str, Any], dict[str, Any] | None]:
+    def rows(self, i: int, vector: list[float], kind: str) -> tuple[dict[str, Any], ResponseTrace | None]:
         age = self.rng.uniform(WINDOW_SECONDS + 120, 86400) if kind == 'stale' else self.rng.uniform(0, WINDOW_SECONDS - 600)
         created = self.now - dt.timedelta(seconds=float(age))
         fp = FP_OTHER if kind == 'other-fingerprint' else FP_MAIN
@@ -639,12 +640,11 @@ class TraceLoader:
             return retrieval, None
         cited = [{'marker': '[S1]', 'id': hit['id'], 'kind': 'attribute', 'snippet': 'user phone number: 555-0100', 'score': 0.5,
                   'role': None, 'table': 'attribute', 'key': fact_key}]  # fmt: skip
-        response = {
-            'id': response_id, 'message': query, 'reply': 'Your phone number is 555-0100 [S1].', 'model': 'test-model',
-            'tokens': {'prompt': 100, 'completion': 9}, 'latency_ms': 512.0, 'cached': False, 'reused_from': None,
-            'cache_eligible': True, 'cited': cited, 'cited_entity_refs': ['person/user'], 'visibility_fingerprint': fp,
-            'principal': 'admin', 'session': None, 'endpoint': 'chat', 'created_at': created,
-        }  # fmt: skip
+        response = ResponseTrace(
+            id=response_id, endpoint='chat', message=query, reply='Your phone number is 555-0100 [S1].', model='test-model',
+            tokens={'prompt': 100, 'completion': 9}, latency_ms=512.0, cached=False, cache_eligible=True, cited=cited,
+            visibility_fingerprint=fp, principal='admin', created_at=created, cited_entity_refs=['person/user'],
+        )  # fmt: skip
         return retrieval, response
 
     def insert(self, count: int, label: str, batch: int = 500) -> float:

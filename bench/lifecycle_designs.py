@@ -8,15 +8,19 @@ trace purge walks ``created_at`` forward.
     PYTHONPATH=shared:infra:. .venv/bin/python bench/lifecycle_designs.py --sizes 10000,100000
 
 Data per size N: attribute rows, 1/3 each context/knowledge/identity. Of the context rows, half were
-expired by earlier sweeps (known 30 days ago, closed 23 days ago), 1 % of N cross the 7-day TTL now,
-the rest are an hour old. Both designs get the same rows in their own database; results are checked
-against each other (sum of importance after one decay step, rows expired).
+expired by earlier sweeps (known 30 days ago, closed 23 days ago), 1 % of N (``--crossing``) cross the 7-day
+TTL now, the rest are an hour old. N traces (``--traces``), 10 % (``--due``) past a 30-day window. Rows go in
+as small bound INSERT statements (``bench_env.insert_sql``); ``--lean`` drops the indexes no sweep reads, and
+``--old-budget`` stops an old sweep after that many seconds (its count is then short of the new one's).
+Both designs get the same rows in their own database; results are checked against each other (sum of
+importance after one decay step, rows expired).
 """
 
 from __future__ import annotations
 
 import argparse
 import datetime as dt
+import math
 import os
 import platform
 import shutil
@@ -27,7 +31,7 @@ import uuid
 from collections.abc import Callable
 from typing import Any
 
-from bench_env import load_handler  # noqa: E402,I001  # first: paths and environment before the service imports
+from bench_env import STATEMENT_ROWS, STATEMENTS_PER_QUERY, insert_sql, load_handler  # noqa: E402,I001  # first: paths and environment before the service imports
 
 os.environ.setdefault('AGENT_MEMORY_MANAGEMENT_KEY', 'bench-management-key')
 
@@ -41,8 +45,7 @@ from agent_memory.db.migrations import DIMENSION_PLACEHOLDER, ensure_migrated, l
 from local_runtime.events import LocalContext, http_event  # noqa: E402
 
 FIRST_NEW_MIGRATION = 15
-LOAD_BATCH = 2000
-STMT_ROWS = 50
+LOAD_BATCH = STATEMENT_ROWS * STATEMENTS_PER_QUERY
 BATCH = 5000
 # The old design's sweep statements (before migration 0015), verbatim.
 OLD_DECAY = (
@@ -58,18 +61,12 @@ OLD_PURGE = (  # before 69dcb25: re-selects from the start of the table each bat
     'RETURN array::len((DELETE (SELECT VALUE id FROM type::table($table) WHERE created_at < $cutoff LIMIT $batch) RETURN BEFORE));'
 )
 FACTORS = {'context': 0.95, 'knowledge': 0.995}
-TRACE_CHUNK = 250  # rows per in-engine FOR loop: one large FOR statement is superlinear (bench/README.md)
-# Retrieval traces made in the engine (no per-row request, no query_embedding: a 384-float vector per row would make
-# the load, not the purge, the cost). Traces i < $due are 40 days old (past a 30-day window), the rest an hour old.
-TRACE_SEED = """FOR $i IN $start..$stop {
-    CREATE type::record('retrieval_trace', $i) CONTENT { query: 'q' + <string>$i, mode: 'hybrid', tier_entered: 3,
-        tier_reason: 'bench', latency_ms: 1.0, visibility_fingerprint: 'fp', returned: [{ id: 'attribute:x', score: 0.5 }],
-        created_at: IF $i < $due { $old + <duration>(<string>$i + 'ms') } ELSE { $recent } } RETURN NONE;
-};"""
+# Retrieval traces without query_embedding (a 384-float vector per row would make the load, not the purge, the cost):
+# the first `due` rows are 40 days old (past a 30-day window), a millisecond apart; the rest an hour old.
 
 
-def rows(start: int, stop: int, n: int, now: dt.datetime, base_field: str) -> list[dict[str, Any]]:
-    crossing = max(1, n // 100)
+def rows(start: int, stop: int, n: int, now: dt.datetime, base_field: str, crossing_share: float = 0.01) -> list[dict[str, Any]]:
+    crossing = max(1, int(n * crossing_share))
     out = []
     for i in range(start, stop):
         category = ('context', 'knowledge', 'identity')[i % 3]
@@ -98,23 +95,47 @@ def old_schema(db: Database, name: str) -> None:
             db.query(name, migration.sql.replace(DIMENSION_PLACEHOLDER, dimension))
 
 
-def load(db: Database, name: str, n: int, now: dt.datetime, base_field: str) -> float:
-    """INSERT statements of STMT_ROWS rows, LOAD_BATCH rows per query (a large INSERT statement is superlinear)."""
-    started = time.perf_counter()
+def lean(db: Database, name: str) -> None:
+    """Drop the attribute indexes no sweep reads (full-text, HNSW, address/entity lookups): loading costs ~half the CPU
+    per row (bench/insert_rates.py). Expiry's UPDATE then maintains fewer indexes than in production (its rows' value
+    and search text do not change, so the full-text indexes would have no new terms to write)."""
+    sweeps_read = {'attribute_category_created', 'attribute_created', 'attribute_expiry_from'}
+    for index in db.query(name, 'INFO FOR TABLE attribute;')[-1]['indexes']:
+        if index not in sweeps_read:
+            db.query(name, f'REMOVE INDEX {index} ON attribute;')
+
+
+def load(db: Database, name: str, n: int, now: dt.datetime, base_field: str, crossing_share: float = 0.01) -> float:
+    """Bench rows in `insert_sql` queries (small INSERT statements: a large one costs more per row)."""
+    started, cpu, last = time.perf_counter(), time.process_time(), time.perf_counter()
     for start in range(0, n, LOAD_BATCH):
-        batch = rows(start, min(n, start + LOAD_BATCH), n, now, base_field)
-        chunks = [batch[k : k + STMT_ROWS] for k in range(0, len(batch), STMT_ROWS)]
-        sql = '\n'.join(f'INSERT INTO attribute $r{j} RETURN NONE;' for j in range(len(chunks)))
-        db.query(name, sql, {f'r{j}': chunk for j, chunk in enumerate(chunks)})
+        batch = rows(start, min(n, start + LOAD_BATCH), n, now, base_field, crossing_share)
+        db.query(name, *insert_sql('attribute', batch))
+        if time.perf_counter() - last > 60:
+            last = time.perf_counter()
+            print(f'    {name}: {start + len(batch):,}/{n:,} rows, {rate(start + len(batch), started, cpu)}', file=sys.stderr, flush=True)
+    print(f'    {name}: loaded {n:,} facts, {rate(n, started, cpu)}', file=sys.stderr, flush=True)
     return time.perf_counter() - started
 
 
+def rate(count: int, started: float, cpu: float) -> str:
+    wall = time.perf_counter() - started
+    return (f'{count / wall:,.0f} rows/s, {1000 * (time.process_time() - cpu) / max(count, 1):.2f} CPU ms/row, '
+            f'load {os.getloadavg()[0]:.1f}')  # fmt: skip
+
+
+OLD_BUDGET_S = [math.inf]  # --old-budget: the old design's sweeps stop after this many seconds (their count is then short)
+
+
 def drain(db: Database, name: str, sql: str, **params: Any) -> int:
-    total = 0
+    total, started = 0, time.perf_counter()
     while True:
         affected = int(db.query(name, sql, {**params, 'batch': BATCH})[-1] or 0)
         total += affected
         if affected < BATCH:
+            return total
+        if time.perf_counter() - started > OLD_BUDGET_S[0]:
+            print(f'    stopped after {OLD_BUDGET_S[0]:.0f} s (--old-budget): {total:,} rows done', file=sys.stderr, flush=True)
             return total
 
 
@@ -130,7 +151,7 @@ def timed(fn: Callable[[], Any]) -> tuple[Any, float]:
     started = time.perf_counter()
     result = fn()
     elapsed = time.perf_counter() - started
-    print(f'    {elapsed:.2f}s -> {result}', file=sys.stderr, flush=True)
+    print(f'    {elapsed:.3f}s -> {result} (load {os.getloadavg()[0]:.1f})', file=sys.stderr, flush=True)
     return result, elapsed
 
 
@@ -138,15 +159,21 @@ def importance_sum(db: Database, name: str) -> float:
     return float(db.query(name, 'RETURN math::sum(SELECT VALUE importance FROM attribute);')[-1])
 
 
-def load_traces(db: Database, name: str, n: int, now: dt.datetime) -> float:
-    started = time.perf_counter()
-    sql = '\n'.join(f'{TRACE_SEED.replace("$start", f"$s{k}").replace("$stop", f"$e{k}")}' for k in range(8))
-    for start in range(0, n, 8 * TRACE_CHUNK):
-        bounds = {}
-        for k in range(8):
-            lo = min(n, start + k * TRACE_CHUNK)
-            bounds |= {f's{k}': lo, f'e{k}': min(n, lo + TRACE_CHUNK)}
-        db.query(name, sql, {**bounds, 'due': n // 10, 'old': now - dt.timedelta(days=40), 'recent': now - dt.timedelta(hours=1)})
+def trace_rows(start: int, stop: int, due: int, now: dt.datetime) -> list[dict[str, Any]]:
+    old, recent = now - dt.timedelta(days=40), now - dt.timedelta(hours=1)
+    return [
+        {'id': RecordID('retrieval_trace', i), 'query': f'q{i}', 'mode': 'hybrid', 'tier_entered': 3, 'tier_reason': 'bench',
+         'latency_ms': 1.0, 'visibility_fingerprint': 'fp', 'returned': [{'id': 'attribute:x', 'score': 0.5}],
+         'created_at': old + dt.timedelta(milliseconds=i) if i < due else recent}
+        for i in range(start, stop)
+    ]  # fmt: skip
+
+
+def load_traces(db: Database, name: str, n: int, now: dt.datetime, due: int) -> float:
+    started, cpu = time.perf_counter(), time.process_time()
+    for start in range(0, n, LOAD_BATCH):
+        db.query(name, *insert_sql('retrieval_trace', trace_rows(start, min(n, start + LOAD_BATCH), due, now)))
+    print(f'    {name}: loaded {n:,} traces, {rate(n, started, cpu)}', file=sys.stderr, flush=True)
     return time.perf_counter() - started
 
 
@@ -154,27 +181,30 @@ def old_purge(db: Database, name: str, cutoff: dt.datetime) -> int:
     return drain(db, name, OLD_PURGE, table='retrieval_trace', cutoff=cutoff)
 
 
-def purge_both(db: Database, old: str, new: str, n: int, now: dt.datetime, result: dict[str, Any]) -> None:
-    """N traces in each database, 10 % past a 30-day window; each design deletes them."""
+def purge_both(db: Database, old: str, new: str, n: int, due: int, now: dt.datetime, result: dict[str, Any]) -> None:
+    """N traces in each database, ``due`` of them past a 30-day window; each design deletes them."""
     for name in (old, new):
-        print(f'    loaded {n:,} traces in {load_traces(db, name, n, now):.1f}s', file=sys.stderr, flush=True)
+        load_traces(db, name, n, now, due)
     cutoff = now - dt.timedelta(days=30)
     result['old_purge'], result['old_purge_s'] = timed(lambda: old_purge(db, old, cutoff))
     result['new_purge'], result['new_purge_s'] = timed(
         lambda: LifecycleStore(db, new, IMPORTANCE).purge_traces({'retrieval_trace': cutoff})
     )
     left = [int(db.query(name, 'RETURN count(SELECT id FROM retrieval_trace);')[-1]) for name in (old, new)]
-    assert left == [n - n // 10] * 2, left
+    assert left == [n - due] * 2, left
 
 
-def on_mem(n: int, now: dt.datetime) -> dict[str, Any]:
+def on_mem(n: int, now: dt.datetime, args: argparse.Namespace) -> dict[str, Any]:
     db = Database('mem://', 'bench')
     old, new = f'old_{n}', f'new_{n}'
     old_schema(db, old)
     ensure_migrated(db, new, 'context')
+    if args.lean:
+        lean(db, old)
+        lean(db, new)
     print(f'  mem:// N={n:,}: loading', file=sys.stderr, flush=True)
-    load(db, old, n, now, 'importance')
-    load(db, new, n, now, 'importance_base')
+    load(db, old, n, now, 'importance', args.crossing)
+    load(db, new, n, now, 'importance_base', args.crossing)
     store = LifecycleStore(db, new, IMPORTANCE)
     result: dict[str, Any] = {'size': n}
     result['old_decay'], result['old_decay_s'] = timed(lambda: old_decay(db, old))
@@ -182,7 +212,8 @@ def on_mem(n: int, now: dt.datetime) -> dict[str, Any]:
     result['old_expire'], result['old_expire_s'] = timed(lambda: old_expire(db, old, now))
     result['new_expire'], result['new_expire_s'] = timed(lambda: store.expire(now, now - dt.timedelta(days=7)))
     result['sums'] = (importance_sum(db, old), importance_sum(db, new))
-    purge_both(db, old, new, n, now, result)
+    if args.traces:
+        purge_both(db, old, new, args.traces, int(args.traces * args.due), now, result)
     db.close()
     return result
 
@@ -238,10 +269,18 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument('--sizes', default='10000,100000', help='comma-separated fact counts for mem://')
     parser.add_argument('--route-size', type=int, default=10_000, help='facts for the SurrealKV route run (0 = skip)')
+    parser.add_argument('--crossing', type=float, default=0.01, help='share of N newly crossing the 7-day TTL')
+    parser.add_argument('--traces', type=int, default=0, help='retrieval traces per database for the purge (0 = N)')
+    parser.add_argument('--due', type=float, default=0.1, help='share of the traces past the 30-day window')
+    parser.add_argument('--lean', action='store_true', help='only the indexes the sweeps read (see lean())')
+    parser.add_argument('--old-budget', type=float, default=math.inf, help='seconds after which an old sweep stops')
     args = parser.parse_args()
+    OLD_BUDGET_S[0] = args.old_budget
     now = dt.datetime.now(dt.UTC)
-    print(f'# Lifecycle designs, {now:%Y-%m-%d %H:%M} UTC, {platform.machine()}, {os.cpu_count()} CPUs, load {os.getloadavg()[0]:.1f}')
-    report('mem://', [on_mem(int(n), now) for n in args.sizes.split(',')])
+    print(f'# Lifecycle designs, {now:%Y-%m-%d %H:%M} UTC, {platform.machine()}, {os.cpu_count()} CPUs, load {os.getloadavg()[0]:.1f}; '
+          f'{args.crossing:.0%} crossing the TTL{", lean schema" if args.lean else ""}')  # fmt: skip
+    sizes = [int(n) for n in args.sizes.split(',')]
+    report('mem://', [on_mem(n, now, argparse.Namespace(**{**vars(args), 'traces': args.traces or n})) for n in sizes])
     if args.route_size:
         directory = tempfile.mkdtemp(prefix='am-bench-kv-')
         os.environ['AGENT_MEMORY_DB_URL'] = f'surrealkv://{directory}/surreal'

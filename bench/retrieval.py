@@ -11,7 +11,8 @@ measured side by side in one run:
   reinforcement) in hybrid / vector / bm25 mode: latency p50/p95 and whether the fact the question asks
   about is ranked 1st (hit@1) or in the top 10 (hit@10).
 
-Embeddings are cached under ``bench/.cache`` (computing 100k takes a few minutes on 2 vCPUs).
+Embeddings are cached under ``bench/.cache`` (``bench_vectors.py``; 100k facts + 20k people take ~30 min at ~60 texts/s
+on a loaded 2-vCPU machine: fill the cache first with ``nice -n 10 … --embed-only``).
 Run: ``make bench-retrieval`` (``--sizes 1000,10000`` for a quicker run).
 """
 
@@ -22,6 +23,7 @@ import contextlib
 import datetime as dt
 import io
 import json
+import os
 import random
 import statistics
 import sys
@@ -29,7 +31,8 @@ import time
 from typing import Any
 
 import numpy as np  # noqa: E402
-from bench_env import ROOT, load_handler  # noqa: E402,I001  # first: paths and environment before the service imports
+from bench_env import STATEMENT_ROWS, STATEMENTS_PER_QUERY, insert_sql, load_handler  # noqa: E402,I001  # first: paths and environment before the service imports
+from bench_vectors import cache_path, cached_vectors  # noqa: E402
 from surrealdb import RecordID  # noqa: E402
 
 from agent_memory.composition import Services, get_services  # noqa: E402
@@ -40,7 +43,8 @@ from local_runtime.events import LocalContext, http_event  # noqa: E402
 
 EF_SEARCH = TUNING.ef_search
 
-CACHE = ROOT / 'bench' / '.cache'
+LARGEST = 100_000  # embeddings are computed (once, cached) for this many facts; smaller sizes use a prefix
+TEXTS_VERSION = 1  # bump when facts() / person() / the embedded text changes
 QUERIES = 100
 nan = float('nan')
 FIRST = (
@@ -182,21 +186,17 @@ def facts(n: int) -> list[tuple[str, str, str]]:
     return [(person(i // 5), keys[(i * 3 + i // 5) % len(keys)], rng.choice(KEYS[keys[(i * 3 + i // 5) % len(keys)]])) for i in range(n)]
 
 
-def embed_cached(services: Services, name: str, texts: list[str]) -> np.ndarray[Any, np.dtype[np.float32]]:
-    CACHE.mkdir(parents=True, exist_ok=True)
-    path = CACHE / f'{name}.npy'
-    if path.exists():
-        cached: np.ndarray[Any, np.dtype[np.float32]] = np.load(path)
-        if len(cached) == len(texts):
-            return cached
-    started, out = time.perf_counter(), []
-    for start in range(0, len(texts), 512):
-        out.extend(services.embedder.embed(texts[start : start + 512]))
-        print(f'  embedded {min(len(texts), start + 512)}/{len(texts)} ({name})', file=sys.stderr)
-    vectors = np.asarray(out, dtype=np.float32)
-    np.save(path, vectors)
-    print(f'  embedding {len(texts)} texts took {time.perf_counter() - started:.1f} s', file=sys.stderr)
-    return vectors
+def corpus_vectors(services: Services, size: int) -> tuple[np.ndarray[Any, Any], dict[str, np.ndarray[Any, Any]]]:
+    """Vectors of the first ``size`` facts and of their people: sliced from the cached vectors of ``LARGEST`` facts when
+    those exist (``facts(n)`` is a prefix of ``facts(m)`` for n < m, and people are ``person(0..)`` in order), else
+    computed (and cached) for ``size``."""
+    model = services.embedder.warm()
+    full = [attribute_text(n, k, v) for n, k, v in facts(LARGEST)]
+    count = LARGEST if cache_path('retrieval-attributes', TEXTS_VERSION, model.model_id, full).exists() else size
+    vectors = cached_vectors(model, 'retrieval-attributes', TEXTS_VERSION, full[:count])
+    people = [person(i) for i in range((count + 4) // 5)]
+    people_vectors = cached_vectors(model, 'retrieval-people', TEXTS_VERSION, [entity_text(n, 'person') for n in people])
+    return vectors[:size], dict(zip(people[: (size + 4) // 5], people_vectors, strict=False))
 
 
 def load_rows(services: Services, ctx: str, rows: list[tuple[str, str, str]], vectors: np.ndarray[Any, Any] | None,
@@ -214,17 +214,18 @@ def load_rows(services: Services, ctx: str, rows: list[tuple[str, str, str]], ve
          'importance_base': 1.0, 'scope_sets': [['/']], 'created_at': now, 'updated_at': now, **embedding(name_vectors, i)}
         for i, name in enumerate(names)
     ]  # fmt: skip
-    for start in range(0, len(entities), 500):
-        store.q('INSERT INTO entity $rows RETURN NONE;', rows=entities[start : start + 500])
-    for start in range(0, len(rows), 500):
+    step = STATEMENT_ROWS * STATEMENTS_PER_QUERY
+    for start in range(0, len(entities), step):
+        store.db.query(store.database, *insert_sql('entity', entities[start : start + step]))
+    for start in range(0, len(rows), step):
         batch = [
             {'entity': RecordID('entity', ['person', name.lower()]), 'key': key, 'value': value, 'memory_category': 'knowledge',
              'importance_base': 0.8, 'confidence': 1.0, 'source': {'kind': 'upsert'}, 'valid_from': now, 'created_at': now,
              'confirmed_at': now, 'scope_sets': [['/']], **embedding(vectors, start + j)}
-            for j, (name, key, value) in enumerate(rows[start : start + 500])
+            for j, (name, key, value) in enumerate(rows[start : start + step])
         ]  # fmt: skip
-        store.q('INSERT INTO attribute $rows RETURN NONE;', rows=batch)
-        if (start // 500) % 20 == 0:
+        store.db.query(store.database, *insert_sql('attribute', batch))
+        if (start // step) % 40 == 0:
             print(f'  inserted {start + len(batch)}/{len(rows)} attributes', file=sys.stderr)
     return time.perf_counter() - started
 
@@ -284,14 +285,14 @@ def run_lexical(size: int, services: Services, fn: Any) -> list[dict[str, Any]]:
     services.control.delete_context(ctx)
     services.forget_store(ctx)
     return [{'size': size, 'state': 'lexical only', 'load_s': load_s, 'bm25_p50': pct(times, 50), 'bm25_p95': pct(times, 95),
-             'bm25_hit1': hit1, 'bm25_hit10': hit10}]  # fmt: skip
+             'bm25_hit1': hit1, 'bm25_hit10': hit10, 'bm25_load': os.getloadavg()[0]}]  # fmt: skip
 
 
 def run(size: int, services: Services, fn: Any) -> list[dict[str, Any]]:
     rows = facts(size)
     names = sorted({name for name, _, _ in rows})
-    vectors = embed_cached(services, f'attributes_{size}', [attribute_text(n, k, v) for n, k, v in rows])
-    name_vectors = embed_cached(services, f'entities_{size}', [entity_text(n, 'person') for n in names])
+    vectors, by_name = corpus_vectors(services, size)
+    name_vectors = np.asarray([by_name[n] for n in names], dtype=np.float32)
     questions = asked(rows, size)
     qv = np.asarray(services.embedder.embed([q for q, _ in questions]), dtype=np.float32)
     ctx, key = new_context(services, size)
@@ -311,7 +312,7 @@ def run(size: int, services: Services, fn: Any) -> list[dict[str, Any]]:
     before_t, before_r = knn(services, ctx, qv[:50], ids, exact[:50])
     api_before, _, _ = query_api(fn, ctx, key, questions[:30], 'hybrid')
     results.append({'size': size, 'state': 'no rebuild', 'knn_p50': pct(before_t, 50), 'knn_p95': pct(before_t, 95), 'recall': before_r,
-                    'hybrid_p50': pct(api_before, 50), 'hybrid_p95': pct(api_before, 95)})  # fmt: skip
+                    'hybrid_p50': pct(api_before, 50), 'hybrid_p95': pct(api_before, 95), 'load': os.getloadavg()[0]})  # fmt: skip
     lifecycle = services.lifecycle(ctx)
     started = time.perf_counter()
     for table, (count, _) in lifecycle.vector_index_growth().items():
@@ -320,10 +321,12 @@ def run(size: int, services: Services, fn: Any) -> list[dict[str, Any]]:
     rebuild_s = time.perf_counter() - started
     after_t, after_r = knn(services, ctx, qv, ids, exact)
     row: dict[str, Any] = {'size': size, 'state': 'after rebuild', 'knn_p50': pct(after_t, 50), 'knn_p95': pct(after_t, 95),
-                           'recall': after_r, 'numpy_ms': numpy_ms, 'load_s': load_s, 'rebuild_s': rebuild_s}  # fmt: skip
+                           'recall': after_r, 'numpy_ms': numpy_ms, 'load_s': load_s, 'rebuild_s': rebuild_s,
+                           'load': os.getloadavg()[0]}  # fmt: skip
     for mode in ('hybrid', 'vector', 'bm25'):
         times, hit1, hit10 = query_api(fn, ctx, key, questions, mode)
-        row.update({f'{mode}_p50': pct(times, 50), f'{mode}_p95': pct(times, 95), f'{mode}_hit1': hit1, f'{mode}_hit10': hit10})
+        row.update({f'{mode}_p50': pct(times, 50), f'{mode}_p95': pct(times, 95), f'{mode}_hit1': hit1, f'{mode}_hit10': hit10,
+                    f'{mode}_load': os.getloadavg()[0]})  # fmt: skip
     results.append(row)
     services.control.delete_context(ctx)
     services.drop_context(ctx)
@@ -334,29 +337,35 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument('--sizes', default='1000,10000,100000')
     parser.add_argument('--lexical-only', action='store_true', help='no embeddings: mode bm25 alone (see run_lexical)')
+    parser.add_argument('--embed-only', action='store_true', help=f'fill the embedding cache for {LARGEST:,} facts and stop')
     args = parser.parse_args()
     services = get_services()
     services.embedder.warm()
+    if args.embed_only:
+        corpus_vectors(services, LARGEST)  # the people's vectors are computed after the facts'
+        return
     fn = load_handler('retrieval')
     results = []
     for size in (int(s) for s in args.sizes.split(',')):
         print(f'size {size}', file=sys.stderr)
         results.extend((run_lexical if args.lexical_only else run)(size, services, fn))
     print(f'\nHNSW (k=10, ef={EF_SEARCH}) vs exact, and the hourly rebuild')
-    columns = ('KNN p50 ms', 'KNN p95 ms', 'recall@10', 'numpy ms/q', 'load s', 'rebuild s')
+    columns = ('KNN p50 ms', 'KNN p95 ms', 'recall@10', 'numpy ms/q', 'load s', 'rebuild s', 'load avg')
     print(f'{"facts":>7} {"state":<14} ' + ' '.join(f'{c:>10}' for c in columns))
     for r in (r for r in results if 'knn_p50' in r):
-        values = (r['knn_p50'], r['knn_p95'], r['recall'], r.get('numpy_ms', nan), r.get('load_s', nan), r.get('rebuild_s', nan))
+        values = (r['knn_p50'], r['knn_p95'], r['recall'], r.get('numpy_ms', nan), r.get('load_s', nan), r.get('rebuild_s', nan),
+                  r['load'])  # fmt: skip
         print(f'{r["size"]:>7} {r["state"]:<14} ' + ' '.join(f'{v:>10.3f}' for v in values))
     print('\nPOST /query through the handler (after the rebuild unless noted)')
-    print(f'{"facts":>7} {"mode":<22} {"p50 ms":>8} {"p95 ms":>8} {"hit@1":>6} {"hit@10":>7}')
+    print(f'{"facts":>7} {"mode":<22} {"p50 ms":>8} {"p95 ms":>8} {"hit@1":>6} {"hit@10":>7} {"load avg":>8}')
     for r in results:
         if r['state'] == 'no rebuild':
-            print(f'{r["size"]:>7} {"hybrid, no rebuild":<22} {r["hybrid_p50"]:>8.1f} {r["hybrid_p95"]:>8.1f} {"":>6} {"":>7}')
+            print(f'{r["size"]:>7} {"hybrid, no rebuild":<22} {r["hybrid_p50"]:>8.1f} {r["hybrid_p95"]:>8.1f} {"":>6} {"":>7} '
+                  f'{r["load"]:>8.1f}')  # fmt: skip
             continue
         for mode in (m for m in ('hybrid', 'vector', 'bm25') if f'{m}_p50' in r):
             print(f'{r["size"]:>7} {mode:<22} {r[f"{mode}_p50"]:>8.1f} {r[f"{mode}_p95"]:>8.1f} '
-                  f'{r[f"{mode}_hit1"]:>6.2f} {r[f"{mode}_hit10"]:>7.2f}')  # fmt: skip
+                  f'{r[f"{mode}_hit1"]:>6.2f} {r[f"{mode}_hit10"]:>7.2f} {r[f"{mode}_load"]:>8.1f}')  # fmt: skip
 
 
 if __name__ == '__main__':
