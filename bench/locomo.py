@@ -287,13 +287,23 @@ def report(results: dict[int, dict[str, Any]]) -> None:
               f'{Scores(r["scores"]["hybrid"]).recall(10):>12.3f} {Scores(r["scores"]["Okapi BM25"]).recall(10):>11.3f}')  # fmt: skip
 
 
-def evaluate_copy(conv: Conversation, source: Path, out: Path, fast: bool) -> None:
-    """Evaluate on a copy of the cached ingest (reads reinforce), writing the results as JSON."""
+@contextlib.contextmanager
+def opened_copy(source: Path, prefix: str) -> Iterator[dict[str, Any]]:
+    """A cached ingest's manifest, with the service pointed at a throwaway copy of its database (reads reinforce, so
+    no evaluation may touch the cache itself); the copy is removed afterwards."""
     manifest = json.loads((source / 'manifest.json').read_text())
-    work = Path(tempfile.mkdtemp(prefix='locomo-'))
+    work = Path(tempfile.mkdtemp(prefix=prefix))
     try:
         shutil.copytree(source / 'db', work / 'db')
         os.environ['AGENT_MEMORY_DB_URL'] = f'surrealkv://{work / "db"}'
+        yield manifest
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def evaluate_copy(conv: Conversation, source: Path, out: Path, fast: bool) -> None:
+    """Evaluate on a copy of the cached ingest (reads reinforce), writing the results as JSON."""
+    with opened_copy(source, 'locomo-') as manifest:
         from agent_memory.composition import get_services
 
         services = get_services()
@@ -302,8 +312,6 @@ def evaluate_copy(conv: Conversation, source: Path, out: Path, fast: bool) -> No
         result = evaluate(conv, manifest, load_handler('retrieval'), services, questions)
         result.update(seconds=manifest['seconds'], named=manifest['named'])
         out.write_text(json.dumps(result))
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
 
 
 def main() -> None:

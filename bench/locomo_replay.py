@@ -19,12 +19,9 @@ import copy
 import dataclasses
 import hashlib
 import json
-import os
 import pickle
-import shutil
 import subprocess
 import sys
-import tempfile
 import textwrap
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -32,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from bench_env import ROOT  # noqa: I001  # first: paths and environment before the service imports
-from locomo import CACHE, CUTS, Scores, code_version, source_turns
+from locomo import CACHE, CUTS, Scores, code_version, opened_copy, source_turns
 from locomo_data import CATEGORIES, Conversation, Okapi, default_data_path, load
 
 # What shapes the dumped candidate lists (not the fusion replayed over them): the store's queries, the request-side
@@ -53,8 +50,8 @@ def retrieval_version() -> str:
         return ast.dump(ast.parse(textwrap.dedent(source))).encode()
 
     digest = hashlib.sha256(tree((ROOT / LIST_CODE).read_text()))
-    parts = (retrieval.Hit, retrieval.Retriever.candidates, retrieval.Retriever._seeds, retrieval.Retriever._graph,
-             retrieval.Retriever._keys_named, retrieval.to_hit, retrieval.query_terms, retrieval.content_words,
+    parts = (retrieval.Hit, retrieval.Retriever.candidates, retrieval.Retriever._seeds,
+             retrieval.Retriever._scored_entities, retrieval.key_parts, retrieval.to_hit, retrieval.query_terms, retrieval.content_words,
              retrieval.words)  # fmt: skip
     for part in parts:
         digest.update(tree(inspect.getsource(part)))
@@ -70,11 +67,7 @@ def dump_path(conv: Conversation) -> Path:
 def dump(conv: Conversation, out: Path) -> None:
     """Pickle every question's candidate lists and every passage's position (runs in its own process)."""
     source = CACHE / f'{code_version()}-{conv.index}'
-    manifest = json.loads((source / 'manifest.json').read_text())
-    work = Path(tempfile.mkdtemp(prefix='replay-'))
-    try:
-        shutil.copytree(source / 'db', work / 'db')
-        os.environ['AGENT_MEMORY_DB_URL'] = f'surrealkv://{work / "db"}'
+    with opened_copy(source, 'replay-') as manifest:
         from agent_memory.clock import utcnow
         from agent_memory.composition import get_services
         from agent_memory.db.retrieval_store import ReadFilter
@@ -98,8 +91,6 @@ def dump(conv: Conversation, out: Path) -> None:
         passages = [to_hit(to_rows.candidate('memory_chunk', r)) for r in rows]
         by_ref = source_turns(store, {v: k for k, v in manifest['turns'].items()})
         out.write_bytes(pickle.dumps({'questions': questions, 'passages': passages, 'by_ref': by_ref}))
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
 
 
 def cached_dump(conv: Conversation, data: Path) -> dict[str, Any]:

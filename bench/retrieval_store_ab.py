@@ -14,17 +14,14 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import importlib.util
-import json
 import os
-import shutil
 import sys
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
 from bench_env import ROOT  # noqa: I001  # first: paths and environment before the service imports
-from locomo import CACHE, code_version
+from locomo import CACHE, code_version, opened_copy
 from locomo_data import default_data_path, load
 
 
@@ -47,11 +44,7 @@ def main() -> None:
     args = parser.parse_args()
     conv = load(args.data, [args.conversation])[0]
     source = CACHE / f'{code_version()}-{conv.index}'
-    manifest = json.loads((source / 'manifest.json').read_text())
-    work = Path(tempfile.mkdtemp(prefix='store-ab-'))
-    try:
-        shutil.copytree(source / 'db', work / 'db')
-        os.environ['AGENT_MEMORY_DB_URL'] = f'surrealkv://{work / "db"}'
+    with opened_copy(source, 'store-ab-') as manifest:
         from agent_memory.composition import get_services
         from agent_memory.db.retrieval_store import Expansion, ListLookup, ReadFilter, RetrievalStore
         from agent_memory.domain.retrieval import RetrievalRequest, Retriever, best_passages, is_first_person, key_parts, query_terms
@@ -108,8 +101,6 @@ def main() -> None:
         print(f'conversation {conv.index}, {calls} questions per store; load average {load_before:.1f} → {os.getloadavg()[0]:.1f}')
         for name, (wall, cpu) in totals.items():
             print(f'{name}: {wall / calls * 1000:.1f} ms wall, {cpu / calls * 1000:.1f} ms CPU per query')
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
 
 
 if __name__ == '__main__':

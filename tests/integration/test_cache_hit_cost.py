@@ -17,6 +17,7 @@ from agent_memory.db.trace_store import ABOUT_ENTITY, NEWER_THAN
 from agent_memory.embeddings.memo import VectorMemo
 from tests.support.chat import QUESTION, chat
 from tests.support.handlers import Api
+from tests.support.round_trips import RoundTrip, record_round_trips
 
 pytestmark = pytest.mark.usefixtures('llm')
 
@@ -44,18 +45,9 @@ def model_spy(services: Services, monkeypatch: pytest.MonkeyPatch) -> ModelSpy:
 
 
 @pytest.fixture
-def statements(monkeypatch: pytest.MonkeyPatch, store: MemoryStore) -> Iterator[list[str]]:
+def statements(monkeypatch: pytest.MonkeyPatch, store: MemoryStore) -> Iterator[list[RoundTrip]]:
     """The SQL of every round trip to this context's database (run for real)."""
-    sent: list[str] = []
-    real = Database.query
-
-    def recorded(self: Database, database: str, sql: str, params: dict[str, Any] | None = None) -> list[Any]:
-        if database == store.database:
-            sent.append(sql)
-        return real(self, database, sql, params)
-
-    monkeypatch.setattr(Database, 'query', recorded)
-    yield sent
+    yield record_round_trips(monkeypatch, store.database)
 
 
 def test_a_hit_sends_no_text_to_the_embedding_model(seeded: Api, model_spy: ModelSpy, store: MemoryStore, services: Services) -> None:
@@ -73,13 +65,15 @@ def test_a_hit_sends_no_text_to_the_embedding_model(seeded: Api, model_spy: Mode
     assert first['reply'] == second['reply']
 
 
-def test_a_hit_reinforces_in_the_same_transaction_as_its_turns_and_traces(seeded: Api, store: MemoryStore, statements: list[str]) -> None:
+def test_a_hit_reinforces_in_the_same_transaction_as_its_turns_and_traces(
+    seeded: Api, store: MemoryStore, statements: list[RoundTrip]
+) -> None:
     # Given a cached answer, When it is served, Then one transaction writes the turns, traces and reinforcement
     chat(seeded)
     before = store.rows("SELECT VALUE importance FROM attribute WHERE key = 'role';")[0]
     statements.clear()
     assert chat(seeded)['cached'] is True
-    writes = [sql for sql in statements if 'SET importance' in sql or 'CREATE' in sql]
+    writes = [sql for sql in (trip.sql for trip in statements) if 'SET importance' in sql or 'CREATE' in sql]
     assert len(writes) == 1, writes
     assert 'BEGIN TRANSACTION' in writes[0] and 'SET importance' in writes[0] and 'CREATE' in writes[0]
     after = store.rows("SELECT VALUE importance FROM attribute WHERE key = 'role';")[0]
@@ -125,7 +119,7 @@ def test_only_an_answer_that_may_be_served_carries_its_question_key(seeded: Api,
     assert chat(seeded)['cached'] is True
 
 
-def test_a_hit_reads_its_sources_scopes_with_their_validity(seeded: Api, statements: list[str]) -> None:
+def test_a_hit_reads_its_sources_scopes_with_their_validity(seeded: Api, statements: list[RoundTrip]) -> None:
     """A hit reads twice: the cache lookup, and the validity check, which also returns the scopes the reply's turn is
     stored under (no separate read of the sources' scopes)."""
     # Given a cached answer, When it is served, Then the hit reads the lookup and the validity (with scopes) only
@@ -133,7 +127,9 @@ def test_a_hit_reads_its_sources_scopes_with_their_validity(seeded: Api, stateme
     statements.clear()
     second = chat(seeded)
     assert second['cached'] is True and second['memoryUpdates']['replyStored'] is True
-    reads = [sql for sql in statements if 'BEGIN TRANSACTION' not in sql and 'enqueued_at' not in sql]  # not the write, the queue mark
+    reads = [
+        sql for sql in (trip.sql for trip in statements) if 'BEGIN TRANSACTION' not in sql and 'enqueued_at' not in sql
+    ]  # not the write, the queue mark
     assert len(reads) == 2 and 'response.* AS answer' in reads[0] and 'newer' in reads[1], reads
     assert second['reply'] == first['reply']
 
@@ -172,7 +168,7 @@ def test_every_validity_probe_is_an_index_range_on_its_entity(store: MemoryStore
         assert "['person/alice'] MoreThan" in plan and 'TableScan' not in plan, plan
 
 
-def test_a_question_without_a_key_does_not_read_the_keyless_traces(seeded: Api, store: MemoryStore, statements: list[str]) -> None:
+def test_a_question_without_a_key_does_not_read_the_keyless_traces(seeded: Api, store: MemoryStore, statements: list[RoundTrip]) -> None:
     """ "what is it?" has no question key: the lookup is the similarity search alone. ``question_key = NONE`` would walk
     the key index over every trace without a key (every /query trace, every answer that may not be served)."""
     # Given keyless /query traces, When a keyless question is asked, Then the lookup is the similarity search alone
@@ -181,5 +177,5 @@ def test_a_question_without_a_key_does_not_read_the_keyless_traces(seeded: Api, 
         assert code == 200
     statements.clear()
     assert chat(seeded, 'what is it?')['cached'] is False
-    lookups = [sql for sql in statements if 'response.* AS answer' in sql]
+    lookups = [sql for sql in (trip.sql for trip in statements) if 'response.* AS answer' in sql]
     assert len(lookups) == 1 and 'question_key = $key' not in lookups[0] and '<|' in lookups[0], lookups

@@ -14,6 +14,7 @@ from agent_memory.db.connection import Database
 from agent_memory.db.memory_store import MemoryStore
 from agent_memory.db.sdk import Vector
 from tests.support.handlers import Api
+from tests.support.round_trips import record_round_trips
 from tests.support.worker import Worker
 
 
@@ -102,15 +103,8 @@ def test_every_vector_a_write_sends_is_bound_as_a_packed_vector(
     api: Api, worker: Worker, store: MemoryStore, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The SDK encodes a plain list one float per call (about 1.3 ms per vector); ``Vector`` is packed in one."""
+
     # Given every parameter the writes send to the context database recorded
-    sent: list[Any] = []
-    real = Database.query
-
-    def recorded(self: Database, database: str, sql: str, params: dict[str, Any] | None = None) -> list[Any]:
-        if database == store.database:
-            sent.append(params)
-        return real(self, database, sql, params)
-
     def vectors(value: Any) -> Iterator[list[Any]]:
         if isinstance(value, dict):
             for item in value.values():
@@ -122,12 +116,12 @@ def test_every_vector_a_write_sends_is_bound_as_a_packed_vector(
                 for item in value:
                     yield from vectors(item)
 
-    monkeypatch.setattr(Database, 'query', recorded)
+    sent = record_round_trips(monkeypatch, store.database)
     # When a turn is stored with its chunk embedded, and a turn is extracted (chunk, entity and attribute vectors)
     assert api.call('facts', 'POST', '/facts', {'text': 'Remember the blue door.', 'infer': 'none'})[0] == 200
     code, _, _ = api.call('facts', 'POST', '/facts/batch', {'messages': [{'role': 'user', 'content': 'I work at Initech.'}]})
     assert code == 202 and worker.deliver(worker.receive()) == {'batchItemFailures': []}
     # Then every vector sent was a Vector
-    found = [v for params in sent for v in vectors(params)]
+    found = [v for trip in sent for v in vectors(trip.params)]
     assert len(found) >= 3
     assert all(isinstance(v, Vector) for v in found), [type(v) for v in found]

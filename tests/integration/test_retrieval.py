@@ -9,13 +9,13 @@ from typing import Any
 import pytest
 
 from agent_memory.composition import Services
-from agent_memory.db.connection import Database
 from agent_memory.db.memory_store import MemoryStore
 from agent_memory.db.trace_reads import TraceReads
 from agent_memory.rows.traces import RetrievalTraceRow
 from tests.support.db_snapshot import snapshot
 from tests.support.handlers import Api
 from tests.support.principals import make_principal
+from tests.support.round_trips import record_round_trips
 from tests.support.worker import Worker
 
 ALICE = {'type': 'person', 'name': 'Alice'}
@@ -275,17 +275,9 @@ def test_a_hybrid_query_is_three_round_trips_to_its_context(world: Api, store: M
     # the context database sees three round trips, the trace is stored and the returned facts are reinforced
     query(world, "What is Alice's role?")
     before = store.rows("SELECT VALUE importance FROM attribute WHERE key = 'role' AND value = 'CTO';")[0]
-    sent: list[str] = []
-    real = Database.query
-
-    def recorded(self: Database, database: str, sql: str, params: dict[str, Any] | None = None) -> list[Any]:
-        if database == store.database:
-            sent.append(sql)
-        return real(self, database, sql, params)
-
-    monkeypatch.setattr(Database, 'query', recorded)
+    recorded = record_round_trips(monkeypatch, store.database)
     body = query(world, "What is Alice's role?")
-    monkeypatch.setattr(Database, 'query', real)
+    sent = [trip.sql for trip in recorded]
     assert len(sent) == 3, sent
     assert 'BEGIN TRANSACTION' in sent[-1] and 'CREATE' in sent[-1] and 'UPDATE' in sent[-1]
     assert body['hits'][0]['text'] == 'Alice role: CTO'
