@@ -32,9 +32,9 @@ STATEMENT_ROWS = 25  # bench/insert_rates.py: on the full attribute schema a 200
 STATEMENTS_PER_QUERY = 10  # 25-row one and a 1,000-row INSERT ~12x (superlinear in the statement); 10 per round trip
 
 
-def insert_sql(table: str, rows: list[dict[str, Any]]) -> tuple[str, dict[str, Any]]:
-    """One query of ``INSERT INTO table $rN`` statements of STATEMENT_ROWS bound rows each (the caller sends
-    STATEMENT_ROWS × STATEMENTS_PER_QUERY rows per query)."""
+def insert_sql(table: str, rows: list[dict[str, Any]], name: str = 'r') -> tuple[str, dict[str, Any]]:
+    """One query of ``INSERT INTO table $<name>N`` statements of STATEMENT_ROWS bound rows each (the caller sends
+    STATEMENT_ROWS × STATEMENTS_PER_QUERY rows per query; ``name`` keeps two tables' parameters apart in one query)."""
     chunks = [rows[k : k + STATEMENT_ROWS] for k in range(0, len(rows), STATEMENT_ROWS)]
-    sql = '\n'.join(f'INSERT INTO {table} $r{j} RETURN NONE;' for j in range(len(chunks)))
-    return sql, {f'r{j}': chunk for j, chunk in enumerate(chunks)}
+    sql = '\n'.join(f'INSERT INTO {table} ${name}{j} RETURN NONE;' for j in range(len(chunks)))
+    return sql, {f'{name}{j}': chunk for j, chunk in enumerate(chunks)}

@@ -60,7 +60,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from unittest import mock
 
-from bench_env import ROOT, load_handler  # noqa: E402,I001  # first: paths and environment before the service imports
+from bench_env import ROOT, STATEMENT_ROWS, STATEMENTS_PER_QUERY, insert_sql, load_handler  # noqa: E402,I001  # first: paths and environment before the service imports
 
 os.environ.setdefault('AGENT_MEMORY_MANAGEMENT_KEY', 'bench-management-key')
 # Multi-threaded OpenBLAS gemv has an ~8 ms wake-up floor on this 2-vCPU VM (1k rows: 0.03 ms, 3k rows: 8 ms);
@@ -68,14 +68,16 @@ os.environ.setdefault('AGENT_MEMORY_MANAGEMENT_KEY', 'bench-management-key')
 os.environ.setdefault('OPENBLAS_NUM_THREADS', '1')
 
 import numpy as np  # noqa: E402
+import trace_questions  # noqa: E402
 
 from agent_memory.clock import new_id, utcnow  # noqa: E402
 from agent_memory.composition import Services, get_services  # noqa: E402
 from agent_memory.config import get_settings  # noqa: E402
 from agent_memory.db.memory_store import MemoryStore  # noqa: E402
-from agent_memory.db.records import Tx  # noqa: E402
+from agent_memory.db.records import rid  # noqa: E402
+from agent_memory.db.sdk import vector as bound_vector  # noqa: E402
 from agent_memory.db.trace_reads import TraceReads  # noqa: E402
-from agent_memory.db.trace_rows import add_traces  # noqa: E402
+from agent_memory.db.trace_rows import _response_content as response_content  # noqa: E402  # the write path's own row
 from agent_memory.db.trace_store import TraceStore  # noqa: E402
 from agent_memory.domain import question_key as question_keys  # noqa: E402
 from agent_memory.domain.context_config import ResponseCacheConfig  # noqa: E402
@@ -580,23 +582,6 @@ def curve(bench: ChatBench, workloads: dict[str, tuple[list[Ask], list[float]]],
 
 # ==== part 2: lookup cost against trace count ========================================================
 
-PEOPLE = ['Alice', 'Bob', 'my sister', 'my manager', 'the new intern', 'Priya', 'Daniel', 'my landlord', 'my dentist', 'our CFO',
-          'my brother', 'the team lead', 'Marco', 'Yuki', 'my neighbour']  # fmt: skip
-THINGS = ['phone number', 'email address', 'home address', 'favourite food', 'birthday', 'car', 'team', 'project deadline',
-          'next meeting', 'flight time', 'hotel booking', 'gym schedule', 'doctor appointment', 'salary review', 'anniversary',
-          'shoe size', 'bank', 'insurance plan', 'time zone', 'preferred editor', 'dietary restriction', 'allergy',
-          'office location', 'start date', 'job title', 'favourite band', 'pet', 'passport expiry', 'dentist', 'laptop model']  # fmt: skip
-STEMS = ['what is my {t}?', 'remind me of my {t}', 'do you know my {t}?', "what's {p}'s {t}?", "when did {p} last change their {t}?",
-         'can you tell me about {p}\'s {t}?', 'how do I update my {t}?', 'did {p} mention a {t}?', 'where did I write down my {t}?',
-         'has my {t} changed since last month?']  # fmt: skip
-
-
-def template_questions(count: int, seed: int) -> list[str]:
-    combos = [stem.format(t=t, p=p) for stem, t, p in itertools.product(STEMS, THINGS, PEOPLE)]
-    unique = sorted(set(combos))
-    random.Random(seed).shuffle(unique)
-    return unique[:count]
-
 
 @dataclass
 class TraceSet:
@@ -604,70 +589,79 @@ class TraceSet:
 
     ids: list[str] = field(default_factory=list)
     vectors: list[np.ndarray] = field(default_factory=list)
-    usable: list[bool] = field(default_factory=list)  # cache_eligible, same fingerprint, inside the freshness window
+    usable: list[bool] = field(default_factory=list)  # same fingerprint, inside the freshness window
 
     def matrix(self) -> tuple[np.ndarray, np.ndarray]:
         return np.vstack(self.vectors).astype(np.float32), np.array(self.usable)
 
 
 FP_MAIN, FP_OTHER = 'bench:read=*;labels=', 'bench:read=org/other/*;labels='
-MIX = (('cacheable', 0.7), ('other-fingerprint', 0.1), ('not-cache-eligible', 0.1), ('stale', 0.1))
-NOISE = (0.01, 0.03, 0.05)  # per-dimension σ around an anchor: cosine to it about 0.98, 0.86, 0.71
+# Every row is a servable /chat answer as the write path stores it (only those carry a question vector and key: an
+# unservable answer's or a /query trace's has neither, so it is not in the HNSW index the lookup searches); some fail
+# the lookup's filters: another caller's visibility, or older than the freshness window.
+MIX = (('cacheable', 0.8), ('other-fingerprint', 0.1), ('stale', 0.1))
+PAIRS_PER_QUERY = STATEMENT_ROWS * STATEMENTS_PER_QUERY // 2  # a retrieval and a response row per pair
 
 
 class TraceLoader:
-    def __init__(self, store: MemoryStore, anchors: np.ndarray, now: dt.datetime, seed: int) -> None:
-        self.store, self.anchors, self.now = store, anchors, now
+    """Writes trace pairs with set-based INSERTs (``bench_env.insert_sql``): each row's question is a distinct template
+    question and its vector that question's real embedding (``bench/trace_questions.py``)."""
+
+    def __init__(self, store: MemoryStore, texts: list[str], vectors: np.ndarray, now: dt.datetime, seed: int) -> None:
+        self.store, self.texts, self.vectors, self.now = store, texts, vectors, now
         self.rng = np.random.default_rng(seed)
         self.set = TraceSet()
 
-    def rows(self, i: int, vector: list[float], kind: str) -> tuple[dict[str, Any], ResponseTrace | None]:
+    def rows(self, i: int, kind: str) -> tuple[dict[str, Any], dict[str, Any]]:
         age = self.rng.uniform(WINDOW_SECONDS + 120, 86400) if kind == 'stale' else self.rng.uniform(0, WINDOW_SECONDS - 600)
         created = self.now - dt.timedelta(seconds=float(age))
         fp = FP_OTHER if kind == 'other-fingerprint' else FP_MAIN
-        eligible = kind != 'not-cache-eligible'
-        retrieval_id, response_id = new_id(), new_id()
-        query = f'generated question {i}'
-        fact_key = new_id()
+        retrieval_id, response_id, fact_key = new_id(), new_id(), new_id()
+        question = self.texts[i]
         hit = {'id': f'attribute:{fact_key}', 'table': 'attribute', 'score': 0.5, 'lists': ['vector']}
+        key = question_key(question)
         retrieval = {
-            'id': retrieval_id, 'query': query, 'query_embedding': vector, 'mode': 'hybrid', 'tier_entered': 3,
-            'tier_reason': 'cache miss: no answer at similarity ≥ 0.92; hybrid', 'candidates': [hit], 'returned': [{**hit, 'rank': 1}],
-            'latency_ms': 12.0, 'visibility_fingerprint': fp, 'session': None, 'principal': 'admin',
-            'endpoint': 'chat' if eligible else 'query', 'source': None, 'created_at': created, 'cache_eligible': eligible,
+            'id': rid('retrieval_trace', retrieval_id), 'query': question, 'query_embedding': bound_vector(self.vectors[i].tolist()),
+            'mode': 'hybrid', 'tier_entered': 3, 'tier_reason': 'cache miss: no answer at similarity ≥ 0.92; hybrid',
+            'candidates': [hit], 'returned': [{**hit, 'rank': 1}], 'latency_ms': 12.0, 'visibility_fingerprint': fp,
+            'session': None, 'principal': 'admin', 'endpoint': 'chat', 'source': None, 'created_at': created,
+            'cache_eligible': True, 'question_key': str(key) if key else None, 'response': rid('response_trace', response_id),
         }  # fmt: skip
-        if not eligible:  # a /query-style trace: it has a query embedding (so it is in the HNSW index) but no answer
-            return retrieval, None
         cited = [{'marker': '[S1]', 'id': hit['id'], 'kind': 'attribute', 'snippet': 'user phone number: 555-0100', 'score': 0.5,
                   'role': None, 'table': 'attribute', 'key': fact_key}]  # fmt: skip
         response = ResponseTrace(
-            id=response_id, endpoint='chat', message=query, reply='Your phone number is 555-0100 [S1].', model='test-model',
+            id=response_id, endpoint='chat', message=question, reply='Your phone number is 555-0100 [S1].', model='test-model',
             tokens={'prompt': 100, 'completion': 9}, latency_ms=512.0, cached=False, cache_eligible=True, cited=cited,
             visibility_fingerprint=fp, principal='admin', created_at=created, cited_entity_refs=['person/user'],
         )  # fmt: skip
-        return retrieval, response
+        answer = {'id': rid('response_trace', response_id), **response_content(response), 'retrieval_trace': retrieval['id']}
+        return retrieval, answer
 
-    def insert(self, count: int, label: str, batch: int = 500) -> float:
+    def insert(self, first: int, count: int, label: str) -> float:
+        """Rows ``first`` .. ``first + count - 1`` of the question list, PAIRS_PER_QUERY pairs per round trip."""
         kinds = [k for k, _ in MIX]
         weights = [w for _, w in MIX]
-        started = time.monotonic()
-        last_log = started
-        for start in range(0, count, batch):
-            tx = Tx()
-            for _ in range(min(batch, count - start)):
-                anchor = self.anchors[self.rng.integers(len(self.anchors))]
-                vector = anchor + self.rng.normal(0.0, self.rng.choice(NOISE), anchor.shape)
-                vector /= np.linalg.norm(vector)
+        started = last_log = time.monotonic()
+        for start in range(first, first + count, PAIRS_PER_QUERY):
+            retrievals, answers = [], []
+            for i in range(start, min(start + PAIRS_PER_QUERY, first + count)):
                 kind = str(self.rng.choice(kinds, p=weights))
-                retrieval, response = self.rows(len(self.set.ids), vector.tolist(), kind)
-                add_traces(tx, retrieval, response)
-                self.set.ids.append(retrieval['id'])
-                self.set.vectors.append(vector.astype(np.float32))
+                retrieval, answer = self.rows(i, kind)
+                retrievals.append(retrieval)
+                answers.append(answer)
+                self.set.ids.append(str(retrieval['id'].id))
+                self.set.vectors.append(self.vectors[i])
                 self.set.usable.append(kind == 'cacheable')
-            self.store.db.query(self.store.database, tx.sql(), tx.params)
+            sql_a, params_a = insert_sql('retrieval_trace', retrievals, 'a')
+            sql_b, params_b = insert_sql('response_trace', answers, 'b')
+            self.store.db.query(self.store.database, f'{sql_a}\n{sql_b}', params_a | params_b)
             if time.monotonic() - last_log > 15:
                 last_log = time.monotonic()
-                log(f'    {label}: {start + batch:,}/{count:,} rows, {last_log - started:.0f}s, RSS high-water {rss_mb():,} MB')
+                done = start + PAIRS_PER_QUERY - first
+                log(
+                    f'    {label}: {done:,}/{count:,} pairs, {last_log - started:.0f}s, {done / (last_log - started):.0f} pairs/s, '
+                    f'load {os.getloadavg()[0]:.1f}, RSS high-water {rss_mb():,} MB'
+                )
         return time.monotonic() - started
 
 
@@ -780,8 +774,10 @@ def part_lookup(args: argparse.Namespace, services: Services, data: dict[str, An
     out: list[str] = ['## 2. Cache lookup cost against trace count\n']
     sizes = [int(s) for s in args.sizes.split(',')]
     threshold = DEFAULT_THRESHOLD
-    log(f'  embedding {args.anchors:,} template questions (anchors) and the workload questions …')
-    anchors = np.asarray(services.embedder.embed(template_questions(args.anchors, args.seed)), dtype=np.float64)
+    texts = trace_questions.questions(max(sizes) + args.pending, args.seed)
+    log(f'  {len(texts):,} distinct trace questions: embeddings from bench/.cache (computed now if missing) …')
+    question_vectors = trace_questions.question_vectors(services.embedder, texts)
+    log('  embedding the workload questions …')
     workload_texts = [p for i in data['intents'] for p in i['paraphrases']] + list(data['unrelated'])
     workload_vectors = np.asarray(services.embedder.embed(workload_texts), dtype=np.float64)
     results: list[SizeResult] = []
@@ -791,9 +787,9 @@ def part_lookup(args: argparse.Namespace, services: Services, data: dict[str, An
         store = services.store(cid)
         now = utcnow()
         since = now - dt.timedelta(seconds=WINDOW_SECONDS)  # fixed, so no row ages out of the window during the run
-        loader = TraceLoader(store, anchors, now, args.seed + size)
-        log(f'  N={size:,}: inserting trace pairs in 500-pair transactions …')
-        load_s = loader.insert(size, f'N={size:,}')
+        loader = TraceLoader(store, texts, question_vectors, now, args.seed + size)
+        log(f'  N={size:,}: inserting trace pairs, {PAIRS_PER_QUERY} per round trip …')
+        load_s = loader.insert(0, size, f'N={size:,}')
         # queries: half are near-repeats of a stored cacheable row (they should hit), half are real workload questions
         # (most should miss); interleaved, so a time-budgeted prefix is a fair sample of both
         rng = np.random.default_rng(args.seed)
@@ -820,7 +816,7 @@ def part_lookup(args: argparse.Namespace, services: Services, data: dict[str, An
         exact = time_numpy(queries, loader.set, threshold)
         postfilter = {k: postfilter_recall(queries, loader.set, threshold, k) for k in (CACHE_NEIGHBOURS, 2 * CACHE_NEIGHBOURS)}
         log(f'  N={size:,}: adding {args.pending:,} rows after the rebuild (as traffic would before the next sweep) …')
-        loader.insert(args.pending, f'N={size:,} +{args.pending:,}')
+        loader.insert(size, args.pending, f'N={size:,} +{args.pending:,}')
         pending = time_service(traces, queries, since, threshold, args.pending_budget, args.min_before, loader.set)
         bare_pending = time_bare_knn(store, queries, args.pending_budget / 3, args.min_before)
         results.append(SizeResult(size, load_s, rebuild_s, rss_mb(), state_before, state_after, before, after, pending, exact,
@@ -899,9 +895,8 @@ def part_lookup(args: argparse.Namespace, services: Services, data: dict[str, An
         'rebuild (extrapolated).'
     )
     out.append(
-        f'\nData: {args.anchors:,} template questions embedded with the local model; each row is a random anchor + Gaussian '
-        f'noise (σ per dimension ∈ {NOISE}, cosine to the anchor ≈ 0.98 / 0.86 / 0.71), normalised: random-but-realistic, '
-        f'not {max(sizes):,} distinct real questions. Row mix: '
+        '\nData: each row is a distinct template question (bench/trace_questions.py) with its real local-model embedding and '
+        'question key, written as /chat writes a servable answer (retrieval and response trace). Row mix: '
         + ', '.join(f'{int(w * 100)}% {k}' for k, w in MIX)
         + f' (older than the {WINDOW_SECONDS} s window). Queries: {args.queries}, interleaved: half a stored cacheable row + '
         f'σ 0.005 noise (should hit), half real workload questions (most miss). Threshold {threshold}, k={CACHE_NEIGHBOURS}, '
@@ -929,7 +924,6 @@ def main() -> None:
     parser.add_argument('--pending-budget', type=float, default=10.0, help='seconds for the +pending sample per size')
     parser.add_argument('--min-before', type=int, default=2, help='minimum queries in a time-budgeted sample')
     parser.add_argument('--pending', type=int, default=1000, help='rows added after the rebuild')
-    parser.add_argument('--anchors', type=int, default=3000, help='template questions embedded as vector anchors')
     parser.add_argument('--hit-intents', type=int, default=20, help='part 0: questions asked once, then repeated')
     parser.add_argument('--hit-repeats', type=int, default=5, help='part 0: verbatim repeats of each question (hits)')
     parser.add_argument('--skip-hit-cost', action='store_true')
