@@ -25,13 +25,13 @@ response traceId, and a hit is followed to its source through ``reused_from`` on
 trace. An exact-cosine replay of the same sequence in numpy is printed next to each run, to show what a
 perfect nearest-neighbour search would have served.
 
-Part 2, lookup cost against trace count. This part writes N cache-eligible trace pairs directly with
-``TraceStore`` row shapes (one 500-pair transaction per batch). The vectors are near-copies of real
-MiniLM embeddings of template questions. Some rows fail each filter: another fingerprint, not
-cache-eligible, or older than the freshness window. ``TraceStore.cache_candidates`` is timed before and
-after the HNSW rebuild that the hourly sweep runs, and again once 1,000 more rows have been added after
-that rebuild. The same queries are also timed with an exact numpy brute force over the same vectors and
-filters.
+Part 2, lookup cost against trace count. This part writes N servable trace pairs (a retrieval and a response trace, the
+rows /chat writes for an answer that may be served) with set-based INSERTs: 25-row statements, 125 pairs per round trip.
+Each row's question is a distinct template question with its real local-model embedding (``bench/trace_questions.py``,
+cached on disk) and question key. Some rows fail a filter: another fingerprint, or older than the freshness window.
+``TraceStore.cache_candidates`` (keyless: the similarity KNN) is timed before and after the HNSW rebuild that the hourly
+sweep runs, and again once 1,000 more rows have been added after that rebuild, beside the bare KNN it wraps and an exact
+numpy brute force over the same vectors and filters; the load average is printed beside every sample.
 
 Run: ``make bench-cache`` (or ``PYTHONPATH=shared:infra:. .venv/bin/python bench/cache.py``). Part 1
 (2,440 /chat calls, ``--latency 0``) took 37 minutes on 2 vCPUs shared with other test runs (2026-12-01);
@@ -600,6 +600,7 @@ FP_MAIN, FP_OTHER = 'bench:read=*;labels=', 'bench:read=org/other/*;labels='
 # unservable answer's or a /query trace's has neither, so it is not in the HNSW index the lookup searches); some fail
 # the lookup's filters: another caller's visibility, or older than the freshness window.
 MIX = (('cacheable', 0.8), ('other-fingerprint', 0.1), ('stale', 0.1))
+TRACE_QUESTIONS = 101_000  # the largest size (100k) + the 1,000 rows added after its rebuild
 PAIRS_PER_QUERY = STATEMENT_ROWS * STATEMENTS_PER_QUERY // 2  # a retrieval and a response row per pair
 
 
@@ -673,6 +674,7 @@ class Timing:
     found: int = 0
     top1_agree: int = 0
     exact_found: int = 0
+    load: float = field(default_factory=lambda: os.getloadavg()[0])  # 1-minute load average when the sample ended
 
 
 def time_service(traces: TraceStore, queries: list[np.ndarray], since: dt.datetime, threshold: float, budget_s: float,
@@ -757,6 +759,7 @@ class SizeResult:
     size: int
     load_s: float
     rebuild_s: float
+    loads: tuple[float, float]  # load average when loading and when the rebuild ended
     rss_mb: int
     state_before: str
     state_after: str
@@ -774,7 +777,9 @@ def part_lookup(args: argparse.Namespace, services: Services, data: dict[str, An
     out: list[str] = ['## 2. Cache lookup cost against trace count\n']
     sizes = [int(s) for s in args.sizes.split(',')]
     threshold = DEFAULT_THRESHOLD
-    texts = trace_questions.questions(max(sizes) + args.pending, args.seed)
+    if max(sizes) + args.pending > TRACE_QUESTIONS:
+        raise SystemExit(f'at most {TRACE_QUESTIONS:,} traces (sizes + pending): that many distinct questions are embedded')
+    texts = trace_questions.questions(TRACE_QUESTIONS, args.seed)  # one cached file serves every size
     log(f'  {len(texts):,} distinct trace questions: embeddings from bench/.cache (computed now if missing) …')
     question_vectors = trace_questions.question_vectors(services.embedder, texts)
     log('  embedding the workload questions …')
@@ -790,6 +795,7 @@ def part_lookup(args: argparse.Namespace, services: Services, data: dict[str, An
         loader = TraceLoader(store, texts, question_vectors, now, args.seed + size)
         log(f'  N={size:,}: inserting trace pairs, {PAIRS_PER_QUERY} per round trip …')
         load_s = loader.insert(0, size, f'N={size:,}')
+        load_at_load = os.getloadavg()[0]
         # queries: half are near-repeats of a stored cacheable row (they should hit), half are real workload questions
         # (most should miss); interleaved, so a time-budgeted prefix is a fair sample of both
         rng = np.random.default_rng(args.seed)
@@ -809,6 +815,7 @@ def part_lookup(args: argparse.Namespace, services: Services, data: dict[str, An
         t0 = time.monotonic()
         services.lifecycle(cid).rebuild_vector_index('retrieval_trace', size, utcnow())
         rebuild_s = time.monotonic() - t0
+        loads = (load_at_load, os.getloadavg()[0])
         state_after = index_state(store)
         log(f'  N={size:,}: rebuilt in {rebuild_s:.1f}s ({state_after}); timing {len(queries)} queries after the rebuild …')
         after = time_service(traces, queries, since, threshold, math.inf, len(queries), loader.set)
@@ -819,7 +826,7 @@ def part_lookup(args: argparse.Namespace, services: Services, data: dict[str, An
         loader.insert(size, args.pending, f'N={size:,} +{args.pending:,}')
         pending = time_service(traces, queries, since, threshold, args.pending_budget, args.min_before, loader.set)
         bare_pending = time_bare_knn(store, queries, args.pending_budget / 3, args.min_before)
-        results.append(SizeResult(size, load_s, rebuild_s, rss_mb(), state_before, state_after, before, after, pending, exact,
+        results.append(SizeResult(size, load_s, rebuild_s, loads, rss_mb(), state_before, state_after, before, after, pending, exact,
                                   bare_before, bare_after, bare_pending, postfilter))  # fmt: skip
         log(f'  N={size:,}: p50 before {before.p50:.1f} ms, after {after.p50:.1f} ms, +{args.pending:,} {pending.p50:.1f} ms, '
             f'numpy {exact.p50:.2f} ms; RSS high-water {rss_mb():,} MB')  # fmt: skip
@@ -827,7 +834,7 @@ def part_lookup(args: argparse.Namespace, services: Services, data: dict[str, An
         services.drop_context(cid)
 
     def cell(t: Timing, counted: bool = False, digits: int = 1) -> str:
-        return f'{fmt(t.p50, digits)} / {fmt(t.p95, digits)}' + (f' ({t.queries})' if counted else '')
+        return f'{fmt(t.p50, digits)} / {fmt(t.p95, digits)}' + (f' ({t.queries})' if counted else '') + f' @{t.load:.1f}'
 
     out.append('### TraceStore.cache_candidates (what /chat runs), ms p50 / p95 (queries)\n')
     out.append(table(
@@ -847,8 +854,10 @@ def part_lookup(args: argparse.Namespace, services: Services, data: dict[str, An
     out.append('')
     out.append('### Load, rebuild, index state\n')
     out.append(table(
-        ['N traces', 'load s', 'REBUILD INDEX s', 'INFO FOR INDEX before rebuild', 'after rebuild', 'RSS high-water MB'],
-        [[f'{r.size:,}', f'{r.load_s:.1f}', f'{r.rebuild_s:.1f}', r.state_before, r.state_after, f'{r.rss_mb:,}'] for r in results],
+        ['N traces', 'load s (pairs/s) @load', 'REBUILD INDEX s @load', 'INFO FOR INDEX before rebuild', 'after rebuild',
+         'RSS high-water MB'],
+        [[f'{r.size:,}', f'{r.load_s:.1f} ({r.size / r.load_s:.0f}) @{r.loads[0]:.1f}', f'{r.rebuild_s:.1f} @{r.loads[1]:.1f}',
+          r.state_before, r.state_after, f'{r.rss_mb:,}'] for r in results],
     ))  # fmt: skip
     out.append('')
     recall = '; '.join(f'N={r.size:,}: before rebuild {r.before.top1_agree}/{r.before.exact_found}, '
@@ -882,8 +891,8 @@ def part_lookup(args: argparse.Namespace, services: Services, data: dict[str, An
         + '; '.join(
             f'N={r.size:,}: ' + ', '.join(f'k={k} {kept}/{total}' for k, (kept, total) in r.postfilter.items()) for r in results
         )  # fmt: skip
-        + ' queries that have one. With this row mix (30% unusable rows, spread at random) that is cheap and nearly lossless; '
-        'it fails when the nearest rows mostly belong to other fingerprints or are stale.'
+        + f' queries that have one. With this row mix ({100 * (1 - MIX[0][1]):.0f}% unusable rows, spread at random) that is cheap '
+        'and nearly lossless; it fails when the nearest rows mostly belong to other fingerprints or are stale.'
     )
     last = results[-1]
     worst_pending = max(REINDEX_MIN_NEW_ROWS, min(int(REINDEX_MIN_GROWTH * last.size), REINDEX_MAX_BACKLOG))
@@ -900,7 +909,8 @@ def part_lookup(args: argparse.Namespace, services: Services, data: dict[str, An
         + ', '.join(f'{int(w * 100)}% {k}' for k, w in MIX)
         + f' (older than the {WINDOW_SECONDS} s window). Queries: {args.queries}, interleaved: half a stored cacheable row + '
         f'σ 0.005 noise (should hit), half real workload questions (most miss). Threshold {threshold}, k={CACHE_NEIGHBOURS}, '
-        f'ef={CACHE_EF}. Columns with a query count in parentheses ran the queries in order until a time budget '
+        f'ef={CACHE_EF}. @x = the 1-minute load average when that sample ended. Columns with a query count in parentheses '
+        'ran the queries in order until a time budget '
         f'(before {args.before_budget:.0f} s, +rows {args.pending_budget:.0f} s, bare KNN a third of those; at least '
         f'{args.min_before} queries) was spent. numpy = float32 matrix-vector product over all N + mask + top-{CACHE_NEIGHBOURS}, '
         f'same vectors. "found" = queries where cache_candidates returned a candidate; "exact had one" = queries where a '
