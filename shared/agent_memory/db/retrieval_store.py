@@ -240,9 +240,10 @@ class RetrievalStore:
         for table, limit in limits.items():
             predicate = where.predicate(table)
             if predicate is not None:
+                knn = f'<|{min(tuned.ef_search, math.ceil(limit * tuned.overfetch))},{tuned.ef_search}|>'
                 statements[table] = (
-                    f'SELECT {PROJECTIONS[table]}, distance FROM (SELECT *, vector::distance::knn() AS distance OMIT embedding FROM {table} '
-                    f'WHERE embedding <|{min(tuned.ef_search, math.ceil(limit * tuned.overfetch))},{tuned.ef_search}|> $vector) '
+                    f'SELECT {PROJECTIONS[table]}, distance FROM '
+                    f'(SELECT *, vector::distance::knn() AS distance OMIT embedding FROM {table} WHERE embedding {knn} $vector) '
                     f'WHERE distance IS NOT NONE AND {predicate} ORDER BY distance LIMIT {int(limit)};'
                 )
         return statements
