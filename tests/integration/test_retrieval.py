@@ -284,3 +284,24 @@ def test_a_hybrid_query_is_three_round_trips_to_its_context(world: Api, store: M
     assert TraceReads(store).get('retrieval_trace', body['trace']['traceId'].split(':', 1)[1]) is not None
     after = store.rows("SELECT VALUE importance FROM attribute WHERE key = 'role' AND value = 'CTO';")[0]
     assert after == pytest.approx(min(2.0, before * 1.1))
+
+
+def test_vector_lists_leave_the_embedding_behind_and_return_what_the_whole_row_returned(
+    world: Api, store: MemoryStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The KNN hands its neighbours to the visibility filter without their 384 floats (``OMIT embedding``), and the
+    lists are exactly the ones the neighbours' whole rows gave."""
+    # Given a seeded world and the vector statements a hybrid /query sends, When each is run as sent and with the
+    # neighbours' whole rows, Then both return the same rows in the same order and no neighbour carried its embedding
+    recorded = record_round_trips(monkeypatch, store.database)
+    query(world, 'When does the Apollo launch happen?')
+    sent = next(trip for trip in recorded if '<|' in trip.sql)
+    statements = [line for line in sent.sql.split('\n') if '<|' in line]
+    assert len(statements) == 3, statements
+    for statement in statements:
+        knn = statement.split(' FROM (', 1)[1].split(') WHERE distance', 1)[0]
+        neighbours = store.rows(f'{knn};', **(sent.params or {}))
+        assert neighbours and all('embedding' not in row and 'distance' in row for row in neighbours)
+        whole_rows = statement.replace(' OMIT embedding', '')
+        assert store.q(statement, **(sent.params or {})) == store.q(whole_rows, **(sent.params or {}))
+    assert any(store.q(s, **(sent.params or {}))[0] for s in statements)
