@@ -106,11 +106,13 @@ def test_a_passage_ranked_first_leads_a_fact_derived_from_what_was_said() -> Non
     'question', ['When did Melanie run the charity race?', 'How long has Caroline had her friends?', 'What year did Jon move?']
 )
 def test_questions_about_time_are_recognised(question: str) -> None:
+    # Given a question asking when or how long, When it is classified, Then it is about time
     assert asks_when(question)
 
 
 @pytest.mark.parametrize('question', ['Where did Melanie run?', 'What did Caroline paint?', 'Whenever she wins, who pays?'])
 def test_other_questions_are_not_about_time(question: str) -> None:
+    # Given a question about where, what or 'whenever', When it is classified, Then it is not about time
     assert not asks_when(question)
 
 
@@ -120,11 +122,13 @@ def test_other_questions_are_not_about_time(question: str) -> None:
      'Back in 2019 I lived in Rome.', 'I started a new job last week.'],
 )  # fmt: skip
 def test_a_turn_that_says_when_is_dated(text: str) -> None:
+    # Given a turn with a time expression, When it is checked, Then it is dated
     assert is_dated(text)
 
 
 @pytest.mark.parametrize('text', ['I may join the race.', 'We march for what we believe.', 'The kids loved the lake.'])
 def test_a_turn_without_a_time_expression_is_not_dated(text: str) -> None:
+    # Given a turn without a time expression, When it is checked, Then it is not dated.
     # "may" and "march" are mostly verbs: a month name only when it cannot be one
     assert not is_dated(text)
 
@@ -143,12 +147,14 @@ def test_a_question_about_time_ranks_the_dated_passage_first() -> None:
 
 
 def test_other_questions_keep_the_fused_order() -> None:
+    # Given the same two passages, When a question not about time reranks them, Then order and scores stay as fused
     pool = reranked(dated_and_fond(), 'Where did Melanie go camping?')
     assert order(pool) == ['Melanie: Camping is our family thing, we love camping.', 'Melanie: We went camping last weekend.']
     assert [h.score for h in pool] == [0.030, 0.020]
 
 
 def test_a_dated_fact_is_not_weighted_as_a_dated_passage() -> None:
+    # Given a fact whose value says when and an undated passage, When a time question reranks them, Then neither moves:
     # the rule finds the turn that dates an event; a fact's own time is its validity, not what the turn said
     pool = reranked([fact('Melanie trip: camping last weekend', 0.010), passage('Melanie: camping again', 0.015)], 'When did Melanie camp?')
     assert [h.score for h in pool] == [0.015, 0.010]
