@@ -24,7 +24,9 @@ Modes that reproduce real OpenAI-compatible servers (they apply to every chat re
 
 ``stream: true`` requests get the same content as server-sent ``chat.completion.chunk`` frames (one per
 word, then a usage frame and ``[DONE]``). ``POST /v1/embeddings`` answers deterministic unit vectors of
-``embedding_dimension`` derived from each input's hash (a stand-in provider; not a semantic model).
+``embedding_dimension`` derived from each input's hash (a stand-in provider; not a semantic model);
+``server.embedding_values = [...]`` makes every input's embedding that exact JSON value instead (a broken provider:
+NaN, zeros, nested lists, strings).
 
 Each request consumes the next scripted behaviour (an unscripted request gets a 500 saying so) and is
 recorded in ``server.requests`` with its path, lower-cased headers and parsed JSON body.
@@ -96,6 +98,7 @@ class LlmTestServer:
     busy: bool = False
     context_tokens: int | None = None
     embedding_dimension: int = 8
+    embedding_values: Any = None
     requests: list[RecordedRequest] = field(default_factory=list)
     _refused: dict[str, int] = field(default_factory=dict)  # response_format type -> status answered
     _script: deque[Behaviour] = field(default_factory=deque)
@@ -217,8 +220,11 @@ class LlmTestServer:
         data = []
         for index, text in enumerate(texts):
             digest = hashlib.sha256(str(text).encode()).digest()
+            while len(digest) < self.embedding_dimension:  # more than 32 dimensions: the hash chained on
+                digest += hashlib.sha256(digest).digest()
             vector = [(b - 127.5) / 127.5 for b in digest[: self.embedding_dimension]]
-            data.append({'object': 'embedding', 'index': index, 'embedding': vector})
+            answered = vector if self.embedding_values is None else self.embedding_values
+            data.append({'object': 'embedding', 'index': index, 'embedding': answered})
         usage = {'prompt_tokens': len(texts), 'total_tokens': len(texts)}
         return {'object': 'list', 'data': data, 'model': body.get('model'), 'usage': usage}
 

@@ -15,8 +15,6 @@ from typing import Protocol
 
 from agent_memory.config import Settings
 from agent_memory.embeddings.memo import VectorMemo
-from agent_memory.embeddings.vector_fault import vector_fault
-from agent_memory.errors import ProviderUnavailable
 
 LOCAL_MODEL_ID = 'all-MiniLM-L6-v2-int8'
 LOCAL_DIMENSION = 384
@@ -61,15 +59,7 @@ class LazyEmbedder:
         return self._loaded
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
-        return self._memo.embed(texts, self._model_vectors) if texts else []
-
-    def _model_vectors(self, texts: Sequence[str]) -> list[list[float]]:
-        vectors = self.warm().embed(texts)
-        for vector in vectors:
-            fault = vector_fault(vector, self.dimension)
-            if fault:
-                raise ProviderUnavailable(f'the embedding model returned an unusable vector ({fault})')
-        return vectors
+        return self._memo.embed(texts, self.warm().embed) if texts else []
 
 
 def build_embedder(settings: Settings) -> Embedder:
