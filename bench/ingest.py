@@ -18,7 +18,10 @@ far less than wall time on a loaded machine; and the worker's database round tri
 embedding model alone at batch sizes 1/8/32/64. Nothing here asserts on timings. The machine's load average is
 printed with the results. The script also runs in an export of an older tree (4f2dae3 on), for old-beside-new loops.
 
-Run: ``PYTHONPATH=shared:infra:. .venv/bin/python bench/ingest.py`` (about a minute on 2 idle vCPUs).
+``--vector-types coerced,plain`` (the default) runs the whole measurement on the vector fields as declared before
+migration 0017 and then as migrated, same code and texts (bench/vector_types.py).
+
+Run: ``PYTHONPATH=shared:infra:. .venv/bin/python bench/ingest.py`` (about a minute per vector type on 2 idle vCPUs).
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ from collections.abc import Callable
 from typing import Any
 
 from bench_env import load_handler  # noqa: E402,I001  # first: paths and environment before the service imports
+from vector_types import VECTOR_TYPES, declare, parse_types  # noqa: E402
 
 from agent_memory.db.connection import Database  # noqa: E402
 from agent_memory.db.memory_store import MemoryStore  # noqa: E402
@@ -162,7 +166,7 @@ def split(spent: dict[str, float], total: float) -> dict[str, float]:
     return phases
 
 
-def run(args: argparse.Namespace, texts: list[str], clock: Clock) -> dict[str, Any]:
+def run(args: argparse.Namespace, texts: list[str], clock: Clock, types: str) -> dict[str, Any]:
     services = get_services()
     queue = CollectingQueue()
     services.queue = queue
@@ -171,6 +175,7 @@ def run(args: argparse.Namespace, texts: list[str], clock: Clock) -> dict[str, A
     for infer in ('none', 'full'):
         ctx = f'benchingest{uuid.uuid4().hex[:10]}'
         create_context(services.control, services.store, ctx, {})
+        declare(services.db, services.store(ctx).database, types)
         key = mint_context_key(services.control, ctx, 'admin', 'bench')
         clock.reset()
         forget_vectors()
@@ -221,6 +226,7 @@ def main() -> None:
     parser.add_argument('--turns', type=int, default=200, help='user turns of the corpus (repeated if it has fewer)')
     parser.add_argument('--batch', type=int, default=25, help='messages per POST /facts/batch (max 100)')
     parser.add_argument('--model-floor', action='store_true', help='also time the embedding model alone at batch sizes 1/8/32/64')
+    parser.add_argument('--vector-types', type=parse_types, default=list(VECTOR_TYPES), help='coerced (before 0017), plain, or both')
     args = parser.parse_args()
     corpus = [t.text for s in load_corpus() for t in s.turns if t.role == 'user']
     texts = [corpus[i % len(corpus)] + ('' if i < len(corpus) else f' (again, {i // len(corpus)})') for i in range(args.turns)]
@@ -228,13 +234,18 @@ def main() -> None:
     get_services().embedder.warm()
     floor = model_floor(texts) if args.model_floor else []
     instrument(clock)
-    load_before = os.getloadavg()
-    r = run(args, texts, clock)
-    n = len(texts)
+    for types in args.vector_types:
+        load_before = os.getloadavg()
+        report(run(args, texts, clock, types), args, len(texts), types, load_before[0])
+    if floor:
+        print('\n'.join(['', *floor]))
+
+
+def report(r: dict[str, Any], args: argparse.Namespace, n: int, types: str, load_before: float) -> None:
     worker_s, worker_cpu, seconds, cpus, calls, model_texts, jobs, round_trips = r['worker']
     lines = [
-        f'# Ingest: {n} turns, {args.batch} per POST /facts/batch, {jobs} worker jobs; load average before / after: '
-        f'{load_before[0]:.1f} / {os.getloadavg()[0]:.1f} (1 min), {os.cpu_count()} CPUs',
+        f'# Ingest, {types} vector fields: {n} turns, {args.batch} per POST /facts/batch, {jobs} worker jobs; load average before / after: '
+        f'{load_before:.1f} / {os.getloadavg()[0]:.1f} (1 min), {os.cpu_count()} CPUs',
         '',
         '| path | seconds | turns/s | CPU s (process) | turns per CPU s | model calls / texts |',
         '|---|---|---|---|---|---|',
@@ -255,10 +266,8 @@ def main() -> None:
               f'{1000 * cpus.get(p, 0.0) / n:.2f} | {100 * cpus.get(p, 0.0) / worker_cpu:.0f}% |' for p in PHASES]  # fmt: skip
     attributes, unembedded = r['rows']
     lines.append(f'\nWorker round trips to the database: {round_trips} ({round_trips / n:.1f} per turn).')
-    lines.append(f'After the worker: {attributes} attribute rows, {unembedded} chunks without an embedding.')
-    if floor:
-        lines += ['', *floor]
-    print('\n'.join(lines))
+    lines.append(f'After the worker: {attributes} attribute rows, {unembedded} chunks without an embedding.\n')
+    print('\n'.join(lines), flush=True)
 
 
 if __name__ == '__main__':

@@ -13,6 +13,10 @@ each other and against the value computed in Python from the deterministic data.
 
 The embedded engine (``mem://``) runs inside this process, so RSS figures include the database.
 Progress goes to stderr; the report goes to stdout.
+
+Session 4: ``--vectors`` gives every row an embedding, as production attributes have (the rows had none before), and
+``--vector-types coerced`` runs on the vector fields as declared before migration 0017 (bench/vector_types.py);
+run it once per type for old beside new.
 """
 
 from __future__ import annotations
@@ -42,6 +46,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT / 'shared'), str(ROOT / 'infra')]
 
 from surrealdb import RecordID  # noqa: E402
+from vector_types import VECTOR_TYPES, declare, unit_vector  # noqa: E402
 
 from agent_memory.composition import IMPORTANCE  # noqa: E402
 from agent_memory.db.connection import Database  # noqa: E402
@@ -164,7 +169,7 @@ def importance(i: int) -> float:
     return round(INITIAL_IMPORTANCE[category(i)] * (0.5 + (i % 101) / 100), 6)
 
 
-def make_rows(start: int, stop: int, now: dt.datetime) -> list[dict[str, Any]]:
+def make_rows(start: int, stop: int, now: dt.datetime, vectors: bool = False) -> list[dict[str, Any]]:
     old, recent = now - dt.timedelta(days=10), now - dt.timedelta(hours=1)
     rows = []
     for i in range(start, stop):
@@ -183,7 +188,7 @@ def make_rows(start: int, stop: int, now: dt.datetime) -> list[dict[str, Any]]:
             'created_at': created,
             'confirmed_at': created,
             'scope_sets': [['/']],
-        })  # fmt: skip
+        } | ({'embedding': unit_vector(i)} if vectors else {}))  # fmt: skip
     return rows
 
 
@@ -211,16 +216,17 @@ def expected(n: int) -> Expected:
 _RUN = 0
 
 
-def fresh_database(url: str, label: str) -> tuple[Database, str]:
+def fresh_database(url: str, label: str, vector_types: str) -> tuple[Database, str]:
     global _RUN
     _RUN += 1
     name = f'bench_{label}_{os.getpid()}_{_RUN}'
     db = Database(url, 'bench')
     ensure_migrated(db, name, 'context')
+    declare(db, name, vector_types)
     return db, name
 
 
-def load(db: Database, name: str, n: int, now: dt.datetime, stmt_rows: int) -> float:
+def load(db: Database, name: str, n: int, now: dt.datetime, stmt_rows: int, vectors: bool = False) -> float:
     """Bulk-load ``n`` attribute rows: one query per LOAD_BATCH rows, one INSERT statement per ``stmt_rows``."""
     t0 = time.perf_counter()
     people = [
@@ -231,7 +237,7 @@ def load(db: Database, name: str, n: int, now: dt.datetime, stmt_rows: int) -> f
     db.query(name, 'INSERT INTO entity $rows RETURN NONE;', {'rows': people})
     next_report = 100_000
     for start in range(0, n, LOAD_BATCH):
-        rows = make_rows(start, min(n, start + LOAD_BATCH), now)
+        rows = make_rows(start, min(n, start + LOAD_BATCH), now, vectors)
         chunks = [rows[k : k + stmt_rows] for k in range(0, len(rows), stmt_rows)]
         sql = '\n'.join(f'INSERT INTO attribute $r{j} RETURN NONE;' for j in range(len(chunks)))
         db.query(name, sql, {f'r{j}': chunk for j, chunk in enumerate(chunks)})
@@ -353,8 +359,8 @@ def run_size(n: int, args: argparse.Namespace, now: dt.datetime) -> SizeResult:
     cutoff = now - dt.timedelta(days=7)
     log(f'== N = {n:,}')
     # Set-based: LifecycleStore exactly as the sweeps call it.
-    db, name = fresh_database(args.url, f'set_{n}')
-    _, load_phase = measure(f'load {n:,} rows (set-based copy)', lambda: load(db, name, n, now, args.stmt_rows))
+    db, name = fresh_database(args.url, f'set_{n}', args.vector_types)
+    _, load_phase = measure(f'load {n:,} rows (set-based copy)', lambda: load(db, name, n, now, args.stmt_rows, args.vectors))
     recorder = Recorder(db)
     store = LifecycleStore(recorder, name, IMPORTANCE)  # type: ignore[arg-type]  # duck-typed: only .query is used
     set_decayed, set_decay = measure(f'set-based decay N={n:,}', lambda: store.decay(DAY))
@@ -367,9 +373,9 @@ def run_size(n: int, args: argparse.Namespace, now: dt.datetime) -> SizeResult:
 
     # Naive: a fresh copy (a sample above --naive-max), one UPDATE per row.
     naive_n = n if n <= args.naive_max else min(n, args.naive_sample)
-    db, name = fresh_database(args.url, f'naive_{naive_n}')
+    db, name = fresh_database(args.url, f'naive_{naive_n}', args.vector_types)
     label = f'load {naive_n:,} rows (naive copy{", sample" if naive_n < n else ""})'
-    _, naive_load = measure(label, lambda: load(db, name, naive_n, now, args.stmt_rows))
+    _, naive_load = measure(label, lambda: load(db, name, naive_n, now, args.stmt_rows, args.vectors))
     naive_decayed, naive_decay_phase = measure(f'naive decay N={naive_n:,}', lambda: naive_decay(db, name))
     naive_sum = importance_sum(db, name)
     naive_expired, naive_expire_phase = measure(f'naive expire N={naive_n:,}', lambda: naive_expire(db, name, now, cutoff))
@@ -416,7 +422,7 @@ def run_size_isolated(n: int, args: argparse.Namespace, now: dt.datetime) -> Siz
         cmd = [
             sys.executable, str(Path(__file__).resolve()), '--child-size', str(n), '--child-out', str(out), '--now', now.isoformat(),
             '--url', args.url, '--naive-max', str(args.naive_max), '--naive-sample', str(args.naive_sample),
-            '--stmt-rows', str(args.stmt_rows),
+            '--stmt-rows', str(args.stmt_rows), '--vector-types', args.vector_types, *(['--vectors'] if args.vectors else []),
         ]  # fmt: skip
         proc = subprocess.run(cmd, stdout=subprocess.DEVNULL)
         if proc.returncode != 0 or not out.exists():
@@ -613,6 +619,8 @@ def main() -> None:
         help='rows per INSERT statement inside each 5000-row load query (one statement = one transaction; see bench/README.md)',
     )  # fmt: skip
     parser.add_argument('--skip-cold-start', action='store_true', help='skip the handler import timings')
+    parser.add_argument('--vectors', action='store_true', help='every row carries an embedding (production rows do)')
+    parser.add_argument('--vector-types', choices=VECTOR_TYPES, default='plain', help='vector fields before (coerced) or after 0017')
     parser.add_argument('--in-process', action='store_true', help='run every size in this process instead of one worker per size')
     parser.add_argument('--child-size', type=int, help=argparse.SUPPRESS)
     parser.add_argument('--child-out', help=argparse.SUPPRESS)
@@ -632,6 +640,7 @@ def main() -> None:
     print(f'- LifecycleStore batch: {DEFAULT_BATCH}; load: {LOAD_BATCH} rows per query, {args.stmt_rows} rows per INSERT statement')
     print('- data: 1/3 context, 1/3 knowledge, 1/3 identity; half of context created 10 days ago; decay day "bench-day-1"; '
           'expiry cutoff now - 7 days')  # fmt: skip
+    print(f'- {"a" if args.vectors else "no"} 384-float embedding per row; {args.vector_types} vector fields')
     sys.stdout.flush()
 
     results, failures = [], []

@@ -36,6 +36,7 @@ from bench_env import STATEMENT_ROWS, STATEMENTS_PER_QUERY, insert_sql, load_han
 os.environ.setdefault('AGENT_MEMORY_MANAGEMENT_KEY', 'bench-management-key')
 
 from surrealdb import RecordID  # noqa: E402
+from vector_types import unit_vector  # noqa: E402
 
 from agent_memory.composition import IMPORTANCE  # noqa: E402
 from agent_memory.config import get_settings  # noqa: E402
@@ -65,7 +66,9 @@ FACTORS = {'context': 0.95, 'knowledge': 0.995}
 # the first `due` rows are 40 days old (past a 30-day window), a millisecond apart; the rest an hour old.
 
 
-def rows(start: int, stop: int, n: int, now: dt.datetime, base_field: str, crossing_share: float = 0.01) -> list[dict[str, Any]]:
+def rows(start: int, stop: int, n: int, now: dt.datetime, base_field: str, crossing_share: float = 0.01,
+         vectors: bool = False) -> list[dict[str, Any]]:  # fmt: skip
+    """``vectors``: each row carries an embedding, as production attributes do (bench/vector_types.py)."""
     crossing = max(1, int(n * crossing_share))
     out = []
     for i in range(start, stop):
@@ -83,7 +86,7 @@ def rows(start: int, stop: int, n: int, now: dt.datetime, base_field: str, cross
             base_field: round({'context': 0.5, 'knowledge': 0.8, 'identity': 1.0}[category] * (0.5 + (i % 101) / 100), 6),
             'confidence': 0.9, 'source': {'kind': 'bench'}, 'valid_from': created, 'valid_until': until,
             'created_at': created, 'confirmed_at': created, 'scope_sets': [['/']],
-        })  # fmt: skip
+        } | ({'embedding': unit_vector(i)} if vectors else {}))  # fmt: skip
     return out
 
 
@@ -105,11 +108,12 @@ def lean(db: Database, name: str) -> None:
             db.query(name, f'REMOVE INDEX {index} ON attribute;')
 
 
-def load(db: Database, name: str, n: int, now: dt.datetime, base_field: str, crossing_share: float = 0.01) -> float:
+def load(db: Database, name: str, n: int, now: dt.datetime, base_field: str, crossing_share: float = 0.01,
+         vectors: bool = False) -> float:  # fmt: skip
     """Bench rows in `insert_sql` queries (small INSERT statements: a large one costs more per row)."""
     started, cpu, last = time.perf_counter(), time.process_time(), time.perf_counter()
     for start in range(0, n, LOAD_BATCH):
-        batch = rows(start, min(n, start + LOAD_BATCH), n, now, base_field, crossing_share)
+        batch = rows(start, min(n, start + LOAD_BATCH), n, now, base_field, crossing_share, vectors)
         db.query(name, *insert_sql('attribute', batch))
         if time.perf_counter() - last > 60:
             last = time.perf_counter()
