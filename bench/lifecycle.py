@@ -52,8 +52,8 @@ from agent_memory.composition import IMPORTANCE  # noqa: E402
 from agent_memory.db.connection import Database  # noqa: E402
 from agent_memory.db.lifecycle_store import LifecycleStore  # noqa: E402
 from agent_memory.db.migrations import ensure_migrated  # noqa: E402
+from agent_memory.domain.importance import DAILY_DECAY, IMPORTANCE_MAX, IMPORTANCE_MIN, INITIAL_IMPORTANCE  # noqa: E402
 from agent_memory.tuning import TUNING  # noqa: E402
-from agent_memory.vocabulary import DAILY_DECAY, IMPORTANCE_MAX, IMPORTANCE_MIN, INITIAL_IMPORTANCE  # noqa: E402
 
 DEFAULT_BATCH = TUNING.sweep_batch
 

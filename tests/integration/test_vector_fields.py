@@ -50,9 +50,9 @@ def vectors_and_neighbours(services: Services, database: str) -> dict[str, Any]:
     """Every stored vector by row, and each row's 5 nearest rows of its table by its own vector (HNSW KNN)."""
     found: dict[str, Any] = {}
     for table, field in VECTOR_FIELDS:
-        rows = services.db.query(database, f'SELECT record::id(id) AS id, {field} AS v FROM {table} WHERE {field} IS NOT NONE;')[0]
+        rows = services.db.query(database, f'SELECT <string> id AS id, {field} AS v FROM {table} WHERE {field} IS NOT NONE;')[0]
         found[table] = {str(r['id']): r['v'] for r in rows}
-        sql = f'SELECT record::id(id) AS id, vector::distance::knn() AS d FROM {table} WHERE {field} <|5,40|> $v ORDER BY d;'
+        sql = f'SELECT <string> id AS id, vector::distance::knn() AS d FROM {table} WHERE {field} <|5,40|> $v ORDER BY d;'
         found[f'{table} neighbours'] = {
             str(r['id']): [(str(n['id']), round(n['d'], 6)) for n in services.db.query(database, sql, {'v': r['v']})[0]] for r in rows
         }
@@ -83,6 +83,29 @@ def test_migration_0017_keeps_every_vector_and_neighbour_and_stops_coercing_elem
     after = vectors_and_neighbours(services, database)
     [new] = set(after['attribute']) - set(before['attribute'])
     assert after['attribute neighbours'][new][0] == (new, 0.0)
+
+
+def test_migration_0017_drops_stored_vectors_no_index_could_rank_and_keeps_their_rows_writable(services: Services, api: Api) -> None:
+    # Given rows whose vectors the old field type let through although no index can rank them (NaN, zeros, beyond float32)
+    database = services.store(api.context_id).database
+    seed(api)
+    services.db.query(database, BEFORE_0017)
+    broken = {'memory_chunk': [math.nan, *UNIT[1:]], 'attribute': [0.0] * DIMENSION, 'entity': [1e39, *UNIT[1:]]}
+    ids = {table: services.db.query(database, f'SELECT VALUE id FROM {table} LIMIT 1;')[0][0] for table in broken}
+    for table, vector in broken.items():
+        services.db.query(database, 'UPDATE $id SET embedding = $v RETURN NONE;', {'id': ids[table], 'v': vector})
+    keys = {table: services.db.query(database, 'RETURN <string> $id;', {'id': row})[0] for table, row in ids.items()}
+    kept = {t: {k: v for k, v in rows.items() if k != keys[t]} for t, rows in vectors_and_neighbours(services, database).items() if t in broken}
+    # When the migration runs
+    services.db.query(database, next(m for m in load_migrations('context') if m.version == 17).sql)
+    # Then those vectors are gone, every other vector is unchanged, and the rows take writes again
+    after = vectors_and_neighbours(services, database)
+    for table, row in ids.items():
+        assert services.db.query(database, 'SELECT VALUE embedding FROM ONLY $id;', {'id': row})[0] is None
+        assert after[table] == kept[table]
+        services.db.query(database, 'UPDATE $id SET created_at = created_at RETURN NONE;', {'id': row})
+    # And no KNN answers a NaN distance any more
+    assert all(d == d for neighbours in after['attribute neighbours'].values() for _, d in neighbours)
 
 
 BAD_IN_THE_DATABASE = {
