@@ -1,0 +1,97 @@
+"""What a row's vector costs on every write, by the declared type of the vector field, and what each declaration refuses.
+
+The lead's experiment (Session 4) made repeatable: one ``mem://`` table per declaration, SCHEMAFULL like the service's,
+with a text, an int and a 384-float vector (random unit vectors) under an HNSW index like the service's. Timed by the
+engine (each statement's own ``time``): one INSERT of ``--rows`` rows, then an UPDATE of the int on every row, which
+never touches the vector, ``--repeats`` times (median printed). Then each declaration is offered the bad vectors the
+service must never store, on a 4-dimension copy, and the table says which it refuses.
+
+    PYTHONPATH=shared:infra:.:bench .venv/bin/python bench/vector_field_types.py --rows 500
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import re
+import statistics
+from typing import Any
+
+from bench_env import ROOT  # noqa: F401,I001  # first: paths and environment before the service imports
+from vector_types import unit_vector
+
+from agent_memory.db.connection import Database
+
+PLAIN_ASSERT = 'ASSERT $value IS NONE OR vector::magnitude($value) IN 0>..3.4e38'
+DECLARATIONS = {  # label: the field's clause (None: no vector field at all)
+    'option<array<float>> (before 0017)': 'TYPE option<array<float>>',
+    'array<float>': 'TYPE array<float>',
+    'array<float, 384>': 'TYPE array<float, 384>',
+    'option<array>': 'TYPE option<array>',
+    'array': 'TYPE array',
+    'any': 'TYPE any',
+    'any + magnitude ASSERT (0017)': f'TYPE any {PLAIN_ASSERT}',
+    'any + per-element ASSERT': 'TYPE any ASSERT $value IS NONE OR array::all($value, |$x| type::is_number($x))',
+    'no vector field': None,
+}
+BAD = {
+    'wrong length': [0.5, 0.5, 0.5],
+    'string element': ['a', 0.5, 0.5, 0.5],
+    'nested arrays': [[0.5, 0.5], [0.5, 0.5]],
+    'NaN': [math.nan, 0.5, 0.5, 0.5],
+    'infinity': [math.inf, 0.5, 0.5, 0.5],
+    'all zeros': [0.0, 0.0, 0.0, 0.0],
+    'beyond float32': [1e39, 0.5, 0.5, 0.5],
+}
+UNITS = {'ns': 1e-6, 'µs': 1e-3, 'ms': 1.0, 's': 1000.0}
+
+
+def engine_ms(db: Database, sql: str, params: dict[str, Any] | None = None) -> float:
+    """The engine's own time for the last statement of ``sql`` (no client encoding or decoding in it)."""
+    raw = db._connection().query_raw(f'USE NS {db.namespace} DB vft;\n{sql}', params or {})
+    result = raw['result'][-1]
+    if result['status'] != 'OK':
+        raise RuntimeError(result['result'])
+    match = re.fullmatch(r'([\d.]+)(ns|µs|ms|s)', result['time'])
+    assert match, result['time']
+    return float(match[1]) * UNITS[match[2]]
+
+
+def refuses(db: Database, table: str, clause: str, value: list[Any]) -> bool:
+    db.query('vft', f'DEFINE TABLE {table} SCHEMAFULL; DEFINE FIELD e ON {table} {clause}; '
+                    f'DEFINE INDEX {table}_e ON {table} FIELDS e HNSW DIMENSION 4 DIST COSINE TYPE F32 EFC 150 M 12;')  # fmt: skip
+    raw = db._connection().query_raw(f'USE NS {db.namespace} DB vft;\nCREATE {table} SET e = $e;', {'e': value})
+    return 'error' in raw or raw['result'][-1]['status'] != 'OK'
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument('--rows', type=int, default=500)
+    parser.add_argument('--repeats', type=int, default=3)
+    args = parser.parse_args()
+    db = Database('mem://', 'vectorfields')
+    rows = [{'text': f'word{i} other{i % 7}', 'n': 0, 'e': unit_vector(i)} for i in range(args.rows)]
+    print(f'# Vector field declarations: {args.rows} rows × 384 floats, HNSW index, engine ms; {os.cpu_count()} CPUs\n')
+    print(f'| declaration | INSERT {args.rows} rows | UPDATE of another field, median of {args.repeats} | per row | load avg |')
+    print('|---|---|---|---|---|')
+    for k, (label, clause) in enumerate(DECLARATIONS.items()):
+        table = f't{k}'
+        vector = '' if clause is None else (f'DEFINE FIELD e ON {table} {clause}; DEFINE INDEX {table}_e ON {table} FIELDS e '
+                                            'HNSW DIMENSION 384 DIST COSINE TYPE F32 EFC 150 M 12;')  # fmt: skip
+        db.query('vft', f'DEFINE TABLE {table} SCHEMAFULL; DEFINE FIELD text ON {table} TYPE string; '
+                        f'DEFINE FIELD n ON {table} TYPE int; {vector}')  # fmt: skip
+        batch = rows if clause is not None else [{'text': r['text'], 'n': 0} for r in rows]
+        insert = engine_ms(db, f'INSERT INTO {table} $rows RETURN NONE;', {'rows': batch})
+        update = statistics.median(engine_ms(db, f'UPDATE {table} SET n = n + 1 RETURN NONE;') for _ in range(args.repeats))
+        print(f'| {label} | {insert:.0f} | {update:.0f} | {update / args.rows:.3f} | {os.getloadavg()[0]:.1f} |', flush=True)
+    plain = DECLARATIONS['any + magnitude ASSERT (0017)']
+    print('\n| bad vector (4-d index) | option<array<float>> (before 0017) | any | any + magnitude ASSERT (0017) |')
+    print('|---|---|---|---|')
+    for j, (case, value) in enumerate(BAD.items()):
+        verdicts = [refuses(db, f'r{j}_{n}', clause, value) for n, clause in enumerate(('TYPE option<array<float>>', 'TYPE any', plain))]
+        print(f'| {case} | ' + ' | '.join('refused' if v else '**stored**' for v in verdicts) + ' |')
+
+
+if __name__ == '__main__':
+    main()
