@@ -95,7 +95,8 @@ def test_migration_0017_drops_stored_vectors_no_index_could_rank_and_keeps_their
     for table, vector in broken.items():
         services.db.query(database, 'UPDATE $id SET embedding = $v RETURN NONE;', {'id': ids[table], 'v': vector})
     keys = {table: services.db.query(database, 'RETURN <string> $id;', {'id': row})[0] for table, row in ids.items()}
-    kept = {t: {k: v for k, v in rows.items() if k != keys[t]} for t, rows in vectors_and_neighbours(services, database).items() if t in broken}
+    stored = vectors_and_neighbours(services, database)
+    kept = {table: {k: v for k, v in stored[table].items() if k != keys[table]} for table in broken}
     # When the migration runs
     services.db.query(database, next(m for m in load_migrations('context') if m.version == 17).sql)
     # Then those vectors are gone, every other vector is unchanged, and the rows take writes again
