@@ -7,21 +7,28 @@ never touches the vector, ``--repeats`` times (median printed). Then each declar
 service must never store, on a 4-dimension copy, and the table says which it refuses.
 
     PYTHONPATH=shared:infra:.:bench .venv/bin/python bench/vector_field_types.py --rows 500
+
+``--migration-rows N`` also times migration 0017 itself on N attribute rows with vectors under the old declaration (its
+one-off scan for stored vectors the new ASSERT refuses).
 """
 
 from __future__ import annotations
 
 import argparse
+import datetime as dt
 import math
 import os
 import re
 import statistics
+import time
 from typing import Any
 
 from bench_env import ROOT  # noqa: F401,I001  # first: paths and environment before the service imports
-from vector_types import unit_vector
+from lifecycle_designs import load
+from vector_types import declare, unit_vector
 
 from agent_memory.db.connection import Database
+from agent_memory.db.migrations import ensure_migrated, load_migrations
 
 PLAIN_ASSERT = 'ASSERT $value IS NONE OR vector::magnitude($value) IN 0>..3.4e38'
 DECLARATIONS = {  # label: the field's clause (None: no vector field at all)
@@ -69,6 +76,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument('--rows', type=int, default=500)
     parser.add_argument('--repeats', type=int, default=3)
+    parser.add_argument('--migration-rows', type=int, default=0, help='also time migration 0017 on this many attribute rows')
     args = parser.parse_args()
     db = Database('mem://', 'vectorfields')
     rows = [{'text': f'word{i} other{i % 7}', 'n': 0, 'e': unit_vector(i)} for i in range(args.rows)]
@@ -91,6 +99,21 @@ def main() -> None:
     for j, (case, value) in enumerate(BAD.items()):
         verdicts = [refuses(db, f'r{j}_{n}', clause, value) for n, clause in enumerate(('TYPE option<array<float>>', 'TYPE any', plain))]
         print(f'| {case} | ' + ' | '.join('refused' if v else '**stored**' for v in verdicts) + ' |')
+    if args.migration_rows:
+        time_migration(db, args.migration_rows)
+
+
+def time_migration(db: Database, n: int) -> None:
+    """Migration 0017 as the runner applies it (one transaction) on ``n`` vector rows declared as before it."""
+    ensure_migrated(db, 'mig', 'context')
+    declare(db, 'mig', 'coerced')
+    load(db, 'mig', n, dt.datetime.now(dt.UTC), 'importance_base', 0.34, vectors=True)
+    sql = next(m for m in load_migrations('context') if m.version == 17).sql
+    started, cpu = time.perf_counter(), time.process_time()
+    db.query('mig', f'BEGIN TRANSACTION;\n{sql}\nCOMMIT TRANSACTION;')
+    wall, used = time.perf_counter() - started, time.process_time() - cpu
+    print(f'\nMigration 0017 on {n:,} attribute rows with vectors: {wall:.2f} s, {used:.2f} CPU s '
+          f'({1000 * used / n:.3f} CPU ms per row), load {os.getloadavg()[0]:.1f}')  # fmt: skip
 
 
 if __name__ == '__main__':
