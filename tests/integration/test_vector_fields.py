@@ -31,13 +31,15 @@ UNIT = [1.0 / math.sqrt(DIMENSION)] * DIMENSION
 
 
 def seed(api: Api, count: int = 12) -> None:
-    """Entities and attributes (triples), memory chunks (a stored turn) and retrieval traces (a query)."""
+    """Entities and attributes (triples), memory chunks (a stored turn), retrieval traces (a query; a first-turn chat,
+    whose trace keeps its question's vector for the response cache)."""
     triples = [{'entity': {'type': 'project', 'name': f'project {i}'}, 'key': 'status', 'value': f'phase {i} of the {w} rollout'}
                for i, w in enumerate(['mobile', 'billing', 'search', 'payments', 'login', 'export'] * (count // 6))]  # fmt: skip
     assert api.call('facts', 'POST', '/facts', {'infer': 'triples', 'triples': triples})[0] == 200
     text = 'We moved the billing rollout to March. The search team hired two engineers. Payments stay on hold.'
     assert api.call('facts', 'POST', '/facts', {'infer': 'none', 'text': text})[0] == 200
     assert api.call('retrieval', 'POST', '/query', {'query': 'billing rollout', 'k': 3})[0] == 200
+    assert api.call('chat', 'POST', '/chat', {'message': 'When is the billing rollout?'})[0] == 200
 
 
 def declared(services: Services, database: str, table: str, field: str) -> tuple[str, str | None]:
@@ -66,7 +68,7 @@ def test_migration_0017_keeps_every_vector_and_neighbour_and_stops_coercing_elem
     services.db.query(database, BEFORE_0017 + ' UPDATE memory_chunk, entity, attribute, retrieval_trace SET id = id RETURN NONE;')
     assert all(declared(services, database, t, f)[1] == f'DEFINE FIELD {f}.* ON {t} TYPE float PERMISSIONS FULL' for t, f in VECTOR_FIELDS)
     before = vectors_and_neighbours(services, database)
-    assert all(before[table] for table in ('memory_chunk', 'entity', 'attribute'))
+    assert all(before[table] for table, _ in VECTOR_FIELDS)
     # When the migration runs
     migration = next(m for m in load_migrations('context') if m.version == 17)
     services.db.query(database, migration.sql)
@@ -86,14 +88,17 @@ def test_migration_0017_keeps_every_vector_and_neighbour_and_stops_coercing_elem
 
 
 def test_migration_0017_drops_stored_vectors_no_index_could_rank_and_keeps_their_rows_writable(services: Services, api: Api) -> None:
-    # Given rows whose vectors the old field type let through although no index can rank them (NaN, zeros, beyond float32)
+    # Given rows whose vectors the old field type let through although no index can rank them (NaN, zeros, ±inf, beyond float32)
     database = services.store(api.context_id).database
     seed(api)
     services.db.query(database, BEFORE_0017)
-    broken = {'memory_chunk': [math.nan, *UNIT[1:]], 'attribute': [0.0] * DIMENSION, 'entity': [1e39, *UNIT[1:]]}
-    ids = {table: services.db.query(database, f'SELECT VALUE id FROM {table} LIMIT 1;')[0][0] for table in broken}
+    broken = {'memory_chunk': [math.nan, *UNIT[1:]], 'attribute': [0.0] * DIMENSION, 'entity': [1e39, *UNIT[1:]],
+              'retrieval_trace': [-math.inf, *UNIT[1:]]}  # fmt: skip
+    fields = dict(VECTOR_FIELDS)
+    ids = {table: services.db.query(database, f'SELECT VALUE id FROM {table} WHERE {fields[table]} IS NOT NONE LIMIT 1;')[0][0]
+           for table in broken}  # fmt: skip
     for table, vector in broken.items():
-        services.db.query(database, 'UPDATE $id SET embedding = $v RETURN NONE;', {'id': ids[table], 'v': vector})
+        services.db.query(database, f'UPDATE $id SET {fields[table]} = $v RETURN NONE;', {'id': ids[table], 'v': vector})
     keys = {table: services.db.query(database, 'RETURN <string> $id;', {'id': row})[0] for table, row in ids.items()}
     stored = vectors_and_neighbours(services, database)
     kept = {table: {k: v for k, v in stored[table].items() if k != keys[table]} for table in broken}
@@ -102,7 +107,7 @@ def test_migration_0017_drops_stored_vectors_no_index_could_rank_and_keeps_their
     # Then those vectors are gone, every other vector is unchanged, and the rows take writes again
     after = vectors_and_neighbours(services, database)
     for table, row in ids.items():
-        assert services.db.query(database, 'SELECT VALUE embedding FROM ONLY $id;', {'id': row})[0] is None
+        assert services.db.query(database, f'SELECT VALUE {fields[table]} FROM ONLY $id;', {'id': row})[0] is None
         assert after[table] == kept[table]
         services.db.query(database, 'UPDATE $id SET created_at = created_at RETURN NONE;', {'id': row})
     # And no KNN answers a NaN distance any more
@@ -147,7 +152,7 @@ def provider(services: Services, monkeypatch: pytest.MonkeyPatch) -> Iterator[Ll
     """The service's embeddings served by the OpenAI-compatible test server (384-d), through the real client; no
     remembered vectors, so every text goes to it."""
     server = LlmTestServer(embedding_dimension=DIMENSION).start()
-    monkeypatch.setattr(services.embedder, '_loaded', OpenAIEmbedder(server.base_url, 'bench-embed', DIMENSION, 'sk-test', 5.0))
+    monkeypatch.setattr(services.embedder, '_loaded', OpenAIEmbedder(server.base_url, 'test-embed', DIMENSION, 'sk-test', 5.0))
     monkeypatch.setattr(services.embedder, '_memo', VectorMemo())
     yield server
     server.stop()
