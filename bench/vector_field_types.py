@@ -9,7 +9,9 @@ service must never store, on a 4-dimension copy, and the table says which it ref
     PYTHONPATH=shared:infra:.:bench .venv/bin/python bench/vector_field_types.py --rows 500
 
 ``--migration-rows N`` also times migration 0017 itself on N attribute rows with vectors under the old declaration (its
-one-off scan for stored vectors the new ASSERT refuses).
+one-off scan for stored vectors the new ASSERT refuses). ``--knn-ingest DIR`` applies 0017 to a copy of a cached
+LoCoMo ingest made before it (``bench/.cache/locomo/<version>-<n>``; the copy is written, never the cache) and
+compares every stored vector and 20 KNN answers per vector table, before and after.
 """
 
 from __future__ import annotations
@@ -18,14 +20,18 @@ import argparse
 import datetime as dt
 import math
 import os
+import random
 import re
+import shutil
 import statistics
+import tempfile
 import time
+from pathlib import Path
 from typing import Any
 
 from bench_env import ROOT  # noqa: F401,I001  # first: paths and environment before the service imports
 from lifecycle_designs import load
-from vector_types import declare, unit_vector
+from vector_types import VECTOR_FIELDS, declare, unit_vector
 
 from agent_memory.db.connection import Database
 from agent_memory.db.migrations import ensure_migrated, load_migrations
@@ -77,6 +83,7 @@ def main() -> None:
     parser.add_argument('--rows', type=int, default=500)
     parser.add_argument('--repeats', type=int, default=3)
     parser.add_argument('--migration-rows', type=int, default=0, help='also time migration 0017 on this many attribute rows')
+    parser.add_argument('--knn-ingest', type=Path, help='a cached LoCoMo ingest made before 0017: vectors and KNN before/after')
     args = parser.parse_args()
     db = Database('mem://', 'vectorfields')
     rows = [{'text': f'word{i} other{i % 7}', 'n': 0, 'e': unit_vector(i)} for i in range(args.rows)]
@@ -101,6 +108,8 @@ def main() -> None:
         print(f'| {case} | ' + ' | '.join('refused' if v else '**stored**' for v in verdicts) + ' |')
     if args.migration_rows:
         time_migration(db, args.migration_rows)
+    if args.knn_ingest:
+        compare_knn(args.knn_ingest)
 
 
 def time_migration(db: Database, n: int) -> None:
@@ -114,6 +123,40 @@ def time_migration(db: Database, n: int) -> None:
     wall, used = time.perf_counter() - started, time.process_time() - cpu
     print(f'\nMigration 0017 on {n:,} attribute rows with vectors: {wall:.2f} s, {used:.2f} CPU s '
           f'({1000 * used / n:.3f} CPU ms per row), load {os.getloadavg()[0]:.1f}')  # fmt: skip
+
+
+def compare_knn(ingest: Path) -> None:
+    """0017 on a copy of a real ingest: every stored vector and 20 sampled KNN answers per table, before and after."""
+    work = Path(tempfile.mkdtemp(prefix='vft-knn-'))
+    try:
+        shutil.copytree(ingest / 'db', work / 'db', ignore=shutil.ignore_patterns('LOCK'))
+        db = Database(f'surrealkv://{work / "db"}', 'agent_memory')
+        [database] = [d for d in db.query('control', 'INFO FOR NS;')[0]['databases'] if d.startswith('ctx_')]
+        applied = db.query(database, 'SELECT VALUE record::id(id) FROM schema_migration;')[0]
+        if 17 in applied:
+            raise SystemExit(f'{ingest} was migrated to 0017 already')
+        rng = random.Random(3)
+        probes = {}
+        for table, field in VECTOR_FIELDS:
+            stored = db.query(database, f'SELECT VALUE {field} FROM {table} WHERE {field} IS NOT NONE;')[0]
+            probes[table] = rng.sample(stored, min(20, len(stored)))
+
+        def state() -> dict[str, Any]:
+            found: dict[str, Any] = {}
+            for table, field in VECTOR_FIELDS:
+                found[table] = db.query(database, f'SELECT id, {field} FROM {table} ORDER BY id;')[0]
+                knn = f'SELECT id, vector::distance::knn() AS d FROM {table} WHERE {field} <|10,40|> $v ORDER BY d;'
+                found[f'{table} knn'] = [db.query(database, knn, {'v': v})[0] for v in probes[table]]
+            return found
+
+        before = state()
+        db.query(database, next(m for m in load_migrations('context') if m.version == 17).sql)
+        after = state()
+        counts = ', '.join(f'{table} {len(before[table])} rows / {len(probes[table])} KNN' for table, _ in VECTOR_FIELDS)
+        verdict = 'identical' if before == after else '**DIFFERENT**'
+        print(f'\n0017 on a copy of {ingest.name} ({counts}): vectors and KNN answers {verdict}')
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
 
 
 if __name__ == '__main__':
