@@ -11,7 +11,8 @@ service must never store, on a 4-dimension copy, and the table says which it ref
 ``--migration-rows N`` also times migration 0017 itself on N attribute rows with vectors under the old declaration (its
 one-off scan for stored vectors the new ASSERT refuses). ``--knn-ingest DIR`` applies 0017 to a copy of a cached
 LoCoMo ingest made before it (``bench/.cache/locomo/<version>-<n>``; the copy is written, never the cache) and
-compares every stored vector and 20 KNN answers per vector table, before and after.
+compares every stored vector and 20 KNN answers per vector table, before and after. ``--lengths 48,384`` times the
+UPDATE under ``any`` (no index) by the vector's length.
 """
 
 from __future__ import annotations
@@ -84,6 +85,7 @@ def main() -> None:
     parser.add_argument('--repeats', type=int, default=3)
     parser.add_argument('--migration-rows', type=int, default=0, help='also time migration 0017 on this many attribute rows')
     parser.add_argument('--knn-ingest', type=Path, help='a cached LoCoMo ingest made before 0017: vectors and KNN before/after')
+    parser.add_argument('--lengths', help='comma-separated vector lengths: the UPDATE under `any` by length')
     args = parser.parse_args()
     db = Database('mem://', 'vectorfields')
     rows = [{'text': f'word{i} other{i % 7}', 'n': 0, 'e': unit_vector(i)} for i in range(args.rows)]
@@ -110,6 +112,21 @@ def main() -> None:
         time_migration(db, args.migration_rows)
     if args.knn_ingest:
         compare_knn(args.knn_ingest)
+    if args.lengths:
+        by_length(db, args, [int(n) for n in args.lengths.split(',')])
+
+
+def by_length(db: Database, args: argparse.Namespace, lengths: list[int]) -> None:
+    print(f'\n| vector length (`any`, no index) | UPDATE of another field, {args.rows} rows, ms | µs per element per row | load avg |')
+    print('|---|---|---|---|')
+    for length in [0, *lengths]:
+        table = f'len{length}'
+        db.query('vft', f'DEFINE TABLE {table} SCHEMAFULL; DEFINE FIELD n ON {table} TYPE int; DEFINE FIELD e ON {table} TYPE any;')
+        batch = [{'n': 0, **({'e': unit_vector(i, length)} if length else {})} for i in range(args.rows)]
+        engine_ms(db, f'INSERT INTO {table} $rows RETURN NONE;', {'rows': batch})
+        update = statistics.median(engine_ms(db, f'UPDATE {table} SET n = n + 1 RETURN NONE;') for _ in range(args.repeats))
+        per_element = f'{1000 * update / args.rows / length:.2f}' if length else '–'
+        print(f'| {length} | {update:.0f} | {per_element} | {os.getloadavg()[0]:.1f} |', flush=True)
 
 
 def time_migration(db: Database, n: int) -> None:
