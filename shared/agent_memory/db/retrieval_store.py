@@ -28,20 +28,50 @@ from agent_memory.db.term_frequencies import TermFrequencies, frequencies_of
 from agent_memory.rows.candidates import Candidate
 from agent_memory.tuning import knobs
 
-# Every projection carries scope_sets: a reply built from these rows is stored no wider (domain/derived_scope.py)
+
+def _name(link: str) -> str:
+    """The display name of the entity ``link`` points at, from its lean mirror."""
+    return f"type::record('entity_lean', record::id({link})).name"
+
+
+# Every projection carries scope_sets: a reply built from these rows is stored no wider (domain/derived_scope.py).
+# No projection fetches an entity row (it carries an embedding, ~0.1 ms a read): a fact's entity name comes from the
+# entity's lean mirror and its type from the entity's id (``[type, normalised name]``).
 PROJECTIONS = {
     # turn (facts): the turn a fact was extracted from, so fusion credits the passage that said it (domain/retrieval.py)
-    'attribute': 'id, key, value, importance, created_at, scope_sets, entity, entity.name AS entity_name, entity.type AS entity_type, '
-    'source_turn AS turn',
+    'attribute': f'id, key, value, importance, created_at, scope_sets, entity, {_name("entity")} AS entity_name, '
+    'record::id(entity)[0] AS entity_type, source_turn AS turn',
     'entity': 'id, name, type, importance, created_at, scope_sets',
     # spoken_at: when the turn was said (its ts); seq: the turn's place in its session (adjacent turns)
     'memory_chunk': 'id, text, created_at, role, session, turn, scope_sets, turn.observed_at AS spoken_at, turn.seq AS seq',
-    'relates_to': 'id, in, out, label, importance, created_at, scope_sets, in.name AS in_name, out.name AS out_name, source_turn AS turn',
-    'action': 'id, summary, actor, object, object_text, verb, importance, created_at, occurred_at, scope_sets, actor.name AS actor_name, '
+    'relates_to': f'id, in, out, label, importance, created_at, scope_sets, {_name("in")} AS in_name, {_name("out")} AS out_name, '
     'source_turn AS turn',
+    'action': f'id, summary, actor, object, object_text, verb, importance, created_at, occurred_at, scope_sets, '
+    f'{_name("actor")} AS actor_name, source_turn AS turn',
+}
+# Lean mirrors (context migration 0018): the source row's fields without its embedding, under the source row's id.
+# A BM25 match reads every matching row whole, so text lists, counts and other reads that need no vector read these.
+LEAN = {'attribute': 'attribute_lean', 'entity': 'entity_lean', 'memory_chunk': 'memory_chunk_lean'}
+LEAN_PROJECTIONS = {
+    'attribute': "type::record('attribute', record::id(id)) AS id, key, value, importance, created_at, scope_sets, entity, "
+    'entity_name, record::id(entity)[0] AS entity_type, source_turn AS turn',
+    'entity': "type::record('entity', record::id(id)) AS id, name, type, importance, created_at, scope_sets",
+    'memory_chunk': "type::record('memory_chunk', record::id(id)) AS id, text, created_at, role, session, turn, scope_sets, "
+    'turn.observed_at AS spoken_at, turn.seq AS seq',
 }
 TEXT_FIELDS = {'attribute': 'search_text', 'entity': 'name', 'memory_chunk': 'text'}
 VECTOR_TABLES = ('attribute', 'entity', 'memory_chunk')
+
+
+def searched(table: str) -> str:
+    """The table a text list or a count of ``table`` reads: its lean mirror where it has one."""
+    return LEAN.get(table, table)
+
+
+def lean_projection(table: str) -> str:
+    return LEAN_PROJECTIONS.get(table) or PROJECTIONS[table]
+
+
 ROWS = ''  # term_counts' key for a table's row count (no query term is empty)
 
 
@@ -75,6 +105,12 @@ class ReadFilter:
             'labels': list(self.labels),
             **visibility_params(self.forget_region or [], 'fg'),
         }
+
+    def keeps_every(self, table: str) -> bool:
+        """Whether ``predicate(table)`` keeps every row: a passage or entity read by a caller who sees everything, with
+        no time, session, label or forget filter. A KNN then needs no spare neighbours (``_vector_statements``)."""
+        unfiltered = not (self.temporal or self.session_id or self.labels or self.forget_region is not None)
+        return table in ('memory_chunk', 'entity') and '*' in self.patterns and unfiltered
 
     def predicate(self, table: str) -> str | None:
         """The WHERE clause for ``table``; None when no row of it can match (e.g. labels on graph rows)."""
@@ -219,7 +255,9 @@ class RetrievalStore:
             statements |= {f'bm25:{t}': sql for t, sql in text.items()}
             params |= words
         if lookup.principal is not None and (predicate := where.predicate('entity')) is not None:
-            statements['self'] = f'SELECT {PROJECTIONS["entity"]} FROM entity WHERE self_principal = $principal AND {predicate} LIMIT 4;'
+            statements['self'] = (
+                f'SELECT {lean_projection("entity")} FROM entity_lean WHERE self_principal = $principal AND {predicate} LIMIT 4;'
+            )
         results = self.store.q('\n'.join(statements.values()), **params) if statements else []
         found = {name: [to_rows.candidate(name.rsplit(':', 1)[-1] if name != 'self' else 'entity', row) for row in rows or []]
                  for name, rows in zip(statements, results, strict=True)}  # fmt: skip
@@ -234,13 +272,15 @@ class RetrievalStore:
         per scanned row and costs ~10x (bench/README.md), so ``overfetch`` × ``limit`` neighbours are taken and
         filtered down to ``limit``. The neighbours leave the KNN without their embedding (``OMIT``): nothing after it
         reads the vector, and copying 384 floats per neighbour into the outer SELECT cost ~16 % of a 629-passage KNN
-        (bench/README.md). Uses ``$vector``."""
+        (bench/README.md). When the filter keeps every row (``ReadFilter.keeps_every``) the KNN takes ``limit``
+        neighbours: each is read whole, embedding included (~0.1 ms), and the spares would all be cut. Uses ``$vector``."""
         tuned = knobs()
         statements = {}
         for table, limit in limits.items():
             predicate = where.predicate(table)
             if predicate is not None:
-                knn = f'<|{min(tuned.ef_search, math.ceil(limit * tuned.overfetch))},{tuned.ef_search}|>'
+                k = limit if where.keeps_every(table) else math.ceil(limit * tuned.overfetch)
+                knn = f'<|{min(tuned.ef_search, k)},{tuned.ef_search}|>'
                 statements[table] = (
                     f'SELECT {PROJECTIONS[table]}, distance FROM '
                     f'(SELECT *, vector::distance::knn() AS distance OMIT embedding FROM {table} WHERE embedding {knn} $vector) '
@@ -269,7 +309,7 @@ class RetrievalStore:
             clauses = ' OR '.join(f'{field_} @{i}@ ${table}_{i}' for i in range(1, len(branches) + 1))
             score = ' + '.join(f'search::score({i})' for i in range(1, len(branches) + 1))
             statements[table] = (
-                f'SELECT {PROJECTIONS[table]}, {score} AS bm25 FROM {table} '
+                f'SELECT {lean_projection(table)}, {score} AS bm25 FROM {searched(table)} '
                 f'WHERE ({clauses}) AND {predicate} ORDER BY bm25 DESC LIMIT {int(limits[table])};'
             )
         return statements, params
@@ -293,7 +333,7 @@ class RetrievalStore:
                 (
                     f'LET $n_{table} = {counts[(table, ROWS)]};'
                     if (table, ROWS) in counts
-                    else f'LET $n_{table} = (SELECT count() FROM {table} GROUP ALL)[0].count ?? 0;'
+                    else f'LET $n_{table} = (SELECT count() FROM {searched(table)} GROUP ALL)[0].count ?? 0;'
                 )
                 + f' LET $half_{table} = <int> math::ceil(<float> $n_{table} / 2);'
                 + f' LET $l_{table} = math::min([{cap + 1}, $half_{table}]);\n'
@@ -341,7 +381,8 @@ class RetrievalStore:
         attributes = where.predicate('attribute')
         if lookup.named and lookup.parts and attributes is not None:
             statements.append(
-                f'SELECT {PROJECTIONS["attribute"]} FROM attribute WHERE entity_ref IN {tx.p(list(lookup.named))} AND {attributes} '
+                f'SELECT {lean_projection("attribute")} FROM attribute_lean '
+                f'WHERE entity_ref IN {tx.p(list(lookup.named))} AND {attributes} '
                 f"AND string::split(key, '_') ANYINSIDE {tx.p(sorted(lookup.parts))} LIMIT 32;"
             )
             kinds.append('tier1')
@@ -351,7 +392,7 @@ class RetrievalStore:
             statements.append(f'LET $turns = SELECT VALUE record::id(id) FROM turn WHERE {clauses};')
             kinds.append('')
             statements.append(
-                f"SELECT {PROJECTIONS['memory_chunk']} FROM array::map($turns, |$t| type::record('memory_chunk', $t + '_0')) "
+                f"SELECT {lean_projection('memory_chunk')} FROM array::map($turns, |$t| type::record('memory_chunk_lean', $t + '_0')) "
                 f'WHERE {passages};'
             )
             kinds.append('adjacent')
@@ -372,7 +413,7 @@ class RetrievalStore:
 def _term_probe(table: str, term: str, cap: int) -> str:
     """The capped count of ``term`` in ``table`` (``term_counts``), as a SurrealQL expression over ``$n_``/``$l_``/
     ``$half_`` of the table (a block's value is its last expression: a ``RETURN`` in it would end the whole statement)."""
-    match = f'FROM {table} WHERE {TEXT_FIELDS[table]} @1@ {term}'
+    match = f'FROM {searched(table)} WHERE {TEXT_FIELDS[table]} @1@ {term}'
     scores_zero = f'(SELECT VALUE search::score(1) {match} LIMIT 1)[0] = 0'
     return (
         f'IF $n_{table} > {cap} THEN {{ LET $c = count((SELECT id {match} LIMIT $l_{table})); '
