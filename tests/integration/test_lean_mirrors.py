@@ -8,9 +8,11 @@ from typing import Any
 
 import pytest
 
+from agent_memory.clock import utcnow
 from agent_memory.composition import Services
 from agent_memory.db.memory_store import MemoryStore
 from agent_memory.db.migrations import load_migrations
+from agent_memory.db.retrieval_store import ReadFilter, RetrievalStore
 from tests.support.handlers import Api
 from tests.support.principals import make_principal
 from tests.support.round_trips import record_round_trips
@@ -18,9 +20,9 @@ from tests.support.round_trips import record_round_trips
 ALICE = {'type': 'person', 'name': 'Alice'}
 MIRRORED = {
     'memory_chunk': 'session, turn, position, text, role, labels, scope_sets, created_at',
-    'attribute': 'entity, entity_ref, entity.name AS entity_name, key, value, search_text, memory_category, importance_base, '
-    'decay_epoch, importance, source, source_turn, superseded_by, valid_from, valid_until, created_at, scope_sets',
-    'entity': 'name, type, memory_category, importance_base, decay_epoch, importance, self_principal, scope_sets, created_at',
+    'attribute': 'entity, entity_ref, entity.name AS entity_name, key, value, search_text, memory_category, source, '
+    'source_turn, superseded_by, valid_from, valid_until, created_at, scope_sets',
+    'entity': 'name, type, memory_category, self_principal, scope_sets, created_at',
 }
 
 
@@ -72,6 +74,29 @@ def test_every_write_path_keeps_the_lean_rows_equal_to_their_source_rows(api: Ap
     call(api, 'retrieval', '/forget', {'query': 'Alice plan: Pro', 'limit': 1})
     assert store.q("SELECT VALUE valid_until FROM attribute_lean WHERE key IN ['status', 'plan'];")[0] != [None, None]
     assert_mirrored(store)
+
+
+def test_a_read_reinforces_without_rewriting_a_mirror_and_the_lists_show_the_reinforced_importance(api: Api, store: MemoryStore) -> None:
+    # Given facts and their mirrors (three: a word in half a table's rows or more scores 0 and is not searched for), and a
+    # count of the writes the mirrors receive
+    remember(api, {'entity': ALICE, 'key': 'home_city', 'value': 'Lisbon'}, {'entity': ALICE, 'key': 'plan', 'value': 'Pro'},
+             {'entity': ALICE, 'key': 'editor', 'value': 'Vim'})  # fmt: skip
+    mirrored = store.q('SELECT * FROM attribute_lean; SELECT * FROM entity_lean;')
+    store.q('DEFINE TABLE lean_writes SCHEMALESS;')
+    for table in ('attribute_lean', 'entity_lean'):
+        store.q(f'DEFINE EVENT counted ON {table} THEN {{ UPSERT lean_writes:{table} SET n = (n ?? 0) + 1 }};')
+    before = store.q("SELECT VALUE importance FROM attribute WHERE key = 'home_city';")[0][0]
+    # When a read returns it (reinforcement raises its importance)
+    call(api, 'retrieval', '/query', {'query': 'Where is Alice home city Lisbon?'})
+    after = store.q("SELECT VALUE importance FROM attribute WHERE key = 'home_city';")[0][0]
+    assert after > before
+    # Then no mirror row was written, and the text list, read from the mirror, carries the source's new importance
+    assert store.q('SELECT * FROM attribute_lean; SELECT * FROM entity_lean;') == mirrored
+    assert store.q('SELECT * FROM lean_writes;')[0] == []
+    found = RetrievalStore(store).text('attribute', ['lisbon'], 8, ReadFilter(['*'], utcnow()))
+    assert [(row.key, row.importance) for row in found] == [('home_city', pytest.approx(after))]
+    store.q("UPDATE attribute SET value = 'Porto' WHERE key = 'home_city';")  # a mirrored field: the count does move
+    assert store.q('SELECT VALUE n FROM lean_writes;')[0] == [1]
 
 
 def test_a_purge_leaves_no_lean_row_and_no_text_list_finds_the_purged_words(api: Api, store: MemoryStore) -> None:

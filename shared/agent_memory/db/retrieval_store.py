@@ -29,6 +29,11 @@ from agent_memory.rows.candidates import Candidate
 from agent_memory.tuning import knobs
 
 
+def _source(table: str) -> str:
+    """The source row of a lean mirror's row."""
+    return f"type::record('{table}', record::id(id))"
+
+
 def _name(link: str) -> str:
     """The display name of the entity ``link`` points at, from its lean mirror."""
     return f"type::record('entity_lean', record::id({link})).name"
@@ -49,14 +54,15 @@ PROJECTIONS = {
     'action': f'id, summary, actor, object, object_text, verb, importance, created_at, occurred_at, scope_sets, '
     f'{_name("actor")} AS actor_name, source_turn AS turn',
 }
-# Lean mirrors (context migration 0018): the source row's fields without its embedding, under the source row's id.
-# A BM25 match reads every matching row whole, so text lists, counts and other reads that need no vector read these.
+# Lean mirrors (context migration 0018): the source row's fields without its embedding or importance, under the source
+# row's id. A BM25 match reads every matching row whole, so text lists, counts and other reads that need no vector read
+# these; the importance of the rows a statement returns is read from their source rows (after its LIMIT).
 LEAN = {'attribute': 'attribute_lean', 'entity': 'entity_lean', 'memory_chunk': 'memory_chunk_lean'}
 LEAN_PROJECTIONS = {
-    'attribute': "type::record('attribute', record::id(id)) AS id, key, value, importance, created_at, scope_sets, entity, "
-    'entity_name, record::id(entity)[0] AS entity_type, source_turn AS turn',
-    'entity': "type::record('entity', record::id(id)) AS id, name, type, importance, created_at, scope_sets",
-    'memory_chunk': "type::record('memory_chunk', record::id(id)) AS id, text, created_at, role, session, turn, scope_sets, "
+    'attribute': f'{_source("attribute")} AS id, {_source("attribute")}.importance AS importance, key, value, created_at, '
+    'scope_sets, entity, entity_name, record::id(entity)[0] AS entity_type, source_turn AS turn',
+    'entity': f'{_source("entity")} AS id, {_source("entity")}.importance AS importance, name, type, created_at, scope_sets',
+    'memory_chunk': f'{_source("memory_chunk")} AS id, text, created_at, role, session, turn, scope_sets, '
     'turn.observed_at AS spoken_at, turn.seq AS seq',
 }
 TEXT_FIELDS = {'attribute': 'search_text', 'entity': 'name', 'memory_chunk': 'text'}
