@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import importlib
 import struct
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import cbor2
@@ -44,25 +44,15 @@ def connect(url: str) -> Any:
     return getattr(transport, cls)(url=url)
 
 
-def _thawed(value: Any) -> Any:
-    """A tag's payload as the SDK's decoder gives it: cbor2 decodes arrays and maps inside a tag as tuples and frozen
-    maps (a record id ``['person', 'ada']`` would arrive as a tuple)."""
-    if isinstance(value, tuple):
-        return [_thawed(v) for v in value]
-    if isinstance(value, Mapping) and not isinstance(value, dict):
-        return {k: _thawed(v) for k, v in value.items()}
-    return value
-
-
 def _tag(decoder: Any, tag: cbor2.CBORTag) -> Any:
     number, value = tag.tag, tag.value
     if number == constants.TAG_NONE:
         return None
     if number == constants.TAG_RECORD_ID:
-        return RecordID._unchecked(value[0], _thawed(value[1]))  # as the SDK does: the server chose the id
+        return RecordID._unchecked(value[0], value[1])  # as the SDK does: the server chose the id
     if number == constants.TAG_DATETIME_COMPACT:
         return PreciseDatetime.from_seconds_and_nanos(value[0] if value else 0, value[1] if len(value) > 1 else 0)
-    return sdk_cbor.tag_decoder(None, cbor2.CBORTag(number, _thawed(value)))  # type: ignore[arg-type]
+    return sdk_cbor.tag_decoder(decoder, tag)  # type: ignore[arg-type]  # the SDK reads only .tag and .value
 
 
 def decode(data: bytes) -> Any:
