@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agent_memory.db import to_rows
+from agent_memory.db.lexical_score import mean_length_probe, scored_select, weighted
 from agent_memory.db.memory_store import (
     CURRENT,
     CURRENT_EDGE,
@@ -79,6 +80,7 @@ def lean_projection(table: str) -> str:
 
 
 ROWS = ''  # term_counts' key for a table's row count (no query term is empty)
+MEAN_LENGTH = ' mean length'  # ... and for its rows' mean analysed length, in thousandths (no query term holds a space)
 
 
 @dataclass(frozen=True)
@@ -165,8 +167,10 @@ class TermPlan:
 def scoreless(count: int, rows: int) -> bool:
     """A term in at least half of a table's rows scores 0 there (3.2 clamps a BM25 IDF ≤ 0; measured: 150 of 300 rows
     score 0, 149 score > 0), so it can neither rank a row nor keep one in the list: the two speakers' names of a
-    conversation. ``count`` is capped (``term_counts``); a term counted in no row is never scoreless."""
-    return count > 0 and 2 * count >= rows
+    conversation. ``count`` is capped (``term_counts``); a term counted in no row is never scoreless. In a table of at
+    most ``df_cap`` rows no term is: searching is cheap there, and a context of a few rows, each word in half of them,
+    would otherwise find nothing (its rows come back at score 0, ``lexical``)."""
+    return count > 0 and 2 * count >= rows and rows > knobs().df_cap
 
 
 def plan_terms(terms: Sequence[str], counts: dict[str, int], rows: int) -> TermPlan:
@@ -295,43 +299,48 @@ class RetrievalStore:
         return statements
 
     def _text_statements(self, limits: dict[str, int], terms: Sequence[str], where: ReadFilter) -> tuple[dict[str, str], dict[str, Any]]:
-        """One scored ``@n@`` per selective term (OR semantics: the row's score is the sum of its terms' scores) and
-        the common terms ANDed into one more branch (``plan_terms``), per table; the statements and their words."""
+        """One unscored ``@n@`` per selective term (OR semantics) and the common terms ANDed into one more branch
+        (``plan_terms``), per table, ranked by the BM25 ``lexical_score`` computes from the matching rows' text (the
+        engine's ``search::score`` costs a pass over the index's whole write log per branch); the statements and their
+        parameters."""
         terms = [t for t in dict.fromkeys(terms) if t][: knobs().max_terms]
         predicates = {table: where.predicate(table) for table in limits} if terms else {}
         counts = self.term_counts([t for t, p in predicates.items() if p is not None], terms)
-        statements, params = {}, {}
+        statements: dict[str, str] = {}
+        params: dict[str, Any] = {}
         for table, predicate in predicates.items():
             if predicate is None:
                 continue
-            plan = plan_terms(terms, {t: counts[(table, t)] for t in terms}, counts[(table, ROWS)])
+            rows = counts[(table, ROWS)]
+            plan = plan_terms(terms, {t: counts[(table, t)] for t in terms}, rows)
             field_ = TEXT_FIELDS[table]
-            branches = [*plan.rare, *(' '.join(group) for group in plan.together)]
+            branches = [*((t,) for t in plan.rare), *plan.together]
             if not branches:
                 continue  # every term is scoreless here: no row would be lexical evidence
-            # @i@ numbers this statement's matches for search::score(i); a branch of several words is their AND
+            # a branch of several words is their AND; @i@ only names the match (nothing reads its score)
             for i, words in enumerate(branches, start=1):
-                params[f'{table}_{i}'] = words
+                params[f'{table}_{i}'] = ' '.join(words)
+            params[f'{table}_weights'] = weighted(branches, {t: counts[(table, t)] for t in terms}, rows)
+            params[f'{table}_length'] = max(counts[(table, MEAN_LENGTH)] / 1000, 1.0)
             clauses = ' OR '.join(f'{field_} @{i}@ ${table}_{i}' for i in range(1, len(branches) + 1))
-            score = ' + '.join(f'search::score({i})' for i in range(1, len(branches) + 1))
-            statements[table] = (
-                f'SELECT {lean_projection(table)}, {score} AS bm25 FROM {searched(table)} '
-                f'WHERE ({clauses}) AND {predicate} ORDER BY bm25 DESC LIMIT {int(limits[table])};'
-            )
+            statements[table] = scored_select(
+                searched(table), field_, f'({clauses}) AND {predicate}', lean_projection(table), limits[table],
+                f'${table}_weights', f'${table}_length',
+            )  # fmt: skip
         return statements, params
 
     def term_counts(self, tables: Sequence[str], terms: Sequence[str]) -> dict[tuple[str, str], int]:
-        """(table, term) → rows of the table holding the term, and (table, ``ROWS``) → the table's rows. A term is
-        counted up to ``df_cap`` + 1 (more is "common") or, in a table of at most twice that, up to half the table
-        (that many is ``scoreless``); in a larger table a common term whose first match scores 0 is recorded as in half
-        the rows (3.2 scores 0 exactly then). In a table of at most ``df_cap`` rows a term is not counted (0: no term
-        is common there). Counts come from ``self.frequencies`` when fresh; the others are probed in one round trip.
+        """(table, term) → rows of the table holding the term, (table, ``ROWS``) → the table's rows and (table,
+        ``MEAN_LENGTH``) → their mean analysed length in thousandths of a token (``lexical_score``). A term is counted
+        up to ``df_cap`` + 1 (more is "common") or, in a table of at most twice that, up to half the table (that many is
+        ``scoreless``); in a larger table a common term whose first match scores 0 is recorded as in half the rows (3.2
+        scores 0 exactly then). Counts come from ``self.frequencies`` when fresh; the others are probed in one round trip.
 
         Counting a term reads every matching row, and a row with a 384-float embedding costs ~0.08 ms to read
         (bench/README.md, Session 3), so the table's size is ``count()`` (no row is read) and remembered too; a
         common term's score costs ~15 ms once, counting it to half of a 663-row table ~35 ms."""
         cap = knobs().df_cap
-        keys = [(table, term) for table in tables for term in (ROWS, *terms)]
+        keys = [(table, term) for table in tables for term in (ROWS, MEAN_LENGTH, *terms)]
         counts = self.frequencies.known(keys)
         missing = [k for k in keys if k not in counts]
         if missing:
@@ -345,12 +354,10 @@ class RetrievalStore:
                 + f' LET $l_{table} = math::min([{cap + 1}, $half_{table}]);\n'
                 for table in dict.fromkeys(t for t, _ in missing)
             )
-            probes = ', '.join(
-                f'$n_{table}' if term == ROWS else _term_probe(table, f'$t{i}', cap) for i, (table, term) in enumerate(missing)
-            )
-            params = {f't{i}': term for i, (_, term) in enumerate(missing) if term != ROWS}
+            probes = ', '.join(_probe(table, term, f'$t{i}', cap) for i, (table, term) in enumerate(missing))
+            params = {f't{i}': term for i, (_, term) in enumerate(missing) if term not in (ROWS, MEAN_LENGTH)}
             found = self.store.q(f'{sizes}RETURN [{probes}];', **params)[-1] or []
-            probed = dict(zip(missing, (int(n) for n in found), strict=True))
+            probed = {key: _as_count(key, value) for key, value in zip(missing, found, strict=True)}
             self.frequencies.remember(probed)
             counts.update(probed)
         return counts
@@ -416,15 +423,31 @@ class RetrievalStore:
         return found
 
 
+def _probe(table: str, term: str, param: str, cap: int) -> str:
+    """The expression ``term_counts`` probes ``(table, term)`` with."""
+    if term == ROWS:
+        return f'$n_{table}'
+    if term == MEAN_LENGTH:
+        return mean_length_probe(searched(table), TEXT_FIELDS[table])
+    return _term_probe(table, param, cap)
+
+
+def _as_count(key: tuple[str, str], value: Any) -> int:
+    """A probed value as ``term_counts`` keeps it: a mean length in thousandths (0 for a table without rows)."""
+    if key[1] != MEAN_LENGTH:
+        return int(value)
+    return round(float(value) * 1000) if math.isfinite(float(value)) else 0
+
+
 def _term_probe(table: str, term: str, cap: int) -> str:
     """The capped count of ``term`` in ``table`` (``term_counts``), as a SurrealQL expression over ``$n_``/``$l_``/
-    ``$half_`` of the table (a block's value is its last expression: a ``RETURN`` in it would end the whole statement)."""
+    ``$half_`` of the table (a block's value is its last expression: a ``RETURN`` in it would end the whole statement).
+    A small table's terms are counted too: the list's BM25 needs their document frequency (``lexical_score``)."""
     match = f'FROM {searched(table)} WHERE {TEXT_FIELDS[table]} @1@ {term}'
     scores_zero = f'(SELECT VALUE search::score(1) {match} LIMIT 1)[0] = 0'
     return (
-        f'IF $n_{table} > {cap} THEN {{ LET $c = count((SELECT id {match} LIMIT $l_{table})); '
-        f'IF $c > {cap} AND $n_{table} > {2 * cap} THEN IF {scores_zero} THEN $half_{table} ELSE $c END ELSE $c END }} '
-        'ELSE 0 END'
+        f'{{ LET $c = count((SELECT id {match} LIMIT $l_{table})); '
+        f'IF $c > {cap} AND $n_{table} > {2 * cap} THEN IF {scores_zero} THEN $half_{table} ELSE $c END ELSE $c END }}'
     )
 
 
