@@ -61,6 +61,10 @@ class Tuning:
     overfetch: float = 1.5  # KNN neighbours fetched per row kept after filtering; limit × overfetch must stay ≤ ef_search
     max_terms: int = 8  # query terms sent to a full-text list (content words, in query order)
     df_cap: int = 256  # a term in more rows than this costs > ~13 ms per list alone: searched for only ANDed with others
+    # A lexical list is scored in the query (db/lexical_score.py) when its matching rows × scorer_rows < its branches ×
+    # the table's rows: per matching row that costs ~35 µs (search::analyze and the arithmetic), the engine's scorer ~1.1
+    # µs per row of the table and branch whatever it matches (3.2.4 embedded: bench/README.md, Session 5).
+    scorer_rows: int = 32
     term_counts_ttl_seconds: float = 60.0  # how long a probed document frequency is trusted per process
     term_counts_max_entries: int = 100_000  # document frequencies remembered per process
 

@@ -1,10 +1,12 @@
-"""BM25 of a lexical list computed in the query from each matching row's analysed text, not by the engine's scorer.
+"""BM25 of a lexical list computed in the query from each matching row's analysed text, when that costs less than the
+engine's scorer.
 
 On 3.2.4 embedded, every ``search::score(n)`` builds a scorer that first sums the index's document-length log: one
 entry per document ever written to the index (each write of the text adds one, a rewrite two), never compacted here. So
 each scored ``@n@`` costs ~1.1 µs per row of the table whatever it matches (10k facts: ~11 ms a branch, 100k: ~110 ms),
 while matching without a score costs only what the terms' postings and the matched rows cost (bench/README.md, Session
-5). The lists therefore match unscored and score here, with the engine's own formula (``Scorer::compute_bm25_score``):
+5). Scoring in the query costs ~35 µs per matching row instead, so a list that matches few rows of a large table is
+scored here (``in_query_scoring``), with the engine's own formula (``Scorer::compute_bm25_score``):
 
     idf = max(0, ln((N − df + 0.5) / (df + 0.5)))     tf′ = 1 + ln(tf)
     score = Σ idf · (k1 + 1) · tf′ / (tf′ + k1 · (1 − b + b · dl / avgdl))      k1 = 1.2, b = 0.75
@@ -20,7 +22,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+from agent_memory.tuning import knobs
+
+if TYPE_CHECKING:
+    from agent_memory.db.retrieval_store import TermPlan
 
 ANALYZER = 'memory_text'  # the analyzer of every FULLTEXT index the lists read (context migrations 0001, 0018)
 K1, B = 1.2, 0.75  # the engine's BM25 defaults (DEFINE INDEX … BM25 without parameters)
@@ -31,9 +38,13 @@ def idf(df: int, rows: int) -> float:
     return max(0.0, math.log((rows - df + 0.5) / (df + 0.5)))
 
 
-def weighted(branches: Sequence[Sequence[str]], counts: Mapping[str, int], rows: int) -> list[list[dict[str, Any]]]:
-    """Each branch's words with their IDF: the parameter ``scored_select`` scores with."""
-    return [[{'word': w, 'idf': idf(counts[w], rows)} for w in branch] for branch in branches]
+def in_query_scoring(plan: TermPlan, df: Mapping[str, int], rows: int) -> bool:
+    """Whether scoring in the query costs less than the engine's scorer: it costs per matching row about what the
+    scorer costs per ``scorer_rows`` rows of the table and scored branch. The matching rows are estimated as the
+    selective terms' counts plus the smallest count of the common group (an upper bound of their intersection)."""
+    matching = sum(df[t] for t in plan.rare) + min((df[t] for group in plan.together for t in group), default=0)
+    branches = len(plan.rare) + len(plan.together)
+    return matching * knobs().scorer_rows < branches * rows
 
 
 def mean_length_probe(table: str, field: str) -> str:
@@ -41,19 +52,36 @@ def mean_length_probe(table: str, field: str) -> str:
     return f"math::mean((SELECT VALUE array::len(search::analyze('{ANALYZER}', {field})) FROM {table} LIMIT {LENGTH_SAMPLE}))"
 
 
-def scored_select(table: str, field: str, match: str, projection: str, limit: int, weights: str, mean_length: str) -> str:
+def scored_select(table: str, field: str, match: str, projection: str, limit: int, branches: Sequence[Sequence[str]],
+                  idfs: Sequence[float], prefix: str) -> tuple[str, dict[str, Any]]:  # fmt: skip
     """The rows of ``table`` satisfying ``match`` (unscored ``@n@`` branches and the filters), best ``limit`` first by the
-    BM25 above, projected after the LIMIT. ``weights`` names the ``weighted`` parameter, ``mean_length`` the avgdl one.
-    A block's value is its last expression: the statement returns the rows as a SELECT does."""
-    tf = '(1 + math::ln(count(array::filter(toks, |$y| $y = $x.t))))'
-    norm = f'({K1} * ({1 - B} + {B} * array::len(toks) / {mean_length}))'
-    term = f'$x.idf * {K1 + 1} * {tf} / ({tf} + {norm})'
-    score = f'math::sum(array::map($q, |$b| IF array::all($b, |$x| $x.t IN toks) THEN math::sum(array::map($b, |$x| {term})) ELSE 0 END))'
-    analyse = f"array::map(search::analyze('{ANALYZER}', $w.word), |$k| {{t: $k, idf: $w.idf}})"  # a word may be 0-n tokens
-    tokens = f'array::map({weights}, |$b| array::flatten(array::map($b, |$w| {analyse})))'
-    analysed = f"SELECT *, search::analyze('{ANALYZER}', {field}) AS toks FROM {table} WHERE {match}"
-    return (
-        f'RETURN {{ LET $q = {tokens}; '
-        f'(SELECT {projection}, bm25 FROM (SELECT *, {score} AS bm25 FROM ({analysed}) ORDER BY bm25 DESC LIMIT {int(limit)}) '
-        'ORDER BY bm25 DESC) };'
+    BM25 above, projected after the LIMIT; and its parameters (names start with ``prefix``; ``$<prefix>length`` is
+    avgdl, set by the caller). ``idfs`` holds one IDF per word of ``branches``, in order.
+
+    The expression is unrolled per word (no closure: the engine runs a closure per element per row, ~100 µs a row for
+    a five-word question): each word's first token is counted in the row's tokens (tf), the word is present when all
+    its tokens are, and a branch adds its words' scores when all of them are present. A word of several tokens ("o'neil")
+    is weighed by its first token's tf and the word's own document frequency. A block's value is its last expression:
+    the statement returns the rows as a SELECT does."""
+    words = [w for branch in branches for w in branch]
+    params: dict[str, Any] = {f'{prefix}w{j}': w for j, w in enumerate(words)}
+    tokens = ' '.join(f"LET ${prefix}a{j} = search::analyze('{ANALYZER}', ${prefix}w{j});" for j in range(len(words)))
+    counts = ', '.join(
+        f'array::len(array::filter_index(toks, ${prefix}a{j}[0])) AS c{j}, ${prefix}a{j} ALLINSIDE toks AS p{j}' for j in range(len(words))
     )
+    norm = f'{K1} * ({1 - B} + {B} * array::len(toks) / ${prefix}length)'
+    j = 0
+    parts = []
+    for branch in branches:
+        present = ' AND '.join(f'p{j + k}' for k in range(len(branch)))
+        scores = ' + '.join(
+            f'{idfs[j + k]!r} * {K1 + 1} * (1 + math::ln(c{j + k})) / (1 + math::ln(c{j + k}) + norm)' for k in range(len(branch))
+        )
+        parts.append(f'(IF {present} THEN {scores} ELSE 0 END)')
+        j += len(branch)
+    analysed = f"SELECT *, search::analyze('{ANALYZER}', {field}) AS toks FROM {table} WHERE {match}"
+    sql = (
+        f'RETURN {{ {tokens} (SELECT {projection}, bm25 FROM (SELECT *, {" + ".join(parts)} AS bm25 FROM '
+        f'(SELECT *, {norm} AS norm, {counts} FROM ({analysed})) ORDER BY bm25 DESC LIMIT {int(limit)}) ORDER BY bm25 DESC) }};'
+    )
+    return sql, params

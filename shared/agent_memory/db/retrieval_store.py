@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agent_memory.db import to_rows
-from agent_memory.db.lexical_score import mean_length_probe, scored_select, weighted
+from agent_memory.db.lexical_score import idf, in_query_scoring, mean_length_probe, scored_select
 from agent_memory.db.memory_store import (
     CURRENT,
     CURRENT_EDGE,
@@ -299,10 +299,11 @@ class RetrievalStore:
         return statements
 
     def _text_statements(self, limits: dict[str, int], terms: Sequence[str], where: ReadFilter) -> tuple[dict[str, str], dict[str, Any]]:
-        """One unscored ``@n@`` per selective term (OR semantics) and the common terms ANDed into one more branch
-        (``plan_terms``), per table, ranked by the BM25 ``lexical_score`` computes from the matching rows' text (the
-        engine's ``search::score`` costs a pass over the index's whole write log per branch); the statements and their
-        parameters."""
+        """One ``@n@`` per selective term (OR semantics: a row's score is the sum of its terms' scores) and the common
+        terms ANDed into one more branch (``plan_terms``), per table; the statements and their parameters. Each is
+        ranked by BM25 from whichever costs less (``in_query_scoring``): the engine's ``search::score`` (a pass over the
+        index's whole write log per branch) or the same formula computed from the matching rows' text
+        (``lexical_score``)."""
         terms = [t for t in dict.fromkeys(terms) if t][: knobs().max_terms]
         predicates = {table: where.predicate(table) for table in limits} if terms else {}
         counts = self.term_counts([t for t, p in predicates.items() if p is not None], terms)
@@ -311,22 +312,30 @@ class RetrievalStore:
         for table, predicate in predicates.items():
             if predicate is None:
                 continue
-            rows = counts[(table, ROWS)]
-            plan = plan_terms(terms, {t: counts[(table, t)] for t in terms}, rows)
+            rows, df = counts[(table, ROWS)], {t: counts[(table, t)] for t in terms}
+            plan = plan_terms(terms, df, rows)
             field_ = TEXT_FIELDS[table]
             branches = [*((t,) for t in plan.rare), *plan.together]
             if not branches:
                 continue  # every term is scoreless here: no row would be lexical evidence
-            # a branch of several words is their AND; @i@ only names the match (nothing reads its score)
+            # @i@ numbers this statement's matches (for search::score(i)); a branch of several words is their AND
             for i, words in enumerate(branches, start=1):
                 params[f'{table}_{i}'] = ' '.join(words)
-            params[f'{table}_weights'] = weighted(branches, {t: counts[(table, t)] for t in terms}, rows)
-            params[f'{table}_length'] = max(counts[(table, MEAN_LENGTH)] / 1000, 1.0)
             clauses = ' OR '.join(f'{field_} @{i}@ ${table}_{i}' for i in range(1, len(branches) + 1))
-            statements[table] = scored_select(
-                searched(table), field_, f'({clauses}) AND {predicate}', lean_projection(table), limits[table],
-                f'${table}_weights', f'${table}_length',
-            )  # fmt: skip
+            match = f'({clauses}) AND {predicate}'
+            if in_query_scoring(plan, df, rows):
+                idfs = [idf(df[w], rows) for branch in branches for w in branch]
+                sql, words_ = scored_select(
+                    searched(table), field_, match, lean_projection(table), limits[table], branches, idfs, f'{table}_'
+                )  # fmt: skip
+                statements[table] = sql
+                params |= words_ | {f'{table}_length': max(counts[(table, MEAN_LENGTH)] / 1000, 1.0)}
+                continue
+            score = ' + '.join(f'search::score({i})' for i in range(1, len(branches) + 1))
+            statements[table] = (
+                f'SELECT {lean_projection(table)}, {score} AS bm25 FROM {searched(table)} '
+                f'WHERE {match} ORDER BY bm25 DESC LIMIT {int(limits[table])};'
+            )
         return statements, params
 
     def term_counts(self, tables: Sequence[str], terms: Sequence[str]) -> dict[tuple[str, str], int]:
