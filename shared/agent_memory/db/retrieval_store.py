@@ -331,10 +331,11 @@ class RetrievalStore:
                 statements[table] = sql
                 params |= words_ | {f'{table}_length': max(counts[(table, MEAN_LENGTH)] / 1000, 1.0)}
                 continue
+            # projected after the LIMIT: the importance comes from each returned row's source row (with its embedding)
             score = ' + '.join(f'search::score({i})' for i in range(1, len(branches) + 1))
             statements[table] = (
-                f'SELECT {lean_projection(table)}, {score} AS bm25 FROM {searched(table)} '
-                f'WHERE {match} ORDER BY bm25 DESC LIMIT {int(limits[table])};'
+                f'SELECT {lean_projection(table)}, bm25 FROM (SELECT *, {score} AS bm25 FROM {searched(table)} '
+                f'WHERE {match} ORDER BY bm25 DESC LIMIT {int(limits[table])}) ORDER BY bm25 DESC;'
             )
         return statements, params
 
