@@ -5,17 +5,16 @@ term frequencies."""
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Any
 
 import pytest
 
-from agent_memory import tuning
 from agent_memory.clock import utcnow
 from agent_memory.db.memory_store import MemoryStore
 from agent_memory.db.retrieval_store import ReadFilter, RetrievalStore
 from tests.support.handlers import Api
 from tests.support.round_trips import record_round_trips
+from tests.support.tuning import tune
 
 # Lengths vary (the length normalisation matters), a word repeats in one row (tf > 1), and every query word is in
 # fewer than half the rows (so the engine scores it above 0 and the counts are exact: a table of at most df_cap rows).
@@ -50,7 +49,7 @@ def test_the_passage_list_ranks_and_scores_as_the_engine_does_without_its_scorer
 ) -> None:
     # Given passages of varied lengths, one repeating a query word, When the passage list ranks three words in the query
     # (9 matching rows of 17 would cost more than the engine's scorer: the knob makes the small table choose it)
-    monkeypatch.setattr(tuning, 'TUNING', dataclasses.replace(tuning.TUNING, scorer_rows=1))
+    tune(monkeypatch, scorer_rows=1)
     batch(api, PASSAGES)
     words = ['lighthouse', 'harbour', 'sister']
     sent = record_round_trips(monkeypatch, store.database)
@@ -80,7 +79,7 @@ def remember(api: Api, triples: list[dict[str, Any]]) -> None:
 def test_a_fact_asked_about_by_a_name_and_a_key_leads_when_each_is_common(api: Api, monkeypatch: pytest.MonkeyPatch) -> None:
     """The synthetic 10k-fact corpus in small: every word of the person's name and the key is in more than ``df_cap``
     fact rows (here a cap of 4) and fewer than half; only their intersection is the answer."""
-    monkeypatch.setattr(tuning, 'TUNING', dataclasses.replace(tuning.TUNING, df_cap=4))
+    tune(monkeypatch, df_cap=4)
     people = [f'{first} {middle} Abbott' for first in ('Dana', 'Eli', 'Fay') for middle in ('Ray', 'Lou')]
     keys = {'preferred_editor': 'Emacs', 'home_city': 'Oslo', 'pet': 'a beagle'}
     triples = [{'entity': {'type': 'person', 'name': p}, 'key': k, 'value': v} for p in people for k, v in keys.items()]
