@@ -283,7 +283,7 @@ def run_lexical(size: int, services: Services, fn: Any) -> list[dict[str, Any]]:
     load_s = load_rows(services, ctx, rows, None, sorted({name for name, _, _ in rows}), None)
     times, hit1, hit10 = query_api(fn, ctx, key, asked(rows, size), 'bm25')
     services.control.delete_context(ctx)
-    services.forget_store(ctx)
+    services.drop_context(ctx)
     return [{'size': size, 'state': 'lexical only', 'load_s': load_s, 'bm25_p50': pct(times, 50), 'bm25_p95': pct(times, 95),
              'bm25_hit1': hit1, 'bm25_hit10': hit10, 'bm25_load': os.getloadavg()[0]}]  # fmt: skip
 
