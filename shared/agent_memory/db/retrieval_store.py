@@ -376,13 +376,14 @@ class RetrievalStore:
             statements += [f'LET $seen = array::concat($seen, {hop});']
             kinds += ['', '']
             for table, sql in _facts_about(hop, limit, where).items():
-                statements.append(sql)
+                statements.append(sql if depth == 0 else _unless_empty(hop, sql))
                 kinds.append(table)
             if relations is None or depth + 1 == len(lookup.depths):
                 break
             frontier = (
-                f'array::concat((SELECT VALUE out_ref FROM relates_to WHERE in_ref IN {hop} AND {relations} LIMIT 128), '
-                f'(SELECT VALUE in_ref FROM relates_to WHERE out_ref IN {hop} AND {relations} LIMIT 128))'
+                f'IF array::len({hop}) > 0 {{ array::concat('
+                f'(SELECT VALUE out_ref FROM relates_to WHERE in_ref IN {hop} AND {relations} LIMIT 128), '
+                f'(SELECT VALUE in_ref FROM relates_to WHERE out_ref IN {hop} AND {relations} LIMIT 128)) }} ELSE {{ [] }}'
             )
         attributes = where.predicate('attribute')
         if lookup.named and lookup.parts and attributes is not None:
@@ -426,6 +427,13 @@ def _term_probe(table: str, term: str, cap: int) -> str:
         f'IF $c > {cap} AND $n_{table} > {2 * cap} THEN IF {scores_zero} THEN $half_{table} ELSE $c END ELSE $c END }} '
         'ELSE 0 END'
     )
+
+
+def _unless_empty(hop: str, sql: str) -> str:
+    """``sql`` run only when the hop has an entity: a hop past the last relation is empty, and each statement over it
+    would still cost the engine ~0.4-0.6 ms (bench/README.md, Session 5). Its result is then ``[]``, as it would be.
+    (A block that RETURNs the SELECT: ``IF … THEN (SELECT …) ELSE [] END`` gives one row unwrapped, and NONE for none.)"""
+    return f'IF array::len({hop}) > 0 {{ RETURN {sql.removesuffix(";")} }} ELSE {{ RETURN [] }};'
 
 
 def _facts_about(refs: str, limit: int, where: ReadFilter) -> dict[str, str]:
