@@ -76,6 +76,26 @@ def test_every_write_path_keeps_the_lean_rows_equal_to_their_source_rows(api: Ap
     assert_mirrored(store)
 
 
+def test_an_update_sets_the_mirror_in_place_and_recreates_a_missing_one(api: Api, store: MemoryStore) -> None:
+    # Given facts, a passage and an entity with their mirrors
+    remember(api, {'entity': ALICE, 'key': 'home_city', 'value': 'Berlin'}, {'entity': ALICE, 'key': 'plan', 'value': 'Pro'})
+    call(api, 'facts', '/facts', {'infer': 'none', 'text': 'Alice said the Apollo launch moved to March.'})
+    changes = (
+        "UPDATE attribute SET valid_until = time::now(), scope_sets = array::concat(scope_sets, [['team/{0}']]);"
+        "UPDATE memory_chunk SET labels = ['{0}'], scope_sets = array::concat(scope_sets, [['team/{0}']]);"
+        "UPDATE entity SET scope_sets = array::concat(scope_sets, [['team/{0}']]);"
+    )
+    # When every source row's mirrored fields change, Then every mirror row equals its source row, set in place
+    store.q(changes.format('x'))
+    assert_mirrored(store)
+    assert store.q('SELECT VALUE labels FROM memory_chunk_lean;')[0] == [['x']]
+    # When mirror rows are lost (the entity's too) and their source rows change again, Then they are written whole
+    store.q("DELETE attribute_lean WHERE key = 'plan'; DELETE memory_chunk_lean; DELETE entity_lean;")
+    store.q(changes.format('y'))
+    assert_mirrored(store)
+    assert store.q("SELECT VALUE entity_name FROM attribute_lean WHERE key = 'plan';")[0] == ['Alice']
+
+
 def test_a_read_reinforces_without_rewriting_a_mirror_and_the_lists_show_the_reinforced_importance(api: Api, store: MemoryStore) -> None:
     # Given facts and their mirrors (three: a word in half a table's rows or more scores 0 and is not searched for), and a
     # count of the writes the mirrors receive

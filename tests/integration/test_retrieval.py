@@ -16,6 +16,7 @@ from tests.support.db_snapshot import snapshot
 from tests.support.handlers import Api
 from tests.support.principals import make_principal
 from tests.support.round_trips import record_round_trips
+from tests.support.tuning import tune
 from tests.support.worker import Worker
 
 ALICE = {'type': 'person', 'name': 'Alice'}
@@ -88,6 +89,29 @@ def test_each_mode_uses_its_own_signal(world: Api) -> None:
     assert 'Alice role: CTO' in found and 'Acme headquarters: Berlin' in found and 'Widgets Ltd founded: 1999' in found
     assert found.index('Alice role: CTO') < found.index('Widgets Ltd founded: 1999')  # nearer first
     assert 'Apollo deadline: March 3rd' not in found
+
+
+ALICE_FACTS = {'sport': 'tennis', 'editor': 'vim', 'city': 'Lisbon', 'pet': 'a cat named Miso', 'drink': 'green tea', 'car': 'a red Fiat'}
+
+
+@pytest.mark.parametrize('exact_up_to', [100, 2])
+def test_a_seed_with_many_facts_gives_its_facts_among_the_nearest_and_a_small_one_all(
+    api: Api, monkeypatch: pytest.MonkeyPatch, exact_up_to: int
+) -> None:
+    # Given Alice with six facts and others' facts, and seeds read whole up to `exact_up_to` facts (3 nearest facts
+    # otherwise)
+    remember(api, *({'entity': ALICE, 'key': k, 'value': v} for k, v in ALICE_FACTS.items()))
+    remember(api, *({'entity': {'type': 'person', 'name': 'Bob'}, 'key': k, 'value': v} for k, v in ALICE_FACTS.items()))
+    tune(monkeypatch, seed_facts_exact=exact_up_to, ef_search=3)
+    # When a graph query names Alice
+    found = [h['text'] for h in query(api, 'Which sport does Alice play?', mode='graph', k=20)['hits']]
+    alice = [t for t in found if t.startswith('Alice ')]
+    # Then a seed within the bound gives all its facts; beyond it, only those among the nearest (the asked one first)
+    if exact_up_to >= len(ALICE_FACTS):
+        assert sorted(alice) == sorted(f'Alice {k}: {v}' for k, v in ALICE_FACTS.items())
+    else:
+        assert 0 < len(alice) <= 3 and alice[0] == 'Alice sport: tennis'
+    assert not any(t.startswith('Bob ') for t in found)
 
 
 def test_k_and_include_bound_the_response(world: Api) -> None:

@@ -393,13 +393,14 @@ class RetrievalStore:
             statements += [f'LET $seen = array::concat($seen, {hop});']
             kinds += ['', '']
             for table, sql in _facts_about(hop, limit, where).items():
-                statements.append(sql)
+                statements.append(sql if depth == 0 else _unless_empty(hop, sql))
                 kinds.append(table)
             if relations is None or depth + 1 == len(lookup.depths):
                 break
             frontier = (
-                f'array::concat((SELECT VALUE out_ref FROM relates_to WHERE in_ref IN {hop} AND {relations} LIMIT 128), '
-                f'(SELECT VALUE in_ref FROM relates_to WHERE out_ref IN {hop} AND {relations} LIMIT 128))'
+                f'IF array::len({hop}) > 0 {{ array::concat('
+                f'(SELECT VALUE out_ref FROM relates_to WHERE in_ref IN {hop} AND {relations} LIMIT 128), '
+                f'(SELECT VALUE in_ref FROM relates_to WHERE out_ref IN {hop} AND {relations} LIMIT 128)) }} ELSE {{ [] }}'
             )
         attributes = where.predicate('attribute')
         if lookup.named and lookup.parts and attributes is not None:
@@ -461,19 +462,48 @@ def _term_probe(table: str, term: str, cap: int) -> str:
     )
 
 
+def _unless_empty(hop: str, sql: str) -> str:
+    """``sql`` run only when the hop has an entity: a hop past the last relation is empty, and each statement over it
+    would still cost the engine ~0.4-0.6 ms (bench/README.md, Session 5). Its result is then ``[]``, as it would be.
+    (A block that RETURNs the SELECT: ``IF … THEN (SELECT …) ELSE [] END`` gives one row unwrapped, and NONE for none.)"""
+    return f'IF array::len({hop}) > 0 {{ RETURN {sql.removesuffix(";")} }} ELSE {{ RETURN [] }};'
+
+
 def _facts_about(refs: str, limit: int, where: ReadFilter) -> dict[str, str]:
-    """Attributes (closest to ``$vector`` first), relations and actions (most important first) of the entities in the
-    SurrealQL array ``refs``, per table."""
-    closeness = 'IF embedding AND $vector THEN vector::similarity::cosine(embedding, $vector) ELSE 0 END AS closeness'
+    """Attributes (closest to ``$vector`` first: ``_seed_attributes``), relations and actions (most important first) of
+    the entities in the SurrealQL array ``refs``, per table."""
     statements = {}
-    for table, condition, extra, order in (
-        ('attribute', f'entity_ref IN {refs}', f', {closeness}', 'closeness DESC, importance DESC'),
-        ('relates_to', f'(in_ref IN {refs} OR out_ref IN {refs})', '', 'importance DESC'),
-        ('action', f'(actor_ref IN {refs} OR object_ref IN {refs})', '', 'importance DESC'),
+    for table, condition in (
+        ('relates_to', f'(in_ref IN {refs} OR out_ref IN {refs})'),
+        ('action', f'(actor_ref IN {refs} OR object_ref IN {refs})'),
     ):
         predicate = where.predicate(table)
         if predicate is not None:
             statements[table] = (
-                f'SELECT {PROJECTIONS[table]}{extra} FROM {table} WHERE {condition} AND {predicate} ORDER BY {order} LIMIT {int(limit)};'
+                f'SELECT {PROJECTIONS[table]} FROM {table} WHERE {condition} AND {predicate} ORDER BY importance DESC LIMIT {int(limit)};'
             )
+    if (attributes := where.predicate('attribute')) is not None:
+        statements = {'attribute': _seed_attributes(refs, limit, attributes), **statements}
     return statements
+
+
+def _seed_attributes(refs: str, limit: int, predicate: str) -> str:
+    """The current facts of the entities in ``refs``, closest to ``$vector`` first. Ordering by closeness reads every
+    one of them with its embedding (~0.2 ms a row), and a user's own entity gathers most of a memory's facts: 500 of
+    them cost 80-110 ms a query (bench/README.md, Session 5). So beyond ``seed_facts_exact`` facts (counted on the lean
+    mirror, at most that many read) they are taken among the query's ``ef_search`` nearest facts: an unfiltered KNN
+    filtered after (filtered inside, the KNN cost ~950 ms there). Bounded by the KNN whatever the entities' size, and a
+    large entity's closest facts are among the nearest neighbours; those of a smaller one fall back to exact reads."""
+    tuned = knobs()
+    cap, k = tuned.seed_facts_exact, tuned.ef_search
+    projection = PROJECTIONS['attribute']
+    order = f'ORDER BY closeness DESC, importance DESC LIMIT {int(limit)}'
+    closeness = 'IF embedding AND $vector THEN vector::similarity::cosine(embedding, $vector) ELSE 0 END AS closeness'
+    exact = f'SELECT {projection}, {closeness} FROM attribute WHERE entity_ref IN {refs} AND {predicate} {order}'
+    nearest = (
+        f'SELECT {projection}, 1 - distance AS closeness FROM '
+        f'(SELECT *, vector::distance::knn() AS distance OMIT embedding FROM attribute WHERE embedding <|{k},{k}|> $vector) '
+        f'WHERE distance IS NOT NONE AND entity_ref IN {refs} AND {predicate} {order}'
+    )
+    many = f'count((SELECT id FROM attribute_lean WHERE entity_ref IN {refs} AND {predicate} LIMIT {cap + 1})) > {cap}'
+    return f'IF $vector AND {many} {{ RETURN {nearest} }} ELSE {{ RETURN {exact} }};'
