@@ -64,7 +64,7 @@ def scored_select(table: str, field: str, match: str, projection: str, limit: in
     is weighed by its first token's tf and the word's own document frequency. A block's value is its last expression:
     the statement returns the rows as a SELECT does."""
     words = [w for branch in branches for w in branch]
-    params: dict[str, Any] = {f'{prefix}w{j}': w for j, w in enumerate(words)}
+    params: dict[str, Any] = {f'{prefix}w{j}': w for j, w in enumerate(words)} | {f'{prefix}i{j}': v for j, v in enumerate(idfs)}
     tokens = ' '.join(f"LET ${prefix}a{j} = search::analyze('{ANALYZER}', ${prefix}w{j});" for j in range(len(words)))
     counts = ', '.join(
         f'array::len(array::filter_index(toks, ${prefix}a{j}[0])) AS c{j}, ${prefix}a{j} ALLINSIDE toks AS p{j}' for j in range(len(words))
@@ -73,10 +73,9 @@ def scored_select(table: str, field: str, match: str, projection: str, limit: in
     j = 0
     parts = []
     for branch in branches:
-        present = ' AND '.join(f'p{j + k}' for k in range(len(branch)))
-        scores = ' + '.join(
-            f'{idfs[j + k]!r} * {K1 + 1} * (1 + math::ln(c{j + k})) / (1 + math::ln(c{j + k}) + norm)' for k in range(len(branch))
-        )
+        present = ' AND '.join(f'c{j + k} > 0 AND p{j + k}' for k in range(len(branch)))  # tf′ is finite where present
+        tf = [f'(1 + math::ln(c{j + k}))' for k in range(len(branch))]
+        scores = ' + '.join(f'${prefix}i{j + k} * {K1 + 1} * {tf[k]} / ({tf[k]} + norm)' for k in range(len(branch)))
         parts.append(f'(IF {present} THEN {scores} ELSE 0 END)')
         j += len(branch)
     analysed = f"SELECT *, search::analyze('{ANALYZER}', {field}) AS toks FROM {table} WHERE {match}"
