@@ -17,7 +17,7 @@ from tests.support.round_trips import record_round_trips
 from tests.support.tuning import tune
 
 # Lengths vary (the length normalisation matters), a word repeats in one row (tf > 1), and every query word is in
-# fewer than half the rows (so the engine scores it above 0 and the counts are exact: a table of at most df_cap rows).
+# fewer than half the rows (so the engine scores it above 0), and in at most df_cap (4, below) rows: the counts are exact.
 PASSAGES = [
     'Caroline: the lighthouse sketch is done.',
     'Caroline: lighthouse, lighthouse, lighthouse: I drew the lighthouse again today at the harbour.',
@@ -48,8 +48,9 @@ def test_the_passage_list_ranks_and_scores_as_the_engine_does_without_its_scorer
     api: Api, store: MemoryStore, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # Given passages of varied lengths, one repeating a query word, When the passage list ranks three words in the query
-    # (9 matching rows of 17 would cost more than the engine's scorer: the knob makes the small table choose it)
-    tune(monkeypatch, scorer_rows=1)
+    # (a table of at most df_cap rows is always engine-scored, and 9 matching rows of 17 would cost more than the
+    # engine's scorer: the knobs make this small table a large one that chooses the query)
+    tune(monkeypatch, scorer_rows=1, df_cap=4)
     batch(api, PASSAGES)
     words = ['lighthouse', 'harbour', 'sister']
     sent = record_round_trips(monkeypatch, store.database)

@@ -41,7 +41,11 @@ def idf(df: int, rows: int) -> float:
 def in_query_scoring(plan: TermPlan, df: Mapping[str, int], rows: int) -> bool:
     """Whether scoring in the query costs less than the engine's scorer: it costs per matching row about what the
     scorer costs per ``scorer_rows`` rows of the table and scored branch. The matching rows are estimated as the
-    selective terms' counts plus the smallest count of the common group (an upper bound of their intersection)."""
+    selective terms' counts plus the smallest count of the common group (an upper bound of their intersection). A table
+    of at most ``df_cap`` rows is scored by the engine (its terms are not counted: ``retrieval_store._probe``): its
+    scorer costs at most ~0.3 ms a branch there, and the probes would cost more on a question's new words."""
+    if rows <= knobs().df_cap:
+        return False
     matching = sum(df[t] for t in plan.rare) + min((df[t] for group in plan.together for t in group), default=0)
     branches = len(plan.rare) + len(plan.together)
     return matching * knobs().scorer_rows < branches * rows

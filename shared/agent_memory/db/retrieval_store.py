@@ -435,12 +435,13 @@ class RetrievalStore:
 
 
 def _probe(table: str, term: str, param: str, cap: int) -> str:
-    """The expression ``term_counts`` probes ``(table, term)`` with."""
+    """The expression ``term_counts`` probes ``(table, term)`` with. A table of at most ``cap`` rows is always scored by
+    the engine (``in_query_scoring``; its scorer costs ~1 µs a row there), so its terms and length are not counted: 0."""
     if term == ROWS:
         return f'$n_{table}'
     if term == MEAN_LENGTH:
-        return mean_length_probe(searched(table), TEXT_FIELDS[table])
-    return _term_probe(table, param, cap)
+        return f'IF $n_{table} > {cap} THEN {mean_length_probe(searched(table), TEXT_FIELDS[table])} ELSE 0 END'
+    return f'IF $n_{table} > {cap} THEN {_term_probe(table, param, cap)} ELSE 0 END'
 
 
 def _as_count(key: tuple[str, str], value: Any) -> int:
@@ -452,8 +453,7 @@ def _as_count(key: tuple[str, str], value: Any) -> int:
 
 def _term_probe(table: str, term: str, cap: int) -> str:
     """The capped count of ``term`` in ``table`` (``term_counts``), as a SurrealQL expression over ``$n_``/``$l_``/
-    ``$half_`` of the table (a block's value is its last expression: a ``RETURN`` in it would end the whole statement).
-    A small table's terms are counted too: the list's BM25 needs their document frequency (``lexical_score``)."""
+    ``$half_`` of the table (a block's value is its last expression: a ``RETURN`` in it would end the whole statement)."""
     match = f'FROM {searched(table)} WHERE {TEXT_FIELDS[table]} @1@ {term}'
     scores_zero = f'(SELECT VALUE search::score(1) {match} LIMIT 1)[0] = 0'
     return (
