@@ -111,7 +111,7 @@ def _wire(value: Any) -> Any:
 
 def encode(message: Any) -> bytes:
     """A request to SurrealDB, encoded by cbor2's C encoder: the same bytes as the SDK's pure-Python encoder, which
-    took ~2.7 CPU ms of a LoCoMo ``/query`` (this: ~1 ms, most of it ``_wire``'s walk; bench/README.md, Session 5).
+    took ~1.7 CPU ms of a LoCoMo ``/query`` (this: ~0.7 ms, most of it ``_wire``'s walk; bench/README.md, Session 5).
     A message holding a type ``_wire`` does not list is encoded by the SDK's encoder."""
     try:
         wire = _wire(message)
