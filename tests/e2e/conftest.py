@@ -6,14 +6,11 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.support.gateway import Gateway
-from tests.support.ports import free_port
+from tests.support.gateway import Gateway, running_gateway
 
 
 @pytest.fixture(scope='module')
 def gateway(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Gateway]:
     """A fresh gateway (own data folder, dev context and keys) for the module; it must stop cleanly."""
-    running = Gateway(tmp_path_factory.mktemp('gateway') / 'data', free_port())
-    yield running
-    code, output = running.stop()
-    assert code == 0, output
+    with running_gateway(tmp_path_factory.mktemp('gateway') / 'data') as running:
+        yield running

@@ -20,9 +20,17 @@ from urllib.parse import urlsplit
 import pytest
 from surrealdb_memory import AsyncMemory, Memory, MemoryAPIError, MemoryAuthError, MemoryNotFoundError, MemoryScopeError
 
-from tests.support.gateway import KEY, MGMT, Gateway
+from tests.support.gateway import KEY, MGMT, Gateway, running_gateway
 
 ALICE = {'type': 'person', 'name': 'Alice'}
+
+
+@pytest.fixture(scope='module')
+def gateway(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Gateway]:
+    """The shared gateway, with the hourly sweep at its real interval: these tests count what the client's own
+    ``lifecycle.expire()`` ends, and a 1 s timer would sometimes end it first."""
+    with running_gateway(tmp_path_factory.mktemp('gateway') / 'data', {'AGENT_MEMORY_SWEEP_HOURLY_SECONDS': '3600'}) as running:
+        yield running
 
 
 @pytest.fixture(scope='module')

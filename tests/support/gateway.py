@@ -12,8 +12,12 @@ import threading
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
+
+from tests.support.ports import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 KEY, MGMT = 'am_e2e-context-key', 'amm_e2e-management-key'
@@ -92,3 +96,12 @@ class Gateway:
         code = self.process.wait(timeout=30)
         self._reader.join(timeout=5)
         return code, ''.join(self._output)
+
+
+@contextmanager
+def running_gateway(data_dir: Path, extra_env: dict[str, str] | None = None) -> Iterator[Gateway]:
+    """A gateway on a free port for the duration of the block; it must stop cleanly."""
+    running = Gateway(data_dir, free_port(), extra_env)
+    yield running
+    code, output = running.stop()
+    assert code == 0, output
