@@ -68,6 +68,10 @@ class Tuning:
     # the table's rows: per matching row that costs ~35 µs (search::analyze and the arithmetic), the engine's scorer ~1.1
     # µs per row of the table and branch whatever it matches (3.2.4 embedded: bench/README.md, Session 5).
     scorer_rows: int = 32
+    # In a table of more rows than this a common term is scored (to find whether it is in half the rows: its score is 0)
+    # only when it is in half_sample_share of a 256-row sample: the score costs ~1.1 µs per row of the table.
+    half_sample_above: int = 4096
+    half_sample_share: float = 0.35
     term_counts_ttl_seconds: float = 60.0  # how long a probed document frequency is trusted per process
     term_counts_max_entries: int = 100_000  # document frequencies remembered per process
 

@@ -56,6 +56,11 @@ def mean_length_probe(table: str, field: str) -> str:
     return f"math::mean((SELECT VALUE array::len(search::analyze('{ANALYZER}', {field})) FROM {table} LIMIT {LENGTH_SAMPLE}))"
 
 
+def sample_tokens(table: str, field: str) -> str:
+    """The analysed ``field`` (``toks``) of the same ``LENGTH_SAMPLE`` rows, as a SELECT."""
+    return f"(SELECT search::analyze('{ANALYZER}', {field}) AS toks FROM {table} LIMIT {LENGTH_SAMPLE})"
+
+
 def scored_select(table: str, field: str, match: str, projection: str, limit: int, branches: Sequence[Sequence[str]],
                   idfs: Sequence[float], prefix: str) -> tuple[str, dict[str, Any]]:  # fmt: skip
     """The rows of ``table`` satisfying ``match`` (unscored ``@n@`` branches and the filters), best ``limit`` first by the
