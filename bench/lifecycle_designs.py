@@ -90,6 +90,15 @@ def rows(start: int, stop: int, n: int, now: dt.datetime, base_field: str, cross
     return out
 
 
+def people(now: dt.datetime) -> list[dict[str, Any]]:
+    """The entities ``rows`` refers to (``person/p0`` … ``person/p7``)."""
+    return [
+        {'id': RecordID('entity', ['person', f'p{k}']), 'name': f'P{k}', 'type': 'person', 'memory_category': 'identity',
+         'importance_base': 1.0, 'scope_sets': [['/']], 'created_at': now, 'updated_at': now, 'embedding': unit_vector(10**9 + k)}
+        for k in range(8)
+    ]  # fmt: skip
+
+
 def old_schema(db: Database, name: str) -> None:
     """Migrations 1-6 only: the schema the old design ran on."""
     dimension = str(get_settings().embedding_dimension)
@@ -112,6 +121,8 @@ def load(db: Database, name: str, n: int, now: dt.datetime, base_field: str, cro
          vectors: bool = False) -> float:  # fmt: skip
     """Bench rows in `insert_sql` queries (small INSERT statements: a large one costs more per row)."""
     started, cpu, last = time.perf_counter(), time.process_time(), time.perf_counter()
+    if vectors:  # the facts' people, each with an embedding as production entities have (a fact's writes read its name)
+        db.query(name, *insert_sql('entity', people(now)))
     for start in range(0, n, LOAD_BATCH):
         batch = rows(start, min(n, start + LOAD_BATCH), n, now, base_field, crossing_share, vectors)
         db.query(name, *insert_sql('attribute', batch))

@@ -177,3 +177,25 @@ def test_a_knn_whose_filter_keeps_every_row_takes_no_spare_neighbours_and_finds_
     found = store.q(everything['memory_chunk'], **params)[0]
     assert len(found) == 32 and found == store.q(everything['memory_chunk'].replace('<|32,', '<|48,'), **params)[0]
     assert '<|48,' in knn_statements(scoped, store, monkeypatch)['memory_chunk']
+
+
+def test_a_facts_search_text_takes_its_entitys_name_from_the_lean_mirror(api: Api, store: MemoryStore) -> None:
+    """Migration 0020: an attribute's ``search_text`` reads its entity's name from the entity's lean row (no embedding)
+    on every write of the attribute, and from the entity row itself when that lean row is missing."""
+    # Given Zoë O'Neil's fact, written with her entity in one transaction
+    remember(api, {'entity': {'type': 'person', 'name': "Zoë O'Neil"}, 'key': 'home_city', 'value': 'Berlin'})
+    fact = store.q(
+        "SELECT id, search_text, string::concat(entity.name, ' ', string::replace(key, '_', ' '), ' ', value) AS before FROM attribute;"
+    )[0]
+    assert [(f['search_text'], f['before']) for f in fact] == [("Zoë O'Neil home city Berlin",) * 2]
+
+    def rewritten(importance: float) -> str:
+        store.q('UPDATE $id SET importance_base = $i RETURN NONE;', id=fact[0]['id'], i=importance)
+        return str(store.q('SELECT VALUE search_text FROM ONLY $id;', id=fact[0]['id'])[0])
+
+    # When her lean row names her differently and the fact is written again, Then the fact's text takes that name
+    store.q("UPDATE entity_lean SET name = 'Zoe Mirror' RETURN NONE;")
+    assert rewritten(1.0) == 'Zoe Mirror home city Berlin'
+    # And when her lean row is gone, Then the entity row's own name is read
+    store.q('DELETE entity_lean;')
+    assert rewritten(0.9) == "Zoë O'Neil home city Berlin"
