@@ -140,28 +140,33 @@ def test_common_terms_find_their_intersection_beside_a_selective_term(api: Api, 
     assert counts[('memory_chunk', 'dana')] == TUNING.df_cap + 1 and not scoreless(TUNING.df_cap + 1, total)
 
 
-def test_in_a_large_table_only_a_term_frequent_in_a_sample_is_scored_to_find_it_in_half_the_rows(
+def test_in_a_large_table_only_a_term_frequent_at_either_end_is_scored_to_find_it_in_half_the_rows(
     api: Api, store: MemoryStore, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Above ``half_sample_above`` rows the engine's score (~1.1 µs per row of the table) is asked only about a common
-    term in ``half_sample_share`` of the table's first rows. The documented cost: a term in half the rows but absent
-    from the oldest ones is kept as common, where the exact probe of a smaller table finds it scoreless."""
-    # Given 900 rows: "day" in every other row, "dana" in every third, "late" in every row after the first 300
-    rows = [f'Eli: {"day" if i % 2 else "night"} {"x" if i % 3 else "dana"} {"late" if i >= 300 else "early"} {i}' for i in range(900)]
+    term in ``half_sample_share`` of the first or the last rows in id order (the oldest and the newest). The documented
+    cost: a term in half the rows but at neither end is kept as common, where the exact probe finds it scoreless."""
+    # Given 900 rows: "day" in every other row, "dana" in every third, "late" in every row after the first 300 and
+    # "mid" in rows 200 to 699 (half the table, none among the first or the last 128)
+    rows = [
+        f'Eli: {"day" if i % 2 else "night"} {"x" if i % 3 else "dana"} {"late" if i >= 300 else "early"} '
+        f'{"mid" if 200 <= i < 700 else "edge"} {i}'
+        for i in range(900)
+    ]
     for start in range(0, len(rows), 100):
         batch(api, rows[start : start + 100])
-    terms = ['day', 'dana', 'late']
-    # When the table is above the sampled size, Then "day" (half of the sample) is scored and found in half the rows,
-    # "dana" (a third) and "late" (none of the sample) are common
+    terms = ['day', 'dana', 'late', 'mid']
+    # When the table is above the sampled size, Then "day" (half of either end) and "late" (all of the newest end) are
+    # scored and found in half the rows; "dana" (a third) is common, and so is "mid", never scored
     tune(monkeypatch, half_sample_above=2 * TUNING.df_cap)
     counts = RetrievalStore(store, TermFrequencies()).term_counts(['memory_chunk'], terms)
     common, half = TUNING.df_cap + 1, (len(rows) + 1) // 2
     assert counts[('memory_chunk', ROWS)] == len(rows)
-    assert [counts[('memory_chunk', t)] for t in terms] == [half, common, common]
-    # And when the table is within the scored size, Then every common term is scored: "late" is found scoreless too
+    assert [counts[('memory_chunk', t)] for t in terms] == [half, common, half, common]
+    # And when the table is within the scored size, Then every common term is scored: "mid" is found scoreless too
     tune(monkeypatch, half_sample_above=len(rows))
     counts = RetrievalStore(store, TermFrequencies()).term_counts(['memory_chunk'], terms)
-    assert [counts[('memory_chunk', t)] for t in terms] == [half, common, half]
+    assert [counts[('memory_chunk', t)] for t in terms] == [half, common, half, half]
 
 
 def test_all_text_lists_in_one_round_trip_rank_like_each_list_alone(api: Api, store: MemoryStore) -> None:

@@ -32,6 +32,7 @@ if TYPE_CHECKING:
 ANALYZER = 'memory_text'  # the analyzer of every FULLTEXT index the lists read (context migrations 0001, 0018)
 K1, B = 1.2, 0.75  # the engine's BM25 defaults (DEFINE INDEX … BM25 without parameters)
 LENGTH_SAMPLE = 256  # rows whose analysed length gives a table's mean length
+END_SAMPLE = 128  # rows at each end of a table (in id order) whose words tell whether a common term may be in half of it
 
 
 def idf(df: int, rows: int) -> float:
@@ -56,9 +57,11 @@ def mean_length_probe(table: str, field: str) -> str:
     return f"math::mean((SELECT VALUE array::len(search::analyze('{ANALYZER}', {field})) FROM {table} LIMIT {LENGTH_SAMPLE}))"
 
 
-def sample_tokens(table: str, field: str) -> str:
-    """The analysed ``field`` (``toks``) of the same ``LENGTH_SAMPLE`` rows, as a SELECT."""
-    return f"(SELECT search::analyze('{ANALYZER}', {field}) AS toks FROM {table} LIMIT {LENGTH_SAMPLE})"
+def end_sample(table: str, field: str, newest: bool) -> str:
+    """The analysed ``field`` (``toks``) of the first (or last) ``END_SAMPLE`` rows of ``table`` in id order, as a
+    SELECT; the engine scans the table's keys from either end (128 rows either way: ~2.7 ms at 10k rows)."""
+    order = 'ORDER BY id DESC ' if newest else ''
+    return f"(SELECT id, search::analyze('{ANALYZER}', {field}) AS toks FROM {table} {order}LIMIT {END_SAMPLE})"
 
 
 def scored_select(table: str, field: str, match: str, projection: str, limit: int, branches: Sequence[Sequence[str]],
