@@ -54,8 +54,8 @@ def main() -> None:
         return 'UPDATE $ids SET confirmed_at = time::now() RETURN NONE;', {'ids': pick}
 
     results: dict[tuple[str, str], list[float]] = {}
-    for _ in range(args.rounds):
-        for design, expression in DESIGNS.items():
+    for round_ in range(args.rounds):
+        for design, expression in list(DESIGNS.items())[:: 1 if round_ % 2 == 0 else -1]:  # each goes first in turn
             store.q(f'DEFINE FIELD OVERWRITE search_text ON attribute VALUE {expression};')
             for label, statement in (('reinforcement', reinforce), ('one field', one_field)):
                 for _ in range(args.writes):
