@@ -69,7 +69,8 @@ class Tuning:
     # µs per row of the table and branch whatever it matches (3.2.4 embedded: bench/README.md, Session 5).
     scorer_rows: int = 32
     # In a table of more rows than this a common term is scored (to find whether it is in half the rows: its score is 0)
-    # only when it is in half_sample_share of a 256-row sample: the score costs ~1.1 µs per row of the table.
+    # only when it is in half_sample_share of the first or of the last 128 rows in id order (the oldest, the newest): the
+    # score costs ~1.1 µs per row of the table (db/retrieval_store._scoreless_among).
     half_sample_above: int = 4096
     half_sample_share: float = 0.35
     term_counts_ttl_seconds: float = 60.0  # how long a probed document frequency is trusted per process
