@@ -16,6 +16,7 @@ from agent_memory.db.retrieval_store import ReadFilter, RetrievalStore
 from tests.support.handlers import Api
 from tests.support.principals import make_principal
 from tests.support.round_trips import record_round_trips
+from tests.support.tuning import tune
 
 ALICE = {'type': 'person', 'name': 'Alice'}
 MIRRORED = {
@@ -162,7 +163,8 @@ def knn_statements(api: Api, store: MemoryStore, monkeypatch: pytest.MonkeyPatch
 def test_a_knn_whose_filter_keeps_every_row_takes_no_spare_neighbours_and_finds_the_same_list(
     services: Services, context_id: str, api: Api, store: MemoryStore, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # Given passages and facts, a caller who sees everything and one who sees a single scope
+    # Given passages and facts searched by the database's KNN, a caller who sees everything and one who sees a scope
+    tune(monkeypatch, local_vectors_max_rows=0)
     remember(api, {'entity': {'type': 'project', 'name': 'Apollo'}, 'key': 'launch', 'value': 'March 3rd'})
     for i in range(40):
         call(api, 'facts', '/facts', {'infer': 'none', 'text': f'Note {i}: the Apollo launch checklist item {i} is done.'})

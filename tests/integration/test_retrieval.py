@@ -292,17 +292,19 @@ def test_traces_list_get_stats_and_privacy(world: Api, services: Services) -> No
     assert code == 200 and theirs['traces'] == []
 
 
-def test_a_hybrid_query_is_three_round_trips_to_its_context(world: Api, store: MemoryStore, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Once the query's words are counted, a hybrid /query reads its lists in one round trip, the seeds' graph, tier 1
-    and the adjacent turns in a second, and writes its trace with the reinforcement in a third (one transaction)."""
+def test_a_hybrid_query_is_four_round_trips_to_its_context(world: Api, store: MemoryStore, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Once the query's words are counted, a hybrid /query asks what passages and facts changed since its process last
+    looked (local vectors), reads its lists in one round trip, the seeds' graph, tier 1 and the adjacent turns in a
+    third, and writes its trace with the reinforcement in a fourth (one transaction)."""
     # Given a seeded world and a question an earlier query already counted the words of, When it is asked again, Then
-    # the context database sees three round trips, the trace is stored and the returned facts are reinforced
+    # the context database sees four round trips, the trace is stored and the returned facts are reinforced
     query(world, "What is Alice's role?")
     before = store.rows("SELECT VALUE importance FROM attribute WHERE key = 'role' AND value = 'CTO';")[0]
     recorded = record_round_trips(monkeypatch, store.database)
     body = query(world, "What is Alice's role?")
     sent = [trip.sql for trip in recorded]
-    assert len(sent) == 3, sent
+    assert len(sent) == 4, sent
+    assert sent[0].startswith('RETURN time::now();') and 'vector_gone' in sent[0] and '$near_memory_chunk' in sent[1]
     assert 'BEGIN TRANSACTION' in sent[-1] and 'CREATE' in sent[-1] and 'UPDATE' in sent[-1]
     assert body['hits'][0]['text'] == 'Alice role: CTO'
     assert TraceReads(store).get('retrieval_trace', body['trace']['traceId'].split(':', 1)[1]) is not None
@@ -317,6 +319,7 @@ def test_vector_lists_leave_the_embedding_behind_and_return_what_the_whole_row_r
     lists are exactly the ones the neighbours' whole rows gave."""
     # Given a seeded world and the vector statements a hybrid /query sends, When each is run as sent and with the
     # neighbours' whole rows, Then both return the same rows in the same order and no neighbour carried its embedding
+    tune(monkeypatch, local_vectors_max_rows=0)  # the KNN runs in the database
     recorded = record_round_trips(monkeypatch, store.database)
     query(world, 'When does the Apollo launch happen?')
     sent = next(trip for trip in recorded if '<|' in trip.sql)

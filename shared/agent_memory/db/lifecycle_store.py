@@ -112,6 +112,22 @@ class LifecycleStore:
                 start = last
         return total
 
+    def purge_vector_changes(self, cutoff: dt.datetime) -> int:
+        """Forget deletions recorded before ``cutoff`` (context migration 0021): processes that last looked before it
+        read their vectors again (db/local_vectors.py). Walks the ``at`` index; one statement per batch."""
+        total = 0
+        while True:
+            deleted = run_with_retry(
+                lambda: self.db.query(
+                    self.database,
+                    'LET $rows = SELECT VALUE id FROM vector_gone WHERE at < $cutoff LIMIT $batch; DELETE $rows; RETURN array::len($rows);',
+                    {'cutoff': cutoff, 'batch': self.batch},
+                )[-1]
+            )
+            total += int(deleted)
+            if deleted < self.batch:
+                return total
+
     def reinforce(self, refs: Iterable[tuple[str, Any]]) -> int:
         """Multiply the current importance by the reinforcement factor (capped) for every (table, id) in one statement;
         retried on conflict."""

@@ -10,11 +10,12 @@ from __future__ import annotations
 import datetime as dt
 import math
 from collections.abc import Collection, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from agent_memory.db import to_rows
 from agent_memory.db.lexical_score import ANALYZER, end_sample, idf, in_query_scoring, mean_length_probe, scored_select
+from agent_memory.db.local_vectors import local_vectors_of
 from agent_memory.db.memory_store import (
     CURRENT,
     CURRENT_EDGE,
@@ -229,6 +230,16 @@ class Expanded:
     adjacent: list[Candidate]
 
 
+VectorStatements = tuple[dict[str, str], dict[str, Any], dict[str, dict[str, float]]]  # statements, params, distances
+
+
+def with_distances(rows: list[Candidate], distances: dict[str, float] | None) -> list[Candidate]:
+    """A list ranked in the process carries the distances numpy found (its rows come back in that order)."""
+    if distances is None:
+        return rows
+    return [replace(row, distance=distances[row.ref.partition(':')[2]]) for row in rows]
+
+
 class RetrievalStore:
     def __init__(self, store: MemoryStore, frequencies: TermFrequencies | None = None) -> None:
         self.store = store
@@ -242,7 +253,9 @@ class RetrievalStore:
 
     def vector_lists(self, limits: dict[str, int], vector: list[float], where: ReadFilter) -> dict[str, list[Candidate]]:
         """Nearest rows by cosine per table, every table in one round trip (``_vector_statements``)."""
-        return self._statements(limits, self._vector_statements(limits, where), {**where.params(), 'vector': vector})
+        statements, params, distances = self._vector_statements(limits, where, vector)
+        found = self._statements(limits, statements, {**where.params(), **params, 'vector': vector})
+        return {table: with_distances(rows, distances.get(table)) for table, rows in found.items()}
 
     def text(self, table: str, terms: Sequence[str], limit: int, where: ReadFilter) -> list[Candidate]:
         return self.text_lists({table: limit}, terms, where)[table]
@@ -258,8 +271,11 @@ class RetrievalStore:
         is new): the vector lists, the text lists and the caller's self entities. None of them depends on another."""
         statements: dict[str, str] = {}
         params: dict[str, Any] = {**where.params(), 'vector': lookup.vector, 'principal': lookup.principal}
+        distances: dict[str, dict[str, float]] = {}
         if lookup.vector is not None:
-            statements |= {f'vector:{t}': sql for t, sql in self._vector_statements(limits, where).items()}
+            vector_statements, vector_params, distances = self._vector_statements(limits, where, lookup.vector)
+            statements |= {f'vector:{t}': sql for t, sql in vector_statements.items()}
+            params |= vector_params
         if lookup.terms is not None:
             text, words = self._text_statements(limits, lookup.terms, where)
             statements |= {f'bm25:{t}': sql for t, sql in text.items()}
@@ -272,31 +288,45 @@ class RetrievalStore:
         found = {name: [to_rows.candidate(name.rsplit(':', 1)[-1] if name != 'self' else 'entity', row) for row in rows or []]
                  for name, rows in zip(statements, results, strict=True)}  # fmt: skip
         return FoundLists(
-            vector={t: found.get(f'vector:{t}', []) for t in limits} if lookup.vector is not None else {},
+            vector={t: with_distances(found.get(f'vector:{t}', []), distances.get(t)) for t in limits} if lookup.vector is not None else {},
             text=lexical({t: found.get(f'bm25:{t}', []) for t in limits}) if lookup.terms is not None else {},
             self_entities=found.get('self', []),
         )
 
-    def _vector_statements(self, limits: dict[str, int], where: ReadFilter) -> dict[str, str]:
-        """The KNN runs unfiltered and the filter applies to its result: on 3.2 a predicate inside the KNN is evaluated
-        per scanned row and costs ~10x (bench/README.md), so ``overfetch`` × ``limit`` neighbours are taken and
-        filtered down to ``limit``. The neighbours leave the KNN without their embedding (``OMIT``): nothing after it
-        reads the vector, and copying 384 floats per neighbour into the outer SELECT cost ~16 % of a 629-passage KNN
-        (bench/README.md). When the filter keeps every row (``ReadFilter.keeps_every``) the KNN takes ``limit``
-        neighbours: each is read whole, embedding included (~0.1 ms), and the spares would all be cut. Uses ``$vector``."""
+    def _vector_statements(self, limits: dict[str, int], where: ReadFilter, vector: Sequence[float]) -> VectorStatements:
+        """Per table: its statement, their parameters, and for a table searched in the process its candidates' distances.
+
+        Passages and facts are ranked in the process where their table fits (``local_vectors``): the statement then
+        reads the nearest candidates' lean rows in order of distance, applies the request's filter and keeps ``limit``.
+        Otherwise the KNN runs in the database, unfiltered, and the filter applies to its result: on 3.2 a predicate
+        inside the KNN is evaluated per scanned row and costs ~10x (bench/README.md). Either way ``overfetch`` ×
+        ``limit`` candidates are taken and filtered down to ``limit``. The neighbours leave the KNN without their
+        embedding (``OMIT``): nothing after it reads the vector, and copying 384 floats per neighbour into the outer
+        SELECT cost ~16 % of a 629-passage KNN (bench/README.md). When the filter keeps every row
+        (``ReadFilter.keeps_every``) ``limit`` candidates are taken: a KNN reads each neighbour whole, embedding
+        included (~0.1 ms), and the spares would all be cut. Uses ``$vector``."""
         tuned = knobs()
-        statements = {}
-        for table, limit in limits.items():
-            predicate = where.predicate(table)
-            if predicate is not None:
-                k = limit if where.keeps_every(table) else math.ceil(limit * tuned.overfetch)
-                knn = f'<|{min(tuned.ef_search, k)},{tuned.ef_search}|>'
+        tables = {table: predicate for table in limits if (predicate := where.predicate(table)) is not None}
+        local = local_vectors_of(self.store, len(vector)).ready(self.store, tables) if tables else set()
+        statements, params, distances = {}, {}, {}
+        for table, predicate in tables.items():
+            limit = limits[table]
+            k = limit if where.keeps_every(table) else math.ceil(limit * tuned.overfetch)
+            if table in local:
+                near = local_vectors_of(self.store, len(vector)).nearest(table, vector, k)
+                params[f'near_{table}'] = [rid(LEAN[table], key) for key, _ in near]
+                distances[table] = dict(near)
                 statements[table] = (
-                    f'SELECT {PROJECTIONS[table]}, distance FROM '
-                    f'(SELECT *, vector::distance::knn() AS distance OMIT embedding FROM {table} WHERE embedding {knn} $vector) '
-                    f'WHERE distance IS NOT NONE AND {predicate} ORDER BY distance LIMIT {int(limit)};'
+                    f'SELECT {lean_projection(table)} FROM (SELECT * FROM $near_{table} WHERE {predicate} LIMIT {int(limit)});'
                 )
-        return statements
+                continue
+            knn = f'<|{min(tuned.ef_search, k)},{tuned.ef_search}|>'
+            statements[table] = (
+                f'SELECT {PROJECTIONS[table]}, distance FROM '
+                f'(SELECT *, vector::distance::knn() AS distance OMIT embedding FROM {table} WHERE embedding {knn} $vector) '
+                f'WHERE distance IS NOT NONE AND {predicate} ORDER BY distance LIMIT {int(limit)};'
+            )
+        return statements, params, distances
 
     def _text_statements(self, limits: dict[str, int], terms: Sequence[str], where: ReadFilter) -> tuple[dict[str, str], dict[str, Any]]:
         """One ``@n@`` per selective term (OR semantics: a row's score is the sum of its terms' scores) and the common

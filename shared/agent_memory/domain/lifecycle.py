@@ -41,6 +41,8 @@ def purge_traces(store: LifecycleStore, config: ContextConfig, now: dt.datetime)
         'retrieval_trace': retention.retrieval_trace_days,
         'response_trace': retention.response_trace_days,
     }
+    # the deletions local vector copies catch up from: kept a day, twice local_vectors_reload_seconds (not counted)
+    store.purge_vector_changes(now - dt.timedelta(days=1))
     return store.purge_traces({table: now - dt.timedelta(days=days) for table, days in windows.items() if days is not None})
 
 

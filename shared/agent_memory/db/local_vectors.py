@@ -1,0 +1,226 @@
+"""Passage and fact vectors held in the process and searched exactly with numpy (docs/architecture.md, "Local vector
+search").
+
+An HNSW KNN on 3.2.4 costs ~4 ms a statement plus ~0.2 ms per neighbour, which it reads whole, vector included
+(bench/README.md, Session 7); numpy ranks 680 × 384 floats in ~0.05 ms. A table's vectors are read once per process
+(tables of at most ``local_vectors_max_rows`` rows, ``local_vectors_budget_rows`` in all, the least recently used table
+out first). Before each search the database is asked what changed since the last look, by its own clock: mirror rows
+written (``written_at``, context migration 0021) and rows deleted (``vector_gone``), both since that look less
+``local_vectors_write_lag_seconds``, the longest a write transaction stays open, so a writer that committed after a
+later one is still seen. The vectors only rank: the caller reads the candidates with the request's filters
+(``RetrievalStore``), so a row the caller may not see, or one deleted meanwhile, never leaves the database.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import threading
+import time
+import weakref
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Protocol
+
+from agent_memory.db.records import rid
+from agent_memory.tuning import knobs
+
+if TYPE_CHECKING:
+    import numpy as np
+
+LEAN_OF = {'attribute': 'attribute_lean', 'memory_chunk': 'memory_chunk_lean'}  # the tables searched here, by mirror
+
+
+class Queries(Protocol):
+    def q(self, sql: str, **params: Any) -> list[Any]: ...
+
+
+@dataclass
+class _Vectors:
+    """One table's unit vectors, row i for ``keys[i]``."""
+
+    dimension: int
+    keys: list[str] = field(default_factory=list)
+    rows: dict[str, int] = field(default_factory=dict)
+    matrix: np.ndarray = field(init=False)
+    looked_at: dt.datetime | None = None  # the database's time at the last look
+    loaded: float = field(default_factory=time.monotonic)
+    used: float = field(default_factory=time.monotonic)
+
+    def __post_init__(self) -> None:
+        import numpy as np  # only where vectors are searched: plain handlers import this module without it
+
+        self.matrix = np.empty((64, self.dimension), dtype=np.float32)
+
+    def __len__(self) -> int:
+        return len(self.keys)
+
+    def put(self, rows: Sequence[dict[str, Any]]) -> None:
+        """Add or replace rows ``{'id': record, 'embedding': [...]}``; a row without a usable vector is dropped."""
+        import numpy as np
+
+        for row in rows:
+            key = str(row['id'].id)
+            vector = np.asarray(row.get('embedding') or (), dtype=np.float32)
+            norm = float(np.linalg.norm(vector)) if vector.shape == (self.dimension,) else 0.0
+            if not norm:
+                self.drop([key])
+                continue
+            at = self.rows.get(key)
+            if at is None:
+                at = self.rows[key] = len(self.keys)
+                self.keys.append(key)
+                if at >= len(self.matrix):
+                    grown = np.empty((2 * len(self.matrix), self.dimension), dtype=np.float32)
+                    grown[: len(self.matrix)] = self.matrix
+                    self.matrix = grown
+            self.matrix[at] = vector / norm
+
+    def drop(self, keys: Collection[str]) -> None:
+        for key in keys:
+            at = self.rows.pop(key, None)
+            if at is None:
+                continue
+            last = len(self.keys) - 1
+            if at != last:  # the last row moves into the hole
+                moved = self.keys[last]
+                self.keys[at], self.rows[moved] = moved, at
+                self.matrix[at] = self.matrix[last]
+            self.keys.pop()
+
+    def nearest(self, vector: Sequence[float], k: int) -> list[tuple[str, float]]:
+        """The ``k`` nearest keys and their cosine distances (1 - similarity, as ``vector::distance::knn()``)."""
+        import numpy as np
+
+        n = len(self.keys)
+        query = np.asarray(vector, dtype=np.float32)
+        norm = float(np.linalg.norm(query))
+        if not n or k <= 0 or not norm or query.shape != (self.dimension,):
+            return []
+        similarity = self.matrix[:n] @ (query / norm)
+        top = np.argpartition(-similarity, k - 1)[:k] if k < n else np.arange(n)
+        top = top[np.argsort(-similarity[top], kind='stable')]
+        return [(self.keys[i], 1.0 - float(similarity[i])) for i in top]
+
+
+class LocalVectors:
+    """One context's vectors (``local_vectors_of``)."""
+
+    def __init__(self, dimension: int) -> None:
+        self.dimension = dimension
+        self._tables: dict[str, _Vectors] = {}
+        self._too_large: dict[str, float] = {}  # table -> monotonic time to count it again
+        self._lock = threading.Lock()
+
+    def ready(self, store: Queries, tables: Collection[str]) -> set[str]:
+        """Bring the vectors of ``tables`` up to date (at most two round trips; reading a table the first time costs
+        ~0.1-0.4 ms a row) and return those that can be searched here."""
+        tuned = knobs()
+        max_rows = min(tuned.local_vectors_max_rows, tuned.local_vectors_budget_rows)  # a table alone over budget stays out
+        if max_rows <= 0:
+            return set()
+        now = time.monotonic()
+        with self._lock:
+            for table, vectors in list(self._tables.items()):
+                if now - vectors.loaded > tuned.local_vectors_reload_seconds:
+                    del self._tables[table]  # older than the deletions the database keeps (vector_gone)
+            wanted = [t for t in tables if t in LEAN_OF and (t in self._tables or self._too_large.get(t, 0.0) <= now)]
+            if not wanted:
+                return set()
+            self._look(store, wanted, max_rows, tuned.local_vectors_write_lag_seconds)
+            for table in wanted:
+                if table not in self._tables:
+                    self._too_large[table] = now + tuned.local_vectors_retry_seconds
+            for table in wanted:
+                if table in self._tables:
+                    self._tables[table].used = now
+            found = {t for t in wanted if t in self._tables}
+        _registry_fit(self, found, tuned.local_vectors_budget_rows)
+        with self._lock:
+            return {t for t in found if t in self._tables}
+
+    def nearest(self, table: str, vector: Sequence[float], k: int) -> list[tuple[str, float]]:
+        with self._lock:
+            vectors = self._tables.get(table)
+            return vectors.nearest(vector, k) if vectors is not None else []
+
+    def rows(self) -> dict[str, int]:
+        with self._lock:
+            return {table: len(vectors) for table, vectors in self._tables.items()}
+
+    def evict(self, table: str) -> int:
+        with self._lock:
+            vectors = self._tables.pop(table, None)
+            return len(vectors) if vectors is not None else 0
+
+    def _look(self, store: Queries, tables: Sequence[str], max_rows: int, lag: float) -> None:
+        """Read new tables whole and the changes of known ones since their last look, then the vectors of rows new to
+        this process. The database's clock is read first: a row written after it is in the next look."""
+        statements, params = ['RETURN time::now();'], {}
+        for table in tables:
+            lean, vectors = LEAN_OF[table], self._tables.get(table)
+            if vectors is None:
+                statements.append(
+                    f'IF count((SELECT id FROM {lean} LIMIT {max_rows + 1})) > {max_rows} {{ RETURN NONE }} '
+                    f'ELSE {{ RETURN SELECT id, embedding FROM {table} WHERE embedding IS NOT NONE }};'
+                )
+            else:
+                params[f'since_{table}'] = (vectors.looked_at or dt.datetime.min.replace(tzinfo=dt.UTC)) - dt.timedelta(seconds=lag)
+                statements.append(
+                    f'RETURN [(SELECT VALUE key FROM vector_gone WHERE at >= $since_{table} AND tbl = "{table}"), '
+                    f'(SELECT VALUE record::id(id) FROM {lean} WHERE written_at >= $since_{table})];'
+                )
+        results = store.q('\n'.join(statements), **params)
+        looked_at, fetch = results[0], []
+        for table, found in zip(tables, results[1:], strict=True):
+            vectors = self._tables.get(table)
+            if vectors is None:
+                if found is None:
+                    continue
+                vectors = self._tables[table] = _Vectors(self.dimension)
+                vectors.put(found)
+            else:
+                gone, written = found
+                vectors.drop(gone)  # deletions first: a row deleted then written again is in ``written``
+                fetch += [rid(table, key) for key in written if key not in vectors.rows]
+            vectors.looked_at = looked_at
+        if fetch:
+            fetched = store.q('SELECT id, embedding FROM $fetch WHERE embedding IS NOT NONE;', fetch=fetch)[0] or []
+            for table in tables:
+                if table in self._tables:
+                    self._tables[table].put([row for row in fetched if row['id'].table_name == table])
+
+
+# ---- every context's vectors in this process, within one budget ---------------------------------------------------
+
+_PER_STORE: weakref.WeakKeyDictionary[object, LocalVectors] = weakref.WeakKeyDictionary()
+_LOCK = threading.Lock()
+
+
+def local_vectors_of(store: object, dimension: int) -> LocalVectors:
+    """The vectors of one context's store (services keep one store per context; they go when it goes)."""
+    with _LOCK:
+        found = _PER_STORE.get(store)
+        if found is None or found.dimension != dimension:
+            found = _PER_STORE[store] = LocalVectors(dimension)
+        return found
+
+
+def _registry_fit(keep: LocalVectors, tables: Collection[str], budget: int) -> None:
+    """Evict the least recently used tables of any context until the process holds at most ``budget`` rows; the
+    tables ``keep`` is about to search go last (``ready`` loads no table larger than the budget)."""
+    with _LOCK:
+        held = [(vectors, table, rows) for vectors in list(_PER_STORE.values()) for table, rows in vectors.rows().items()]
+    total = sum(rows for _, _, rows in held)
+    if total <= budget:
+        return
+
+    def last_use(entry: tuple[LocalVectors, str, int]) -> tuple[bool, float]:
+        vectors, table, _ = entry
+        with vectors._lock:
+            used = vectors._tables[table].used if table in vectors._tables else 0.0
+        return (vectors is keep and table in tables, used)
+
+    for vectors, table, _ in sorted(held, key=last_use):
+        if total <= budget:
+            break
+        total -= vectors.evict(table)
