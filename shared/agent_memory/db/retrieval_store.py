@@ -273,7 +273,9 @@ class RetrievalStore:
         params: dict[str, Any] = {**where.params(), 'vector': lookup.vector, 'principal': lookup.principal}
         distances: dict[str, dict[str, float]] = {}
         if lookup.vector is not None:
-            vector_statements, vector_params, distances = self._vector_statements(limits, where, lookup.vector)
+            # fusion drops a fact or entity less similar than its floor: a candidate ranked here below it is not read
+            floors = {name.split(':', 1)[1]: floor for name, floor in knobs().similarity_floor.items() if name.startswith('vector:')}
+            vector_statements, vector_params, distances = self._vector_statements(limits, where, lookup.vector, floors)
             statements |= {f'vector:{t}': sql for t, sql in vector_statements.items()}
             params |= vector_params
         if lookup.terms is not None:
@@ -293,7 +295,9 @@ class RetrievalStore:
             self_entities=found.get('self', []),
         )
 
-    def _vector_statements(self, limits: dict[str, int], where: ReadFilter, vector: Sequence[float]) -> VectorStatements:
+    def _vector_statements(
+        self, limits: dict[str, int], where: ReadFilter, vector: Sequence[float], floors: dict[str, float] | None = None
+    ) -> VectorStatements:
         """Per table: its statement, their parameters, and for a table searched in the process its candidates' distances.
 
         Passages and facts are ranked in the process where their table fits (``local_vectors``): the statement then
@@ -304,16 +308,21 @@ class RetrievalStore:
         embedding (``OMIT``): nothing after it reads the vector, and copying 384 floats per neighbour into the outer
         SELECT cost ~16 % of a 629-passage KNN (bench/README.md). When the filter keeps every row
         (``ReadFilter.keeps_every``) ``limit`` candidates are taken: a KNN reads each neighbour whole, embedding
-        included (~0.1 ms), and the spares would all be cut. Uses ``$vector``."""
+        included (~0.1 ms), and the spares would all be cut. A candidate ranked in the process whose similarity is
+        below its table's ``floors`` is not read: a fact's importance comes from its whole row (~0.2 ms). Uses
+        ``$vector``."""
         tuned = knobs()
         tables = {table: predicate for table in limits if (predicate := where.predicate(table)) is not None}
-        local = local_vectors_of(self.store, len(vector)).ready(self.store, tables) if tables else set()
+        vectors = local_vectors_of(self.store, len(vector))
+        local = vectors.ready(self.store, tables) if tables else set()
         statements, params, distances = {}, {}, {}
         for table, predicate in tables.items():
             limit = limits[table]
             k = limit if where.keeps_every(table) else math.ceil(limit * tuned.overfetch)
             if table in local:
-                near = local_vectors_of(self.store, len(vector)).nearest(table, vector, k)
+                floor = (floors or {}).get(table)
+                near = vectors.nearest(table, vector, k)
+                near = [(key, distance) for key, distance in near if floor is None or 1.0 - distance >= floor]
                 params[f'near_{table}'] = [rid(LEAN[table], key) for key, _ in near]
                 distances[table] = dict(near)
                 statements[table] = (

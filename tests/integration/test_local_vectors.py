@@ -1,0 +1,166 @@
+"""Local vector search (db/local_vectors.py, context migration 0021): passages and facts ranked with numpy in the
+process, kept exact against writes from any process by the database's clock, filtered by the database like every list
+(docs/architecture.md, "Local vector search")."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+import pytest
+
+from agent_memory.clock import utcnow
+from agent_memory.composition import Services
+from agent_memory.db.local_vectors import LocalVectors, local_vectors_of
+from agent_memory.db.memory_store import MemoryStore
+from agent_memory.domain import lifecycle
+from agent_memory.domain.context_config import effective_config
+from tests.support.handlers import Api
+from tests.support.principals import make_principal
+from tests.support.round_trips import record_round_trips
+from tests.support.tuning import tune
+
+TABLES = ('attribute', 'memory_chunk')
+
+
+def call(api: Api, function: str, path: str, body: dict[str, Any]) -> dict[str, Any]:
+    code, result, _ = api.call(function, 'POST', path, body)
+    assert code == 200, result
+    return result
+
+
+def note(api: Api, text: str, **extra: Any) -> None:
+    call(api, 'facts', '/facts', {'infer': 'none', 'text': text, **extra})
+
+
+def hits(api: Api, question: str, **extra: Any) -> list[str]:
+    return [h['id'] for h in call(api, 'retrieval', '/query', {'query': question, 'k': 10, 'mode': 'vector', **extra})['hits']]
+
+
+def chunk_of(store: MemoryStore, text: str) -> str:
+    keys = store.rows('SELECT VALUE record::id(id) FROM memory_chunk WHERE text = $t;', t=text)
+    assert len(keys) == 1, keys
+    return str(keys[0])
+
+
+def vector_of(store: MemoryStore, key: str) -> list[float]:
+    return list(store.rows('SELECT VALUE embedding FROM type::record("memory_chunk", $k);', k=key)[0])
+
+
+class AnotherContext:
+    """Stands for another context's store in the process-wide registry (held weakly, by identity)."""
+
+
+@pytest.fixture
+def notes(api: Api) -> Api:
+    call(
+        api,
+        'facts',
+        '/facts',
+        {'infer': 'triples', 'triples': [{'entity': {'type': 'project', 'name': 'Apollo'}, 'key': 'launch', 'value': 'March 3rd'}]},
+    )
+    for i, topic in enumerate(['the launch checklist', 'the budget review', 'a hiring plan', 'the office move', 'a team offsite']):
+        for j in range(6):
+            note(api, f'Note {i}.{j}: {topic} for project Apollo, item {j}, is done.')
+    return api
+
+
+def test_a_query_ranks_passages_and_facts_in_the_process_and_finds_what_the_database_knn_finds(
+    notes: Api, store: MemoryStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Given 30 passages and a fact, When the same questions are asked with the vectors searched in the process and by
+    # the database's HNSW KNN, Then the hits are the same, and the first sends no KNN for passages or facts
+    questions = ['When does the Apollo launch happen?', 'Who is being hired?', 'Where is the office moving?']
+    recorded = record_round_trips(monkeypatch, store.database)
+    local = [hits(notes, q, mode='hybrid') for q in questions]
+    lists = [trip.sql for trip in recorded if '$near_memory_chunk' in trip.sql]
+    assert lists and all('$near_attribute' in sql and 'FROM memory_chunk WHERE embedding <|' not in sql for sql in lists)
+    tune(monkeypatch, local_vectors_max_rows=0)
+    assert [hits(notes, q, mode='hybrid') for q in questions] == local
+    assert local_vectors_of(store, 384).rows() == {'attribute': 1, 'memory_chunk': 30}
+
+
+def test_another_process_sees_passages_written_and_deleted_after_its_first_look(notes: Api, store: MemoryStore) -> None:
+    # Given a process that read the context's vectors
+    other = LocalVectors(384)
+    assert other.ready(store, TABLES) == set(TABLES) and other.rows() == {'attribute': 1, 'memory_chunk': 30}
+    # When another process stores a passage, Then the next look finds it and it is the nearest to its own vector
+    note(notes, 'Ravi adopted a three-legged greyhound called Biscuit.')
+    key = chunk_of(store, 'Ravi adopted a three-legged greyhound called Biscuit.')
+    other.ready(store, TABLES)
+    assert other.rows()['memory_chunk'] == 31 and other.nearest('memory_chunk', vector_of(store, key), 1)[0][0] == key
+    # When it is deleted, Then the next look drops it; written again under the same id, it comes back
+    vector = vector_of(store, key)
+    row = store.rows('SELECT * FROM type::record("memory_chunk", $k);', k=key)[0]
+    store.q('DELETE type::record("memory_chunk", $k);', k=key)
+    other.ready(store, TABLES)
+    assert other.rows()['memory_chunk'] == 30 and key not in [k for k, _ in other.nearest('memory_chunk', vector, 40)]
+    store.q('CREATE $row.id CONTENT $row;', row=row)
+    other.ready(store, TABLES)
+    assert other.nearest('memory_chunk', vector, 1)[0][0] == key
+
+
+def test_a_passage_given_its_embedding_after_it_was_stored_is_found(notes: Api, store: MemoryStore) -> None:
+    # Given a process that looked, and a passage stored without its embedding
+    other = LocalVectors(384)
+    other.ready(store, TABLES)
+    key = chunk_of(store, 'Note 2.3: a hiring plan for project Apollo, item 3, is done.')
+    vector = vector_of(store, key)
+    row = store.rows('SELECT * OMIT embedding FROM type::record("memory_chunk", $k);', k=key)[0]
+    del row['id']
+    store.q('CREATE type::record("memory_chunk", "late_0") CONTENT $row;', row={**row, 'position': 9})
+    other.ready(store, TABLES)
+    assert 'late_0' not in [k for k, _ in other.nearest('memory_chunk', vector, 40)]
+    # When the embedding is written later (an UPDATE that changes no mirrored field), Then the next look finds it
+    store.q('UPDATE memory_chunk:late_0 SET embedding = $v WHERE embedding IS NONE;', v=vector)
+    other.ready(store, TABLES)
+    assert {k for k, _ in other.nearest('memory_chunk', vector, 2)} == {key, 'late_0'}
+
+
+def test_a_passage_the_caller_may_not_see_never_leaves_the_database(
+    services: Services, context_id: str, notes: Api, store: MemoryStore
+) -> None:
+    # Given a private passage nearest to the question and a caller who reads only the team's region
+    note(notes, 'The secret launch code for Apollo is 7731.', scopes=[['/private']])
+    bob = make_principal(services, context_id, 'bob', {'memory:read': ['/team/*'], 'memory:write': ['/team/*']}, '/team/bob')
+    note(bob, 'Bob thinks the Apollo launch code review went fine.')
+    secret = f'memory_chunk:{chunk_of(store, "The secret launch code for Apollo is 7731.")}'
+    # When both ask with the vectors searched in the process, Then the admin gets the passage and Bob never does
+    assert secret in hits(notes, 'What is the secret launch code for Apollo?')
+    assert local_vectors_of(store, 384).rows()['memory_chunk'] == 32
+    found = hits(bob, 'What is the secret launch code for Apollo?')
+    assert found and secret not in found and all(h.startswith('memory_chunk:') or h.startswith('attribute:') for h in found)
+
+
+def test_a_table_over_the_budget_is_searched_by_the_database_and_the_process_holds_at_most_the_budget(
+    notes: Api, store: MemoryStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Given a budget smaller than the passages, When a query runs, Then the passages' KNN runs in the database, only the
+    # facts are held, and the next query does not count the passages again (retry after local_vectors_retry_seconds)
+    tune(monkeypatch, local_vectors_budget_rows=10)
+    recorded = record_round_trips(monkeypatch, store.database)
+    hits(notes, 'When does the Apollo launch happen?')
+    assert any('FROM memory_chunk WHERE embedding <|' in trip.sql for trip in recorded)
+    assert local_vectors_of(store, 384).rows() == {'attribute': 1}
+    recorded.clear()
+    hits(notes, 'When does the Apollo launch happen?')
+    assert not any('SELECT id FROM memory_chunk_lean LIMIT' in trip.sql for trip in recorded)
+    # When another context's tables fill the budget, Then the least recently used table goes
+    tune(monkeypatch, local_vectors_budget_rows=30)
+    other = local_vectors_of(elsewhere := AnotherContext(), 384)
+    assert other.ready(store, ('memory_chunk',)) == {'memory_chunk'}
+    held = other.rows().get('memory_chunk', 0) + local_vectors_of(store, 384).rows().get('attribute', 0)
+    assert held <= 30 and other.rows() == {'memory_chunk': 30} and local_vectors_of(store, 384).rows() == {}
+    del elsewhere
+
+
+def test_the_hourly_sweep_forgets_deletions_older_than_a_day(services: Services, context_id: str, notes: Api, store: MemoryStore) -> None:
+    # Given two deleted passages
+    store.q('DELETE (SELECT VALUE id FROM memory_chunk WHERE text CONTAINS "office move" LIMIT 2);')
+    assert len(store.rows('SELECT * FROM vector_gone;')) == 2
+    config = effective_config(services.control.get_context(context_id).config)  # type: ignore[union-attr]
+    # When the trace purge runs now, Then they are kept; a day and more later, Then they are gone
+    lifecycle.purge_traces(services.lifecycle(context_id), config, utcnow())
+    assert len(store.rows('SELECT * FROM vector_gone;')) == 2
+    lifecycle.purge_traces(services.lifecycle(context_id), config, utcnow() + dt.timedelta(days=1, minutes=1))
+    assert store.rows('SELECT * FROM vector_gone;') == []
