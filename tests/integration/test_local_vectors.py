@@ -100,8 +100,12 @@ def test_another_process_sees_passages_written_and_deleted_after_its_first_look(
     assert other.nearest('memory_chunk', vector, 1)[0][0] == key
 
 
-def test_a_passage_given_its_embedding_after_it_was_stored_is_found(notes: Api, store: MemoryStore) -> None:
-    # Given a process that looked, and a passage stored without its embedding
+def test_a_passage_given_its_embedding_after_it_was_stored_is_found(
+    notes: Api, store: MemoryStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Given a process that looked, and a passage stored without its embedding (no write lag: a look sees only what was
+    # written since the last one)
+    tune(monkeypatch, local_vectors_write_lag_seconds=0)
     other = LocalVectors(384)
     other.ready(store, TABLES)
     key = chunk_of(store, 'Note 2.3: a hiring plan for project Apollo, item 3, is done.')
@@ -158,7 +162,9 @@ def test_the_hourly_sweep_forgets_deletions_older_than_a_day(services: Services,
     # Given two deleted passages
     store.q('DELETE (SELECT VALUE id FROM memory_chunk WHERE text CONTAINS "office move" LIMIT 2);')
     assert len(store.rows('SELECT * FROM vector_gone;')) == 2
-    config = effective_config(services.control.get_context(context_id).config)  # type: ignore[union-attr]
+    context = services.control.get_context(context_id)
+    assert context is not None
+    config = effective_config(context.config)
     # When the trace purge runs now, Then they are kept; a day and more later, Then they are gone
     lifecycle.purge_traces(services.lifecycle(context_id), config, utcnow())
     assert len(store.rows('SELECT * FROM vector_gone;')) == 2
