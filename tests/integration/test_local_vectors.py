@@ -170,3 +170,17 @@ def test_the_hourly_sweep_forgets_deletions_older_than_a_day(services: Services,
     assert len(store.rows('SELECT * FROM vector_gone;')) == 2
     lifecycle.purge_traces(services.lifecycle(context_id), config, utcnow() + dt.timedelta(days=1, minutes=1))
     assert store.rows('SELECT * FROM vector_gone;') == []
+
+
+def test_a_table_new_to_the_process_is_read_a_chunk_per_query_and_searched_by_the_database_until_it_is_whole(
+    notes: Api, store: MemoryStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Given 30 passages and 12 rows read per look
+    tune(monkeypatch, local_vectors_load_rows=12)
+    recorded = record_round_trips(monkeypatch, store.database)
+    # When three queries run, Then the first two send the passages' KNN to the database and the third ranks them here
+    for expected in (True, True, False):
+        recorded.clear()
+        hits(notes, 'When does the Apollo launch happen?')
+        assert any('FROM memory_chunk WHERE embedding <|' in trip.sql for trip in recorded) is expected
+    assert local_vectors_of(store, 384).rows() == {'attribute': 1, 'memory_chunk': 30}

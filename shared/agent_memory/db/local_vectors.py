@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from agent_memory.db.records import rid
-from agent_memory.tuning import knobs
+from agent_memory.tuning import Tuning, knobs
 
 if TYPE_CHECKING:
     import numpy as np
@@ -43,6 +43,7 @@ class _Vectors:
     rows: dict[str, int] = field(default_factory=dict)
     matrix: np.ndarray = field(init=False)
     looked_at: dt.datetime | None = None  # the database's time at the last look
+    pending: list[str] = field(default_factory=list)  # keys still to read (a table is read a chunk per look)
     loaded: float = field(default_factory=time.monotonic)
     used: float = field(default_factory=time.monotonic)
 
@@ -112,31 +113,33 @@ class LocalVectors:
         self._lock = threading.Lock()
 
     def ready(self, store: Queries, tables: Collection[str]) -> set[str]:
-        """Bring the vectors of ``tables`` up to date (at most two round trips; reading a table the first time costs
-        ~0.1-0.4 ms a row) and return those that can be searched here."""
+        """Bring the vectors of ``tables`` up to date (at most two round trips) and return those that can be searched
+        here. A table new to the process is read ``local_vectors_load_rows`` rows per call (~0.1-0.4 ms a row), its
+        keys first; until it is whole its KNN runs in the database."""
         tuned = knobs()
         max_rows = min(tuned.local_vectors_max_rows, tuned.local_vectors_budget_rows)  # a table alone over budget stays out
         if max_rows <= 0:
             return set()
         now = time.monotonic()
         with self._lock:
-            for table, vectors in list(self._tables.items()):
-                if now - vectors.loaded > tuned.local_vectors_reload_seconds:
+            for table, held in list(self._tables.items()):
+                if now - held.loaded > tuned.local_vectors_reload_seconds:
                     del self._tables[table]  # older than the deletions the database keeps (vector_gone)
             wanted = [t for t in tables if t in LEAN_OF and (t in self._tables or self._too_large.get(t, 0.0) <= now)]
             if not wanted:
                 return set()
-            self._look(store, wanted, max_rows, tuned.local_vectors_write_lag_seconds)
+            self._look(store, wanted, max_rows, tuned)
             for table in wanted:
-                if table not in self._tables:
+                vectors = self._tables.get(table)
+                if vectors is None or len(vectors) + len(vectors.pending) > max_rows:
+                    self._tables.pop(table, None)
                     self._too_large[table] = now + tuned.local_vectors_retry_seconds
-            for table in wanted:
-                if table in self._tables:
-                    self._tables[table].used = now
+                else:
+                    vectors.used = now
             found = {t for t in wanted if t in self._tables}
         _registry_fit(self, found, tuned.local_vectors_budget_rows)
         with self._lock:
-            return {t for t in found if t in self._tables}
+            return {t for t in found if t in self._tables and not self._tables[t].pending}
 
     def nearest(self, table: str, vector: Sequence[float], k: int) -> list[tuple[str, float]]:
         with self._lock:
@@ -152,19 +155,23 @@ class LocalVectors:
             vectors = self._tables.pop(table, None)
             return len(vectors) if vectors is not None else 0
 
-    def _look(self, store: Queries, tables: Sequence[str], max_rows: int, lag: float) -> None:
-        """Read new tables whole and the changes of known ones since their last look, then the vectors of rows new to
-        this process. The database's clock is read first: a row written after it is in the next look."""
+    def _look(self, store: Queries, tables: Sequence[str], max_rows: int, tuned: Tuning) -> None:
+        """The keys of tables new to the process, the changes of known ones since their last look, then the vectors of
+        rows new to this process and of the next keys still to read. The database's clock is read first: a row
+        written after it is in the next look."""
         statements, params = ['RETURN time::now();'], {}
         for table in tables:
             lean, vectors = LEAN_OF[table], self._tables.get(table)
             if vectors is None:
                 statements.append(
                     f'IF count((SELECT id FROM {lean} LIMIT {max_rows + 1})) > {max_rows} {{ RETURN NONE }} '
-                    f'ELSE {{ RETURN SELECT id, embedding FROM {table} WHERE embedding IS NOT NONE }};'
+                    f'ELSE {{ RETURN SELECT VALUE record::id(id) FROM {lean} }};'
                 )
             else:
-                params[f'since_{table}'] = (vectors.looked_at or dt.datetime.min.replace(tzinfo=dt.UTC)) - dt.timedelta(seconds=lag)
+                since = (vectors.looked_at or dt.datetime.min.replace(tzinfo=dt.UTC)) - dt.timedelta(
+                    seconds=tuned.local_vectors_write_lag_seconds
+                )
+                params[f'since_{table}'] = since
                 statements.append(
                     f'RETURN [(SELECT VALUE key FROM vector_gone WHERE at >= $since_{table} AND tbl = "{table}"), '
                     f'(SELECT VALUE record::id(id) FROM {lean} WHERE written_at >= $since_{table})];'
@@ -175,14 +182,15 @@ class LocalVectors:
             vectors = self._tables.get(table)
             if vectors is None:
                 if found is None:
-                    continue
-                vectors = self._tables[table] = _Vectors(self.dimension)
-                vectors.put(found)
+                    continue  # too large: ``ready`` counts it again later
+                vectors = self._tables[table] = _Vectors(self.dimension, pending=[str(key) for key in found])
             else:
                 gone, written = found
                 vectors.drop(gone)  # deletions first: a row deleted then written again is in ``written``
                 fetch += [rid(table, key) for key in written if key not in vectors.rows]
             vectors.looked_at = looked_at
+            chunk, vectors.pending = vectors.pending[: tuned.local_vectors_load_rows], vectors.pending[tuned.local_vectors_load_rows :]
+            fetch += [rid(table, key) for key in chunk]
         if fetch:
             fetched = store.q('SELECT id, embedding FROM $fetch WHERE embedding IS NOT NONE;', fetch=fetch)[0] or []
             for table in tables:
