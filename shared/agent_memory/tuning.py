@@ -65,14 +65,15 @@ class Tuning:
     # Passage and fact vectors searched in the process (db/local_vectors.py): tables of at most this many rows (0: every
     # KNN runs in the database), at most budget rows in all (384 float32 each: 100k rows ~150 MB), least recently used
     # out first. A table new to a process is read load_rows rows per search (~0.1-0.4 ms a row; its KNN runs in the
-    # database until it is whole); a larger one is counted again after retry seconds. Changes are looked up since the
-    # last look less write_lag (the longest a write transaction stays open); a process reads everything again after
-    # reload seconds (the sweep keeps deletions a day).
+    # database until it is whole); a larger one is counted again after retry seconds. Each search looks up the changes
+    # since the last look, and every verify seconds since write_lag (the longest a write transaction stays open) before
+    # the last such look; a process reads everything again after reload seconds (the sweep keeps deletions a day).
     local_vectors_max_rows: int = 20_000
     local_vectors_budget_rows: int = 100_000
     local_vectors_load_rows: int = 1_000
     local_vectors_retry_seconds: float = 600.0
     local_vectors_write_lag_seconds: float = 120.0
+    local_vectors_verify_seconds: float = 30.0
     local_vectors_reload_seconds: float = 43_200.0
     max_terms: int = 8  # query terms sent to a full-text list (content words, in query order)
     df_cap: int = 256  # a term in more rows than this costs > ~13 ms per list alone: searched for only ANDed with others

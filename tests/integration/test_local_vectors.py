@@ -184,3 +184,23 @@ def test_a_table_new_to_the_process_is_read_a_chunk_per_query_and_searched_by_th
         hits(notes, 'When does the Apollo launch happen?')
         assert any('FROM memory_chunk WHERE embedding <|' in trip.sql for trip in recorded) is expected
     assert local_vectors_of(store, 384).rows() == {'attribute': 1, 'memory_chunk': 30}
+
+
+def test_a_passage_committed_after_a_look_that_followed_its_stamp_is_found_by_the_next_verifying_look(
+    notes: Api, store: MemoryStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Given a process that read the vectors, and a passage whose write was stamped before the process's last look but
+    # committed after it (simulated: the last look is moved a minute past the passage's stamp)
+    tune(monkeypatch, local_vectors_verify_seconds=3600)
+    other = LocalVectors(384)
+    other.ready(store, TABLES)
+    note(notes, 'Ravi adopted a three-legged greyhound called Biscuit.')
+    key = chunk_of(store, 'Ravi adopted a three-legged greyhound called Biscuit.')
+    other._tables['memory_chunk'].looked_at = store.q('RETURN time::now() + 1m;')[0]
+    # When the next looks list only what was written since the last one, Then the passage stays unseen
+    other.ready(store, TABLES)
+    assert other.rows()['memory_chunk'] == 30
+    # When a look goes back write_lag before the last verifying look, Then it is found
+    tune(monkeypatch, local_vectors_verify_seconds=0)
+    other.ready(store, TABLES)
+    assert other.rows()['memory_chunk'] == 31 and other.nearest('memory_chunk', vector_of(store, key), 1)[0][0] == key

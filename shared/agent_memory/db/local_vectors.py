@@ -14,6 +14,7 @@ later one is still seen. The vectors only rank: the caller reads the candidates 
 from __future__ import annotations
 
 import datetime as dt
+import itertools
 import threading
 import time
 import weakref
@@ -43,7 +44,9 @@ class _Vectors:
     rows: dict[str, int] = field(default_factory=dict)
     matrix: np.ndarray = field(init=False)
     looked_at: dt.datetime | None = None  # the database's time at the last look
-    pending: list[str] = field(default_factory=list)  # keys still to read (a table is read a chunk per look)
+    verified_at: dt.datetime | None = None  # ... at the last look that went back write_lag seconds before the one before
+    verified: float = field(default_factory=time.monotonic)  # when that was, on this process's clock
+    pending: dict[str, None] = field(default_factory=dict)  # keys still to read, in order (a chunk per look)
     loaded: float = field(default_factory=time.monotonic)
     used: float = field(default_factory=time.monotonic)
 
@@ -156,10 +159,15 @@ class LocalVectors:
             return len(vectors) if vectors is not None else 0
 
     def _look(self, store: Queries, tables: Sequence[str], max_rows: int, tuned: Tuning) -> None:
-        """The keys of tables new to the process, the changes of known ones since their last look, then the vectors of
-        rows new to this process and of the next keys still to read. The database's clock is read first: a row
-        written after it is in the next look."""
-        statements, params = ['RETURN time::now();'], {}
+        """The keys of tables new to the process and the changes of known ones, then the vectors of the next keys still
+        to read (new keys join them). The database's clock is read first: a row written after it is in the next look.
+
+        A row is stamped when its statement runs and seen once its transaction commits, at most ``write_lag`` later.
+        So a look lists the rows written since the last one, and every ``verify_seconds`` one goes back to ``write_lag``
+        before the last such look: a row that committed late is seen then, and rows written in bulk (an import, an
+        expiry sweep) are listed again at most once per ``verify_seconds``, not by every query for ``write_lag``."""
+        statements, params, now = ['RETURN time::now();'], {}, time.monotonic()
+        verifying = set()
         for table in tables:
             lean, vectors = LEAN_OF[table], self._tables.get(table)
             if vectors is None:
@@ -167,15 +175,17 @@ class LocalVectors:
                     f'IF count((SELECT id FROM {lean} LIMIT {max_rows + 1})) > {max_rows} {{ RETURN NONE }} '
                     f'ELSE {{ RETURN SELECT VALUE record::id(id) FROM {lean} }};'
                 )
-            else:
-                since = (vectors.looked_at or dt.datetime.min.replace(tzinfo=dt.UTC)) - dt.timedelta(
-                    seconds=tuned.local_vectors_write_lag_seconds
-                )
-                params[f'since_{table}'] = since
-                statements.append(
-                    f'RETURN [(SELECT VALUE key FROM vector_gone WHERE at >= $since_{table} AND tbl = "{table}"), '
-                    f'(SELECT VALUE record::id(id) FROM {lean} WHERE written_at >= $since_{table})];'
-                )
+                continue
+            since = vectors.looked_at
+            if now - vectors.verified >= tuned.local_vectors_verify_seconds:
+                verifying.add(table)
+                lag = dt.timedelta(seconds=tuned.local_vectors_write_lag_seconds)
+                since = vectors.verified_at - lag if vectors.verified_at else None
+            params[f'since_{table}'] = since or dt.datetime.min.replace(tzinfo=dt.UTC)
+            statements.append(
+                f'RETURN [(SELECT VALUE key FROM vector_gone WHERE at >= $since_{table} AND tbl = "{table}"), '
+                f'(SELECT VALUE record::id(id) FROM {lean} WHERE written_at >= $since_{table})];'
+            )
         results = store.q('\n'.join(statements), **params)
         looked_at, fetch = results[0], []
         for table, found in zip(tables, results[1:], strict=True):
@@ -183,13 +193,18 @@ class LocalVectors:
             if vectors is None:
                 if found is None:
                     continue  # too large: ``ready`` counts it again later
-                vectors = self._tables[table] = _Vectors(self.dimension, pending=[str(key) for key in found])
+                vectors = self._tables[table] = _Vectors(self.dimension, verified_at=looked_at)
+                vectors.pending = dict.fromkeys(str(key) for key in found)
             else:
                 gone, written = found
                 vectors.drop(gone)  # deletions first: a row deleted then written again is in ``written``
-                fetch += [rid(table, key) for key in written if key not in vectors.rows]
+                vectors.pending |= dict.fromkeys(str(key) for key in written if key not in vectors.rows)
+                if table in verifying:
+                    vectors.verified_at, vectors.verified = looked_at, now
             vectors.looked_at = looked_at
-            chunk, vectors.pending = vectors.pending[: tuned.local_vectors_load_rows], vectors.pending[tuned.local_vectors_load_rows :]
+            chunk = list(itertools.islice(vectors.pending, tuned.local_vectors_load_rows))
+            for key in chunk:
+                del vectors.pending[key]
             fetch += [rid(table, key) for key in chunk]
         if fetch:
             fetched = store.q('SELECT id, embedding FROM $fetch WHERE embedding IS NOT NONE;', fetch=fetch)[0] or []
