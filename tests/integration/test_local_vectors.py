@@ -190,13 +190,14 @@ def test_a_passage_committed_after_a_look_that_followed_its_stamp_is_found_by_th
     notes: Api, store: MemoryStore, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # Given a process that read the vectors, and a passage whose write was stamped before the process's last look but
-    # committed after it (simulated: the last look is moved a minute past the passage's stamp)
+    # committed after it (simulated: the last look, which also went back write_lag, is moved a minute past its stamp)
     tune(monkeypatch, local_vectors_verify_seconds=3600)
     other = LocalVectors(384)
     other.ready(store, TABLES)
     note(notes, 'Ravi adopted a three-legged greyhound called Biscuit.')
     key = chunk_of(store, 'Ravi adopted a three-legged greyhound called Biscuit.')
-    other._tables['memory_chunk'].looked_at = store.q('RETURN time::now() + 1m;')[0]
+    held = other._tables['memory_chunk']
+    held.looked_at = held.verified_at = store.q('RETURN time::now() + 1m;')[0]
     # When the next looks list only what was written since the last one, Then the passage stays unseen
     other.ready(store, TABLES)
     assert other.rows()['memory_chunk'] == 30
