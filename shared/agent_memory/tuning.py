@@ -70,7 +70,7 @@ class Tuning:
     # the last such look; a process reads everything again after reload seconds (the sweep keeps deletions a day).
     local_vectors_max_rows: int = 20_000
     local_vectors_budget_rows: int = 100_000
-    local_vectors_load_rows: int = 1_000
+    local_vectors_load_rows: int = 500
     local_vectors_retry_seconds: float = 600.0
     local_vectors_write_lag_seconds: float = 120.0
     local_vectors_verify_seconds: float = 30.0

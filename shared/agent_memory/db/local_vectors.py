@@ -59,25 +59,30 @@ class _Vectors:
         return len(self.keys)
 
     def put(self, rows: Sequence[dict[str, Any]]) -> None:
-        """Add or replace rows ``{'id': record, 'embedding': [...]}``; a row without a usable vector is dropped."""
+        """Add or replace rows ``{'id': record, 'embedding': [...]}``; a row without a usable vector is dropped. One
+        array conversion for the whole batch (per row it cost ~0.2 ms, more than reading the row)."""
         import numpy as np
 
-        for row in rows:
-            key = str(row['id'].id)
-            vector = np.asarray(row.get('embedding') or (), dtype=np.float32)
-            norm = float(np.linalg.norm(vector)) if vector.shape == (self.dimension,) else 0.0
-            if not norm:
-                self.drop([key])
-                continue
-            at = self.rows.get(key)
-            if at is None:
-                at = self.rows[key] = len(self.keys)
+        usable = {str(row['id'].id): row.get('embedding') for row in rows}
+        self.drop([key for key, vector in usable.items() if not vector or len(vector) != self.dimension])
+        keys = [key for key, vector in usable.items() if vector and len(vector) == self.dimension]
+        if not keys:
+            return
+        flat = itertools.chain.from_iterable(usable[key] for key in keys)  # np.array of nested lists is ~10x slower
+        vectors = np.fromiter(flat, dtype=np.float32, count=len(keys) * self.dimension).reshape(len(keys), self.dimension)
+        norms = np.linalg.norm(vectors, axis=1)
+        self.drop([key for key, norm in zip(keys, norms, strict=True) if not norm])
+        keys = [key for key, norm in zip(keys, norms, strict=True) if norm]
+        vectors = vectors[norms > 0] / norms[norms > 0, None]
+        for key in keys:
+            if key not in self.rows:
+                self.rows[key] = len(self.keys)
                 self.keys.append(key)
-                if at >= len(self.matrix):
-                    grown = np.empty((2 * len(self.matrix), self.dimension), dtype=np.float32)
-                    grown[: len(self.matrix)] = self.matrix
-                    self.matrix = grown
-            self.matrix[at] = vector / norm
+        if len(self.keys) > len(self.matrix):
+            grown = np.empty((max(len(self.keys), 2 * len(self.matrix)), self.dimension), dtype=np.float32)
+            grown[: len(self.matrix)] = self.matrix
+            self.matrix = grown
+        self.matrix[[self.rows[key] for key in keys]] = vectors
 
     def drop(self, keys: Collection[str]) -> None:
         for key in keys:
