@@ -2,7 +2,8 @@
 
 Each candidate query applies the caller's visibility predicate and the time filter inside the
 database and returns at most ``limit`` rows, so the candidate pool stays bounded whatever the
-size of the context. Vector lists use the HNSW indexes (``<|k,ef|>``); text lists use BM25.
+size of the context. Vector lists rank passages and facts in the process where their table fits
+(``db/local_vectors.py``) and use the HNSW indexes (``<|k,ef|>``) otherwise; text lists use BM25.
 """
 
 from __future__ import annotations
