@@ -15,8 +15,7 @@ import dataclasses
 import time
 from typing import Any
 
-from bench_env import ROOT  # noqa: I001  # first: paths and environment before the service imports
-from bench_env import load_handler
+from bench_env import ROOT, load_handler  # noqa: I001  # first: paths and environment before the service imports
 from locomo import CACHE, Api, code_version, opened_copy, pct
 from locomo_data import default_data_path, load
 
