@@ -68,7 +68,7 @@ class Tuning:
     # database until it is whole); a larger one is counted again after retry seconds. Each search looks up the changes
     # since the last look, and every verify seconds since write_lag (the longest a write transaction stays open) before
     # the last such look; a process reads everything again after reload seconds (the sweep keeps deletions a day).
-    local_vectors_max_rows: int = 20_000
+    local_vectors_max_rows: int = 5_000
     local_vectors_budget_rows: int = 100_000
     local_vectors_load_rows: int = 500
     local_vectors_retry_seconds: float = 600.0
