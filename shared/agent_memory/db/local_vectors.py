@@ -5,9 +5,10 @@ An HNSW KNN on 3.2.4 costs ~4 ms a statement plus ~0.2 ms per neighbour, which i
 (bench/README.md, Session 7); numpy ranks 680 × 384 floats in ~0.05 ms. A table's vectors are read once per process
 (tables of at most ``local_vectors_max_rows`` rows, ``local_vectors_budget_rows`` in all, the least recently used table
 out first). Before each search the database is asked what changed since the last look, by its own clock: mirror rows
-written (``written_at``, context migration 0021) and rows deleted (``vector_gone``), both since that look less
-``local_vectors_write_lag_seconds``, the longest a write transaction stays open, so a writer that committed after a
-later one is still seen. The vectors only rank: the caller reads the candidates with the request's filters
+written (``written_at``, context migration 0021) and rows deleted (``vector_gone``); every
+``local_vectors_verify_seconds`` a look goes back ``local_vectors_write_lag_seconds`` (the longest a write transaction
+stays open) before the last such look, so a row stamped before a look and committed after it is still seen
+(``LocalVectors._look``). The vectors only rank: the caller reads the candidates with the request's filters
 (``RetrievalStore``), so a row the caller may not see, or one deleted meanwhile, never leaves the database.
 """
 
