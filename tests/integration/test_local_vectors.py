@@ -47,6 +47,14 @@ def vector_of(store: MemoryStore, key: str) -> list[float]:
     return list(store.rows('SELECT VALUE embedding FROM type::record("memory_chunk", $k);', k=key)[0])
 
 
+def process_that_looked(store: MemoryStore, monkeypatch: pytest.MonkeyPatch, **knobs: Any) -> LocalVectors:
+    """Another process's copy of the context's vectors (outside the registry), after its first look."""
+    tune(monkeypatch, **knobs)
+    other = LocalVectors(384)
+    assert other.ready(store, TABLES) == set(TABLES)
+    return other
+
+
 class AnotherContext:
     """Stands for another context's store in the process-wide registry (held weakly, by identity)."""
 
@@ -80,10 +88,12 @@ def test_a_query_ranks_passages_and_facts_in_the_process_and_finds_what_the_data
     assert local_vectors_of(store, 384).rows() == {'attribute': 1, 'memory_chunk': 30}
 
 
-def test_another_process_sees_passages_written_and_deleted_after_its_first_look(notes: Api, store: MemoryStore) -> None:
+def test_another_process_sees_passages_written_and_deleted_after_its_first_look(
+    notes: Api, store: MemoryStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
     # Given a process that read the context's vectors
-    other = LocalVectors(384)
-    assert other.ready(store, TABLES) == set(TABLES) and other.rows() == {'attribute': 1, 'memory_chunk': 30}
+    other = process_that_looked(store, monkeypatch)
+    assert other.rows() == {'attribute': 1, 'memory_chunk': 30}
     # When another process stores a passage, Then the next look finds it and it is the nearest to its own vector
     note(notes, 'Ravi adopted a three-legged greyhound called Biscuit.')
     key = chunk_of(store, 'Ravi adopted a three-legged greyhound called Biscuit.')
@@ -105,9 +115,7 @@ def test_a_passage_given_its_embedding_after_it_was_stored_is_found(
 ) -> None:
     # Given a process that looked, and a passage stored without its embedding (no write lag: a look sees only what was
     # written since the last one)
-    tune(monkeypatch, local_vectors_write_lag_seconds=0)
-    other = LocalVectors(384)
-    other.ready(store, TABLES)
+    other = process_that_looked(store, monkeypatch, local_vectors_write_lag_seconds=0)
     key = chunk_of(store, 'Note 2.3: a hiring plan for project Apollo, item 3, is done.')
     vector = vector_of(store, key)
     row = store.rows('SELECT * OMIT embedding FROM type::record("memory_chunk", $k);', k=key)[0]
@@ -191,9 +199,7 @@ def test_a_passage_committed_after_a_look_that_followed_its_stamp_is_found_by_th
 ) -> None:
     # Given a process that read the vectors, and a passage whose write was stamped before the process's last look but
     # committed after it (simulated: the last look, which also went back write_lag, is moved a minute past its stamp)
-    tune(monkeypatch, local_vectors_verify_seconds=3600)
-    other = LocalVectors(384)
-    other.ready(store, TABLES)
+    other = process_that_looked(store, monkeypatch, local_vectors_verify_seconds=3600)
     note(notes, 'Ravi adopted a three-legged greyhound called Biscuit.')
     key = chunk_of(store, 'Ravi adopted a three-legged greyhound called Biscuit.')
     held = other._tables['memory_chunk']
