@@ -23,6 +23,8 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
+from agent_memory.db.lexical_score import ANALYZER
+from agent_memory.db.local_text import ANALYSED, Postings, Word
 from agent_memory.db.records import rid
 from agent_memory.tuning import Tuning, knobs
 
@@ -30,6 +32,7 @@ if TYPE_CHECKING:
     import numpy as np
 
 LEAN_OF = {'attribute': 'attribute_lean', 'memory_chunk': 'memory_chunk_lean'}  # the tables searched here, by mirror
+TEXT_OF = {'attribute': 'search_text', 'memory_chunk': 'text'}  # the field each mirror's full-text index holds
 
 
 class Queries(Protocol):
@@ -38,12 +41,14 @@ class Queries(Protocol):
 
 @dataclass
 class _Vectors:
-    """One table's unit vectors, row i for ``keys[i]``."""
+    """One table's unit vectors, row i for ``keys[i]``, and the analysed texts of all its rows (``text``: also rows
+    without a vector yet)."""
 
     dimension: int
     keys: list[str] = field(default_factory=list)
     rows: dict[str, int] = field(default_factory=dict)
     matrix: np.ndarray = field(init=False)
+    text: Postings = field(default_factory=Postings)
     looked_at: dt.datetime | None = None  # the database's time at the last look
     verified_at: dt.datetime | None = None  # ... at the last look that went back write_lag seconds before the one before
     verified: float = field(default_factory=time.monotonic)  # when that was, on this process's clock
@@ -58,6 +63,15 @@ class _Vectors:
 
     def __len__(self) -> int:
         return len(self.keys)
+
+    def size(self) -> int:
+        """The rows held: every row has a text, some have no vector yet."""
+        return max(len(self.keys), len(self.text))
+
+    def forget(self, keys: Collection[str]) -> None:
+        """Rows deleted from the table."""
+        self.drop(keys)
+        self.text.drop(keys)
 
     def put(self, rows: Sequence[dict[str, Any]]) -> None:
         """Add or replace rows ``{'id': record, 'embedding': [...]}``; a row without a usable vector is dropped. One
@@ -86,6 +100,7 @@ class _Vectors:
         self.matrix[[self.rows[key] for key in keys]] = vectors
 
     def drop(self, keys: Collection[str]) -> None:
+        """Vectors of ``keys`` gone (their texts stay: ``forget`` drops both)."""
         for key in keys:
             at = self.rows.pop(key, None)
             if at is None:
@@ -121,10 +136,11 @@ class LocalVectors:
         self._too_large: dict[str, float] = {}  # table -> monotonic time to count it again
         self._lock = threading.Lock()
 
-    def ready(self, store: Queries, tables: Collection[str]) -> set[str]:
-        """Bring the vectors of ``tables`` up to date (at most two round trips) and return those that can be searched
-        here. A table new to the process is read ``local_vectors_load_rows`` rows per call (~0.1-0.4 ms a row), its
-        keys first; until it is whole its KNN runs in the database."""
+    def ready(self, store: Queries, tables: Collection[str], words: Sequence[str] = ()) -> set[str]:
+        """Bring the vectors and texts of ``tables`` up to date (at most two round trips) and return those that can be
+        searched here. A table new to the process is read ``local_vectors_load_rows`` rows per call (~0.1-0.4 ms a
+        row), its keys first; until it is whole its lists run in the database. ``words`` not yet analysed are analysed
+        in the same round trip (``analysed``)."""
         tuned = knobs()
         max_rows = min(tuned.local_vectors_max_rows, tuned.local_vectors_budget_rows)  # a table alone over budget stays out
         if max_rows <= 0:
@@ -137,10 +153,10 @@ class LocalVectors:
             wanted = [t for t in tables if t in LEAN_OF and (t in self._tables or self._too_large.get(t, 0.0) <= now)]
             if not wanted:
                 return set()
-            self._look(store, wanted, max_rows, tuned)
+            self._look(store, wanted, max_rows, tuned, words)
             for table in wanted:
                 vectors = self._tables.get(table)
-                if vectors is None or len(vectors) + len(vectors.pending) > max_rows:
+                if vectors is None or vectors.size() + len(vectors.pending) > max_rows:
                     self._tables.pop(table, None)
                     self._too_large[table] = now + tuned.local_vectors_retry_seconds
                 else:
@@ -155,16 +171,36 @@ class LocalVectors:
             vectors = self._tables.get(table)
             return vectors.nearest(vector, k) if vectors is not None else []
 
+    def text_counts(self, table: str, words: dict[str, Word]) -> tuple[int, dict[str, int]]:
+        """The table's rows, and per word the rows holding it."""
+        with self._lock:
+            vectors = self._tables.get(table)
+            if vectors is None:
+                return 0, dict.fromkeys(words, 0)
+            return len(vectors.text), {word: len(vectors.text.holding(tokens)) for word, tokens in words.items()}
+
+    def text_ranked(self, table: str, branches: Sequence[Sequence[Word]], k: int) -> list[tuple[str, float]]:
+        """The ``k`` best rows by BM25 (``Postings.ranked``) and their scores."""
+        with self._lock:
+            vectors = self._tables.get(table)
+            return vectors.text.ranked(branches, k) if vectors is not None else []
+
     def rows(self) -> dict[str, int]:
+        """Vectors held per table."""
         with self._lock:
             return {table: len(vectors) for table, vectors in self._tables.items()}
+
+    def sizes(self) -> dict[str, int]:
+        """Rows held per table (``_Vectors.size``)."""
+        with self._lock:
+            return {table: vectors.size() for table, vectors in self._tables.items()}
 
     def evict(self, table: str) -> int:
         with self._lock:
             vectors = self._tables.pop(table, None)
-            return len(vectors) if vectors is not None else 0
+            return vectors.size() if vectors is not None else 0
 
-    def _look(self, store: Queries, tables: Sequence[str], max_rows: int, tuned: Tuning) -> None:
+    def _look(self, store: Queries, tables: Sequence[str], max_rows: int, tuned: Tuning, words: Sequence[str] = ()) -> None:
         """The keys of tables new to the process and the changes of known ones, then the vectors of the next keys still
         to read (new keys join them). The database's clock is read first: a row written after it is in the next look.
 
@@ -172,7 +208,8 @@ class LocalVectors:
         So a look lists the rows written since the last one, and every ``verify_seconds`` one goes back to ``write_lag``
         before the last such look: a row that committed late is seen then, and rows written in bulk (an import, an
         expiry sweep) are listed again at most once per ``verify_seconds``, not by every query for ``write_lag``."""
-        statements, params, now = ['RETURN time::now();'], {}, time.monotonic()
+        statements, now = ['RETURN time::now();'], time.monotonic()
+        params: dict[str, Any] = {}
         verifying = set()
         for table in tables:
             lean, vectors = LEAN_OF[table], self._tables.get(table)
@@ -192,7 +229,15 @@ class LocalVectors:
                 f'RETURN [(SELECT VALUE key FROM vector_gone WHERE at >= $since_{table} AND tbl = "{table}"), '
                 f'(SELECT VALUE record::id(id) FROM {lean} WHERE written_at >= $since_{table})];'
             )
+        known = ANALYSED.known(words)
+        unknown = [word for word in dict.fromkeys(words) if word not in known]
+        if unknown:
+            analyses = ', '.join(f"search::analyze('{ANALYZER}', $word{i})" for i in range(len(unknown)))
+            statements.append(f'RETURN [{analyses}];')
+            params |= {f'word{i}': word for i, word in enumerate(unknown)}
         results = store.q('\n'.join(statements), **params)
+        if unknown:
+            ANALYSED.remember({word: tuple(tokens or ()) for word, tokens in zip(unknown, results.pop(), strict=True)})
         looked_at, fetch = results[0], []
         for table, found in zip(tables, results[1:], strict=True):
             vectors = self._tables.get(table)
@@ -203,7 +248,7 @@ class LocalVectors:
                 vectors.pending = dict.fromkeys(str(key) for key in found)
             else:
                 gone, written = found
-                vectors.drop(gone)  # deletions first: a row deleted then written again is in ``written``
+                vectors.forget(gone)  # deletions first: a row deleted then written again is in ``written``
                 vectors.pending |= dict.fromkeys(str(key) for key in written if key not in vectors.rows)
                 if table in verifying:
                     vectors.verified_at, vectors.verified = looked_at, now
@@ -213,10 +258,17 @@ class LocalVectors:
                 del vectors.pending[key]
             fetch += [rid(table, key) for key in chunk]
         if fetch:
-            fetched = store.q('SELECT id, embedding FROM $fetch WHERE embedding IS NOT NONE;', fetch=fetch)[0] or []
-            for table in tables:
-                if table in self._tables:
-                    self._tables[table].put([row for row in fetched if row['id'].table_name == table])
+            chunks = {table: [key.id for key in fetch if key.table_name == table] for table in dict.fromkeys(k.table_name for k in fetch)}
+            texts = ''.join(
+                f"SELECT VALUE [record::id(id), search::analyze('{ANALYZER}', {TEXT_OF[table]})] FROM $texts_{table};" for table in chunks
+            )
+            mirrors = {f'texts_{table}': [rid(LEAN_OF[table], key) for key in keys] for table, keys in chunks.items()}
+            fetched, *analysed = store.q(f'SELECT id, embedding FROM $fetch WHERE embedding IS NOT NONE;{texts}', fetch=fetch, **mirrors)
+            for table, toks in zip(chunks, analysed, strict=True):
+                held = self._tables[table]
+                held.put([row for row in fetched or [] if row['id'].table_name == table])
+                for key, tokens in toks or []:
+                    held.text.put(str(key), tokens or [])
 
 
 # ---- every context's vectors in this process, within one budget ---------------------------------------------------
@@ -234,11 +286,17 @@ def local_vectors_of(store: object, dimension: int) -> LocalVectors:
         return found
 
 
+def held_local_vectors(store: object) -> LocalVectors | None:
+    """The rows a search by meaning made this process hold for ``store``, if any (a search by words alone uses them)."""
+    with _LOCK:
+        return _PER_STORE.get(store)
+
+
 def _registry_fit(keep: LocalVectors, tables: Collection[str], budget: int) -> None:
     """Evict the least recently used tables of any context until the process holds at most ``budget`` rows; the
     tables ``keep`` is about to search go last (``ready`` loads no table larger than the budget)."""
     with _LOCK:
-        held = [(vectors, table, rows) for vectors in list(_PER_STORE.values()) for table, rows in vectors.rows().items()]
+        held = [(vectors, table, rows) for vectors in list(_PER_STORE.values()) for table, rows in vectors.sizes().items()]
     total = sum(rows for _, _, rows in held)
     if total <= budget:
         return

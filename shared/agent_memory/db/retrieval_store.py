@@ -16,7 +16,8 @@ from typing import Any
 
 from agent_memory.db import to_rows
 from agent_memory.db.lexical_score import ANALYZER, end_sample, idf, in_query_scoring, mean_length_probe, scored_select
-from agent_memory.db.local_vectors import local_vectors_of
+from agent_memory.db.local_text import ANALYSED
+from agent_memory.db.local_vectors import LocalVectors, held_local_vectors, local_vectors_of
 from agent_memory.db.memory_store import (
     CURRENT,
     CURRENT_EDGE,
@@ -206,6 +207,11 @@ class FoundLists:
     self_entities: list[Candidate]
 
 
+def query_words(terms: Sequence[str]) -> list[str]:
+    """The distinct non-empty query terms a text list searches for, in order, at most ``max_terms``."""
+    return [t for t in dict.fromkeys(terms) if t][: knobs().max_terms]
+
+
 def lexical(found: dict[str, list[Candidate]]) -> dict[str, list[Candidate]]:
     """3.2 clamps a term's score to 0 when the term is in about half the rows or more (a speaker's name in a
     conversation), so such a term adds nothing to the order; rows that match only such terms come last and are
@@ -241,6 +247,21 @@ def with_distances(rows: list[Candidate], distances: dict[str, float] | None) ->
     return [replace(row, distance=distances[row.ref.partition(':')[2]]) for row in rows]
 
 
+def with_scores(rows: list[Candidate], scores: dict[str, float] | None) -> list[Candidate]:
+    """A text list ranked in the process carries the BM25 scores found there (its rows come back in that order)."""
+    if scores is None:
+        return rows
+    return [replace(row, bm25=scores[row.ref.partition(':')[2]]) for row in rows]
+
+
+@dataclass(frozen=True)
+class SearchedHere:
+    """The rows this process holds for a context (``db/local_vectors.py``) and the tables it can search now."""
+
+    held: LocalVectors | None = None
+    tables: frozenset[str] = frozenset()
+
+
 class RetrievalStore:
     def __init__(self, store: MemoryStore, frequencies: TermFrequencies | None = None) -> None:
         self.store = store
@@ -264,23 +285,27 @@ class RetrievalStore:
     def text_lists(self, limits: dict[str, int], terms: Sequence[str], where: ReadFilter) -> dict[str, list[Candidate]]:
         """BM25 per table, best first (``_text_statements``). At most two round trips whatever the number of tables:
         the document-frequency probe (skipped when every count is known), then the lists."""
-        statements, params = self._text_statements(limits, terms, where)
+        statements, params, _ = self._text_statements(limits, query_words(terms), where, SearchedHere())
         return lexical(self._statements(limits, statements, {**where.params(), **params}))
 
     def lists(self, where: ReadFilter, limits: dict[str, int], lookup: ListLookup) -> FoundLists:
-        """Every first-stage list of a retrieval in one round trip (after the document-frequency probe, when a term
-        is new): the vector lists, the text lists and the caller's self entities. None of them depends on another."""
+        """Every first-stage list of a retrieval in one round trip (after the look at what changed, ``_here``, and the
+        document-frequency probe when a term is new to a table searched in the database): the vector lists, the text
+        lists and the caller's self entities. None of them depends on another."""
         statements: dict[str, str] = {}
         params: dict[str, Any] = {**where.params(), 'vector': lookup.vector, 'principal': lookup.principal}
         distances: dict[str, dict[str, float]] = {}
+        scores: dict[str, dict[str, float]] = {}
+        terms = query_words(lookup.terms) if lookup.terms is not None else []
+        here = self._here(where, limits, lookup.vector, terms) if lookup.vector is not None or terms else SearchedHere()
         if lookup.vector is not None:
             # fusion drops a fact or entity less similar than its floor: a candidate ranked here below it is not read
             floors = {name.split(':', 1)[1]: floor for name, floor in knobs().similarity_floor.items() if name.startswith('vector:')}
-            vector_statements, vector_params, distances = self._vector_statements(limits, where, lookup.vector, floors)
+            vector_statements, vector_params, distances = self._vector_statements(limits, where, lookup.vector, floors, here)
             statements |= {f'vector:{t}': sql for t, sql in vector_statements.items()}
             params |= vector_params
         if lookup.terms is not None:
-            text, words = self._text_statements(limits, lookup.terms, where)
+            text, words, scores = self._text_statements(limits, terms, where, here)
             statements |= {f'bm25:{t}': sql for t, sql in text.items()}
             params |= words
         if lookup.principal is not None and (predicate := where.predicate('entity')) is not None:
@@ -292,12 +317,26 @@ class RetrievalStore:
                  for name, rows in zip(statements, results, strict=True)}  # fmt: skip
         return FoundLists(
             vector={t: with_distances(found.get(f'vector:{t}', []), distances.get(t)) for t in limits} if lookup.vector is not None else {},
-            text=lexical({t: found.get(f'bm25:{t}', []) for t in limits}) if lookup.terms is not None else {},
+            text=lexical({t: with_scores(found.get(f'bm25:{t}', []), scores.get(t)) for t in limits}) if lookup.terms is not None else {},
             self_entities=found.get('self', []),
         )
 
+    def _here(self, where: ReadFilter, limits: dict[str, int], vector: Sequence[float] | None, words: Sequence[str]) -> SearchedHere:
+        """The tables of ``limits`` this process can rank itself, brought up to date in one round trip, with ``words``
+        analysed in it. A search by words alone uses what a search by meaning made the process hold."""
+        held = local_vectors_of(self.store, len(vector)) if vector is not None else held_local_vectors(self.store)
+        tables = [table for table in limits if where.predicate(table) is not None]
+        if held is None or not tables:
+            return SearchedHere(held)
+        return SearchedHere(held, frozenset(held.ready(self.store, tables, words)))
+
     def _vector_statements(
-        self, limits: dict[str, int], where: ReadFilter, vector: Sequence[float], floors: dict[str, float] | None = None
+        self,
+        limits: dict[str, int],
+        where: ReadFilter,
+        vector: Sequence[float],
+        floors: dict[str, float] | None = None,
+        here: SearchedHere | None = None,
     ) -> VectorStatements:
         """Per table: its statement, their parameters, and for a table searched in the process its candidates' distances.
 
@@ -314,13 +353,13 @@ class RetrievalStore:
         ``$vector``."""
         tuned = knobs()
         tables = {table: predicate for table in limits if (predicate := where.predicate(table)) is not None}
-        vectors = local_vectors_of(self.store, len(vector))
-        local = vectors.ready(self.store, tables) if tables else set()
+        here = here or self._here(where, limits, vector, ())
+        vectors, local = here.held, here.tables
         statements, params, distances = {}, {}, {}
         for table, predicate in tables.items():
             limit = limits[table]
             k = limit if where.keeps_every(table) else math.ceil(limit * tuned.overfetch)
-            if table in local:
+            if vectors is not None and table in local:
                 floor = (floors or {}).get(table)
                 near = vectors.nearest(table, vector, k)
                 near = [(key, distance) for key, distance in near if floor is None or 1.0 - distance >= floor]
@@ -338,17 +377,27 @@ class RetrievalStore:
             )
         return statements, params, distances
 
-    def _text_statements(self, limits: dict[str, int], terms: Sequence[str], where: ReadFilter) -> tuple[dict[str, str], dict[str, Any]]:
+    def _text_statements(
+        self, limits: dict[str, int], terms: Sequence[str], where: ReadFilter, here: SearchedHere
+    ) -> tuple[dict[str, str], dict[str, Any], dict[str, dict[str, float]]]:
         """One ``@n@`` per selective term (OR semantics: a row's score is the sum of its terms' scores) and the common
-        terms ANDed into one more branch (``plan_terms``), per table; the statements and their parameters. Each is
-        ranked by BM25 from whichever costs less (``in_query_scoring``): the engine's ``search::score`` (a pass over the
-        index's whole write log per branch) or the same formula computed from the matching rows' text
-        (``lexical_score``)."""
-        terms = [t for t in dict.fromkeys(terms) if t][: knobs().max_terms]
+        terms ANDed into one more branch (``plan_terms``), per table; the statements, their parameters and, for the
+        tables ranked in the process (``_local_text``), the scores found there. In the database each is ranked by BM25
+        from whichever costs less (``in_query_scoring``): the engine's ``search::score`` (a pass over the index's whole
+        write log per branch) or the same formula computed from the matching rows' text (``lexical_score``)."""
         predicates = {table: where.predicate(table) for table in limits} if terms else {}
-        counts = self.term_counts([t for t, p in predicates.items() if p is not None], terms)
         statements: dict[str, str] = {}
         params: dict[str, Any] = {}
+        scores: dict[str, dict[str, float]] = {}
+        for table, predicate in list(predicates.items()):
+            if predicate is not None and here.held is not None and table in here.tables:
+                local = self._local_text(here.held, table, terms, predicate, limits[table], where)
+                if local is not None:
+                    del predicates[table]
+                    statement, scores[table], params[f'lex_{table}'] = local
+                    if statement:
+                        statements[table] = statement
+        counts = self.term_counts([t for t, p in predicates.items() if p is not None], terms)
         for table, predicate in predicates.items():
             if predicate is None:
                 continue
@@ -377,7 +426,27 @@ class RetrievalStore:
                 f'SELECT {lean_projection(table)}, bm25 FROM (SELECT *, {score} AS bm25 FROM {searched(table)} '
                 f'WHERE {match} ORDER BY bm25 DESC LIMIT {int(limits[table])}) ORDER BY bm25 DESC;'
             )
-        return statements, params
+        return statements, params, scores
+
+    def _local_text(
+        self, held: LocalVectors, table: str, terms: Sequence[str], predicate: str, limit: int, where: ReadFilter
+    ) -> tuple[str, dict[str, float], list[Any]] | None:
+        """``table``'s text list ranked in the process (``db/local_text.py``): the terms planned as in the database
+        (``plan_terms``, with exact counts), the best ``overfetch`` × ``limit`` rows read with the request's filter in
+        order of score and cut to ``limit``; the statement ('' when no term can score), the scores and the rows' ids.
+        None when a term's analysis is not known yet (the database ranks then)."""
+        analysed = ANALYSED.known(terms)
+        if len(analysed) < len(terms):
+            return None
+        rows, df = held.text_counts(table, analysed)
+        plan = plan_terms(terms, df, rows)
+        branches = [*((t,) for t in plan.rare), *plan.together]
+        if not branches:
+            return '', {}, []
+        k = limit if where.keeps_every(table) else math.ceil(limit * knobs().overfetch)
+        ranked = held.text_ranked(table, [[analysed[word] for word in branch] for branch in branches], k)
+        statement = f'SELECT {lean_projection(table)} FROM (SELECT * FROM $lex_{table} WHERE {predicate} LIMIT {int(limit)});'
+        return statement, dict(ranked), [rid(LEAN[table], key) for key, _ in ranked]
 
     def term_counts(self, tables: Sequence[str], terms: Sequence[str]) -> dict[tuple[str, str], int]:
         """(table, term) → rows of the table holding the term, (table, ``ROWS``) → the table's rows and (table,

@@ -1,0 +1,149 @@
+"""Local text search (db/local_text.py): the passages' and facts' text lists ranked by BM25 in the process, on the
+rows local vector search holds, scored as the database scores them and filtered by the database like every list
+(docs/architecture.md, "Local text search")."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from agent_memory.clock import utcnow
+from agent_memory.composition import Services
+from agent_memory.db.local_vectors import LocalVectors, local_vectors_of
+from agent_memory.db.memory_store import MemoryStore
+from agent_memory.db.retrieval_store import ListLookup, ReadFilter, RetrievalStore
+from agent_memory.domain.retrieval import query_terms
+from tests.integration.test_local_vectors import TABLES, call, chunk_of, note, process_that_looked, vector_of
+from tests.support.handlers import Api
+from tests.support.principals import make_principal
+from tests.support.round_trips import record_round_trips
+from tests.support.tuning import tune
+
+LIMITS = {'attribute': 32, 'memory_chunk': 32, 'entity': 16}
+PASSAGES = [
+    'Maya booked the flights to Lisbon for the April conference.',
+    'The Lisbon conference badge pickup is at the north entrance.',
+    'Maya says the conference hotel in Lisbon has a rooftop pool and a pool bar, the best pool in town.',
+    'Tom prefers the window seat on long flights.',
+    'The quarterly budget review moved to Thursday afternoon.',
+    'Budget numbers for the review: travel is over by twelve percent.',
+    "Ana's dog Biscuit chewed the budget printout.",
+    'Tom and Maya will share a taxi from the airport.',
+    'Rooftop dinner on Friday, if the weather holds.',
+    'The airport taxi rank is closed for works; use the metro.',
+]
+QUESTIONS = [
+    'Which hotel in Lisbon has a pool?',
+    'When is the budget review?',
+    'Who booked flights for the conference?',
+    'How do we get from the airport?',
+    'What did Biscuit chew?',
+]
+
+
+@pytest.fixture
+def texts(api: Api) -> Api:
+    for text in PASSAGES:
+        note(api, text)
+    call(api, 'facts', '/facts', {
+        'infer': 'triples',
+        'triples': [
+            {'entity': {'type': 'person', 'name': 'Maya'}, 'key': 'hotel', 'value': 'Lisbon Rooftop Pool Hotel'},
+            {'entity': {'type': 'person', 'name': 'Tom'}, 'key': 'seat', 'value': 'window seat'},
+        ],
+    })  # fmt: skip
+    return api
+
+
+def text_lists(store: MemoryStore, question: str, patterns: list[str] | None = None) -> dict[str, list[tuple[str, float]]]:
+    found = RetrievalStore(store).lists(
+        ReadFilter(patterns=patterns or ['*'], now=utcnow()),
+        LIMITS,
+        ListLookup(vector=vector_of(store, chunk_of(store, PASSAGES[0])), terms=query_terms(question)),
+    )
+    return {table: [(row.ref, round(row.bm25 or 0.0, 9)) for row in rows] for table, rows in found.text.items()}
+
+
+def test_the_text_lists_ranked_in_the_process_hold_the_rows_and_scores_the_database_gives(
+    texts: Api, store: MemoryStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Given passages and facts of different lengths and word counts
+    text_lists(store, 'warm up')  # the process reads the rows
+    assert local_vectors_of(store, 384).sizes() == {'attribute': 2, 'memory_chunk': 10}
+    recorded = record_round_trips(monkeypatch, store.database)
+    # When each question's text lists are ranked in the process and by the database's full-text indexes
+    here = {q: text_lists(store, q) for q in QUESTIONS}
+    sent = '\n'.join(trip.sql for trip in recorded)
+    tune(monkeypatch, local_vectors_max_rows=0)
+    there = {q: text_lists(store, q) for q in QUESTIONS}
+    # Then the process sent no full-text match for passages or facts, and both give the same rows with the same scores
+    assert '$lex_memory_chunk' in sent and '$lex_attribute' in sent
+    assert 'text @' not in sent and 'name @' in sent  # (entities' names are matched by the database)
+    for question in QUESTIONS:
+        for table in ('memory_chunk', 'attribute'):
+            assert [r for r, _ in here[question][table]] == [r for r, _ in there[question][table]], (question, table)
+            assert [s for _, s in here[question][table]] == pytest.approx([s for _, s in there[question][table]], rel=1e-6)
+    assert here['Which hotel in Lisbon has a pool?']['memory_chunk'][0][0] == f'memory_chunk:{chunk_of(store, PASSAGES[2])}'
+    assert any(here[q]['attribute'] for q in QUESTIONS)
+
+
+def test_a_passage_the_caller_may_not_see_is_ranked_but_never_read(
+    services: Services, context_id: str, texts: Api, store: MemoryStore
+) -> None:
+    # Given a private passage that matches the question best, and a caller who reads only the team's region
+    note(texts, 'The Lisbon hotel pool code is 7731, keep it private.', scopes=[['/private']])
+    secret = f'memory_chunk:{chunk_of(store, "The Lisbon hotel pool code is 7731, keep it private.")}'
+    make_principal(services, context_id, 'bob', {'memory:read': ['/team/*'], 'memory:write': ['/team/*']}, '/team/bob')
+    # When the admin and Bob search the same words in the process, Then only the admin's list holds it
+    assert text_lists(store, 'What is the Lisbon hotel pool code?')['memory_chunk'][0][0] == secret
+    assert local_vectors_of(store, 384).sizes()['memory_chunk'] == 11
+    bobs = text_lists(store, 'What is the Lisbon hotel pool code?', ['/team/*'])
+    assert secret not in [r for r, _ in bobs['memory_chunk']]
+
+
+def test_another_process_ranks_text_written_without_a_vector_and_forgets_deleted_text(
+    texts: Api, store: MemoryStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Given a process that read the rows, and a passage stored by another process without its embedding
+    other = process_that_looked(store, monkeypatch)
+    row = store.rows('SELECT * OMIT embedding FROM type::record("memory_chunk", $k);', k=chunk_of(store, PASSAGES[3]))[0]
+    del row['id']
+    store.q('CREATE memory_chunk:bare_0 CONTENT $row;', row={**row, 'text': 'Zanzibar ferry tickets are in the blue folder.'})
+    # When the next look runs, Then its text is ranked though it has no vector
+    assert other.ready(store, TABLES, ['zanzibar', 'ferry']) == set(TABLES)
+    assert other.rows()['memory_chunk'] == 10 and other.sizes()['memory_chunk'] == 11
+    assert ranked(other, ['zanzibar', 'ferry'])[0][0] == 'bare_0'
+    # When it and a passage with a vector are deleted, Then the next look drops both texts
+    review = chunk_of(store, PASSAGES[4])
+    other.ready(store, TABLES, ['quarterly', 'budget'])
+    assert ranked(other, ['quarterly', 'budget'])[0][0] == review
+    store.q('DELETE memory_chunk:bare_0;')
+    store.q('DELETE type::record("memory_chunk", $k);', k=review)
+    other.ready(store, TABLES)
+    assert other.sizes()['memory_chunk'] == 9
+    assert ranked(other, ['zanzibar', 'ferry']) == []
+    assert review not in [key for key, _ in ranked(other, ['quarterly', 'budget'])]
+
+
+def ranked(held: LocalVectors, words: list[str]) -> list[tuple[str, Any]]:
+    from agent_memory.db.local_text import ANALYSED
+
+    analysed = ANALYSED.known(words)
+    assert len(analysed) == len(words)
+    return held.text_ranked('memory_chunk', [[analysed[w]] for w in words], 10)
+
+
+def test_a_search_by_words_alone_uses_the_rows_a_search_by_meaning_made_the_process_hold(
+    texts: Api, store: MemoryStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Given a process that has not searched by meaning, When a bm25 query runs, Then the database ranks the words
+    recorded = record_round_trips(monkeypatch, store.database)
+    first = call(texts, 'retrieval', '/query', {'query': 'When is the budget review?', 'k': 5, 'mode': 'bm25'})['hits']
+    assert any('@1@' in trip.sql for trip in recorded) and not any('$lex_' in trip.sql for trip in recorded)
+    # When a hybrid query made it hold the rows, Then the next bm25 query ranks them here and finds the same passages
+    call(texts, 'retrieval', '/query', {'query': 'When is the budget review?', 'k': 5, 'mode': 'hybrid'})
+    recorded.clear()
+    again = call(texts, 'retrieval', '/query', {'query': 'When is the budget review?', 'k': 5, 'mode': 'bm25'})['hits']
+    assert any('$lex_memory_chunk' in trip.sql for trip in recorded)
+    assert {h['id'] for h in again} == {h['id'] for h in first} and len(first) >= 2
