@@ -75,6 +75,9 @@ class Tuning:
     local_vectors_write_lag_seconds: float = 120.0
     local_vectors_verify_seconds: float = 30.0
     local_vectors_reload_seconds: float = 43_200.0
+    # The passages' and facts' text lists ranked by BM25 on the rows held for their vectors (db/local_text.py); False
+    # sends them to the database's full-text indexes.
+    local_text: bool = True
     max_terms: int = 8  # query terms sent to a full-text list (content words, in query order)
     df_cap: int = 256  # a term in more rows than this costs > ~13 ms per list alone: searched for only ANDed with others
     # A lexical list is scored in the query (db/lexical_score.py) when its matching rows × scorer_rows < its branches ×

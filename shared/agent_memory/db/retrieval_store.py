@@ -390,7 +390,7 @@ class RetrievalStore:
         params: dict[str, Any] = {}
         scores: dict[str, dict[str, float]] = {}
         for table, predicate in list(predicates.items()):
-            if predicate is not None and here.held is not None and table in here.tables:
+            if predicate is not None and here.held is not None and table in here.tables and knobs().local_text:
                 local = self._local_text(here.held, table, terms, predicate, limits[table], where)
                 if local is not None:
                     del predicates[table]
