@@ -62,14 +62,16 @@ class Tuning:
     # -- retrieval: the database lists (db/retrieval_store.py, db/term_frequencies.py) -------------------------------
     ef_search: int = 64  # HNSW candidate list per query (bench/retrieval.py: recall@10 against exact search)
     overfetch: float = 1.5  # KNN neighbours fetched per row kept after filtering; limit × overfetch must stay ≤ ef_search
-    # Passage and fact vectors searched in the process (db/local_vectors.py): tables of at most this many rows (0: every
-    # KNN runs in the database), at most budget rows in all (384 float32 each: 100k rows ~150 MB), least recently used
-    # out first. A table new to a process is read load_rows rows per search (~0.1-0.4 ms a row; its KNN runs in the
-    # database until it is whole); a larger one is counted again after retry seconds. Each search looks up the changes
-    # since the last look, and every verify seconds since write_lag (the longest a write transaction stays open) before
-    # the last such look; a process reads everything again after reload seconds (the sweep keeps deletions a day).
-    local_vectors_max_rows: int = 5_000
-    local_vectors_budget_rows: int = 100_000
+    # Passage and fact vectors (and texts: local_text) searched in the process (db/local_vectors.py): tables of at most
+    # this many rows (0: every list runs in the database), at most budget rows in all (a 384-float vector and a text's
+    # postings ~3 KB a row: 50k rows ~150 MB), least recently used out first. A table new to a process is read load_rows
+    # rows per search (~0.3-0.6 ms a row; its lists run in the database until it is whole); a larger one is counted
+    # again after retry seconds. Each search looks up the changes since the last look, and every verify seconds since
+    # write_lag (the longest a write transaction stays open) before the last such look; a process reads everything again
+    # after reload seconds (the sweep keeps deletions a day). 20,000: 10k facts gain with texts ranked here too
+    # (bench/README.md, Session 8).
+    local_vectors_max_rows: int = 20_000
+    local_vectors_budget_rows: int = 50_000
     local_vectors_load_rows: int = 500
     local_vectors_retry_seconds: float = 600.0
     local_vectors_write_lag_seconds: float = 120.0

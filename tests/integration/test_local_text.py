@@ -77,6 +77,10 @@ def test_the_text_lists_ranked_in_the_process_hold_the_rows_and_scores_the_datab
     sent = '\n'.join(trip.sql for trip in recorded)
     tune(monkeypatch, local_vectors_max_rows=0)
     there = {q: text_lists(store, q) for q in QUESTIONS}
+    tune(monkeypatch, local_vectors_max_rows=20_000, local_text=False)  # vectors here, texts in the database
+    recorded.clear()
+    assert {q: text_lists(store, q) for q in QUESTIONS} == there
+    assert not any('$lex_' in trip.sql for trip in recorded) and any('$near_' in trip.sql for trip in recorded)
     # Then the process sent no full-text match for passages or facts, and both give the same rows with the same scores
     assert '$lex_memory_chunk' in sent and '$lex_attribute' in sent
     assert 'text @' not in sent and 'name @' in sent  # (entities' names are matched by the database)

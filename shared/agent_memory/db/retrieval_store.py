@@ -328,7 +328,7 @@ class RetrievalStore:
         tables = [table for table in limits if where.predicate(table) is not None]
         if held is None or not tables:
             return SearchedHere(held)
-        return SearchedHere(held, frozenset(held.ready(self.store, tables, words)))
+        return SearchedHere(held, frozenset(held.ready(self.store, tables, words if knobs().local_text else ())))
 
     def _vector_statements(
         self,

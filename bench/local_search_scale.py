@@ -1,0 +1,108 @@
+"""`POST /query` on bench/retrieval.py's synthetic facts (10k by default) with the lists ranked by the database or in the
+process (vectors; vectors and texts), the designs alternated question by question in one process on one context.
+
+The context is loaded as ``bench/retrieval.py`` loads it (cached MiniLM vectors, then the HNSW rebuild). The process
+first reads the table (``local_vectors_load_rows`` rows per query; those warm-up queries are timed apart), then each
+question runs in every design, the design that goes first rotating. Prints wall and CPU ms per query (p50 / p95) and
+hit@1 / hit@10 per design and mode, and the engine's store. The default store is ``mem://``; the service's local
+default is SurrealKV:
+``AGENT_MEMORY_DB_URL=surrealkv:///tmp/bench-kv PYTHONPATH=shared:infra:. .venv/bin/python bench/local_search_scale.py``
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import datetime as dt
+import json
+import os
+import time
+from typing import Any
+
+import retrieval  # noqa: I001  # first: bench_env sets paths and environment before the service imports
+
+from agent_memory import tuning
+from local_runtime.events import LocalContext, http_event
+
+DESIGNS: dict[str, dict[str, Any]] = {
+    'database': {'local_vectors_max_rows': 0},
+    'vectors here': {'local_vectors_max_rows': 200_000, 'local_vectors_budget_rows': 200_000, 'local_text': False},
+    'vectors + text here': {'local_vectors_max_rows': 200_000, 'local_vectors_budget_rows': 200_000, 'local_text': True},
+}
+
+
+def ask(fn: Any, ctx: str, key: str, question: str, mode: str) -> tuple[float, float, list[str]]:
+    event = http_event('POST', f'/api/v1/{ctx}/query', headers={'authorization': f'Bearer {key}'},
+                       body={'query': question, 'k': 10, 'mode': mode})  # fmt: skip
+    started, cpu = time.perf_counter(), time.process_time()
+    response = fn.lambda_handler(event, LocalContext())
+    wall, cpu_ms = (time.perf_counter() - started) * 1000, (time.process_time() - cpu) * 1000
+    assert response['statusCode'] == 200, response
+    return wall, cpu_ms, [h['text'] for h in json.loads(response['body'])['hits']]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
+    parser.add_argument('--size', type=int, default=10_000)
+    parser.add_argument('--rounds', type=int, default=2)
+    parser.add_argument('--modes', default='hybrid,bm25')
+    args = parser.parse_args()
+    services = retrieval.get_services()
+    services.embedder.warm()
+    fn = retrieval.load_handler('retrieval')
+    rows = retrieval.facts(args.size)
+    names = sorted({n for n, _, _ in rows})
+    vectors, by_name = retrieval.corpus_vectors(services, args.size)
+    name_vectors = retrieval.np.asarray([by_name[n] for n in names], dtype=retrieval.np.float32)
+    questions = retrieval.asked(rows, args.size)
+    ctx, key = retrieval.new_context(services, args.size)
+    load_s = retrieval.load_rows(services, ctx, rows, vectors, names, name_vectors)
+    lifecycle = services.lifecycle(ctx)
+    for table, (count, _) in lifecycle.vector_index_growth().items():
+        if count:
+            lifecycle.rebuild_vector_index(table, count, dt.datetime.now(dt.UTC))
+    base = tuning.TUNING
+    tuning.TUNING = dataclasses.replace(base, **DESIGNS['database'])
+    ask(fn, ctx, key, 'warm up', 'hybrid')  # the process's first query
+    tuning.TUNING = dataclasses.replace(base, **DESIGNS['vectors + text here'])
+    warm, started = 0, time.perf_counter()
+    from agent_memory.db.local_vectors import local_vectors_of
+
+    held = local_vectors_of(services.store(ctx), 384)
+    while held.sizes().get('attribute', 0) < args.size and warm < 1000:
+        ask(fn, ctx, key, questions[warm % len(questions)][0], 'hybrid')
+        warm += 1
+    warm_s = time.perf_counter() - started
+    modes = args.modes.split(',')
+    wall: dict[tuple[str, str], list[float]] = {}
+    cpu: dict[tuple[str, str], list[float]] = {}
+    hit1: dict[tuple[str, str], int] = {}
+    hit10: dict[tuple[str, str], int] = {}
+    names_ = list(DESIGNS)
+    for round_ in range(args.rounds):
+        for i, (question, expected) in enumerate(questions):
+            for mode in modes:
+                for design in names_[(i + round_) % 3 :] + names_[: (i + round_) % 3]:
+                    tuning.TUNING = dataclasses.replace(base, **DESIGNS[design])
+                    ms, cpu_ms, hits = ask(fn, ctx, key, question, mode)
+                    wall.setdefault((design, mode), []).append(ms)
+                    cpu.setdefault((design, mode), []).append(cpu_ms)
+                    hit1[(design, mode)] = hit1.get((design, mode), 0) + (bool(hits) and hits[0] == expected)
+                    hit10[(design, mode)] = hit10.get((design, mode), 0) + (expected in hits)
+    tuning.TUNING = base
+    n = args.rounds * len(questions)
+    store = os.environ.get('AGENT_MEMORY_DB_URL', 'mem://').split('://')[0]
+    print(f'{args.size:,} facts on {store}: loaded in {load_s:.1f} s; the process read them in {warm} queries, {warm_s:.1f} s')
+    print(f'{len(questions)} questions x {args.rounds} rounds, designs alternated; load average {os.getloadavg()[0]:.1f}')
+    print(f'{"mode":<7} {"design":<20} {"wall p50":>9} {"wall p95":>9} {"cpu p50":>8} {"cpu p95":>8} {"hit@1":>6} {"hit@10":>7}')
+    for mode in modes:
+        for design in DESIGNS:
+            w, c = wall[(design, mode)], cpu[(design, mode)]
+            print(f'{mode:<7} {design:<20} {retrieval.pct(w, 50):>9.1f} {retrieval.pct(w, 95):>9.1f} {retrieval.pct(c, 50):>8.1f} '
+                  f'{retrieval.pct(c, 95):>8.1f} {hit1[(design, mode)] / n:>6.2f} {hit10[(design, mode)] / n:>7.2f}')  # fmt: skip
+    services.control.delete_context(ctx)
+    services.drop_context(ctx)
+
+
+if __name__ == '__main__':
+    main()
