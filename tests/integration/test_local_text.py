@@ -151,3 +151,20 @@ def test_a_search_by_words_alone_uses_the_rows_a_search_by_meaning_made_the_proc
     again = call(texts, 'retrieval', '/query', {'query': 'When is the budget review?', 'k': 5, 'mode': 'bm25'})['hits']
     assert any('$lex_memory_chunk' in trip.sql for trip in recorded)
     assert {h['id'] for h in again} == {h['id'] for h in first} and len(first) >= 2
+
+
+def test_common_words_are_planned_as_the_database_plans_them(texts: Api, store: MemoryStore, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Given a document-frequency cap of 2 rows, so that "lisbon", "conference" or "budget" are common here (a word in
+    # half the rows or more scores nothing; common ones are searched for only together)
+    tune(monkeypatch, df_cap=2)
+    text_lists(store, 'warm up')
+    questions = [*QUESTIONS, 'Lisbon conference', 'Maya Lisbon pool', 'the budget']
+    # When the lists are ranked in the process and by the database, Then they hold the same rows
+    here = {q: text_lists(store, q) for q in questions}
+    tune(monkeypatch, local_vectors_max_rows=0)
+    there = {q: text_lists(store, q) for q in questions}
+    for question in questions:
+        for table in ('memory_chunk', 'attribute'):
+            assert {r for r, _ in here[question][table]} == {r for r, _ in there[question][table]}, (question, table)
+    lisbon = {r for r, _ in here['Lisbon conference']['memory_chunk']}
+    assert lisbon == {f'memory_chunk:{chunk_of(store, p)}' for p in PASSAGES[:3]}  # both words, ANDed
