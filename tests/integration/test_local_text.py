@@ -168,3 +168,23 @@ def test_common_words_are_planned_as_the_database_plans_them(texts: Api, store: 
             assert {r for r, _ in here[question][table]} == {r for r, _ in there[question][table]}, (question, table)
     lisbon = {r for r, _ in here['Lisbon conference']['memory_chunk']}
     assert lisbon == {f'memory_chunk:{chunk_of(store, p)}' for p in PASSAGES[:3]}  # both words, ANDed
+
+
+def test_a_caller_whose_best_matches_are_hidden_still_gets_the_best_rows_it_may_read(
+    services: Services, context_id: str, texts: Api, store: MemoryStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Given 60 private passages that match the question better than any the team may read
+    for i in range(60):
+        note(texts, f'Private: the Lisbon hotel pool code {i} is stored with the Lisbon pool keys.', scopes=[['/private']])
+    bob = make_principal(services, context_id, 'bob', {'memory:read': ['/team/*'], 'memory:write': ['/team/*']}, '/team/bob')
+    note(bob, 'Bob left the Lisbon pool towels at the front desk.')
+    towels = f'memory_chunk:{chunk_of(store, "Bob left the Lisbon pool towels at the front desk.")}'
+    text_lists(store, 'warm up')
+    question = 'Where is the Lisbon pool?'
+    # When Bob's text list is ranked in the process and by the database, Then both hold the rows he may read, in order
+    recorded = record_round_trips(monkeypatch, store.database)
+    here = text_lists(store, question, ['/team/*'])['memory_chunk']
+    assert any('$more_memory_chunk' in trip.sql for trip in recorded)  # the first 48 candidates were all hidden
+    tune(monkeypatch, local_vectors_max_rows=0)
+    there = text_lists(store, question, ['/team/*'])['memory_chunk']
+    assert [r for r, _ in here] == [r for r, _ in there] and towels in [r for r, _ in here]

@@ -65,12 +65,12 @@ class Postings:
         rest = [self._postings.get(token, {}) for token in word[1:]]
         return {key: count for key, count in first.items() if all(key in holders for holders in rest)}
 
-    def ranked(self, branches: Sequence[Sequence[Word]], k: int) -> list[tuple[str, float]]:
-        """The ``k`` best keys by BM25 over ``branches`` (each ORed with the others, its words ANDed), best first; keys
-        that match only words scoring 0 (in half the rows or more) come after, as the engine returns them. Equal scores
-        go in key order (the engine's order among them is arbitrary)."""
+    def ranked(self, branches: Sequence[Sequence[Word]], k: int | None = None) -> list[tuple[str, float]]:
+        """The ``k`` best keys (None: every matching key) by BM25 over ``branches`` (each ORed with the others, its
+        words ANDed), best first; keys that match only words scoring 0 (in half the rows or more) come after, as the
+        engine returns them. Equal scores go in key order (the engine's order among them is arbitrary)."""
         rows = len(self._lengths)
-        if not rows or k <= 0:
+        if not rows or (k is not None and k <= 0):
             return []
         mean_length = max(self._total / rows, 1e-9)
         scores: dict[str, float] = {}
@@ -87,7 +87,8 @@ class Postings:
                     tf = 1 + math.log(found[key])
                     score += weight * (K1 + 1) * tf / (tf + norm)
                 scores[key] = scores.get(key, 0.0) + score
-        return sorted(scores.items(), key=lambda item: (-item[1], item[0]))[:k]
+        best = sorted(scores.items(), key=lambda item: (-item[1], item[0]))
+        return best if k is None else best[:k]
 
 
 class Analysed:

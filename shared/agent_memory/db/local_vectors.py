@@ -179,8 +179,8 @@ class LocalVectors:
                 return 0, dict.fromkeys(words, 0)
             return len(vectors.text), {word: len(vectors.text.holding(tokens)) for word, tokens in words.items()}
 
-    def text_ranked(self, table: str, branches: Sequence[Sequence[Word]], k: int) -> list[tuple[str, float]]:
-        """The ``k`` best rows by BM25 (``Postings.ranked``) and their scores."""
+    def text_ranked(self, table: str, branches: Sequence[Sequence[Word]], k: int | None) -> list[tuple[str, float]]:
+        """The ``k`` best rows (None: every matching row) by BM25 (``Postings.ranked``) and their scores."""
         with self._lock:
             vectors = self._tables.get(table)
             return vectors.text.ranked(branches, k) if vectors is not None else []

@@ -255,6 +255,17 @@ def with_scores(rows: list[Candidate], scores: dict[str, float] | None) -> list[
 
 
 @dataclass(frozen=True)
+class LocalText:
+    """A text list ranked in the process: its statement over the first candidates (``$lex_<table>``), every matching
+    row's score, and the matching rows after those candidates, best first, for when the filter keeps too few."""
+
+    statement: str
+    scores: dict[str, float]
+    first: list[Any]
+    rest: list[Any]
+
+
+@dataclass(frozen=True)
 class SearchedHere:
     """The rows this process holds for a context (``db/local_vectors.py``) and the tables it can search now."""
 
@@ -295,7 +306,7 @@ class RetrievalStore:
         statements: dict[str, str] = {}
         params: dict[str, Any] = {**where.params(), 'vector': lookup.vector, 'principal': lookup.principal}
         distances: dict[str, dict[str, float]] = {}
-        scores: dict[str, dict[str, float]] = {}
+        ranked_here: dict[str, LocalText] = {}
         terms = query_words(lookup.terms) if lookup.terms is not None else []
         here = self._here(where, limits, lookup.vector, terms) if lookup.vector is not None or terms else SearchedHere()
         if lookup.vector is not None:
@@ -305,7 +316,7 @@ class RetrievalStore:
             statements |= {f'vector:{t}': sql for t, sql in vector_statements.items()}
             params |= vector_params
         if lookup.terms is not None:
-            text, words, scores = self._text_statements(limits, terms, where, here)
+            text, words, ranked_here = self._text_statements(limits, terms, where, here)
             statements |= {f'bm25:{t}': sql for t, sql in text.items()}
             params |= words
         if lookup.principal is not None and (predicate := where.predicate('entity')) is not None:
@@ -315,9 +326,11 @@ class RetrievalStore:
         results = self.store.q('\n'.join(statements.values()), **params) if statements else []
         found = {name: [to_rows.candidate(name.rsplit(':', 1)[-1] if name != 'self' else 'entity', row) for row in rows or []]
                  for name, rows in zip(statements, results, strict=True)}  # fmt: skip
+        texts = {t: with_scores(found.get(f'bm25:{t}', []), ranked_here[t].scores if t in ranked_here else None) for t in limits}
+        self.more_text(where, limits, texts, ranked_here)
         return FoundLists(
             vector={t: with_distances(found.get(f'vector:{t}', []), distances.get(t)) for t in limits} if lookup.vector is not None else {},
-            text=lexical({t: with_scores(found.get(f'bm25:{t}', []), scores.get(t)) for t in limits}) if lookup.terms is not None else {},
+            text=lexical(texts) if lookup.terms is not None else {},
             self_entities=found.get('self', []),
         )
 
@@ -379,24 +392,24 @@ class RetrievalStore:
 
     def _text_statements(
         self, limits: dict[str, int], terms: Sequence[str], where: ReadFilter, here: SearchedHere
-    ) -> tuple[dict[str, str], dict[str, Any], dict[str, dict[str, float]]]:
+    ) -> tuple[dict[str, str], dict[str, Any], dict[str, LocalText]]:
         """One ``@n@`` per selective term (OR semantics: a row's score is the sum of its terms' scores) and the common
-        terms ANDed into one more branch (``plan_terms``), per table; the statements, their parameters and, for the
-        tables ranked in the process (``_local_text``), the scores found there. In the database each is ranked by BM25
+        terms ANDed into one more branch (``plan_terms``), per table; the statements, their parameters and the tables
+        ranked in the process (``_local_text``). In the database each is ranked by BM25
         from whichever costs less (``in_query_scoring``): the engine's ``search::score`` (a pass over the index's whole
         write log per branch) or the same formula computed from the matching rows' text (``lexical_score``)."""
         predicates = {table: where.predicate(table) for table in limits} if terms else {}
         statements: dict[str, str] = {}
         params: dict[str, Any] = {}
-        scores: dict[str, dict[str, float]] = {}
+        ranked_here: dict[str, LocalText] = {}
         for table, predicate in list(predicates.items()):
             if predicate is not None and here.held is not None and table in here.tables and knobs().local_text:
                 local = self._local_text(here.held, table, terms, predicate, limits[table], where)
                 if local is not None:
                     del predicates[table]
-                    statement, scores[table], params[f'lex_{table}'] = local
-                    if statement:
-                        statements[table] = statement
+                    ranked_here[table], params[f'lex_{table}'] = local, local.first
+                    if local.statement:
+                        statements[table] = local.statement
         counts = self.term_counts([t for t, p in predicates.items() if p is not None], terms)
         for table, predicate in predicates.items():
             if predicate is None:
@@ -426,15 +439,15 @@ class RetrievalStore:
                 f'SELECT {lean_projection(table)}, bm25 FROM (SELECT *, {score} AS bm25 FROM {searched(table)} '
                 f'WHERE {match} ORDER BY bm25 DESC LIMIT {int(limits[table])}) ORDER BY bm25 DESC;'
             )
-        return statements, params, scores
+        return statements, params, ranked_here
 
     def _local_text(
         self, held: LocalVectors, table: str, terms: Sequence[str], predicate: str, limit: int, where: ReadFilter
-    ) -> tuple[str, dict[str, float], list[Any]] | None:
+    ) -> LocalText | None:
         """``table``'s text list ranked in the process (``db/local_text.py``): the terms planned as in the database
-        (``plan_terms``, with exact counts), the best ``overfetch`` × ``limit`` rows read with the request's filter in
-        order of score and cut to ``limit``; the statement ('' when no term can score), the scores and the rows' ids.
-        None when a term's analysis is not known yet (the database ranks then)."""
+        (``plan_terms``, with exact counts), the best ``overfetch`` × ``limit`` matching rows read with the request's
+        filter in order of score and cut to ``limit`` (``more_text`` reads on when the filter keeps fewer). The
+        statement is '' when no term can score. None when a term's analysis is not known yet (the database ranks)."""
         analysed = ANALYSED.known(terms)
         if len(analysed) < len(terms):
             return None
@@ -442,11 +455,29 @@ class RetrievalStore:
         plan = plan_terms(terms, df, rows)
         branches = [*((t,) for t in plan.rare), *plan.together]
         if not branches:
-            return '', {}, []
+            return LocalText('', {}, [], [])
         k = limit if where.keeps_every(table) else math.ceil(limit * knobs().overfetch)
-        ranked = held.text_ranked(table, [[analysed[word] for word in branch] for branch in branches], k)
+        ranked = held.text_ranked(table, [[analysed[word] for word in branch] for branch in branches], None)
+        ids = [rid(LEAN[table], key) for key, _ in ranked]
         statement = f'SELECT {lean_projection(table)} FROM (SELECT * FROM $lex_{table} WHERE {predicate} LIMIT {int(limit)});'
-        return statement, dict(ranked), [rid(LEAN[table], key) for key, _ in ranked]
+        return LocalText(statement, dict(ranked), ids[:k], ids[k:])
+
+    def more_text(self, where: ReadFilter, limits: dict[str, int], found: dict[str, list[Candidate]], here: dict[str, LocalText]) -> None:
+        """Text lists ranked in the process whose filter kept fewer than their limit of the first candidates read on
+        through the other matching rows, best first, in one round trip: the list is then the best ``limit`` rows the
+        caller may read, as the database's full-text list gives them (a narrowly scoped caller, a session or a time)."""
+        short = {t: local for t, local in here.items() if local.rest and len(found.get(t, [])) < limits[t]}
+        if not short:
+            return
+        statements = [
+            f'SELECT {lean_projection(t)} FROM (SELECT * FROM $more_{t} WHERE {where.predicate(t)} '
+            f'LIMIT {int(limits[t] - len(found.get(t, [])))});'
+            for t in short
+        ]
+        results = self.store.q('\n'.join(statements), **where.params(), **{f'more_{t}': local.rest for t, local in short.items()})
+        for (table, local), rows in zip(short.items(), results, strict=True):
+            more = [to_rows.candidate(table, row) for row in rows or []]
+            found[table] = found.get(table, []) + with_scores(more, local.scores)
 
     def term_counts(self, tables: Sequence[str], terms: Sequence[str]) -> dict[tuple[str, str], int]:
         """(table, term) → rows of the table holding the term, (table, ``ROWS``) → the table's rows and (table,
