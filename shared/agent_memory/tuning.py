@@ -80,6 +80,9 @@ class Tuning:
     # The passages' and facts' text lists ranked by BM25 on the rows held for their vectors (db/local_text.py); False
     # sends them to the database's full-text indexes.
     local_text: bool = True
+    # ... and when the request's filter keeps too few of a text list's first candidates, at most this many more matching
+    # rows are read on, best first (the engine reads each id it is given, ~25 µs, whatever the LIMIT).
+    local_text_read_on: int = 4096
     max_terms: int = 8  # query terms sent to a full-text list (content words, in query order)
     df_cap: int = 256  # a term in more rows than this costs > ~13 ms per list alone: searched for only ANDed with others
     # A lexical list is scored in the query (db/lexical_score.py) when its matching rows × scorer_rows < its branches ×

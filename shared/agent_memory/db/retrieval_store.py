@@ -327,7 +327,7 @@ class RetrievalStore:
         found = {name: [to_rows.candidate(name.rsplit(':', 1)[-1] if name != 'self' else 'entity', row) for row in rows or []]
                  for name, rows in zip(statements, results, strict=True)}  # fmt: skip
         texts = {t: with_scores(found.get(f'bm25:{t}', []), ranked_here[t].scores if t in ranked_here else None) for t in limits}
-        self.more_text(where, limits, texts, ranked_here)
+        self._more_text(where, limits, texts, ranked_here)
         return FoundLists(
             vector={t: with_distances(found.get(f'vector:{t}', []), distances.get(t)) for t in limits} if lookup.vector is not None else {},
             text=lexical(texts) if lookup.terms is not None else {},
@@ -446,7 +446,7 @@ class RetrievalStore:
     ) -> LocalText | None:
         """``table``'s text list ranked in the process (``db/local_text.py``): the terms planned as in the database
         (``plan_terms``, with exact counts), the best ``overfetch`` × ``limit`` matching rows read with the request's
-        filter in order of score and cut to ``limit`` (``more_text`` reads on when the filter keeps fewer). The
+        filter in order of score and cut to ``limit`` (``_more_text`` reads on when the filter keeps fewer). The
         statement is '' when no term can score. None when a term's analysis is not known yet (the database ranks)."""
         analysed = ANALYSED.known(terms)
         if len(analysed) < len(terms):
@@ -462,11 +462,13 @@ class RetrievalStore:
         statement = f'SELECT {lean_projection(table)} FROM (SELECT * FROM $lex_{table} WHERE {predicate} LIMIT {int(limit)});'
         return LocalText(statement, dict(ranked), ids[:k], ids[k:])
 
-    def more_text(self, where: ReadFilter, limits: dict[str, int], found: dict[str, list[Candidate]], here: dict[str, LocalText]) -> None:
+    def _more_text(self, where: ReadFilter, limits: dict[str, int], found: dict[str, list[Candidate]], here: dict[str, LocalText]) -> None:
         """Text lists ranked in the process whose filter kept fewer than their limit of the first candidates read on
         through the other matching rows, best first, in one round trip: the list is then the best ``limit`` rows the
-        caller may read, as the database's full-text list gives them (a narrowly scoped caller, a session or a time)."""
+        caller may read, as the database's full-text list gives them (a narrowly scoped caller, a session or a time),
+        among the next ``local_text_read_on`` matching rows."""
         short = {t: local for t, local in here.items() if local.rest and len(found.get(t, [])) < limits[t]}
+        cap = knobs().local_text_read_on
         if not short:
             return
         statements = [
@@ -474,7 +476,7 @@ class RetrievalStore:
             f'LIMIT {int(limits[t] - len(found.get(t, [])))});'
             for t in short
         ]
-        results = self.store.q('\n'.join(statements), **where.params(), **{f'more_{t}': local.rest for t, local in short.items()})
+        results = self.store.q('\n'.join(statements), **where.params(), **{f'more_{t}': local.rest[:cap] for t, local in short.items()})
         for (table, local), rows in zip(short.items(), results, strict=True):
             more = [to_rows.candidate(table, row) for row in rows or []]
             found[table] = found.get(table, []) + with_scores(more, local.scores)
