@@ -11,7 +11,7 @@ from __future__ import annotations
 import datetime as dt
 import math
 from collections.abc import Collection, Iterable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 from agent_memory.db import to_rows
@@ -240,18 +240,16 @@ class Expanded:
 VectorStatements = tuple[dict[str, str], dict[str, Any], dict[str, dict[str, float]]]  # statements, params, distances
 
 
-def with_distances(rows: list[Candidate], distances: dict[str, float] | None) -> list[Candidate]:
-    """A list ranked in the process carries the distances numpy found (its rows come back in that order)."""
-    if distances is None:
-        return rows
-    return [replace(row, distance=distances[row.ref.partition(':')[2]]) for row in rows]
+Measure = tuple[str, dict[str, float]]  # a list ranked in the process: the Candidate field and each key's value
 
 
-def with_scores(rows: list[Candidate], scores: dict[str, float] | None) -> list[Candidate]:
-    """A text list ranked in the process carries the BM25 scores found there (its rows come back in that order)."""
-    if scores is None:
-        return rows
-    return [replace(row, bm25=scores[row.ref.partition(':')[2]]) for row in rows]
+def measured(table: str, rows: list[dict[str, Any]] | None, measure: Measure | None = None) -> list[Candidate]:
+    """A list's rows as candidates; a list ranked in the process carries the distances or BM25 scores found there
+    (its rows come back in that order), set on each row before it becomes a (frozen) candidate."""
+    if measure is None:
+        return [to_rows.candidate(table, row) for row in rows or []]
+    field_, values = measure
+    return [to_rows.candidate(table, {**row, field_: values[row['id'].id]}) for row in rows or []]
 
 
 @dataclass(frozen=True)
@@ -287,8 +285,8 @@ class RetrievalStore:
     def vector_lists(self, limits: dict[str, int], vector: list[float], where: ReadFilter) -> dict[str, list[Candidate]]:
         """Nearest rows by cosine per table, every table in one round trip (``_vector_statements``)."""
         statements, params, distances = self._vector_statements(limits, where, vector)
-        found = self._statements(limits, statements, {**where.params(), **params, 'vector': vector})
-        return {table: with_distances(rows, distances.get(table)) for table, rows in found.items()}
+        measures = {table: ('distance', found) for table, found in distances.items()}
+        return self._statements(limits, statements, {**where.params(), **params, 'vector': vector}, measures)
 
     def text(self, table: str, terms: Sequence[str], limit: int, where: ReadFilter) -> list[Candidate]:
         return self.text_lists({table: limit}, terms, where)[table]
@@ -324,12 +322,14 @@ class RetrievalStore:
                 f'SELECT {lean_projection("entity")} FROM entity_lean WHERE self_principal = $principal AND {predicate} LIMIT 4;'
             )
         results = self.store.q('\n'.join(statements.values()), **params) if statements else []
-        found = {name: [to_rows.candidate(name.rsplit(':', 1)[-1] if name != 'self' else 'entity', row) for row in rows or []]
+        measures: dict[str, Measure] = {f'vector:{t}': ('distance', d) for t, d in distances.items()}
+        measures |= {f'bm25:{t}': ('bm25', local.scores) for t, local in ranked_here.items()}
+        found = {name: measured(name.rsplit(':', 1)[-1] if name != 'self' else 'entity', rows, measures.get(name))
                  for name, rows in zip(statements, results, strict=True)}  # fmt: skip
-        texts = {t: with_scores(found.get(f'bm25:{t}', []), ranked_here[t].scores if t in ranked_here else None) for t in limits}
+        texts = {t: found.get(f'bm25:{t}', []) for t in limits}
         self._more_text(where, limits, texts, ranked_here)
         return FoundLists(
-            vector={t: with_distances(found.get(f'vector:{t}', []), distances.get(t)) for t in limits} if lookup.vector is not None else {},
+            vector={t: found.get(f'vector:{t}', []) for t in limits} if lookup.vector is not None else {},
             text=lexical(texts) if lookup.terms is not None else {},
             self_entities=found.get('self', []),
         )
@@ -478,8 +478,7 @@ class RetrievalStore:
         ]
         results = self.store.q('\n'.join(statements), **where.params(), **{f'more_{t}': local.rest[:cap] for t, local in short.items()})
         for (table, local), rows in zip(short.items(), results, strict=True):
-            more = [to_rows.candidate(table, row) for row in rows or []]
-            found[table] = found.get(table, []) + with_scores(more, local.scores)
+            found[table] = found.get(table, []) + measured(table, rows, ('bm25', local.scores))
 
     def term_counts(self, tables: Sequence[str], terms: Sequence[str]) -> dict[tuple[str, str], int]:
         """(table, term) → rows of the table holding the term, (table, ``ROWS``) → the table's rows and (table,
@@ -553,10 +552,12 @@ class RetrievalStore:
         found = self.store.q(f'{" ".join(statements)} RETURN [{", ".join(checks)}];', **{f't{i}': t for i, (_, t) in enumerate(keys)})
         return [key for key, zero in zip(keys, found[-1] or [], strict=True) if zero]
 
-    def _statements(self, tables: Iterable[str], statements: dict[str, str], params: dict[str, Any]) -> dict[str, list[Candidate]]:
+    def _statements(
+        self, tables: Iterable[str], statements: dict[str, str], params: dict[str, Any], measures: dict[str, Measure] | None = None
+    ) -> dict[str, list[Candidate]]:
         """Run one SELECT per table in a single round trip; tables without a statement get no rows."""
         results = self.store.q('\n'.join(statements.values()), **params) if statements else []
-        found = {table: [to_rows.candidate(table, row) for row in rows or []] for table, rows in zip(statements, results, strict=True)}
+        found = {table: measured(table, rows, (measures or {}).get(table)) for table, rows in zip(statements, results, strict=True)}
         return {table: found.get(table, []) for table in tables}
 
     def expand(self, where: ReadFilter, lookup: Expansion, vector: list[float] | None) -> Expanded:
