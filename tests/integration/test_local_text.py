@@ -188,3 +188,16 @@ def test_a_caller_whose_best_matches_are_hidden_still_gets_the_best_rows_it_may_
     tune(monkeypatch, local_vectors_max_rows=0)
     there = text_lists(store, question, ['/team/*'])['memory_chunk']
     assert [r for r, _ in here] == [r for r, _ in there] and towels in [r for r, _ in here]
+
+
+def test_hostile_query_words_are_ranked_by_the_database_and_change_nothing(texts: Api, store: MemoryStore) -> None:
+    # Given a process that ranks the texts, When a question holds a 4,000-character word, unicode and regex-like text
+    call(texts, 'retrieval', '/query', {'query': 'warm up', 'k': 5})
+    for question in ['budget ' + 'ß' * 4000, 'pool (a+)+$ .* \\\\ %', 'Lisbon 🏊 pööl ' * 200]:
+        found = call(texts, 'retrieval', '/query', {'query': question[:4096], 'k': 5})
+        # Then the query answers, the long word is not remembered, and the held rows are unchanged
+        assert isinstance(found['hits'], list)
+    assert local_vectors_of(store, 384).sizes() == {'attribute': 2, 'memory_chunk': 10}
+    from agent_memory.db.local_text import ANALYSED, REMEMBERED_CHARS
+
+    assert all(len(word) <= REMEMBERED_CHARS for word in ANALYSED._words)

@@ -92,3 +92,5 @@ def test_analysed_words_are_remembered_least_recently_used_out() -> None:
     assert analysed.known(['pools']) == {'pools': ('pool',)}
     analysed.remember({"o'neil": ('o', 'neil')})
     assert analysed.known(['pools', 'lisbon', "o'neil"]) == {'pools': ('pool',), "o'neil": ('o', 'neil')}
+    analysed.remember({'x' * 65: ('x' * 65,)})  # a hostile word is analysed each time, never remembered
+    assert analysed.known(['x' * 65]) == {} and len(analysed.known(['pools', "o'neil"])) == 2

@@ -19,6 +19,7 @@ from threading import Lock
 from agent_memory.db.lexical_score import K1, B, idf
 
 Word = tuple[str, ...]  # a query word's tokens, as the analyzer gives them
+REMEMBERED_CHARS = 64  # longer query words are analysed each time (the memo stays ~20,000 × 64 characters at most)
 
 
 class Postings:
@@ -108,7 +109,7 @@ class Analysed:
 
     def remember(self, analysed: dict[str, Word]) -> None:
         with self._lock:
-            self._words.update(analysed)
+            self._words.update({word: tokens for word, tokens in analysed.items() if len(word) <= REMEMBERED_CHARS})
             while len(self._words) > self.max_entries:
                 self._words.popitem(last=False)
 
