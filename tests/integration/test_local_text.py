@@ -193,7 +193,7 @@ def test_a_caller_whose_best_matches_are_hidden_still_gets_the_best_rows_it_may_
 def test_hostile_query_words_are_ranked_by_the_database_and_change_nothing(texts: Api, store: MemoryStore) -> None:
     # Given a process that ranks the texts, When a question holds a 4,000-character word, unicode and regex-like text
     call(texts, 'retrieval', '/query', {'query': 'warm up', 'k': 5})
-    for question in ['budget ' + 'ß' * 4000, 'pool (a+)+$ .* \\\\ %', 'Lisbon 🏊 pööl ' * 200]:
+    for question in ['budget ' + 'pool' * 1000, 'budget ' + 'ß' * 4000, 'pool (a+)+$ .* \\\\ %', 'Lisbon 🏊 pööl ' * 200]:
         found = call(texts, 'retrieval', '/query', {'query': question[:4096], 'k': 5})
         # Then the query answers, the long word is not remembered, and the held rows are unchanged
         assert isinstance(found['hits'], list)
