@@ -9,7 +9,8 @@ written (``written_at``, context migration 0021) and rows deleted (``vector_gone
 ``local_vectors_verify_seconds`` a look goes back ``local_vectors_write_lag_seconds`` (the longest a write transaction
 stays open) before the last such look, so a row stamped before a look and committed after it is still seen
 (``LocalVectors._look``). The vectors only rank: the caller reads the candidates with the request's filters
-(``RetrievalStore``), so a row the caller may not see, or one deleted meanwhile, never leaves the database.
+(``RetrievalStore``), so a row the caller may not see, or one deleted meanwhile, never leaves the database. The same
+rows' analysed texts are read with their vectors and ranked by BM25 here too (``db/local_text.py``).
 """
 
 from __future__ import annotations
