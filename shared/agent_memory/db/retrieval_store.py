@@ -447,11 +447,14 @@ class RetrievalStore:
         """``table``'s text list ranked in the process (``db/local_text.py``): the terms planned as in the database
         (``plan_terms``, with exact counts), the best ``overfetch`` × ``limit`` matching rows read with the request's
         filter in order of score and cut to ``limit`` (``_more_text`` reads on when the filter keeps fewer). The
-        statement is '' when no term can score. None when a term's analysis is not known yet (the database ranks)."""
+        statement is '' when no term can score. None when a term's analysis is not known yet or the table holds no rows
+        (the database ranks)."""
         analysed = ANALYSED.known(terms)
         if len(analysed) < len(terms):
             return None
         rows, df = held.text_counts(table, analysed)
+        if not rows:
+            return None  # evicted since the look (another context's table needed the budget), or empty: the database ranks
         plan = plan_terms(terms, df, rows)
         branches = [*((t,) for t in plan.rare), *plan.together]
         if not branches:
