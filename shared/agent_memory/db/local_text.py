@@ -11,6 +11,7 @@ dictionary reads per matching row, and the database reads only the best rows, wi
 
 from __future__ import annotations
 
+import heapq
 import math
 from collections import Counter, OrderedDict
 from collections.abc import Iterable, Sequence
@@ -88,8 +89,13 @@ class Postings:
                     tf = 1 + math.log(found[key])
                     score += weight * (K1 + 1) * tf / (tf + norm)
                 scores[key] = scores.get(key, 0.0) + score
-        best = sorted(scores.items(), key=lambda item: (-item[1], item[0]))
-        return best if k is None else best[:k]
+        if k is None or k >= len(scores):
+            return sorted(scores.items(), key=_best_first)
+        return heapq.nsmallest(k, scores.items(), key=_best_first)  # a common word's thousands of rows: no full sort
+
+
+def _best_first(item: tuple[str, float]) -> tuple[float, str]:
+    return -item[1], item[0]
 
 
 class Analysed:

@@ -460,7 +460,7 @@ class RetrievalStore:
         if not branches:
             return LocalText('', {}, [], [])
         k = limit if where.keeps_every(table) else math.ceil(limit * knobs().overfetch)
-        ranked = held.text_ranked(table, [[analysed[word] for word in branch] for branch in branches], None)
+        ranked = held.text_ranked(table, [[analysed[word] for word in branch] for branch in branches], k + knobs().local_text_read_on)
         ids = [rid(LEAN[table], key) for key, _ in ranked]
         statement = f'SELECT {lean_projection(table)} FROM (SELECT * FROM $lex_{table} WHERE {predicate} LIMIT {int(limit)});'
         return LocalText(statement, dict(ranked), ids[:k], ids[k:])
@@ -471,7 +471,6 @@ class RetrievalStore:
         caller may read, as the database's full-text list gives them (a narrowly scoped caller, a session or a time),
         among the next ``local_text_read_on`` matching rows."""
         short = {t: local for t, local in here.items() if local.rest and len(found.get(t, [])) < limits[t]}
-        cap = knobs().local_text_read_on
         if not short:
             return
         statements = [
@@ -479,7 +478,7 @@ class RetrievalStore:
             f'LIMIT {int(limits[t] - len(found.get(t, [])))});'
             for t in short
         ]
-        results = self.store.q('\n'.join(statements), **where.params(), **{f'more_{t}': local.rest[:cap] for t, local in short.items()})
+        results = self.store.q('\n'.join(statements), **where.params(), **{f'more_{t}': local.rest for t, local in short.items()})
         for (table, local), rows in zip(short.items(), results, strict=True):
             found[table] = found.get(table, []) + measured(table, rows, ('bm25', local.scores))
 
