@@ -135,7 +135,7 @@ def ranked(held: LocalVectors, words: list[str]) -> list[tuple[str, Any]]:
 
     analysed = ANALYSED.known(words)
     assert len(analysed) == len(words)
-    return held.text_ranked('memory_chunk', [[analysed[w]] for w in words], 10)
+    return held.text_search('memory_chunk', analysed, lambda df, rows: [(w,) for w in words], 10) or []
 
 
 def test_a_search_by_words_alone_uses_the_rows_a_search_by_meaning_made_the_process_hold(

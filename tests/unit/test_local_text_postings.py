@@ -94,3 +94,16 @@ def test_analysed_words_are_remembered_least_recently_used_out() -> None:
     assert analysed.known(['pools', 'lisbon', "o'neil"]) == {'pools': ('pool',), "o'neil": ('o', 'neil')}
     analysed.remember({'x' * 65: ('x' * 65,)})  # a hostile word is analysed each time, never remembered
     assert analysed.known(['x' * 65]) == {} and len(analysed.known(['pools', "o'neil"])) == 2
+
+
+def test_search_plans_on_the_words_counts_and_ranks_as_ranked_does() -> None:
+    postings, seen = held(), []
+
+    def plan(df: dict[str, int], rows: int) -> list[tuple[str, ...]]:
+        seen.append((df, rows))
+        return [('budget', 'review'), ('lisbon',)]
+
+    words = {'budget': ('budget',), 'review': ('review',), 'lisbon': ('lisbon',), "o'neil": ('o', 'neil')}
+    found = postings.search(words, plan, 10)
+    assert seen == [({'budget': 2, 'review': 2, 'lisbon': 3, "o'neil": 1}, 6)]
+    assert found == postings.ranked([[('budget',), ('review',)], [('lisbon',)]], 10)

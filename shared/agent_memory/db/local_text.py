@@ -14,12 +14,13 @@ from __future__ import annotations
 import heapq
 import math
 from collections import Counter, OrderedDict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from threading import Lock
 
 from agent_memory.db.lexical_score import K1, B, idf
 
 Word = tuple[str, ...]  # a query word's tokens, as the analyzer gives them
+Plan = Callable[[dict[str, int], int], Sequence[Sequence[str]]]  # (rows holding each word, rows) -> branches of words
 REMEMBERED_CHARS = 64  # longer query words are analysed each time (the memo stays ~20,000 × 64 characters at most)
 
 
@@ -67,17 +68,27 @@ class Postings:
         rest = [self._postings.get(token, {}) for token in word[1:]]
         return {key: count for key, count in first.items() if all(key in holders for holders in rest)}
 
+    def search(self, words: dict[str, Word], plan: Plan, k: int | None = None) -> list[tuple[str, float]]:
+        """``ranked`` over the branches ``plan`` makes of ``words`` from their document frequencies and the row count
+        (each word's holders are found once, for the plan and the scores)."""
+        holding = {word: self.holding(tokens) for word, tokens in words.items()}
+        branches = plan({word: len(found) for word, found in holding.items()}, len(self._lengths))
+        return self._ranked([[holding[word] for word in branch] for branch in branches], k)
+
     def ranked(self, branches: Sequence[Sequence[Word]], k: int | None = None) -> list[tuple[str, float]]:
         """The ``k`` best keys (None: every matching key) by BM25 over ``branches`` (each ORed with the others, its
         words ANDed), best first; keys that match only words scoring 0 (in half the rows or more) come after, as the
         engine returns them. Equal scores go in key order (the engine's order among them is arbitrary)."""
+        return self._ranked([[self.holding(word) for word in branch] for branch in branches], k)
+
+    def _ranked(self, branches: Sequence[Sequence[dict[str, int]]], k: int | None) -> list[tuple[str, float]]:
+        """``ranked`` with each word given as its holders (``holding``)."""
         rows = len(self._lengths)
         if not rows or (k is not None and k <= 0):
             return []
         mean_length = max(self._total / rows, 1e-9)
         scores: dict[str, float] = {}
-        for branch in branches:
-            holders = [self.holding(word) for word in branch]
+        for holders in branches:
             if not holders or not all(holders):
                 continue
             common = set(holders[0]).intersection(*holders[1:])

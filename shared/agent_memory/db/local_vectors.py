@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from agent_memory.db.lexical_score import ANALYZER
-from agent_memory.db.local_text import ANALYSED, Postings, Word
+from agent_memory.db.local_text import ANALYSED, Plan, Postings, Word
 from agent_memory.db.records import rid
 from agent_memory.tuning import Tuning, knobs
 
@@ -141,7 +141,7 @@ class LocalVectors:
         """Bring the vectors and texts of ``tables`` up to date (at most two round trips) and return those that can be
         searched here. A table new to the process is read ``local_vectors_load_rows`` rows per call (~0.1-0.4 ms a
         row), its keys first; until it is whole its lists run in the database. ``words`` not yet analysed are analysed
-        in the same round trip (``analysed``)."""
+        in the same round trip (``local_text.ANALYSED``)."""
         tuned = knobs()
         max_rows = min(tuned.local_vectors_max_rows, tuned.local_vectors_budget_rows)  # a table alone over budget stays out
         if max_rows <= 0:
@@ -172,19 +172,12 @@ class LocalVectors:
             vectors = self._tables.get(table)
             return vectors.nearest(vector, k) if vectors is not None else []
 
-    def text_counts(self, table: str, words: dict[str, Word]) -> tuple[int, dict[str, int]]:
-        """The table's rows, and per word the rows holding it."""
+    def text_search(self, table: str, words: dict[str, Word], plan: Plan, k: int) -> list[tuple[str, float]] | None:
+        """The ``k`` best rows by BM25 over the branches ``plan`` makes of ``words`` (``Postings.search``) and their
+        scores; None when the table holds no rows (evicted since the look, or empty)."""
         with self._lock:
             vectors = self._tables.get(table)
-            if vectors is None:
-                return 0, dict.fromkeys(words, 0)
-            return len(vectors.text), {word: len(vectors.text.holding(tokens)) for word, tokens in words.items()}
-
-    def text_ranked(self, table: str, branches: Sequence[Sequence[Word]], k: int | None) -> list[tuple[str, float]]:
-        """The ``k`` best rows (None: every matching row) by BM25 (``Postings.ranked``) and their scores."""
-        with self._lock:
-            vectors = self._tables.get(table)
-            return vectors.text.ranked(branches, k) if vectors is not None else []
+            return vectors.text.search(words, plan, k) if vectors is not None and len(vectors.text) else None
 
     def rows(self) -> dict[str, int]:
         """Vectors held per table."""

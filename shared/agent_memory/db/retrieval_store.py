@@ -447,20 +447,22 @@ class RetrievalStore:
         """``table``'s text list ranked in the process (``db/local_text.py``): the terms planned as in the database
         (``plan_terms``, with exact counts), the best ``overfetch`` × ``limit`` matching rows read with the request's
         filter in order of score and cut to ``limit`` (``_more_text`` reads on when the filter keeps fewer). The
-        statement is '' when no term can score. None when a term's analysis is not known yet or the table holds no rows
+        statement is '' when no row matches a term that can score. None when a term's analysis is not known yet or the table holds no rows
         (the database ranks)."""
         analysed = ANALYSED.known(terms)
         if len(analysed) < len(terms):
             return None
-        rows, df = held.text_counts(table, analysed)
-        if not rows:
-            return None  # evicted since the look (another context's table needed the budget), or empty: the database ranks
-        plan = plan_terms(terms, df, rows)
-        branches = [*((t,) for t in plan.rare), *plan.together]
-        if not branches:
-            return LocalText('', {}, [], [])
+
+        def branches(df: dict[str, int], rows: int) -> list[tuple[str, ...]]:
+            plan = plan_terms(terms, df, rows)
+            return [*((t,) for t in plan.rare), *plan.together]
+
         k = limit if where.keeps_every(table) else math.ceil(limit * knobs().overfetch)
-        ranked = held.text_ranked(table, [[analysed[word] for word in branch] for branch in branches], k + knobs().local_text_read_on)
+        ranked = held.text_search(table, analysed, branches, k + knobs().local_text_read_on)
+        if ranked is None:
+            return None  # evicted since the look (another context's table needed the budget), or empty: the database ranks
+        if not ranked:
+            return LocalText('', {}, [], [])
         ids = [rid(LEAN[table], key) for key, _ in ranked]
         statement = f'SELECT {lean_projection(table)} FROM (SELECT * FROM $lex_{table} WHERE {predicate} LIMIT {int(limit)});'
         return LocalText(statement, dict(ranked), ids[:k], ids[k:])
