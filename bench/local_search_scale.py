@@ -12,23 +12,47 @@ default is SurrealKV:
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import datetime as dt
 import json
 import os
 import time
+from collections.abc import Iterator
 from typing import Any
 
 import retrieval  # noqa: I001  # first: bench_env sets paths and environment before the service imports
 
 from agent_memory import tuning
+from agent_memory.db.local_vectors import LocalVectors, local_vectors_of
 from local_runtime.events import LocalContext, http_event
 
 DESIGNS: dict[str, dict[str, Any]] = {
-    'database': {'local_vectors_max_rows': 0},
-    'vectors here': {'local_vectors_max_rows': 200_000, 'local_vectors_budget_rows': 200_000, 'local_text': False},
-    'vectors + text here': {'local_vectors_max_rows': 200_000, 'local_vectors_budget_rows': 200_000, 'local_text': True},
+    'database': {'local_vectors_max_rows': 0, 'local_text_max_rows': 0},
+    'vectors here': {'local_vectors_max_rows': 200_000, 'local_vectors_budget_rows': 400_000, 'local_text': False},
+    'vectors + text here': {'local_vectors_max_rows': 200_000, 'local_vectors_budget_rows': 400_000, 'local_text': True},
+    # the design a table over local_vectors_max_rows gets: texts ranked here, the KNN in the database (``vectors_unused``)
+    'text here': {'local_vectors_max_rows': 200_000, 'local_text_max_rows': 200_000, 'local_vectors_budget_rows': 400_000},
 }
+TEXTS_ONLY = {'text here'}
+
+
+@contextlib.contextmanager
+def vectors_unused(unused: bool) -> Iterator[None]:
+    """Every table held is searched as a table holding its texts only (its vectors, if read, are not used), so the
+    designs can alternate on the rows one warm-up read."""
+    ready = LocalVectors.ready
+    if unused:
+        LocalVectors.ready = lambda self, *a, **k: dict.fromkeys(ready(self, *a, **k), False)  # type: ignore[method-assign]
+    try:
+        yield
+    finally:
+        LocalVectors.ready = ready  # type: ignore[method-assign]
+
+
+def rss_mb() -> float:
+    with open('/proc/self/status') as status:
+        return next(int(line.split()[1]) for line in status if line.startswith('VmRSS')) / 1024
 
 
 def ask(fn: Any, ctx: str, key: str, question: str, mode: str) -> tuple[float, float, list[str]]:
@@ -46,6 +70,8 @@ def main() -> None:
     parser.add_argument('--size', type=int, default=10_000)
     parser.add_argument('--rounds', type=int, default=2)
     parser.add_argument('--modes', default='hybrid,bm25')
+    parser.add_argument('--designs', default=','.join(DESIGNS))
+    parser.add_argument('--warm', default='vectors + text here', help='the design whose knobs read the table (text here: texts only)')
     args = parser.parse_args()
     services = retrieval.get_services()
     services.embedder.warm()
@@ -64,27 +90,28 @@ def main() -> None:
     base = tuning.TUNING
     tuning.TUNING = dataclasses.replace(base, **DESIGNS['database'])
     ask(fn, ctx, key, 'warm up', 'hybrid')  # the process's first query
-    tuning.TUNING = dataclasses.replace(base, **DESIGNS['vectors + text here'])
-    warm, started = 0, time.perf_counter()
-    from agent_memory.db.local_vectors import local_vectors_of
-
+    warm_knobs = {**DESIGNS[args.warm], **({'local_vectors_max_rows': 0} if args.warm in TEXTS_ONLY else {})}
+    tuning.TUNING = dataclasses.replace(base, **warm_knobs)
+    warm, started, rss_before = 0, time.perf_counter(), rss_mb()
     held = local_vectors_of(services.store(ctx), 384)
     while held.sizes().get('attribute', 0) < args.size and warm < 1000:
         ask(fn, ctx, key, questions[warm % len(questions)][0], 'hybrid')
         warm += 1
-    warm_s = time.perf_counter() - started
+    warm_s, rss_after = time.perf_counter() - started, rss_mb()
+    designs = args.designs.split(',')
     modes = args.modes.split(',')
     wall: dict[tuple[str, str], list[float]] = {}
     cpu: dict[tuple[str, str], list[float]] = {}
     hit1: dict[tuple[str, str], int] = {}
     hit10: dict[tuple[str, str], int] = {}
-    names_ = list(DESIGNS)
+    names_ = designs
     for round_ in range(args.rounds):
         for i, (question, expected) in enumerate(questions):
             for mode in modes:
-                for design in names_[(i + round_) % 3 :] + names_[: (i + round_) % 3]:
+                for design in names_[(i + round_) % len(names_) :] + names_[: (i + round_) % len(names_)]:
                     tuning.TUNING = dataclasses.replace(base, **DESIGNS[design])
-                    ms, cpu_ms, hits = ask(fn, ctx, key, question, mode)
+                    with vectors_unused(design in TEXTS_ONLY):
+                        ms, cpu_ms, hits = ask(fn, ctx, key, question, mode)
                     wall.setdefault((design, mode), []).append(ms)
                     cpu.setdefault((design, mode), []).append(cpu_ms)
                     hit1[(design, mode)] = hit1.get((design, mode), 0) + (bool(hits) and hits[0] == expected)
@@ -92,11 +119,12 @@ def main() -> None:
     tuning.TUNING = base
     n = args.rounds * len(questions)
     store = os.environ.get('AGENT_MEMORY_DB_URL', 'mem://').split('://')[0]
-    print(f'{args.size:,} facts on {store}: loaded in {load_s:.1f} s; the process read them in {warm} queries, {warm_s:.1f} s')
+    print(f'{args.size:,} facts on {store}: loaded in {load_s:.1f} s; the process read them ({args.warm}) in {warm} queries, '
+          f'{warm_s:.1f} s; RSS {rss_before:.0f} -> {rss_after:.0f} MB (held: {held.weights()})')  # fmt: skip
     print(f'{len(questions)} questions x {args.rounds} rounds, designs alternated; load average {os.getloadavg()[0]:.1f}')
     print(f'{"mode":<7} {"design":<20} {"wall p50":>9} {"wall p95":>9} {"cpu p50":>8} {"cpu p95":>8} {"hit@1":>6} {"hit@10":>7}')
     for mode in modes:
-        for design in DESIGNS:
+        for design in designs:
             w, c = wall[(design, mode)], cpu[(design, mode)]
             print(f'{mode:<7} {design:<20} {retrieval.pct(w, 50):>9.1f} {retrieval.pct(w, 95):>9.1f} {retrieval.pct(c, 50):>8.1f} '
                   f'{retrieval.pct(c, 95):>8.1f} {hit1[(design, mode)] / n:>6.2f} {hit10[(design, mode)] / n:>7.2f}')  # fmt: skip

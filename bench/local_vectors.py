@@ -21,7 +21,7 @@ from locomo import CACHE, Api, code_version, opened_copy, pct
 from locomo_data import default_data_path, load
 
 DESIGNS: dict[str, dict[str, Any]] = {
-    'database': {'local_vectors_max_rows': 0},
+    'database': {'local_vectors_max_rows': 0, 'local_text_max_rows': 0},
     'vectors here': {'local_vectors_max_rows': 20_000, 'local_text': False},
     'vectors + text here': {'local_vectors_max_rows': 20_000, 'local_text': True},
 }
@@ -50,7 +50,7 @@ def main() -> None:
         cpu: dict[str, list[float]] = {d: [] for d in DESIGNS}
         same, first = dict.fromkeys(DESIGNS, 0), None
         base = tuning.TUNING
-        tuning.TUNING = dataclasses.replace(base, local_vectors_max_rows=0)
+        tuning.TUNING = dataclasses.replace(base, **DESIGNS['database'])
         api.post('query', {'query': 'warm up', 'k': 10}, 'warm up')  # the process's first query: cold caches, not counted
         for round_ in range(args.rounds):
             for i, q in enumerate(questions):

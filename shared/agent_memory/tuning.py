@@ -71,7 +71,8 @@ class Tuning:
     # after reload seconds (the sweep keeps deletions a day). 20,000: 10k facts gain with texts ranked here too
     # (bench/README.md, Session 8).
     local_vectors_max_rows: int = 20_000
-    local_vectors_budget_rows: int = 50_000
+    local_text_max_rows: int = 100_000
+    local_vectors_budget_rows: int = 150_000
     local_vectors_load_rows: int = 500
     local_vectors_retry_seconds: float = 600.0
     local_vectors_write_lag_seconds: float = 120.0

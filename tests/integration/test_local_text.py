@@ -75,7 +75,7 @@ def test_the_text_lists_ranked_in_the_process_hold_the_rows_and_scores_the_datab
     # When each question's text lists are ranked in the process and by the database's full-text indexes
     here = {q: text_lists(store, q) for q in QUESTIONS}
     sent = '\n'.join(trip.sql for trip in recorded)
-    tune(monkeypatch, local_vectors_max_rows=0)
+    tune(monkeypatch, local_vectors_max_rows=0, local_text_max_rows=0)
     there = {q: text_lists(store, q) for q in QUESTIONS}
     tune(monkeypatch, local_vectors_max_rows=20_000, local_text=False)  # vectors here, texts in the database
     recorded.clear()
@@ -115,7 +115,7 @@ def test_another_process_ranks_text_written_without_a_vector_and_forgets_deleted
     del row['id']
     store.q('CREATE memory_chunk:bare_0 CONTENT $row;', row={**row, 'text': 'Zanzibar ferry tickets are in the blue folder.'})
     # When the next look runs, Then its text is ranked though it has no vector
-    assert other.ready(store, TABLES, ['zanzibar', 'ferry']) == set(TABLES)
+    assert other.ready(store, TABLES, ['zanzibar', 'ferry']) == dict.fromkeys(TABLES, True)
     assert other.rows()['memory_chunk'] == 10 and other.sizes()['memory_chunk'] == 11
     assert ranked(other, ['zanzibar', 'ferry'])[0][0] == 'bare_0'
     # When it and a passage with a vector are deleted, Then the next look drops both texts
@@ -128,6 +128,68 @@ def test_another_process_ranks_text_written_without_a_vector_and_forgets_deleted
     assert other.sizes()['memory_chunk'] == 9
     assert ranked(other, ['zanzibar', 'ferry']) == []
     assert review not in [key for key, _ in ranked(other, ['quarterly', 'budget'])]
+
+
+def both_lists(store: MemoryStore, question: str) -> tuple[dict[str, list[tuple[str, float]]], dict[str, list[str]]]:
+    """The text lists (row, score) and the vector lists (rows) of ``question``, searched near the first passage."""
+    found = RetrievalStore(store).lists(
+        ReadFilter(patterns=['*'], now=utcnow()),
+        LIMITS,
+        ListLookup(vector=vector_of(store, chunk_of(store, PASSAGES[0])), terms=query_terms(question)),
+    )
+    texts = {table: [(row.ref, round(row.bm25 or 0.0, 9)) for row in rows] for table, rows in found.text.items()}
+    return texts, {table: [row.ref for row in rows] for table, rows in found.vector.items()}
+
+
+def test_a_table_over_the_vector_limit_holds_its_texts_only_and_its_knn_runs_in_the_database(
+    texts: Api, store: MemoryStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Given a vector limit of 5 rows: the 10 passages are over it, the 2 facts under it
+    tune(monkeypatch, local_vectors_max_rows=5)
+    both_lists(store, 'warm up')
+    held = local_vectors_of(store, 384)
+    # Then the process holds the passages' texts without their vectors, and the facts' texts and vectors
+    assert held.rows() == {'attribute': 2, 'memory_chunk': 0} and held.sizes() == {'attribute': 2, 'memory_chunk': 10}
+    assert held.weights() == {'attribute': 4, 'memory_chunk': 10}
+    # When each question's lists are found, Then the passages' words are ranked here and their KNN in the database,
+    # the facts' both here, and every list holds what the database's indexes give (the texts with the same scores)
+    recorded = record_round_trips(monkeypatch, store.database)
+    here = {q: both_lists(store, q) for q in QUESTIONS}
+    sent = '\n'.join(trip.sql for trip in recorded)
+    assert '$lex_memory_chunk' in sent and 'FROM memory_chunk WHERE embedding <|' in sent and '$near_attribute' in sent
+    assert '$near_memory_chunk' not in sent and '@1@ $memory_chunk_1' not in sent
+    tune(monkeypatch, local_vectors_max_rows=0, local_text_max_rows=0)
+    there = {q: both_lists(store, q) for q in QUESTIONS}
+    for question in QUESTIONS:
+        (text, vector), (db_text, db_vector) = here[question], there[question]
+        assert vector['memory_chunk'] == db_vector['memory_chunk'], question  # (facts ranked here skip those under the floor)
+        for table in text:
+            assert [r for r, _ in text[table]] == [r for r, _ in db_text[table]], (question, table)
+            assert [s for _, s in text[table]] == pytest.approx([s for _, s in db_text[table]], rel=1e-6)
+    assert any(rows for text, _ in here.values() for rows in text.values())
+
+
+def test_a_table_that_outgrows_the_vector_limit_keeps_its_texts_and_reads_each_text_once(
+    texts: Api, store: MemoryStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Given a process holding the passages' vectors and texts
+    both_lists(store, 'warm up')
+    held = local_vectors_of(store, 384)
+    assert held.rows()['memory_chunk'] == 10
+    # When the passages outgrow the vector limit, Then the next look drops their vectors and reads the new text only
+    tune(monkeypatch, local_vectors_max_rows=10, local_vectors_verify_seconds=0.0)
+    note(texts, 'The Zanzibar ferry leaves the harbour at noon.')
+    ferry = f'memory_chunk:{chunk_of(store, "The Zanzibar ferry leaves the harbour at noon.")}'
+    recorded = record_round_trips(monkeypatch, store.database)
+    text, vector = both_lists(store, 'When does the Zanzibar ferry leave?')
+    assert held.rows()['memory_chunk'] == 0 and held.sizes()['memory_chunk'] == 11
+    assert text['memory_chunk'][0][0] == ferry and ferry in vector['memory_chunk']
+    assert not any('$fetch' in trip.sql and trip.params and trip.params.get('fetch') for trip in recorded)
+    # When later looks list the rows written lately again (every look verifies here), Then no text is read twice
+    recorded.clear()
+    both_lists(store, 'Who booked flights for the conference?')
+    assert any('written_at >= $since_memory_chunk' in trip.sql for trip in recorded)
+    assert not any('$texts_memory_chunk' in trip.sql for trip in recorded)
 
 
 def ranked(held: LocalVectors, words: list[str]) -> list[tuple[str, Any]]:
@@ -161,7 +223,7 @@ def test_common_words_are_planned_as_the_database_plans_them(texts: Api, store: 
     questions = [*QUESTIONS, 'Lisbon conference', 'Maya Lisbon pool', 'the budget']
     # When the lists are ranked in the process and by the database, Then they hold the same rows
     here = {q: text_lists(store, q) for q in questions}
-    tune(monkeypatch, local_vectors_max_rows=0)
+    tune(monkeypatch, local_vectors_max_rows=0, local_text_max_rows=0)
     there = {q: text_lists(store, q) for q in questions}
     for question in questions:
         for table in ('memory_chunk', 'attribute'):
@@ -185,7 +247,7 @@ def test_a_caller_whose_best_matches_are_hidden_still_gets_the_best_rows_it_may_
     recorded = record_round_trips(monkeypatch, store.database)
     here = text_lists(store, question, ['/team/*'])['memory_chunk']
     assert any('$more_memory_chunk' in trip.sql for trip in recorded)  # the first 48 candidates were all hidden
-    tune(monkeypatch, local_vectors_max_rows=0)
+    tune(monkeypatch, local_vectors_max_rows=0, local_text_max_rows=0)
     there = text_lists(store, question, ['/team/*'])['memory_chunk']
     assert [r for r, _ in here] == [r for r, _ in there] and towels in [r for r, _ in here]
 

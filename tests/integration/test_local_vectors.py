@@ -51,7 +51,7 @@ def process_that_looked(store: MemoryStore, monkeypatch: pytest.MonkeyPatch, **k
     """Another process's copy of the context's vectors (outside the registry), after its first look."""
     tune(monkeypatch, **knobs)
     other = LocalVectors(384)
-    assert other.ready(store, TABLES) == set(TABLES)
+    assert other.ready(store, TABLES) == dict.fromkeys(TABLES, True)
     return other
 
 
@@ -85,7 +85,7 @@ def test_a_query_ranks_passages_and_facts_in_the_process_and_finds_what_the_data
     hits(notes, questions[0], mode='hybrid')
     lists = [trip.sql for trip in recorded if '$near_memory_chunk' in trip.sql]
     assert lists and all('$near_attribute' in sql and 'FROM memory_chunk WHERE embedding <|' not in sql for sql in lists)
-    tune(monkeypatch, local_vectors_max_rows=0)
+    tune(monkeypatch, local_vectors_max_rows=0, local_text_max_rows=0)
     assert [hits(notes, q) for q in questions] == local
     assert local_vectors_of(store, 384).rows() == {'attribute': 1, 'memory_chunk': 30}
 
@@ -160,11 +160,11 @@ def test_a_table_over_the_budget_is_searched_by_the_database_and_the_process_hol
     hits(notes, 'When does the Apollo launch happen?')
     assert not any('SELECT id FROM memory_chunk_lean LIMIT' in trip.sql for trip in recorded)
     # When another context's tables fill the budget, Then the least recently used table goes
-    tune(monkeypatch, local_vectors_budget_rows=30)
+    tune(monkeypatch, local_vectors_budget_rows=60)  # a row with its vector weighs 2 (its text 1, its vector 1)
     other = local_vectors_of(elsewhere := AnotherContext(), 384)
-    assert other.ready(store, ('memory_chunk',)) == {'memory_chunk'}
-    held = other.rows().get('memory_chunk', 0) + local_vectors_of(store, 384).rows().get('attribute', 0)
-    assert held <= 30 and other.rows() == {'memory_chunk': 30} and local_vectors_of(store, 384).rows() == {}
+    assert other.ready(store, ('memory_chunk',)) == {'memory_chunk': True}
+    held = other.weights().get('memory_chunk', 0) + local_vectors_of(store, 384).weights().get('attribute', 0)
+    assert held <= 60 and other.rows() == {'memory_chunk': 30} and local_vectors_of(store, 384).rows() == {}
     del elsewhere
 
 

@@ -20,7 +20,7 @@ import itertools
 import threading
 import time
 import weakref
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Container, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -43,9 +43,11 @@ class Queries(Protocol):
 @dataclass
 class _Vectors:
     """One table's unit vectors, row i for ``keys[i]``, and the analysed texts of all its rows (``text``: also rows
-    without a vector yet)."""
+    without a vector yet). A table over ``local_vectors_max_rows`` holds its texts only (``vectors`` False): its KNN
+    runs in the database."""
 
     dimension: int
+    vectors: bool = True
     keys: list[str] = field(default_factory=list)
     rows: dict[str, int] = field(default_factory=dict)
     matrix: np.ndarray = field(init=False)
@@ -68,6 +70,17 @@ class _Vectors:
     def size(self) -> int:
         """The rows held: every row has a text, some have no vector yet."""
         return max(len(self.keys), len(self.text))
+
+    def weight(self) -> int:
+        """What the rows weigh in ``local_vectors_budget_rows``: a text counts one, a vector one (each ~1.5 KB)."""
+        return len(self.keys) + len(self.text)
+
+    def texts_only(self) -> None:
+        """Stop holding vectors (the table outgrew ``local_vectors_max_rows``); the texts stay."""
+        import numpy as np
+
+        self.vectors, self.keys, self.rows = False, [], {}
+        self.matrix = np.empty((0, self.dimension), dtype=np.float32)
 
     def forget(self, keys: Collection[str]) -> None:
         """Rows deleted from the table."""
@@ -137,15 +150,15 @@ class LocalVectors:
         self._too_large: dict[str, float] = {}  # table -> monotonic time to count it again
         self._lock = threading.Lock()
 
-    def ready(self, store: Queries, tables: Collection[str], words: Sequence[str] = ()) -> set[str]:
+    def ready(self, store: Queries, tables: Collection[str], words: Sequence[str] = ()) -> dict[str, bool]:
         """Bring the vectors and texts of ``tables`` up to date (at most two round trips) and return those that can be
-        searched here. A table new to the process is read ``local_vectors_load_rows`` rows per call (~0.1-0.4 ms a
-        row), its keys first; until it is whole its lists run in the database. ``words`` not yet analysed are analysed
-        in the same round trip (``local_text.ANALYSED``)."""
+        searched here, each with whether its vectors are held (or its texts only). A table new to the process is read
+        ``local_vectors_load_rows`` rows per call (~0.1-0.4 ms a row), its keys first; until it is whole its lists run
+        in the database. ``words`` not yet analysed are analysed in the same round trip (``local_text.ANALYSED``)."""
         tuned = knobs()
-        max_rows = min(tuned.local_vectors_max_rows, tuned.local_vectors_budget_rows)  # a table alone over budget stays out
+        vector_rows, max_rows = _row_limits(tuned)
         if max_rows <= 0:
-            return set()
+            return {}
         now = time.monotonic()
         with self._lock:
             for table, held in list(self._tables.items()):
@@ -153,8 +166,8 @@ class LocalVectors:
                     del self._tables[table]  # older than the deletions the database keeps (vector_gone)
             wanted = [t for t in tables if t in LEAN_OF and (t in self._tables or self._too_large.get(t, 0.0) <= now)]
             if not wanted:
-                return set()
-            self._look(store, wanted, max_rows, tuned, words)
+                return {}
+            self._look(store, wanted, max_rows, vector_rows, tuned, words)
             for table in wanted:
                 vectors = self._tables.get(table)
                 if vectors is None or vectors.size() + len(vectors.pending) > max_rows:
@@ -165,7 +178,7 @@ class LocalVectors:
             found = {t for t in wanted if t in self._tables}
         _registry_fit(self, found, tuned.local_vectors_budget_rows)
         with self._lock:
-            return {t for t in found if t in self._tables and not self._tables[t].pending}
+            return {t: self._tables[t].vectors for t in found if t in self._tables and not self._tables[t].pending}
 
     def nearest(self, table: str, vector: Sequence[float], k: int) -> list[tuple[str, float]]:
         with self._lock:
@@ -189,12 +202,19 @@ class LocalVectors:
         with self._lock:
             return {table: vectors.size() for table, vectors in self._tables.items()}
 
+    def weights(self) -> dict[str, int]:
+        """What each table's rows weigh in the budget (``_Vectors.weight``)."""
+        with self._lock:
+            return {table: vectors.weight() for table, vectors in self._tables.items()}
+
     def evict(self, table: str) -> int:
         with self._lock:
             vectors = self._tables.pop(table, None)
-            return vectors.size() if vectors is not None else 0
+            return vectors.weight() if vectors is not None else 0
 
-    def _look(self, store: Queries, tables: Sequence[str], max_rows: int, tuned: Tuning, words: Sequence[str] = ()) -> None:
+    def _look(
+        self, store: Queries, tables: Sequence[str], max_rows: int, vector_rows: int, tuned: Tuning, words: Sequence[str] = ()
+    ) -> None:
         """The keys of tables new to the process and the changes of known ones, then the vectors of the next keys still
         to read (new keys join them). The database's clock is read first: a row written after it is in the next look.
 
@@ -232,31 +252,35 @@ class LocalVectors:
         results = store.q('\n'.join(statements), **params)
         if unknown:
             ANALYSED.remember({word: tuple(tokens or ()) for word, tokens in zip(unknown, results.pop(), strict=True)})
-        looked_at, fetch = results[0], []
+        looked_at, chunks = results[0], {}
         for table, found in zip(tables, results[1:], strict=True):
             vectors = self._tables.get(table)
             if vectors is None:
                 if found is None:
                     continue  # too large: ``ready`` counts it again later
-                vectors = self._tables[table] = _Vectors(self.dimension, verified_at=looked_at)
+                vectors = self._tables[table] = _Vectors(self.dimension, len(found) <= vector_rows, verified_at=looked_at)
                 vectors.pending = dict.fromkeys(str(key) for key in found)
             else:
                 gone, written = found
                 vectors.forget(gone)  # deletions first: a row deleted then written again is in ``written``
-                vectors.pending |= dict.fromkeys(str(key) for key in written if key not in vectors.rows)
+                read: Container[str] = vectors.rows if vectors.vectors else vectors.text  # a text is written once
+                vectors.pending |= dict.fromkeys(str(key) for key in written if key not in read)
                 if table in verifying:
                     vectors.verified_at, vectors.verified = looked_at, now
+                if vectors.vectors and vectors.size() + len(vectors.pending) > vector_rows:
+                    vectors.texts_only()  # outgrew the vector limit: its KNN runs in the database from now on
             vectors.looked_at = looked_at
             chunk = list(itertools.islice(vectors.pending, tuned.local_vectors_load_rows))
             for key in chunk:
                 del vectors.pending[key]
-            fetch += [rid(table, key) for key in chunk]
-        if fetch:
-            chunks = {table: [key.id for key in fetch if key.table_name == table] for table in dict.fromkeys(k.table_name for k in fetch)}
+            if chunk:
+                chunks[table] = chunk
+        if chunks:
             texts = ''.join(
                 f"SELECT VALUE [record::id(id), search::analyze('{ANALYZER}', {TEXT_OF[table]})] FROM $texts_{table};" for table in chunks
             )
             mirrors = {f'texts_{table}': [rid(LEAN_OF[table], key) for key in keys] for table, keys in chunks.items()}
+            fetch = [rid(table, key) for table, keys in chunks.items() if self._tables[table].vectors for key in keys]
             fetched, *analysed = store.q(f'SELECT id, embedding FROM $fetch WHERE embedding IS NOT NONE;{texts}', fetch=fetch, **mirrors)
             for table, toks in zip(chunks, analysed, strict=True):
                 held = self._tables[table]
@@ -286,11 +310,19 @@ def held_local_vectors(store: object) -> LocalVectors | None:
         return _PER_STORE.get(store)
 
 
+def _row_limits(tuned: Tuning) -> tuple[int, int]:
+    """The largest table whose vectors are held, and the largest held at all (its texts only beyond the first). A
+    table weighs up to twice its rows (``_Vectors.weight``): one alone over the budget stays out."""
+    vector_rows = min(tuned.local_vectors_max_rows, tuned.local_vectors_budget_rows // 2)
+    text_rows = min(tuned.local_text_max_rows, tuned.local_vectors_budget_rows) if tuned.local_text else 0
+    return vector_rows, max(vector_rows, text_rows)
+
+
 def _registry_fit(keep: LocalVectors, tables: Collection[str], budget: int) -> None:
-    """Evict the least recently used tables of any context until the process holds at most ``budget`` rows; the
-    tables ``keep`` is about to search go last (``ready`` loads no table larger than the budget)."""
+    """Evict the least recently used tables of any context until the rows this process holds weigh at most ``budget``
+    (``_Vectors.weight``); the tables ``keep`` is about to search go last (``ready`` loads no table heavier than it)."""
     with _LOCK:
-        held = [(vectors, table, rows) for vectors in list(_PER_STORE.values()) for table, rows in vectors.sizes().items()]
+        held = [(vectors, table, rows) for vectors in list(_PER_STORE.values()) for table, rows in vectors.weights().items()]
     total = sum(rows for _, _, rows in held)
     if total <= budget:
         return

@@ -265,10 +265,12 @@ class LocalText:
 
 @dataclass(frozen=True)
 class SearchedHere:
-    """The rows this process holds for a context (``db/local_vectors.py``) and the tables it can search now."""
+    """The rows this process holds for a context (``db/local_vectors.py``), the tables whose texts it can search now and
+    those whose vectors too."""
 
     held: LocalVectors | None = None
     tables: frozenset[str] = frozenset()
+    vector_tables: frozenset[str] = frozenset()
 
 
 class RetrievalStore:
@@ -341,7 +343,8 @@ class RetrievalStore:
         tables = [table for table in limits if where.predicate(table) is not None]
         if held is None or not tables:
             return SearchedHere(held)
-        return SearchedHere(held, frozenset(held.ready(self.store, tables, words if knobs().local_text else ())))
+        ready = held.ready(self.store, tables, words if knobs().local_text else ())
+        return SearchedHere(held, frozenset(ready), frozenset(table for table, vectors in ready.items() if vectors))
 
     def _vector_statements(
         self,
@@ -367,7 +370,7 @@ class RetrievalStore:
         tuned = knobs()
         tables = {table: predicate for table in limits if (predicate := where.predicate(table)) is not None}
         here = here or self._here(where, limits, vector, ())
-        vectors, local = here.held, here.tables
+        vectors, local = here.held, here.vector_tables
         statements, params, distances = {}, {}, {}
         for table, predicate in tables.items():
             limit = limits[table]
