@@ -63,13 +63,14 @@ class Tuning:
     ef_search: int = 64  # HNSW candidate list per query (bench/retrieval.py: recall@10 against exact search)
     overfetch: float = 1.5  # KNN neighbours fetched per row kept after filtering; limit × overfetch must stay ≤ ef_search
     # Passage and fact vectors (and texts: local_text) searched in the process (db/local_vectors.py): tables of at most
-    # this many rows (0: every list runs in the database), at most budget rows in all (a 384-float vector and a text's
-    # postings ~3 KB a row: 50k rows ~150 MB), least recently used out first. A table new to a process is read load_rows
-    # rows per search (~0.3-0.6 ms a row; its lists run in the database until it is whole); a larger one is counted
-    # again after retry seconds. Each search looks up the changes since the last look, and every verify seconds since
-    # write_lag (the longest a write transaction stays open) before the last such look; a process reads everything again
-    # after reload seconds (the sweep keeps deletions a day). 20,000: 10k facts gain with texts ranked here too
-    # (bench/README.md, Session 8).
+    # max_rows rows hold both, larger ones up to local_text_max_rows their texts only (their KNN runs in the database; 0
+    # and 0: every list runs in the database); what a process holds across contexts weighs at most budget (a row's text
+    # counts 1 and its vector 1, each ~1.5 KB: 150,000 ~225 MB), least recently used table out first. A table new to a
+    # process is read load_rows rows per search (~0.3-0.6 ms a row; its lists run in the database until it is whole); a
+    # larger one is counted again after retry seconds. Each search looks up the changes since the last look, and every
+    # verify seconds since write_lag (the longest a write transaction stays open) before the last such look; a process
+    # reads everything again after reload seconds (the sweep keeps deletions a day). 20,000: 10k facts gain with texts
+    # ranked here too, 100k facts lose with their vectors here but gain with their texts (bench/README.md, Sessions 8-9).
     local_vectors_max_rows: int = 20_000
     local_text_max_rows: int = 100_000
     local_vectors_budget_rows: int = 150_000
