@@ -6,7 +6,9 @@ first reads the table (``local_vectors_load_rows`` rows per query; those warm-up
 question runs in every design, the design that goes first rotating. Prints wall and CPU ms per query (p50 / p95) and
 hit@1 / hit@10 per design and mode, and the engine's store. The default store is ``mem://``; the service's local
 default is SurrealKV:
-``AGENT_MEMORY_DB_URL=surrealkv:///tmp/bench-kv PYTHONPATH=shared:infra:. .venv/bin/python bench/local_search_scale.py``
+``AGENT_MEMORY_DB_URL=surrealkv:///tmp/bench-kv PYTHONPATH=shared:infra:. .venv/bin/python bench/local_search_scale.py``.
+A SurrealKV context of 100k facts takes ~6 minutes to load: ``--keep ctx.json`` keeps it, ``--reuse ctx.json`` runs on
+it again (same store URL and ``--size``).
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ import datetime as dt
 import json
 import os
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import retrieval  # noqa: I001  # first: bench_env sets paths and environment before the service imports
@@ -31,19 +33,25 @@ DESIGNS: dict[str, dict[str, Any]] = {
     'database': {'local_vectors_max_rows': 0, 'local_text_max_rows': 0},
     'vectors here': {'local_vectors_max_rows': 200_000, 'local_vectors_budget_rows': 400_000, 'local_text': False},
     'vectors + text here': {'local_vectors_max_rows': 200_000, 'local_vectors_budget_rows': 400_000, 'local_text': True},
-    # the design a table over local_vectors_max_rows gets: texts ranked here, the KNN in the database (``vectors_unused``)
+    # Session 8's design: the entities' lists in the database (``searched_here``)
+    'entities in the database': {'local_vectors_max_rows': 200_000, 'local_vectors_budget_rows': 400_000, 'local_text': True},
+    # the design a table over local_vectors_max_rows gets: texts ranked here, the KNN in the database (``searched_here``)
     'text here': {'local_vectors_max_rows': 200_000, 'local_text_max_rows': 200_000, 'local_vectors_budget_rows': 400_000},
 }
 TEXTS_ONLY = {'text here'}
+SEARCHED_HERE: dict[str, Callable[[dict[str, bool]], dict[str, bool]]] = {
+    'text here': lambda found: dict.fromkeys(found, False),  # the held rows' vectors, if read, are not used
+    'entities in the database': lambda found: {table: vectors for table, vectors in found.items() if table != 'entity'},
+}
 
 
 @contextlib.contextmanager
-def vectors_unused(unused: bool) -> Iterator[None]:
-    """Every table held is searched as a table holding its texts only (its vectors, if read, are not used), so the
-    designs can alternate on the rows one warm-up read."""
-    ready = LocalVectors.ready
-    if unused:
-        LocalVectors.ready = lambda self, *a, **k: dict.fromkeys(ready(self, *a, **k), False)  # type: ignore[method-assign]
+def searched_here(design: str) -> Iterator[None]:
+    """The tables a design searches here among those held (``SEARCHED_HERE``), so the designs alternate on the rows one
+    warm-up read."""
+    ready, narrowed = LocalVectors.ready, SEARCHED_HERE.get(design)
+    if narrowed is not None:
+        LocalVectors.ready = lambda self, *a, **k: narrowed(ready(self, *a, **k))  # type: ignore[method-assign]
     try:
         yield
     finally:
@@ -72,6 +80,8 @@ def main() -> None:
     parser.add_argument('--modes', default='hybrid,bm25')
     parser.add_argument('--designs', default=','.join(DESIGNS))
     parser.add_argument('--warm', default='vectors + text here', help='the design whose knobs read the table (text here: texts only)')
+    parser.add_argument('--reuse', help='a JSON file {"context", "key", "size"} of a context this bench loaded and kept (--keep)')
+    parser.add_argument('--keep', help='keep the context and write its JSON file here')
     args = parser.parse_args()
     services = retrieval.get_services()
     services.embedder.warm()
@@ -81,12 +91,21 @@ def main() -> None:
     vectors, by_name = retrieval.corpus_vectors(services, args.size)
     name_vectors = retrieval.np.asarray([by_name[n] for n in names], dtype=retrieval.np.float32)
     questions = retrieval.asked(rows, args.size)
-    ctx, key = retrieval.new_context(services, args.size)
-    load_s = retrieval.load_rows(services, ctx, rows, vectors, names, name_vectors)
-    lifecycle = services.lifecycle(ctx)
-    for table, (count, _) in lifecycle.vector_index_growth().items():
-        if count:
-            lifecycle.rebuild_vector_index(table, count, dt.datetime.now(dt.UTC))
+    if args.reuse:
+        with open(args.reuse) as kept:
+            reused = json.load(kept)
+        assert reused['size'] == args.size, reused
+        ctx, key, load_s = reused['context'], reused['key'], 0.0
+    else:
+        ctx, key = retrieval.new_context(services, args.size)
+        load_s = retrieval.load_rows(services, ctx, rows, vectors, names, name_vectors)
+        lifecycle = services.lifecycle(ctx)
+        for table, (count, _) in lifecycle.vector_index_growth().items():
+            if count:
+                lifecycle.rebuild_vector_index(table, count, dt.datetime.now(dt.UTC))
+    if args.keep:
+        with open(args.keep, 'w') as kept:
+            json.dump({'context': ctx, 'key': key, 'size': args.size}, kept)
     base = tuning.TUNING
     tuning.TUNING = dataclasses.replace(base, **DESIGNS['database'])
     ask(fn, ctx, key, 'warm up', 'hybrid')  # the process's first query
@@ -110,7 +129,7 @@ def main() -> None:
             for mode in modes:
                 for design in names_[(i + round_) % len(names_) :] + names_[: (i + round_) % len(names_)]:
                     tuning.TUNING = dataclasses.replace(base, **DESIGNS[design])
-                    with vectors_unused(design in TEXTS_ONLY):
+                    with searched_here(design):
                         ms, cpu_ms, hits = ask(fn, ctx, key, question, mode)
                     wall.setdefault((design, mode), []).append(ms)
                     cpu.setdefault((design, mode), []).append(cpu_ms)
@@ -128,8 +147,9 @@ def main() -> None:
             w, c = wall[(design, mode)], cpu[(design, mode)]
             print(f'{mode:<7} {design:<20} {retrieval.pct(w, 50):>9.1f} {retrieval.pct(w, 95):>9.1f} {retrieval.pct(c, 50):>8.1f} '
                   f'{retrieval.pct(c, 95):>8.1f} {hit1[(design, mode)] / n:>6.2f} {hit10[(design, mode)] / n:>7.2f}')  # fmt: skip
-    services.control.delete_context(ctx)
-    services.drop_context(ctx)
+    if not (args.reuse or args.keep):
+        services.control.delete_context(ctx)
+        services.drop_context(ctx)
 
 
 if __name__ == '__main__':

@@ -68,28 +68,30 @@ def text_lists(store: MemoryStore, question: str, patterns: list[str] | None = N
 def test_the_text_lists_ranked_in_the_process_hold_the_rows_and_scores_the_database_gives(
     texts: Api, store: MemoryStore, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # Given passages and facts of different lengths and word counts
+    # Given passages and facts of different lengths and word counts, and questions naming an entity
+    questions = [*QUESTIONS, 'What seat does Tom like?']
     text_lists(store, 'warm up')  # the process reads the rows
-    assert local_vectors_of(store, 384).sizes() == {'attribute': 2, 'memory_chunk': 10}
+    assert local_vectors_of(store, 384).sizes() == {'attribute': 2, 'memory_chunk': 10, 'entity': 2}
     recorded = record_round_trips(monkeypatch, store.database)
     # When each question's text lists are ranked in the process and by the database's full-text indexes
-    here = {q: text_lists(store, q) for q in QUESTIONS}
+    here = {q: text_lists(store, q) for q in questions}
     sent = '\n'.join(trip.sql for trip in recorded)
     tune(monkeypatch, local_vectors_max_rows=0, local_text_max_rows=0)
-    there = {q: text_lists(store, q) for q in QUESTIONS}
+    there = {q: text_lists(store, q) for q in questions}
     tune(monkeypatch, local_vectors_max_rows=20_000, local_text=False)  # vectors here, texts in the database
     recorded.clear()
-    assert {q: text_lists(store, q) for q in QUESTIONS} == there
+    assert {q: text_lists(store, q) for q in questions} == there
     assert not any('$lex_' in trip.sql for trip in recorded) and any('$near_' in trip.sql for trip in recorded)
-    # Then the process sent no full-text match for passages or facts, and both give the same rows with the same scores
-    assert '$lex_memory_chunk' in sent and '$lex_attribute' in sent
-    assert 'text @' not in sent and 'name @' in sent  # (entities' names are matched by the database)
-    for question in QUESTIONS:
-        for table in ('memory_chunk', 'attribute'):
+    # Then the process sent no full-text match for passages, facts or entities' names, and both give the same rows with
+    # the same scores
+    assert '$lex_memory_chunk' in sent and '$lex_attribute' in sent and '$lex_entity' in sent
+    assert 'text @' not in sent and 'name @' not in sent
+    for question in questions:
+        for table in ('memory_chunk', 'attribute', 'entity'):
             assert [r for r, _ in here[question][table]] == [r for r, _ in there[question][table]], (question, table)
             assert [s for _, s in here[question][table]] == pytest.approx([s for _, s in there[question][table]], rel=1e-6)
     assert here['Which hotel in Lisbon has a pool?']['memory_chunk'][0][0] == f'memory_chunk:{chunk_of(store, PASSAGES[2])}'
-    assert any(here[q]['attribute'] for q in QUESTIONS)
+    assert any(here[q]['attribute'] for q in questions) and here['What seat does Tom like?']['entity']
 
 
 def test_a_passage_the_caller_may_not_see_is_ranked_but_never_read(
@@ -144,13 +146,14 @@ def both_lists(store: MemoryStore, question: str) -> tuple[dict[str, list[tuple[
 def test_a_table_over_the_vector_limit_holds_its_texts_only_and_its_knn_runs_in_the_database(
     texts: Api, store: MemoryStore, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # Given a vector limit of 5 rows: the 10 passages are over it, the 2 facts under it
+    # Given a vector limit of 5 rows: the 10 passages are over it, the 2 facts and 2 entities under it
     tune(monkeypatch, local_vectors_max_rows=5)
     both_lists(store, 'warm up')
     held = local_vectors_of(store, 384)
-    # Then the process holds the passages' texts without their vectors, and the facts' texts and vectors
-    assert held.rows() == {'attribute': 2, 'memory_chunk': 0} and held.sizes() == {'attribute': 2, 'memory_chunk': 10}
-    assert held.weights() == {'attribute': 4, 'memory_chunk': 10}
+    # Then the process holds the passages' texts without their vectors, and the facts' and entities' texts and vectors
+    assert held.rows() == {'attribute': 2, 'memory_chunk': 0, 'entity': 2}
+    assert held.sizes() == {'attribute': 2, 'memory_chunk': 10, 'entity': 2}
+    assert held.weights() == {'attribute': 4, 'memory_chunk': 10, 'entity': 4}
     # When each question's lists are found, Then the passages' words are ranked here and their KNN in the database,
     # the facts' both here, and every list holds what the database's indexes give (the texts with the same scores)
     recorded = record_round_trips(monkeypatch, store.database)
@@ -259,7 +262,7 @@ def test_hostile_query_words_are_ranked_by_the_database_and_change_nothing(texts
         found = call(texts, 'retrieval', '/query', {'query': question[:4096], 'k': 5})
         # Then the query answers, the long word is not remembered, and the held rows are unchanged
         assert isinstance(found['hits'], list)
-    assert local_vectors_of(store, 384).sizes() == {'attribute': 2, 'memory_chunk': 10}
+    assert local_vectors_of(store, 384).sizes() == {'attribute': 2, 'memory_chunk': 10, 'entity': 2}
     from agent_memory.db.local_text import ANALYSED, REMEMBERED_CHARS
 
     assert all(len(word) <= REMEMBERED_CHARS for word in ANALYSED._words)

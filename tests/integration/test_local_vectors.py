@@ -87,7 +87,7 @@ def test_a_query_ranks_passages_and_facts_in_the_process_and_finds_what_the_data
     assert lists and all('$near_attribute' in sql and 'FROM memory_chunk WHERE embedding <|' not in sql for sql in lists)
     tune(monkeypatch, local_vectors_max_rows=0, local_text_max_rows=0)
     assert [hits(notes, q) for q in questions] == local
-    assert local_vectors_of(store, 384).rows() == {'attribute': 1, 'memory_chunk': 30}
+    assert local_vectors_of(store, 384).rows() == {'attribute': 1, 'memory_chunk': 30, 'entity': 1}
 
 
 def test_another_process_sees_passages_written_and_deleted_after_its_first_look(
@@ -155,7 +155,7 @@ def test_a_table_over_the_budget_is_searched_by_the_database_and_the_process_hol
     recorded = record_round_trips(monkeypatch, store.database)
     hits(notes, 'When does the Apollo launch happen?')
     assert any('FROM memory_chunk WHERE embedding <|' in trip.sql for trip in recorded)
-    assert local_vectors_of(store, 384).rows() == {'attribute': 1}
+    assert local_vectors_of(store, 384).rows() == {'attribute': 1, 'entity': 1}
     recorded.clear()
     hits(notes, 'When does the Apollo launch happen?')
     assert not any('SELECT id FROM memory_chunk_lean LIMIT' in trip.sql for trip in recorded)
@@ -193,7 +193,7 @@ def test_a_table_new_to_the_process_is_read_a_chunk_per_query_and_searched_by_th
         recorded.clear()
         hits(notes, 'When does the Apollo launch happen?')
         assert any('FROM memory_chunk WHERE embedding <|' in trip.sql for trip in recorded) is expected
-    assert local_vectors_of(store, 384).rows() == {'attribute': 1, 'memory_chunk': 30}
+    assert local_vectors_of(store, 384).rows() == {'attribute': 1, 'memory_chunk': 30, 'entity': 1}
 
 
 def test_a_passage_committed_after_a_look_that_followed_its_stamp_is_found_by_the_next_verifying_look(
@@ -213,3 +213,31 @@ def test_a_passage_committed_after_a_look_that_followed_its_stamp_is_found_by_th
     tune(monkeypatch, local_vectors_verify_seconds=0)
     other.ready(store, TABLES)
     assert other.rows()['memory_chunk'] == 31 and other.nearest('memory_chunk', vector_of(store, key), 1)[0][0] == key
+
+
+def entity_vector(store: MemoryStore, entity_type: str, name: str) -> list[float]:
+    return list(store.rows('SELECT VALUE embedding FROM type::record("entity", [$t, $n]);', t=entity_type, n=name)[0])
+
+
+def test_entities_are_held_under_their_array_keys_and_another_process_sees_them_written_given_a_vector_and_deleted(
+    notes: Api, store: MemoryStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Given a process that read the entities (ids ``[type, normalised name]``), with no write lag
+    tune(monkeypatch, local_vectors_write_lag_seconds=0)
+    other = LocalVectors(384)
+    assert other.ready(store, ('entity',)) == {'entity': True}
+    apollo = entity_vector(store, 'project', 'apollo')
+    assert other.nearest('entity', apollo, 1)[0][0] == '["project","apollo"]'
+    # When another process stores an entity without its vector, then gives it one, Then the next look finds it
+    row = store.rows('SELECT * OMIT embedding, id FROM type::record("entity", ["project", "apollo"]);')[0]
+    store.q('CREATE type::record("entity", ["project", "gemini ☄ \\"two\\""]) CONTENT $row;', row={**row, 'name': 'Gemini ☄ "two"'})
+    other.ready(store, ('entity',))
+    assert other.sizes()['entity'] == 2 and other.rows()['entity'] == 1
+    store.q('UPSERT type::record("entity", ["project", "gemini ☄ \\"two\\""]) SET embedding = embedding ?? $v;', v=apollo)
+    other.ready(store, ('entity',))
+    gemini = '["project","gemini ☄ \\"two\\""]'
+    assert other.rows()['entity'] == 2 and {k for k, _ in other.nearest('entity', apollo, 2)} == {'["project","apollo"]', gemini}
+    # When it is deleted, Then the next look drops its vector and its name
+    store.q('DELETE type::record("entity", ["project", "gemini ☄ \\"two\\""]);')
+    other.ready(store, ('entity',))
+    assert other.rows()['entity'] == 1 and other.sizes()['entity'] == 1

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import datetime as dt
 import itertools
+import json
 import threading
 import time
 import weakref
@@ -32,8 +33,19 @@ from agent_memory.tuning import Tuning, knobs
 if TYPE_CHECKING:
     import numpy as np
 
-LEAN_OF = {'attribute': 'attribute_lean', 'memory_chunk': 'memory_chunk_lean'}  # the tables searched here, by mirror
-TEXT_OF = {'attribute': 'search_text', 'memory_chunk': 'text'}  # the field each mirror's full-text index holds
+LEAN_OF = {'attribute': 'attribute_lean', 'memory_chunk': 'memory_chunk_lean', 'entity': 'entity_lean'}  # by mirror
+TEXT_OF = {'attribute': 'search_text', 'memory_chunk': 'text', 'entity': 'name'}  # each mirror's full-text field
+ARRAY_KEYS = frozenset({'entity'})  # tables whose record ids are arrays (an entity's ``[type, normalised name]``)
+
+
+def local_key(raw: Any) -> str:
+    """A row's key as this process holds it: its record id's key, an array key as JSON."""
+    return raw if isinstance(raw, str) else json.dumps(raw, ensure_ascii=False, separators=(',', ':'))
+
+
+def record_key(table: str, key: str) -> Any:
+    """The record id key of a key held here (``local_key``)."""
+    return json.loads(key) if table in ARRAY_KEYS else key
 
 
 class Queries(Protocol):
@@ -92,7 +104,7 @@ class _Vectors:
         array conversion for the whole batch (680 rows: ~8 ms)."""
         import numpy as np
 
-        usable = {str(row['id'].id): row.get('embedding') for row in rows}
+        usable = {local_key(row['id'].id): row.get('embedding') for row in rows}
         self.drop([key for key, vector in usable.items() if not vector or len(vector) != self.dimension])
         keys = [key for key, vector in usable.items() if vector and len(vector) == self.dimension]
         if not keys:
@@ -259,12 +271,12 @@ class LocalVectors:
                 if found is None:
                     continue  # too large: ``ready`` counts it again later
                 vectors = self._tables[table] = _Vectors(self.dimension, len(found) <= vector_rows, verified_at=looked_at)
-                vectors.pending = dict.fromkeys(str(key) for key in found)
+                vectors.pending = dict.fromkeys(local_key(key) for key in found)
             else:
                 gone, written = found
-                vectors.forget(gone)  # deletions first: a row deleted then written again is in ``written``
+                vectors.forget([local_key(key) for key in gone])  # deletions first: a row deleted then written again is in ``written``
                 read: Container[str] = vectors.rows if vectors.vectors else vectors.text  # a text is written once
-                vectors.pending |= dict.fromkeys(str(key) for key in written if key not in read)
+                vectors.pending |= dict.fromkeys(key for key in map(local_key, written) if key not in read)
                 if table in verifying:
                     vectors.verified_at, vectors.verified = looked_at, now
                 if vectors.vectors and vectors.size() + len(vectors.pending) > vector_rows:
@@ -279,14 +291,14 @@ class LocalVectors:
             texts = ''.join(
                 f"SELECT VALUE [record::id(id), search::analyze('{ANALYZER}', {TEXT_OF[table]})] FROM $texts_{table};" for table in chunks
             )
-            mirrors = {f'texts_{table}': [rid(LEAN_OF[table], key) for key in keys] for table, keys in chunks.items()}
-            fetch = [rid(table, key) for table, keys in chunks.items() if self._tables[table].vectors for key in keys]
+            mirrors = {f'texts_{table}': [rid(LEAN_OF[table], record_key(table, key)) for key in keys] for table, keys in chunks.items()}
+            fetch = [rid(table, record_key(table, key)) for table, keys in chunks.items() if self._tables[table].vectors for key in keys]
             fetched, *analysed = store.q(f'SELECT id, embedding FROM $fetch WHERE embedding IS NOT NONE;{texts}', fetch=fetch, **mirrors)
             for table, toks in zip(chunks, analysed, strict=True):
                 held = self._tables[table]
                 held.put([row for row in fetched or [] if row['id'].table_name == table])
                 for key, tokens in toks or []:
-                    held.text.put(str(key), tokens or [])
+                    held.text.put(local_key(key), tokens or [])
 
 
 # ---- every context's vectors in this process, within one budget ---------------------------------------------------

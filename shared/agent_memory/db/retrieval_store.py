@@ -17,7 +17,7 @@ from typing import Any
 from agent_memory.db import to_rows
 from agent_memory.db.lexical_score import ANALYZER, end_sample, idf, in_query_scoring, mean_length_probe, scored_select
 from agent_memory.db.local_text import ANALYSED
-from agent_memory.db.local_vectors import LocalVectors, held_local_vectors, local_vectors_of
+from agent_memory.db.local_vectors import LocalVectors, held_local_vectors, local_key, local_vectors_of, record_key
 from agent_memory.db.memory_store import (
     CURRENT,
     CURRENT_EDGE,
@@ -249,7 +249,7 @@ def measured(table: str, rows: list[dict[str, Any]] | None, measure: Measure | N
     if measure is None:
         return [to_rows.candidate(table, row) for row in rows or []]
     field_, values = measure
-    return [to_rows.candidate(table, {**row, field_: values[row['id'].id]}) for row in rows or []]
+    return [to_rows.candidate(table, {**row, field_: values[local_key(row['id'].id)]}) for row in rows or []]
 
 
 @dataclass(frozen=True)
@@ -379,7 +379,7 @@ class RetrievalStore:
                 floor = (floors or {}).get(table)
                 near = vectors.nearest(table, vector, k)
                 near = [(key, distance) for key, distance in near if floor is None or 1.0 - distance >= floor]
-                params[f'near_{table}'] = [rid(LEAN[table], key) for key, _ in near]
+                params[f'near_{table}'] = [rid(LEAN[table], record_key(table, key)) for key, _ in near]
                 distances[table] = dict(near)
                 statements[table] = (
                     f'SELECT {lean_projection(table)} FROM (SELECT * FROM $near_{table} WHERE {predicate} LIMIT {int(limit)});'
@@ -466,7 +466,7 @@ class RetrievalStore:
             return None  # evicted since the look (another context's table needed the budget), or empty: the database ranks
         if not ranked:
             return LocalText('', {}, [], [])
-        ids = [rid(LEAN[table], key) for key, _ in ranked]
+        ids = [rid(LEAN[table], record_key(table, key)) for key, _ in ranked]
         statement = f'SELECT {lean_projection(table)} FROM (SELECT * FROM $lex_{table} WHERE {predicate} LIMIT {int(limit)});'
         return LocalText(statement, dict(ranked), ids[:k], ids[k:])
 
