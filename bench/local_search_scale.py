@@ -33,15 +33,28 @@ DESIGNS: dict[str, dict[str, Any]] = {
     'database': {'local_vectors_max_rows': 0, 'local_text_max_rows': 0},
     'vectors here': {'local_vectors_max_rows': 200_000, 'local_vectors_budget_rows': 400_000, 'local_text': False},
     'vectors + text here': {'local_vectors_max_rows': 200_000, 'local_vectors_budget_rows': 400_000, 'local_text': True},
-    # Session 8's design: the entities' lists in the database (``searched_here``)
-    'entities in the database': {'local_vectors_max_rows': 200_000, 'local_vectors_budget_rows': 400_000, 'local_text': True},
-    # the design a table over local_vectors_max_rows gets: texts ranked here, the KNN in the database (``searched_here``)
+    # texts ranked here, every KNN in the database (``searched_here``)
     'text here': {'local_vectors_max_rows': 200_000, 'local_text_max_rows': 200_000, 'local_vectors_budget_rows': 400_000},
-}
+    # the default limits: a table over local_vectors_max_rows holds its texts only (``searched_here``)
+    'as shipped': {'local_vectors_max_rows': 200_000, 'local_text_max_rows': 200_000, 'local_vectors_budget_rows': 400_000},
+    # ... with the entities' lists in the database, as before migration 0022
+    'entities in the database': {
+        'local_vectors_max_rows': 200_000, 'local_text_max_rows': 200_000, 'local_vectors_budget_rows': 400_000,
+    },
+}  # fmt: skip
 TEXTS_ONLY = {'text here'}
-SEARCHED_HERE: dict[str, Callable[[dict[str, bool]], dict[str, bool]]] = {
-    'text here': lambda found: dict.fromkeys(found, False),  # the held rows' vectors, if read, are not used
-    'entities in the database': lambda found: {table: vectors for table, vectors in found.items() if table != 'entity'},
+SHIPPED = tuning.Tuning()
+
+
+def _as_shipped(held: LocalVectors, found: dict[str, bool], entities: bool = True) -> dict[str, bool]:
+    sizes = held.sizes()
+    return {t: v and sizes.get(t, 0) <= SHIPPED.local_vectors_max_rows for t, v in found.items() if entities or t != 'entity'}
+
+
+SEARCHED_HERE: dict[str, Callable[[LocalVectors, dict[str, bool]], dict[str, bool]]] = {
+    'text here': lambda held, found: dict.fromkeys(found, False),  # the held rows' vectors, if read, are not used
+    'as shipped': _as_shipped,
+    'entities in the database': lambda held, found: _as_shipped(held, found, entities=False),
 }
 
 
@@ -51,7 +64,7 @@ def searched_here(design: str) -> Iterator[None]:
     warm-up read."""
     ready, narrowed = LocalVectors.ready, SEARCHED_HERE.get(design)
     if narrowed is not None:
-        LocalVectors.ready = lambda self, *a, **k: narrowed(ready(self, *a, **k))  # type: ignore[method-assign]
+        LocalVectors.ready = lambda self, *a, **k: narrowed(self, ready(self, *a, **k))  # type: ignore[method-assign]
     try:
         yield
     finally:
