@@ -108,6 +108,21 @@ def test_a_passage_the_caller_may_not_see_is_ranked_but_never_read(
     assert secret not in [r for r, _ in bobs['memory_chunk']]
 
 
+def test_an_entity_the_caller_may_not_see_is_ranked_but_never_read(
+    services: Services, context_id: str, texts: Api, store: MemoryStore
+) -> None:
+    # Given a private entity whose name matches the question, and a caller who reads only the team's region
+    call(texts, 'facts', '/facts', {
+        'infer': 'triples', 'scopes': [['/private']],
+        'triples': [{'entity': {'type': 'person', 'name': 'Zelda Quill'}, 'key': 'badge', 'value': 'red'}],
+    })  # fmt: skip
+    make_principal(services, context_id, 'bob', {'memory:read': ['/team/*'], 'memory:write': ['/team/*']}, '/team/bob')
+    # When the admin and Bob search the name in the process, Then both lists are ranked here and only the admin's holds it
+    assert 'entity:person/zelda quill' in [r for r, _ in text_lists(store, 'Who is Zelda Quill?')['entity']]
+    assert local_vectors_of(store, 384).sizes()['entity'] == 3
+    assert 'entity:person/zelda quill' not in [r for r, _ in text_lists(store, 'Who is Zelda Quill?', ['/team/*'])['entity']]
+
+
 def test_another_process_ranks_text_written_without_a_vector_and_forgets_deleted_text(
     texts: Api, store: MemoryStore, monkeypatch: pytest.MonkeyPatch
 ) -> None:
