@@ -14,19 +14,18 @@ it again (same store URL and ``--size``).
 from __future__ import annotations
 
 import argparse
-import contextlib
 import dataclasses
 import datetime as dt
 import json
 import os
 import time
-from collections.abc import Callable, Iterator
 from typing import Any
 
 import retrieval  # noqa: I001  # first: bench_env sets paths and environment before the service imports
+from designs import searched_here
 
 from agent_memory import tuning
-from agent_memory.db.local_vectors import LocalVectors, local_vectors_of
+from agent_memory.db.local_vectors import local_vectors_of
 from local_runtime.events import LocalContext, http_event
 
 DESIGNS: dict[str, dict[str, Any]] = {
@@ -43,32 +42,6 @@ DESIGNS: dict[str, dict[str, Any]] = {
     },
 }  # fmt: skip
 TEXTS_ONLY = {'text here'}
-SHIPPED = tuning.Tuning()
-
-
-def _as_shipped(held: LocalVectors, found: dict[str, bool], entities: bool = True) -> dict[str, bool]:
-    sizes = held.sizes()
-    return {t: v and sizes.get(t, 0) <= SHIPPED.local_vectors_max_rows for t, v in found.items() if entities or t != 'entity'}
-
-
-SEARCHED_HERE: dict[str, Callable[[LocalVectors, dict[str, bool]], dict[str, bool]]] = {
-    'text here': lambda held, found: dict.fromkeys(found, False),  # the held rows' vectors, if read, are not used
-    'as shipped': _as_shipped,
-    'entities in the database': lambda held, found: _as_shipped(held, found, entities=False),
-}
-
-
-@contextlib.contextmanager
-def searched_here(design: str) -> Iterator[None]:
-    """The tables a design searches here among those held (``SEARCHED_HERE``), so the designs alternate on the rows one
-    warm-up read."""
-    ready, narrowed = LocalVectors.ready, SEARCHED_HERE.get(design)
-    if narrowed is not None:
-        LocalVectors.ready = lambda self, *a, **k: narrowed(self, ready(self, *a, **k))  # type: ignore[method-assign]
-    try:
-        yield
-    finally:
-        LocalVectors.ready = ready  # type: ignore[method-assign]
 
 
 def rss_mb() -> float:
