@@ -1,11 +1,12 @@
-"""Passage and fact vectors held in the process and searched exactly with numpy (docs/architecture.md, "Local vector
-search").
+"""Passage, fact and entity vectors held in the process and searched exactly with numpy (docs/architecture.md, "Local
+vector search").
 
 An HNSW KNN on 3.2.4 costs ~4 ms a statement plus ~0.2 ms per neighbour, which it reads whole, vector included
 (bench/README.md, Session 7); numpy ranks 680 × 384 floats in ~0.05 ms. A table's vectors are read once per process
-(tables of at most ``local_vectors_max_rows`` rows, ``local_vectors_budget_rows`` in all, the least recently used table
-out first). Before each search the database is asked what changed since the last look, by its own clock: mirror rows
-written (``written_at``, context migration 0021) and rows deleted (``vector_gone``); every
+(tables of at most ``local_vectors_max_rows`` rows; larger ones up to ``local_text_max_rows`` hold their texts only;
+``local_vectors_budget_rows`` in all, the least recently used table out first). Before each search the database is
+asked what changed since the last look, by its own clock: mirror rows written (``written_at``, context migrations 0021
+and 0022) and rows deleted (``vector_gone``); every
 ``local_vectors_verify_seconds`` a look goes back ``local_vectors_write_lag_seconds`` (the longest a write transaction
 stays open) before the last such look, so a row stamped before a look and committed after it is still seen
 (``LocalVectors._look``). The vectors only rank: the caller reads the candidates with the request's filters
