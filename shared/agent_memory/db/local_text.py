@@ -69,20 +69,17 @@ class Postings:
         return {key: count for key, count in first.items() if all(key in holders for holders in rest)}
 
     def search(self, words: dict[str, Word], plan: Plan, k: int | None = None) -> list[tuple[str, float]]:
-        """``ranked`` over the branches ``plan`` makes of ``words`` from their document frequencies and the row count
-        (each word's holders are found once, for the plan and the scores)."""
+        """The ``k`` best keys (None: every matching key) by BM25 over the branches ``plan`` makes of ``words`` from
+        their document frequencies and the row count (each branch ORed with the others, its words ANDed), best first;
+        keys that match only words scoring 0 (in half the rows or more) come after, as the engine returns them. Equal
+        scores go in key order (the engine's order among them is arbitrary). Each word's holders are found once, for
+        the plan and the scores."""
         holding = {word: self.holding(tokens) for word, tokens in words.items()}
         branches = plan({word: len(found) for word, found in holding.items()}, len(self._lengths))
         return self._ranked([[holding[word] for word in branch] for branch in branches], k)
 
-    def ranked(self, branches: Sequence[Sequence[Word]], k: int | None = None) -> list[tuple[str, float]]:
-        """The ``k`` best keys (None: every matching key) by BM25 over ``branches`` (each ORed with the others, its
-        words ANDed), best first; keys that match only words scoring 0 (in half the rows or more) come after, as the
-        engine returns them. Equal scores go in key order (the engine's order among them is arbitrary)."""
-        return self._ranked([[self.holding(word) for word in branch] for branch in branches], k)
-
     def _ranked(self, branches: Sequence[Sequence[dict[str, int]]], k: int | None) -> list[tuple[str, float]]:
-        """``ranked`` with each word given as its holders (``holding``)."""
+        """``search`` over branches whose words are given as their holders (``holding``)."""
         rows = len(self._lengths)
         if not rows or (k is not None and k <= 0):
             return []
