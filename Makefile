@@ -62,6 +62,7 @@ sam-validate: install-sam
 
 sam-build: install-sam
 	PATH="$(PY312_DIR):$$PATH" $(SAM_VENV)/bin/sam build --region us-east-1
+	$(SAM_VENV)/bin/python infra/layers/check_bytecode.py   # every layer ships python3.12 bytecode (read-only /opt)
 
 # Unzipped size of each built function + its layers against Lambda's 250 MB limit (run after sam-build).
 .PHONY: sam-sizes

@@ -6,6 +6,8 @@
     PYTHONPATH=shared:infra:. .venv/bin/python bench/coldstart.py --before before.json # ... and print them side by side
     # old code beside this tree in the same run (`git archive <commit> shared functions tests/events infra/migrations`):
     PYTHONPATH=shared:infra:. .venv/bin/python bench/coldstart.py --runs 3 --old 4f2dae3=/tmp/old-a --old f8727f5=/tmp/old-b
+    # the deployment packages as `make sam-build` left them, laid out as Lambda lays them out, under python3.12:
+    PYTHONPATH=shared:infra:. .venv/bin/python bench/coldstart.py --runs 5 --built
 
 A set-up process first builds a SurrealKV database on disk (context ``dev``, an admin key, a few stored facts
 with their vectors), so every first request does real work: authentication, a migrated context, rows to read.
@@ -17,6 +19,13 @@ a shared box). It also reports the heavy libraries the import loaded. Printed: p
 With ``--old LABEL=PATH``, each tree (this one labelled ``new``, and every old one) gets its own database prepared
 by its own code, and the runs alternate tree by tree and function by function, so a burst of load on the shared
 box lands on every column alike. The 1-minute load average is printed beside the numbers.
+
+With ``--built``, the code is not this tree but the deployment packages in ``.aws-sam/build`` (run ``make sam-build``
+first), under python3.12 as Lambda runs them: the function's folder, then each of its layers' ``python/`` (/opt), then a
+stand-in for the runtime's own packages (boto3 and the embedded engine, built once under ``bench/.cache``). Two
+layouts alternate: ``bytecode`` (the layers as built, each with compiled ``.pyc``) and ``sources only`` (the same
+SharedLayer with every ``.pyc`` removed: what SAM's python builder shipped before Session 10). Lambda's /opt is
+read-only, so nothing is compiled to disk between runs in either layout.
 """
 
 from __future__ import annotations
@@ -24,11 +33,13 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -156,32 +167,103 @@ def python() -> str:
     return str(ROOT / '.venv' / 'bin' / 'python') if (ROOT / '.venv' / 'bin' / 'python').exists() else sys.executable
 
 
+@dataclass(frozen=True)
+class Layout:
+    """Where one function's code comes from, and the interpreter that runs it."""
+
+    label: str
+    db_url: str
+    tree: Path = ROOT  # the source tree (events, and the code when ``paths`` is empty)
+    interpreter: str = ''
+    paths: dict[str, list[Path]] = field(default_factory=dict)  # function -> sys.path entries (a built package)
+
+    def code_root(self, name: str) -> Path:
+        return self.paths[name][0] if self.paths else self.tree / 'functions' / name
+
+    def env(self, name: str) -> dict[str, str]:
+        env = child_env(self.db_url, self.code_root(name), self.tree)
+        if self.paths:
+            env['PYTHONPATH'] = os.pathsep.join(str(p) for p in self.paths[name])
+        return env
+
+
+BUILD = ROOT / '.aws-sam' / 'build'
+RUNTIME_STANDIN = ROOT / 'bench' / '.cache' / 'lambda-runtime-py312'
+
+
+def python312() -> str:
+    pyenv = sorted(Path(os.path.expanduser('~/.pyenv/versions')).glob('3.12.*/bin/python3.12'))
+    found = pyenv[-1] if pyenv else shutil.which('python3.12')  # a pyenv shim on PATH may name a version not selected
+    if not found:
+        raise SystemExit('--built needs a python3.12 (the Lambda runtime) on PATH or under ~/.pyenv')
+    return str(found)
+
+
+def runtime_standin(interpreter: str) -> Path:
+    """The packages Lambda's python3.12 runtime brings (boto3, compiled) plus the embedded engine the bench's database
+    needs (in AWS the functions talk to a hosted server over ws instead)."""
+    if not (RUNTIME_STANDIN / '.ready').exists():
+        pins = [line.strip() for line in (ROOT / 'requirements-dev.txt').read_text().splitlines() if line.startswith('boto3==')]
+        subprocess.run([interpreter, '-m', 'pip', 'install', '--quiet', '--disable-pip-version-check', '--target',
+                        str(RUNTIME_STANDIN), *pins], check=True)  # fmt: skip
+        engine = Path(python()).parents[1].glob('lib/python3.*/site-packages/surrealdb_embedded')
+        shutil.copytree(next(engine), RUNTIME_STANDIN / 'surrealdb_embedded', dirs_exist_ok=True)
+        subprocess.run([interpreter, '-m', 'compileall', '-q', str(RUNTIME_STANDIN)], check=True, stdout=subprocess.DEVNULL)
+        (RUNTIME_STANDIN / '.ready').touch()
+    return RUNTIME_STANDIN
+
+
+def built_layouts(tmp: str) -> list[Layout]:
+    """``bytecode`` (the build as it is) and ``sources only`` (its SharedLayer without .pyc), Lambda's path order."""
+    sys.path.insert(0, str(ROOT / 'infra'))
+    from local_runtime.template_routes import load_template_long_form
+
+    if not (BUILD / 'template.yaml').is_file():
+        raise SystemExit('no .aws-sam/build/template.yaml: run `make sam-build` first')
+    resources = load_template_long_form(BUILD / 'template.yaml')['Resources']
+    globals_layers = [ref['Ref'] for ref in load_template_long_form(BUILD / 'template.yaml')['Globals']['Function']['Layers']]
+    interpreter = python312()
+    runtime = runtime_standin(interpreter)
+    sources_only = Path(tmp) / 'SharedLayer-sources-only'
+    shutil.copytree(BUILD / 'SharedLayer', sources_only, ignore=shutil.ignore_patterns('__pycache__', '*.pyc'))
+    layouts = []
+    for label, shared in (('bytecode', BUILD / 'SharedLayer'), ('sources only', sources_only)):
+        paths: dict[str, list[Path]] = {}
+        for name in FUNCTIONS:
+            logical_id = ''.join(part.title() for part in name.split('_')) + 'Function'
+            layers = globals_layers + [ref['Ref'] for ref in resources[logical_id]['Properties'].get('Layers', [])]
+            dirs = [shared if layer == 'SharedLayer' else BUILD / layer for layer in layers]
+            paths[name] = [BUILD / logical_id, *(d / 'python' for d in dirs), runtime]
+        layouts.append(Layout(label, f'surrealkv://{tmp}/{label.replace(" ", "-")}', interpreter=interpreter, paths=paths))
+    return layouts
+
+
 def prepare(db_url: str, tree: Path = ROOT) -> None:
     code = SETUP % {'key': DEV_KEY, 'events': str(tree / 'tests' / 'events'), 'functions': str(tree / 'functions')}
     code_root = tree / 'functions' / 'facts'
     subprocess.run([python(), '-c', code], env=child_env(db_url, code_root, tree), check=True, cwd=code_root)
 
 
-def one_run(db_url: str, name: str, tree: Path = ROOT) -> dict[str, Any]:
-    code_root = tree / 'functions' / name
-    event = tree / 'tests' / 'events' / FUNCTIONS[name]
+def one_run(layout: Layout, name: str) -> dict[str, Any]:
+    code_root = layout.code_root(name)
+    event = layout.tree / 'tests' / 'events' / FUNCTIONS[name]
     code = CHILD % {'heavy': HEAVY, 'event': str(event), 'key': DEV_KEY, 'mkey': MANAGEMENT_KEY}
-    env = child_env(db_url, code_root, tree)
-    done = subprocess.run([python(), '-c', code], env=env, cwd=code_root, capture_output=True, text=True, timeout=300)
+    interpreter = layout.interpreter or python()
+    done = subprocess.run([interpreter, '-c', code], env=layout.env(name), cwd=code_root, capture_output=True, text=True, timeout=300)
     if done.returncode != 0:
         raise RuntimeError(f'{name}: exit {done.returncode}\n{done.stderr[-2000:]}')
     result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
     return result
 
 
-def measure(trees: dict[str, tuple[Path, str]], names: list[str], runs: int) -> dict[str, dict[str, dict[str, Any]]]:
-    """p50 per tree and function; ``trees`` maps a label to (code tree, prepared database URL)."""
-    samples: dict[str, dict[str, list[dict[str, Any]]]] = {label: {name: [] for name in names} for label in trees}
+def measure(layouts: list[Layout], names: list[str], runs: int) -> dict[str, dict[str, dict[str, Any]]]:
+    """p50 per layout and function (each layout's database prepared)."""
+    samples: dict[str, dict[str, list[dict[str, Any]]]] = {layout.label: {name: [] for name in names} for layout in layouts}
     loads: list[float] = []
-    for _ in range(runs):  # interleaved: a burst of load on the shared box spreads over every function and tree
+    for _ in range(runs):  # interleaved: a burst of load on the shared box spreads over every function and layout
         for name in names:
-            for label, (tree, db_url) in trees.items():
-                samples[label][name].append(one_run(db_url, name, tree))
+            for layout in layouts:
+                samples[layout.label][name].append(one_run(layout, name))
                 loads.append(os.getloadavg()[0])
     out: dict[str, dict[str, dict[str, Any]]] = {}
     for label, by_name in samples.items():
@@ -292,6 +374,7 @@ def main() -> None:
     parser.add_argument('--load', type=Path, help='print a run saved with --save instead of measuring')
     parser.add_argument('--old', action='append', default=[], metavar='LABEL=PATH',
                         help='another code tree (shared, functions, tests/events, infra/migrations) run alongside')  # fmt: skip
+    parser.add_argument('--built', action='store_true', help='the sam build output under python3.12, with and without bytecode')
     parser.add_argument('--skip-floors', action='store_true')
     args = parser.parse_args()
     names = args.only.split(',') if args.only else list(FUNCTIONS)
@@ -303,18 +386,19 @@ def main() -> None:
         now = json.loads(args.load.read_text())
     else:
         with tempfile.TemporaryDirectory(prefix='coldstart-') as tmp:
-            trees: dict[str, tuple[Path, str]] = {}
-            for label, tree in {**{k: Path(v).resolve() for k, v in olds.items()}, 'new': ROOT}.items():
-                print(f'preparing the database of {label}', file=sys.stderr)
-                trees[label] = (tree, f'surrealkv://{tmp}/{label}')
-                prepare(trees[label][1], tree)
-            runs = measure(trees, names, args.runs)
-        if olds:
+            trees = {**{k: Path(v).resolve() for k, v in olds.items()}, 'new': ROOT}
+            sources = [Layout(label, f'surrealkv://{tmp}/{label}', tree) for label, tree in trees.items()]
+            layouts = built_layouts(tmp) if args.built else sources
+            for layout in layouts:
+                print(f'preparing the database of {layout.label}', file=sys.stderr)
+                prepare(layout.db_url, layout.tree)
+            runs = measure(layouts, names, args.runs)
+        if olds or args.built:
             side_by_side(runs)
-        now = runs['new']
+        now = runs[layouts[-1].label]
     if args.save:
         args.save.write_text(json.dumps(now, indent=1))
-    if not olds:
+    if not olds and not args.built:
         report(now, json.loads(args.before.read_text()) if args.before else None)
     if not args.skip_floors:
         floors(args.runs)

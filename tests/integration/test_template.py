@@ -234,10 +234,20 @@ def test_runtime_and_layer_build_for_python312() -> None:
     assert globals_fn['Tracing'] == 'Active' and globals_fn['LoggingConfig']['LogFormat'] == 'JSON'
     layer = template()['Resources']['SharedLayer']
     assert layer['Type'] == 'AWS::Serverless::LayerVersion'
-    assert layer['Metadata']['BuildMethod'] == 'python3.12'
+    # built by infra/layers/Makefile in a copy of shared/ (the ContentUri), so it ships compiled bytecode
+    assert layer['Metadata']['BuildMethod'] == 'makefile' and layer['Metadata']['ContextPath'] == 'infra/layers'
+    assert 'build-SharedLayer:' in (ROOT / 'infra' / 'layers' / 'Makefile').read_text(encoding='utf-8')
     assert layer['Properties']['ContentUri'] == 'shared/' and layer['Properties']['CompatibleRuntimes'] == ['python3.12']
     assert (ROOT / 'shared' / 'requirements.txt').is_file()
     assert (ROOT / 'shared' / 'agent_memory' / 'migrations' / 'context' / '0001_init.surql').is_file()
+
+
+def test_shared_layer_lock_pins_every_runtime_requirement_at_its_version() -> None:
+    # Given shared/requirements.txt (what the code needs) and the layer's pinned closure (what the layer installs with
+    # --no-deps), When both are read, Then every requirement is in the closure at the same version
+    wanted = _versions(ROOT / 'shared' / 'requirements.txt')
+    locked = _versions(ROOT / 'infra' / 'layers' / 'shared' / 'requirements.txt')
+    assert wanted and {name: locked.get(name) for name in wanted} == wanted
 
 
 def test_makefile_layers_reach_exactly_the_functions_that_import_them() -> None:
@@ -255,13 +265,15 @@ def test_makefile_layers_reach_exactly_the_functions_that_import_them() -> None:
             assert 'EmbeddingsLayer' in layers, props['CodeUri']
         assert ('McpLayer' in layers) == ('agent_memory.mcp_server' in source), props['CodeUri']
     # McpLayer leaves out what SharedLayer ships, so the two never hold two copies of one package
-    shared = _pins(ROOT / 'shared' / 'requirements.txt')
-    assert not shared & _pins(ROOT / 'infra' / 'layers' / 'mcp' / 'requirements.txt')
+    shared = set(_versions(ROOT / 'infra' / 'layers' / 'shared' / 'requirements.txt'))
+    assert 'pydantic' in shared and not shared & set(_versions(ROOT / 'infra' / 'layers' / 'mcp' / 'requirements.txt'))
 
 
-def _pins(path: Path) -> set[str]:
+def _versions(path: Path) -> dict[str, str]:
+    """name -> pinned version, names normalised as pip does (PEP 503) and versions as PEP 440 spells them."""
     lines = (line.split('#')[0].strip() for line in path.read_text(encoding='utf-8').splitlines())
-    return {line.split('==')[0].lower() for line in lines if '==' in line}
+    pins = (line.split('==') for line in lines if '==' in line)
+    return {re.sub(r'[-_.]+', '-', name).lower(): version.replace('-beta.', 'b') for name, version in pins}
 
 
 def test_timeouts_fit_their_triggers() -> None:

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from agent_memory.db import to_rows
 from agent_memory.db.connection import CONTROL_DB, Database, context_db_name, run_with_retry
 from agent_memory.db.control_store import key_record
-from agent_memory.db.memory_store import SESSIONS_NAMED
+from agent_memory.db.predicates import SESSIONS_NAMED
 from agent_memory.db.rate_limit_store import TAKE_TOKEN
 from agent_memory.db.records import rid
 from agent_memory.rows.control import ContextRow, KeyRecord, PrincipalRow
