@@ -20,8 +20,9 @@ from typing import TYPE_CHECKING
 
 from agent_memory.clock import utcnow
 from agent_memory.config import Settings, get_settings
-from agent_memory.db.connection import Database, get_database
+from agent_memory.db.connection import Database, context_db_name, get_database
 from agent_memory.db.control_store import ControlStore
+from agent_memory.db.migrations import ensure_migrated
 from agent_memory.db.rate_limit_store import RateLimitStore
 from agent_memory.db.reinforcement import ImportanceRule
 from agent_memory.domain.importance import DAILY_DECAY, IMPORTANCE_MAX, REINFORCEMENT
@@ -59,14 +60,17 @@ class Services:
         stores = self._contexts.get(context_id)
         if stores is None:
             from agent_memory.db.context_stores import ContextStores
-            from agent_memory.db.memory_store import MemoryStore
 
             with self._lock:
                 stores = self._contexts.get(context_id)
                 if stores is None:
-                    stores = ContextStores.over(MemoryStore(self.db, context_id, IMPORTANCE), IMPORTANCE)
+                    stores = ContextStores(self.db, context_id, IMPORTANCE)
                     self._contexts[context_id] = stores
         return stores
+
+    def migrated(self, context_id: str) -> None:
+        """The context's schema migrated (once per process), without building or importing any of its stores."""
+        ensure_migrated(self.db, context_db_name(context_id), 'context')
 
     def store(self, context_id: str) -> MemoryStore:
         return self.context(context_id).memory

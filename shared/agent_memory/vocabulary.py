@@ -62,7 +62,7 @@ def normalise_name(raw: str) -> str:
 
 
 SELF = 'self'  # the name of the speaker's own self entity in an extraction (first person: I, me, my)
-SELF_PREFIX = 'self:'  # a principal's self entity is person/"self:<principal id>" (domain.reconcile.Speaker)
+SELF_PREFIX = 'self:'  # a principal's self entity is person/"self:<principal id>" (domain.entity_keys.Speaker)
 
 
 def names_self_entity(name: str) -> bool:

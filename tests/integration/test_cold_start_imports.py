@@ -55,8 +55,8 @@ def loaded_after(code: str, watched: tuple[str, ...], code_root: Path = ROOT / '
         AGENT_MEMORY_DB_URL='mem://',
         AGENT_MEMORY_KEY_SECRET='cold-start-test',
         POWERTOOLS_METRICS_DISABLED='true',
-        **env,
     )
+    environ.update(env)
     done = subprocess.run([sys.executable, '-c', script], env=environ, cwd=code_root, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-3000:]
     loaded: list[str] = json.loads(done.stdout.strip().splitlines()[-1])
@@ -123,6 +123,42 @@ def test_an_entity_read_loads_no_extraction_retrieval_or_synthesis_through_its_f
         f'import app\n{SERVE}\nserve("entities_get_list.json", key)'
     )
     assert loaded_after(code, EXTRACTION_STACK, ROOT / 'functions' / 'entities') == []
+
+
+# the stores a context is handed, and the write path (a plan's emitters and typed operations)
+STORES = (
+    'agent_memory.db.memory_store',
+    'agent_memory.db.inspection_reads',
+    'agent_memory.db.turn_store',
+    'agent_memory.db.trace_store',
+    'agent_memory.db.trace_reads',
+    'agent_memory.db.lifecycle_store',
+)
+WRITE_PATH = ('agent_memory.db.write_emitters', 'agent_memory.write_ops')
+
+
+def test_first_reads_import_only_the_stores_they_use_and_never_the_write_path(tmp_path: Path) -> None:
+    # Given a context with a key in a database on disk (made by another interpreter, so its imports do not count)
+    url = f'surrealkv://{tmp_path / "db"}'
+    setup = (
+        'from agent_memory.composition import get_services\n'
+        'from agent_memory.domain.contexts import create_context, mint_context_key\n'
+        'services = get_services()\n'
+        "create_context(services.control, services.store, 'dev', {})\n"
+        "print(mint_context_key(services.control, 'dev', 'admin', 'cold-start'))\n"
+        'services.db.close()\n'
+    )
+    environ = {k: v for k, v in os.environ.items() if not k.startswith(('AGENT_MEMORY_', 'PYTHON'))}
+    environ.update(PYTHONPATH=str(ROOT / 'shared'), AGENT_MEMORY_DB_URL=url, AGENT_MEMORY_KEY_SECRET='cold-start-test')
+    done = subprocess.run([sys.executable, '-c', setup], env=environ, capture_output=True, text=True, timeout=300, check=True)
+    key = done.stdout.strip().splitlines()[-1]
+    # When the self-service keys handler serves its first request fresh, Then no store of the context is imported
+    code = f'import app\n{SERVE}\nserve("keys_list.json", {key!r})'
+    assert loaded_after(code, STORES + WRITE_PATH, ROOT / 'functions' / 'keys', AGENT_MEMORY_DB_URL=url) == []
+    # When the entities handler serves GET /entities fresh, Then it imports the reads it uses, not the write path
+    code = f'import app\n{SERVE}\nserve("entities_get_list.json", {key!r})'
+    loaded = loaded_after(code, STORES + WRITE_PATH, ROOT / 'functions' / 'entities', AGENT_MEMORY_DB_URL=url)
+    assert loaded == ['agent_memory.db.memory_store', 'agent_memory.db.inspection_reads']
 
 
 def test_a_configured_queue_does_not_import_boto3_until_a_job_is_sent() -> None:

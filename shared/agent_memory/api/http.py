@@ -159,7 +159,7 @@ def data_plane(app: APIGatewayHttpResolver, context_id: str, session_id: str | N
     check_context_id(context_id)
     services = get_services()
     headers = app.current_event.headers or {}
-    caller = authenticate(services.control, services.store, headers, context_id, throttle=True, session_id=session_id)
+    caller = authenticate(services.control, services.migrated, headers, context_id, throttle=True, session_id=session_id)
     logger.append_keys(context=context_id, principal=caller.principal_id, acting_principal=caller.acting_principal_id)
     if app.current_event.http_method == 'GET':
         caller = with_lens(caller, parse_lens(query_param(app, 'lens')))

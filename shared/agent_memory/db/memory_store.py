@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agent_memory.db import to_rows
 from agent_memory.db.connection import Database, context_db_name
@@ -31,13 +31,14 @@ from agent_memory.db.predicates import uncertainties_sql as uncertainties_sql
 from agent_memory.db.predicates import visibility_params as visibility_params
 from agent_memory.db.records import Tx, entity_rid, record_id, ref, rid
 from agent_memory.db.reinforcement import ImportanceRule
-from agent_memory.db.write_emitters import emit_all
 from agent_memory.plan_reads import ActiveInstruction, OpenUncertainty, StoredReply
 from agent_memory.rows.control import PrincipalRow
 from agent_memory.rows.conversation import SessionRow, TurnRow
 from agent_memory.rows.memory import AttributeRow, RelationRow
 from agent_memory.rows.refs import EntityKey
-from agent_memory.write_ops import WritePlan
+
+if TYPE_CHECKING:
+    from agent_memory.write_ops import WritePlan
 
 # Where an entity's facts point at it: (LET name, table, indexed string field).
 _ENTITY_FACT_LINKS = (
@@ -179,6 +180,8 @@ class MemoryStore:
 
     def apply(self, plan: WritePlan) -> None:
         """Apply a plan in one transaction; raises WriteConflict if an address changed since planning."""
+        from agent_memory.db.write_emitters import emit_all  # on the first write: read-only routes start without it
+
         tx = Tx()
         emit_all(tx, tx.p(plan.now), plan.operations, self.importance)
         self.db.query(self.database, tx.sql(quiet=True), tx.params)

@@ -110,7 +110,7 @@ def authenticate(control: ControlStore, store_for: Any, headers: Mapping[str, st
     caller = _caller_for(context_id, digest, rows)
     if session_id is not None and rows.sessions is not None:
         caller = replace(caller, sessions_named=(session_id, tuple(rows.sessions)))
-    store_for(context_id)  # the context's store (migrations applied once per process) before the request uses it
+    store_for(context_id)  # the context's schema migrated (once per process) before the request uses it
     if target is not None and target != caller.principal_id:
         caller = delegate(caller, target, rows.target)
     if rows.wait > 0:

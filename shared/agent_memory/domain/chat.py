@@ -25,9 +25,9 @@ from agent_memory.domain.answer_phrasing import is_asked_question
 from agent_memory.domain.auth import Caller
 from agent_memory.domain.commit import commit
 from agent_memory.domain.derived_scope import derived_scope, reply_sources
+from agent_memory.domain.entity_keys import self_entity_ref
 from agent_memory.domain.pipeline import Pipeline, enqueue
 from agent_memory.domain.question_key import QuestionKey
-from agent_memory.domain.reconcile import self_entity_ref
 from agent_memory.domain.response_cache import CacheDecision, consult_cache
 from agent_memory.domain.response_trace import response_trace
 from agent_memory.domain.retrieval import Hit, Retrieval, RetrievalRequest, Retriever, fact_refs, is_first_person

@@ -6,8 +6,8 @@ import datetime as dt
 from collections.abc import Sequence
 
 from agent_memory.domain.auth import Caller
+from agent_memory.domain.entity_keys import Speaker
 from agent_memory.domain.ports import MemoryReads
-from agent_memory.domain.reconcile import Speaker
 from agent_memory.domain.retrieval import FACT_SOURCES, Hit
 from agent_memory.rows.conversation import TurnRow
 

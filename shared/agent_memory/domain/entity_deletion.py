@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from agent_memory.clock import utcnow
 from agent_memory.domain.auth import Caller
+from agent_memory.domain.entity_keys import entity_key
 from agent_memory.domain.ports import EntityFactCloser, MemoryReads
 from agent_memory.domain.reads import as_key
-from agent_memory.domain.reconcile import entity_key
 from agent_memory.errors import NotFound
 
 

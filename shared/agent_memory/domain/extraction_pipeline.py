@@ -20,8 +20,9 @@ from agent_memory.db.turn_store import TurnStore
 from agent_memory.domain.chunks import chunk_id, split_text
 from agent_memory.domain.commit import commit
 from agent_memory.domain.context_config import ContextConfig
+from agent_memory.domain.entity_keys import Speaker
 from agent_memory.domain.extraction_vocabulary import JobVocabulary, Vocabulary
-from agent_memory.domain.reconcile import Diff, Reconciler, Source, Speaker, without_forged_self_refs
+from agent_memory.domain.reconcile import Diff, Reconciler, Source, without_forged_self_refs
 from agent_memory.embeddings import Embedder
 from agent_memory.extraction.errors import LlmFailure, ProviderOutputInvalid, ProviderRetryable
 from agent_memory.extraction.llm import LlmExtraction

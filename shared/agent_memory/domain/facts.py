@@ -15,10 +15,11 @@ from agent_memory.db.turn_store import TurnStore
 from agent_memory.domain import sessions
 from agent_memory.domain.auth import Caller
 from agent_memory.domain.commit import commit
+from agent_memory.domain.entity_keys import Speaker
 from agent_memory.domain.extraction_pipeline import TurnInput, preview_turn
 from agent_memory.domain.idempotency import body_hash, replay_or_run
 from agent_memory.domain.pipeline import Pipeline, enqueue, wait_for_extractions
-from agent_memory.domain.reconcile import Diff, Reconciler, Source, Speaker, triples_to_extraction
+from agent_memory.domain.reconcile import Diff, Reconciler, Source, triples_to_extraction
 from agent_memory.domain.scopes import visible
 from agent_memory.domain.turns import chunks_for, new_turn
 from agent_memory.domain.write_target import WriteTarget, session_for_write, write_region, write_target

@@ -12,9 +12,9 @@ from urllib.parse import unquote
 from agent_memory.clock import utcnow, when
 from agent_memory.domain import views
 from agent_memory.domain.auth import Caller
+from agent_memory.domain.entity_keys import Speaker, entity_key
 from agent_memory.domain.params import MAX_LIMIT, decode_cursor, encode_cursor
 from agent_memory.domain.ports import ContextPorts, MemoryReads
-from agent_memory.domain.reconcile import Speaker, entity_key
 from agent_memory.errors import BadRequest, NotFound, NotImplementedYet
 from agent_memory.rows.memory import AttributeRow
 from agent_memory.rows.refs import EntityKey

@@ -14,6 +14,7 @@ from typing import Any
 
 from agent_memory.clock import new_id
 from agent_memory.db.memory_store import MemoryStore
+from agent_memory.domain.entity_keys import Speaker, entity_key, entity_ref
 from agent_memory.domain.importance import INITIAL_IMPORTANCE
 from agent_memory.domain.scopes import overlaps
 from agent_memory.extraction.model import (
@@ -31,13 +32,11 @@ from agent_memory.rows.memory import AttributeRow, RelationRow
 from agent_memory.rows.refs import EntityKey, entity_key_of, key_of, record_ref
 from agent_memory.rows.scopes import ScopeSets
 from agent_memory.vocabulary import (
-    SELF_PREFIX,
     MemoryCategory,
     category_from_model,
     clean_display_name,
     names_self_entity,
     normalise_name,
-    normalise_type,
 )
 from agent_memory.write_ops import (
     CloseAttribute,
@@ -105,18 +104,6 @@ class Diff:
         }
 
 
-@dataclass(frozen=True)
-class Speaker:
-    """Whose self entity first person binds to (one per principal)."""
-
-    principal_id: str
-    display_name: str
-
-    @property
-    def key(self) -> list[str]:
-        return ['person', normalise_name(f'{SELF_PREFIX}{self.principal_id}')]
-
-
 def without_forged_self_refs(extraction: Extraction) -> Extraction:
     """Drop every extracted item naming a self entity other than through first person (``self``): a model or a crafted
     turn spelling out ``self:<someone>`` must not write that principal's self facts (CONTRACT §6.2)."""
@@ -128,29 +115,11 @@ def without_forged_self_refs(extraction: Extraction) -> Extraction:
     return Extraction(**{name: tuple(i for i in getattr(extraction, name) if not forged(i)) for name in Extraction.model_fields})
 
 
-def self_entity_ref(principal_id: str) -> str:
-    """The ``type/name`` reference of a principal's self entity (as retrieval hits carry it)."""
-    return '/'.join(Speaker(principal_id, '').key)
-
-
 def can_supersede(old_kind: str, old_confidence: float, new_kind: str, new_confidence: float, floor: float) -> bool:
     """Same provenance class (or authoritative replacing experiential), confident enough, and not less sure."""
     same_class = (old_kind in AUTHORITATIVE) == (new_kind in AUTHORITATIVE)
     authoritative_over_experiential = new_kind in AUTHORITATIVE and old_kind not in AUTHORITATIVE
     return (same_class or authoritative_over_experiential) and new_confidence >= floor and new_confidence >= old_confidence
-
-
-def entity_key(entity_type: str, name: str) -> EntityKey:
-    return normalise_type(entity_type), normalise_name(name)
-
-
-def entity_key_list(entity_type: str, name: str) -> list[str]:
-    """``entity_key`` in the list form the read paths address entities by."""
-    return list(entity_key(entity_type, name))
-
-
-def entity_ref(key: EntityKey) -> str:
-    return f'entity:{key[0]}/{key[1]}'
 
 
 def fold(text: str) -> str:

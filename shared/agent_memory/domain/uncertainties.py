@@ -9,8 +9,9 @@ from agent_memory.db.connection import run_with_retry
 from agent_memory.db.memory_store import MemoryStore
 from agent_memory.domain import views
 from agent_memory.domain.commit import commit
+from agent_memory.domain.entity_keys import Speaker
 from agent_memory.domain.ports import MemoryReads
-from agent_memory.domain.reconcile import Diff, Reconciler, Source, Speaker
+from agent_memory.domain.reconcile import Diff, Reconciler, Source
 from agent_memory.domain.scopes import within_region
 from agent_memory.embeddings import Embedder
 from agent_memory.errors import BadRequest, NotFound, Unprocessable
