@@ -8,7 +8,7 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 from agent_memory.api import routes
 from agent_memory.api.http import build_resolver, data_plane, json_response, parse_body, query_param
 from agent_memory.composition import get_services
-from agent_memory.domain import reads, uncertainties
+from agent_memory.domain import reads
 from agent_memory.domain.params import parse_limit
 from agent_memory.models import ResolveUncertainty
 from agent_memory.observability import logger
@@ -37,6 +37,8 @@ def uncertainty(context_id: str) -> Any:
 
 @app.operation(routes.RESOLVE)
 def resolve_uncertainty(context_id: str, uncertainty_id: str) -> Any:
+    from agent_memory.domain import uncertainties  # the write planner, on the first resolve: the reads start without it
+
     caller, ports = data_plane(app, context_id)
     request, _ = parse_body(app, ResolveUncertainty)
     return json_response(

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from agent_memory.domain.retrieval import Hit
-from agent_memory.domain.synthesis import citation_wire, public_citation, resolve_citations
+from agent_memory.domain.synthesis import citation_wire, resolve_citations
+from agent_memory.rows.traces import public_citation
 
 
 def _hit(n: int) -> Hit:

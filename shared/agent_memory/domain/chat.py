@@ -31,7 +31,7 @@ from agent_memory.domain.question_key import QuestionKey
 from agent_memory.domain.response_cache import CacheDecision, consult_cache
 from agent_memory.domain.response_trace import response_trace
 from agent_memory.domain.retrieval import Hit, Retrieval, RetrievalRequest, Retriever, fact_refs, is_first_person
-from agent_memory.domain.synthesis import MAX_SOURCES, Composer, Composition, citation_wire, public_citation
+from agent_memory.domain.synthesis import MAX_SOURCES, Composer, Composition, citation_wire
 from agent_memory.domain.turns import chunks_for, new_turn
 from agent_memory.domain.visibility import fingerprint, personal_fingerprint
 from agent_memory.domain.write_target import WriteTarget, write_target
@@ -39,6 +39,7 @@ from agent_memory.embeddings import Embedder
 from agent_memory.models import ChatRequest
 from agent_memory.observability import metrics
 from agent_memory.rows.conversation import TurnRow
+from agent_memory.rows.traces import public_citation
 from agent_memory.write_ops import Reinforce, WritePlan, WriteTraces
 
 CHAT_K = 10

@@ -26,7 +26,6 @@ from agent_memory.models import ContextRequest, QueryRequest, ReadRequest
 from agent_memory.observability import metrics
 from agent_memory.write_ops import Reinforce, WritePlan, WriteTraces
 
-TIER_NAMES = {1: 'direct', 2: 'cache', 3: 'hybrid'}
 TRACE_CANDIDATES = 50  # candidates kept on the trace (the pool itself may hold 256)
 
 

@@ -209,10 +209,3 @@ class ExtractiveComposer:
 
 def citation_wire(marker: str, hit: Hit) -> dict[str, Any]:
     return {'marker': marker, 'id': hit.id, 'kind': hit.source, 'snippet': hit.text[:280], 'score': round(hit.score, 6), 'role': hit.role}
-
-
-INTERNAL_CITATION_FIELDS = ('table', 'key', 'entity_refs')  # stored on the trace for cache validity, not sent
-
-
-def public_citation(citation: dict[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in citation.items() if k not in INTERNAL_CITATION_FIELDS}

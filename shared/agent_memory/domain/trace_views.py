@@ -16,15 +16,14 @@ from agent_memory.clock import parse_rfc3339, utcnow, when
 from agent_memory.domain.auth import Caller
 from agent_memory.domain.params import parse_int
 from agent_memory.domain.ports import TraceHistory
-from agent_memory.domain.recall import TIER_NAMES
 from agent_memory.domain.scopes import covered
-from agent_memory.domain.synthesis import public_citation
 from agent_memory.errors import BadRequest, NotFound
 from agent_memory.rows.refs import key_of
-from agent_memory.rows.traces import DecisionTraceRow, ResponseTraceRow, RetrievalTraceRow
+from agent_memory.rows.traces import DecisionTraceRow, ResponseTraceRow, RetrievalTraceRow, public_citation
 
 MAX_WINDOW_HOURS = 24 * 365
 TRACE_TABLES = ('retrieval_trace', 'response_trace', 'decision_trace')
+TIER_NAMES = {1: 'direct', 2: 'cache', 3: 'hybrid'}  # a retrieval trace's tier_entered
 
 
 def _principal_filter(caller: Caller) -> str | None:

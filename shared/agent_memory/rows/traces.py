@@ -89,3 +89,11 @@ class TraceStats:
     tiers: list[tuple[int, int, float | None]]  # (tier entered, traces, mean latency ms)
     responses: list[tuple[bool, int]]  # (cached, response traces)
     endpoints: list[tuple[str, int]]  # (endpoint, retrieval traces)
+
+
+INTERNAL_CITATION_FIELDS = ('table', 'key', 'entity_refs')  # stored on the trace for cache validity, not sent
+
+
+def public_citation(citation: dict[str, Any]) -> dict[str, Any]:
+    """A stored citation (``ResponseTraceRow.cited``) as callers see it."""
+    return {k: v for k, v in citation.items() if k not in INTERNAL_CITATION_FIELDS}
