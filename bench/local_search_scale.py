@@ -59,6 +59,31 @@ def ask(fn: Any, ctx: str, key: str, question: str, mode: str) -> tuple[float, f
     return wall, cpu_ms, [h['text'] for h in json.loads(response['body'])['hits']]
 
 
+def load_context(services: Any, size: int) -> tuple[str, str, float]:
+    """A new context of ``size`` synthetic facts (cached vectors), its HNSW indexes rebuilt: (context, key, load s)."""
+    rows = retrieval.facts(size)
+    names = sorted({n for n, _, _ in rows})
+    vectors, by_name = retrieval.corpus_vectors(services, size)
+    name_vectors = retrieval.np.asarray([by_name[n] for n in names], dtype=retrieval.np.float32)
+    ctx, key = retrieval.new_context(services, size)
+    load_s = retrieval.load_rows(services, ctx, rows, vectors, names, name_vectors)
+    lifecycle = services.lifecycle(ctx)
+    for table, (count, _) in lifecycle.vector_index_growth().items():
+        if count:
+            lifecycle.rebuild_vector_index(table, count, dt.datetime.now(dt.UTC))
+    return ctx, key, load_s
+
+
+def open_context(services: Any, size: int, reuse: str | None) -> tuple[str, str, float]:
+    """The context kept in ``reuse`` (a ``--keep`` file), else a new one loaded now: (context, key, load s)."""
+    if not reuse:
+        return load_context(services, size)
+    with open(reuse) as kept:
+        reused = json.load(kept)
+    assert reused['size'] == size, reused
+    return reused['context'], reused['key'], 0.0
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
     parser.add_argument('--size', type=int, default=10_000)
@@ -72,23 +97,8 @@ def main() -> None:
     services = retrieval.get_services()
     services.embedder.warm()
     fn = retrieval.load_handler('retrieval')
-    rows = retrieval.facts(args.size)
-    names = sorted({n for n, _, _ in rows})
-    vectors, by_name = retrieval.corpus_vectors(services, args.size)
-    name_vectors = retrieval.np.asarray([by_name[n] for n in names], dtype=retrieval.np.float32)
-    questions = retrieval.asked(rows, args.size)
-    if args.reuse:
-        with open(args.reuse) as kept:
-            reused = json.load(kept)
-        assert reused['size'] == args.size, reused
-        ctx, key, load_s = reused['context'], reused['key'], 0.0
-    else:
-        ctx, key = retrieval.new_context(services, args.size)
-        load_s = retrieval.load_rows(services, ctx, rows, vectors, names, name_vectors)
-        lifecycle = services.lifecycle(ctx)
-        for table, (count, _) in lifecycle.vector_index_growth().items():
-            if count:
-                lifecycle.rebuild_vector_index(table, count, dt.datetime.now(dt.UTC))
+    questions = retrieval.asked(retrieval.facts(args.size), args.size)
+    ctx, key, load_s = open_context(services, args.size, args.reuse)
     if args.keep:
         with open(args.keep, 'w') as kept:
             json.dump({'context': ctx, 'key': key, 'size': args.size}, kept)

@@ -12,12 +12,11 @@ the write (trace + reinforcement in one transaction) and the JSON body; every da
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import statistics
 
 import retrieval  # noqa: I001  # first: bench_env sets paths and environment before the service imports
-from local_search_scale import ask
+from local_search_scale import ask, open_context
 from query_stages import Stages, pct
 
 from agent_memory.db.connection import Database
@@ -39,21 +38,8 @@ def main() -> None:
     services = retrieval.get_services()
     services.embedder.warm()
     fn = retrieval.load_handler('retrieval')
-    rows = retrieval.facts(args.size)
-    questions = retrieval.asked(rows, args.size)
-    if args.reuse:
-        with open(args.reuse) as kept:
-            ctx, key = (json.load(kept)[k] for k in ('context', 'key'))
-    else:
-        names = sorted({n for n, _, _ in rows})
-        vectors, by_name = retrieval.corpus_vectors(services, args.size)
-        name_vectors = retrieval.np.asarray([by_name[n] for n in names], dtype=retrieval.np.float32)
-        ctx, key = retrieval.new_context(services, args.size)
-        retrieval.load_rows(services, ctx, rows, vectors, names, name_vectors)
-        lifecycle = services.lifecycle(ctx)
-        for table, (count, _) in lifecycle.vector_index_growth().items():
-            if count:
-                lifecycle.rebuild_vector_index(table, count, retrieval.dt.datetime.now(retrieval.dt.UTC))
+    questions = retrieval.asked(retrieval.facts(args.size), args.size)
+    ctx, key, _load_s = open_context(services, args.size, args.reuse)
     held = local_vectors_of(services.store(ctx), 384)
     warm = 0
     while held.sizes().get('attribute', 0) < args.size and warm < 1000:
