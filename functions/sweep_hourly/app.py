@@ -6,7 +6,7 @@ from typing import Any
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from agent_memory.composition import get_services
-from agent_memory.domain.extraction_worker import resend_stale
+from agent_memory.domain.extraction_resend import resend_stale
 from agent_memory.domain.sweeps import HOURLY, purge_idle_rate_buckets, run_all
 from agent_memory.observability import logger, metrics
 

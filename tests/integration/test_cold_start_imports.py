@@ -22,7 +22,7 @@ MCP_UNUSED = ('mcp.client', 'mcp.server.mcpserver', 'cryptography')
 # what only ingesting or composing requests use: the extraction pipeline, the LLM stage, the composer
 INGEST_AND_SYNTHESIS = ('agent_memory.domain.extraction_pipeline', 'agent_memory.extraction.llm', 'agent_memory.domain.synthesis')
 EXTRACTION_STACK = (*INGEST_AND_SYNTHESIS, 'agent_memory.domain.retrieval')  # and recall's ranking
-USES_EXTRACTION = {'facts', 'sweep_hourly'}  # ingest, the stale-job re-send
+USES_EXTRACTION = {'facts'}  # ingest
 # what a health check needs none of: authentication, the row converters, a context's stores, the request models, pydantic
 NOT_IN_HEALTH = (
     'agent_memory.domain.auth',

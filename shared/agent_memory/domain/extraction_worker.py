@@ -1,14 +1,11 @@
-"""The worker's side of an extraction job, and re-sending jobs that never reached the queue."""
+"""The worker's side of an extraction job (re-sending the jobs that never reached it: ``extraction_resend.py``)."""
 
 from __future__ import annotations
 
-import datetime as dt
 from typing import Protocol
 
 from aws_lambda_powertools.metrics import MetricUnit
 
-from agent_memory.clock import utcnow
-from agent_memory.config import get_settings
 from agent_memory.db.memory_store import MemoryStore
 from agent_memory.db.turn_store import TurnStore
 from agent_memory.domain.chunks import split_text
@@ -19,8 +16,6 @@ from agent_memory.embeddings import Embedder
 from agent_memory.extraction.errors import ProviderError
 from agent_memory.jobs import ExtractionJob, JobQueue
 from agent_memory.observability import logger, metrics
-
-RESEND_LIMIT = 500
 
 
 class WorkerServices(Protocol):
@@ -84,22 +79,3 @@ def prefetch_chunk_vectors(services: WorkerServices, reads: JobReads) -> None:
         services.embedder.embed([text for content in pending for text in split_text(content)])
     except Exception:
         logger.warning('chunk prefetch failed; turns embed their own chunks', exc_info=True)
-
-
-def resend_stale(services: WorkerServices) -> int:
-    """Hourly: turns still not extracted long after their job was last sent get their job again."""
-    if services.queue is None:
-        return 0
-    resent = 0
-    stale_after = dt.timedelta(seconds=get_settings().extraction_stale_seconds)
-    for context_id in services.control.list_context_ids():
-        store = services.store(context_id)
-        turns = TurnStore(store)
-        stale = turns.stale_pending(utcnow() - stale_after, RESEND_LIMIT)
-        if stale:
-            services.queue.send([ExtractionJob(context_id, (t,)) for t in stale])
-            turns.mark_enqueued(stale, utcnow())
-            resent += len(stale)
-    if resent:
-        metrics.add_metric(name='ExtractionResent', unit=MetricUnit.Count, value=resent)
-    return resent
