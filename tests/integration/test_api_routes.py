@@ -11,6 +11,8 @@ from agent_memory.db.memory_store import MemoryStore
 from agent_memory.domain.chunks import split_text
 from tests.support.db_snapshot import snapshot
 from tests.support.handlers import MANAGEMENT_KEY, Api, load_function
+from tests.support.round_trips import record_round_trips
+from tests.support.worker import Worker
 
 
 def triple(name: str, key: str, value: str, **extra: Any) -> dict[str, Any]:
@@ -100,6 +102,30 @@ def test_entity_read_state_and_profile_shapes(api: Api) -> None:
     assert [(p['key'], p['entity'], p['entityType']) for p in profile['static']] == [('title', 'Alice', 'person')]
     assert [p['key'] for p in profile['dynamic']] == ['mood']
     assert [p['key'] for p in profile['preferences']] == ['plan']
+
+
+def test_profile_reads_every_section_in_one_round_trip_and_the_names_in_a_second(
+    api: Api, store: MemoryStore, worker: Worker, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Given self facts and an instruction extracted from a turn, and facts in each memory category about Alice
+    assert api.call('facts', 'POST', '/facts', {'text': "I'm Sam, a data engineer at Acme. Always answer in bullet points."})[0] == 202
+    worker.drain()
+    triples = [
+        triple('Alice', 'title', 'CTO', memory_category='identity'),
+        triple('Alice', 'plan', 'Pro'),
+        triple('Alice', 'mood', 'busy', memory_category='context'),
+    ]
+    api.call('facts', 'POST', '/facts', {'infer': 'triples', 'triples': triples})
+    # When the profile is read
+    recorded = record_round_trips(monkeypatch, store.database)
+    code, profile, _ = api.call('views', 'GET', '/profile')
+    # Then the context's database sees two round trips, and each section holds its own rows
+    assert code == 200 and len(recorded) == 2, [trip.sql for trip in recorded]
+    assert {(f['key'], f['value']) for f in profile['selfFacts']} >= {('name', 'Sam'), ('title', 'data engineer')}
+    assert [(p['key'], p['entity']) for p in profile['static']] == [('title', 'Alice')]
+    assert [(p['key'], p['entity']) for p in profile['preferences']] == [('plan', 'Alice')]
+    assert [(p['key'], p['entity']) for p in profile['dynamic']] == [('mood', 'Alice')]
+    assert [i['description'] for i in profile['instructions']] == ['Always answer in bullet points']
 
 
 def test_state_limit_truncates(api: Api) -> None:

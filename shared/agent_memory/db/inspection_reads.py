@@ -30,7 +30,7 @@ from agent_memory.db.records import entity_rid, rid
 from agent_memory.rows.directives import InstructionRow, UncertaintyRow
 from agent_memory.rows.memory import AttributeRow, EntityRow
 from agent_memory.rows.refs import EntityKey, entity_key_of
-from agent_memory.rows.views import EntityView, StateRows
+from agent_memory.rows.views import EntityView, ProfileRows, StateRows
 
 T = TypeVar('T')
 
@@ -41,6 +41,10 @@ _ENTITY_VIEW = (
     f'SELECT * FROM relates_to WHERE out_ref = $e AND {CURRENT_EDGE} AND {VISIBLE};',
 )
 _STATE_TABLES = ('entity', 'attribute', 'relates_to', 'action')
+_SELF_ATTRIBUTES = (
+    f'SELECT *, {TENTATIVE} OMIT embedding FROM attribute WHERE entity_ref = $e AND {CURRENT} AND {VISIBLE} '
+    'ORDER BY created_at DESC LIMIT $limit;'
+)
 
 
 def _each(rows: Any, convert: Callable[[dict[str, Any]], T]) -> list[T]:
@@ -72,17 +76,20 @@ class InspectionReads:
         sql = f'SELECT *, {TENTATIVE} OMIT embedding FROM attribute WHERE address = $a AND {VISIBLE} ORDER BY created_at DESC, id DESC;'
         return _each(self._query(sql, {'a': address_key(key, attribute)} | visibility_params(patterns))[0], to_rows.attribute)
 
-    def current_attributes(self, category: str, patterns: Sequence[str], now: dt.datetime, limit: int) -> list[AttributeRow]:
-        params = {'cat': category, 'now': now, 'limit': limit} | visibility_params(patterns)
-        return _each(self._query(category_sql('attribute', '$cat'), params)[0], to_rows.attribute)
-
     def self_attributes(self, self_key: EntityKey, patterns: Sequence[str], now: dt.datetime, limit: int) -> list[AttributeRow]:
-        sql = (
-            f'SELECT *, {TENTATIVE} OMIT embedding FROM attribute WHERE entity_ref = $e AND {CURRENT} AND {VISIBLE} '
-            'ORDER BY created_at DESC LIMIT $limit;'
-        )
         params = {'e': entity_ref_key(self_key), 'now': now, 'limit': limit} | visibility_params(patterns)
-        return _each(self._query(sql, params)[0], to_rows.attribute)
+        return _each(self._query(_SELF_ATTRIBUTES, params)[0], to_rows.attribute)
+
+    def profile(self, self_key: EntityKey, categories: Sequence[str], patterns: Sequence[str], now: dt.datetime, limit: int) -> ProfileRows:
+        """Up to ``limit`` self facts, current attributes per category and active instructions: one round trip."""
+        statements = [_SELF_ATTRIBUTES, *(category_sql('attribute', f'$cat{n}') for n, _ in enumerate(categories)), INSTRUCTIONS]
+        params = {f'cat{n}': c for n, c in enumerate(categories)} | {'e': entity_ref_key(self_key), 'now': now, 'limit': limit}
+        results = self._query('\n'.join(statements), params | visibility_params(patterns))
+        return ProfileRows(
+            self_attributes=_each(results[0], to_rows.attribute),
+            attributes={c: _each(results[1 + n], to_rows.attribute) for n, c in enumerate(categories)},
+            instructions=_each(results[-1], to_rows.instruction),
+        )
 
     def entity_names(self, refs: Sequence[str]) -> dict[str, str]:
         """Display names by entity ref (refs of entities that no longer exist are left out)."""

@@ -89,11 +89,12 @@ def state(reads: MemoryReads, caller: Caller, limit: int) -> dict[str, Any]:
 
 
 def profile(reads: MemoryReads, caller: Caller, limit: int = MAX_LIMIT) -> dict[str, Any]:
-    patterns, now = caller.patterns('memory:read'), utcnow()
-    self_rows = reads.self_attributes(as_key(Speaker(caller.principal_id, caller.display_name).key), patterns, now, limit)
+    patterns = caller.patterns('memory:read')
+    rows = reads.profile(as_key(Speaker(caller.principal_id, caller.display_name).key), CATEGORIES, patterns, utcnow(), limit)
+    self_rows = rows.self_attributes
     self_ids = {r.ref for r in self_rows}
-    by_category = {c: [r for r in reads.current_attributes(c, patterns, now, limit) if r.ref not in self_ids] for c in CATEGORIES}
-    names = reads.entity_names([r.entity for rows in [self_rows, *by_category.values()] for r in rows])
+    by_category = {c: [r for r in rows.attributes[c] if r.ref not in self_ids] for c in CATEGORIES}
+    names = reads.entity_names([r.entity for found in [self_rows, *by_category.values()] for r in found])
 
     def entry(row: AttributeRow) -> dict[str, Any]:
         entity_type, entity_name = row.entity_key
@@ -112,7 +113,7 @@ def profile(reads: MemoryReads, caller: Caller, limit: int = MAX_LIMIT) -> dict[
         'static': [entry(r) for r in by_category['identity']],
         'dynamic': [entry(r) for r in by_category['context']],
         'preferences': [entry(r) for r in by_category['knowledge']],
-        'instructions': [views.instruction_detail(r) for r in reads.list_instructions(patterns, limit)],
+        'instructions': [views.instruction_detail(r) for r in rows.instructions],
     }
 
 

@@ -16,6 +16,15 @@ class EntityView:
 
 
 @dataclass(frozen=True)
+class ProfileRows:
+    """The caller's self facts, the newest current visible attributes per memory category, the active instructions."""
+
+    self_attributes: list[AttributeRow]
+    attributes: dict[str, list[AttributeRow]]
+    instructions: list[InstructionRow]
+
+
+@dataclass(frozen=True)
 class StateRows:
     """Per memory category, the newest current visible rows of each kind; active instructions; open uncertainties."""
 
