@@ -4,6 +4,7 @@ something shown, no vague "a project" (issue 11)."""
 
 from __future__ import annotations
 
+from agent_memory.clock import utcnow
 from agent_memory.db.inspection_reads import InspectionReads
 from agent_memory.db.memory_store import MemoryStore
 from tests.support.handlers import Api
@@ -33,7 +34,7 @@ def test_a_chat_between_two_people_stores_each_ones_preferences_and_no_instructi
 
     worker.drain()
 
-    assert [i.description for i in InspectionReads(store).list_instructions(['*'], 10)] == []
+    assert InspectionReads(store).profile(('person', 'self:admin'), (), ['*'], utcnow(), 10).instructions == []
     code, state, _ = api.call('views', 'GET', '/state')
     assert code == 200 and state['instructions'] == [], state['instructions']
     assert entity_facts(api, 'Joanna') == {

@@ -5,8 +5,16 @@ from __future__ import annotations
 
 from typing import Any
 
+from agent_memory.clock import utcnow
 from agent_memory.composition import Services
+from agent_memory.domain.ports import MemoryReads
+from agent_memory.rows.directives import InstructionRow
 from tests.conftest import Api, Worker
+
+
+def instructions(reads: MemoryReads, patterns: list[str]) -> list[InstructionRow]:
+    """The active instructions ``patterns`` may read (with the profile read that returns them)."""
+    return reads.profile(('person', 'self:admin'), (), patterns, utcnow(), 10).instructions
 
 
 def say(api: Api, text: str, **extra: Any) -> str:
@@ -40,7 +48,7 @@ def test_restatement_merges_case_insensitively_in_an_overlapping_scope(api: Api,
     third = say(api, 'always respond in bullet points.', scopes=[['org/a']])
     worker.drain()
     # Then one instruction holds all three, keeping its first wording, counting two restatements and every source turn
-    (row,) = services.context(context_id).reads.list_instructions(['*'], 10)
+    (row,) = instructions(services.context(context_id).reads, ['*'])
     assert (row.description, row.merged_count, row.source_turn) == ('Always respond in bullet points', 2, first)
     assert sorted(row.source_turns) == sorted([first, second, third])
     assert [(i['id'], i['mergedCount']) for i in get(api, 'views', '/state')['instructions']] == [(row.ref, 2)]
@@ -70,8 +78,8 @@ def test_instructions_outside_the_readers_scope_are_not_listed(api: Api, worker:
     # Then the admin (reads everything) sees it, and the read is filtered for a reader of org/b but not of org/*
     assert len(get(api, 'views', '/state')['instructions']) == 1
     reads = services.context(context_id).reads
-    assert reads.list_instructions(['org/b'], 10) == []
-    assert len(reads.list_instructions(['org/*'], 10)) == 1
+    assert instructions(reads, ['org/b']) == []
+    assert len(instructions(reads, ['org/*'])) == 1
 
 
 # ---- uncertainties --------------------------------------------------------------------------

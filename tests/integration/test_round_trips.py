@@ -67,10 +67,14 @@ def seeded(api: Api) -> Api:
 ROUTES = [
     ('views', 'GET', '/me', None, 1),  # authentication alone: key, context, principal and rate-limit token together
     ('views', 'GET', '/state', None, 2),
+    ('views', 'GET', '/profile', None, 3),  # self facts, categories and instructions together; then the display names
     ('entities', 'GET', '/entities/person/Ada', None, 2),
     ('sessions', 'GET', '/sessions/s1/turns', None, 2),  # the session is read with authentication
     ('facts', 'POST', '/facts', {'infer': 'none', 'text': 'a note', 'sessionId': 's1'}, 2),
     ('facts', 'POST', '/facts', {'infer': 'triples', 'sessionId': 's1', 'triples': [TRIPLE]}, 5),  # target 2: reconciler reads not folded
+    # target 3: what changed for the process's local search, the lists, their expansion, the trace with reinforcement
+    ('retrieval', 'POST', '/query', {'query': 'Who does Ada work with?'}, 5),
+    ('retrieval', 'POST', '/context', {'query': 'Who does Ada work with?'}, 6),  # and the prompt's instructions and self facts
 ]
 
 

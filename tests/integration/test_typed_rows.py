@@ -49,7 +49,7 @@ def test_every_read_the_domain_makes_returns_typed_rows_without_record_ids(api: 
         'state': state,
         'entities': stores.reads.list_entities(['*'], None, 10, None),
         'history': stores.reads.attribute_history(alice, 'role', ['*']),
-        'profile': stores.reads.self_attributes(('person', 'self:admin'), ['*'], now, 10),
+        'profile': stores.reads.profile(('person', 'self:admin'), CATEGORIES, ['*'], now, 10),
         'uncertainties': stores.reads.list_uncertainties(['*'], None, 10, None),
         'turn': stores.turns.get_turn(said['turnId']),
         'window': stores.turns.recent_turns(f'admin/{said["sessionId"]}', 1 << 62, 10, ['*']),

@@ -27,7 +27,7 @@ from agent_memory.db.memory_store import (
     visibility_params,
 )
 from agent_memory.db.records import entity_rid, rid
-from agent_memory.rows.directives import InstructionRow, UncertaintyRow
+from agent_memory.rows.directives import UncertaintyRow
 from agent_memory.rows.memory import AttributeRow, EntityRow
 from agent_memory.rows.refs import EntityKey, entity_key_of
 from agent_memory.rows.views import EntityView, ProfileRows, StateRows
@@ -76,12 +76,9 @@ class InspectionReads:
         sql = f'SELECT *, {TENTATIVE} OMIT embedding FROM attribute WHERE address = $a AND {VISIBLE} ORDER BY created_at DESC, id DESC;'
         return _each(self._query(sql, {'a': address_key(key, attribute)} | visibility_params(patterns))[0], to_rows.attribute)
 
-    def self_attributes(self, self_key: EntityKey, patterns: Sequence[str], now: dt.datetime, limit: int) -> list[AttributeRow]:
-        params = {'e': entity_ref_key(self_key), 'now': now, 'limit': limit} | visibility_params(patterns)
-        return _each(self._query(_SELF_ATTRIBUTES, params)[0], to_rows.attribute)
-
     def profile(self, self_key: EntityKey, categories: Sequence[str], patterns: Sequence[str], now: dt.datetime, limit: int) -> ProfileRows:
-        """Up to ``limit`` self facts, current attributes per category and active instructions: one round trip."""
+        """Up to ``limit`` of the caller's self facts, of the current attributes of each of ``categories`` (none asked:
+        none read) and of the active instructions, in one round trip (``/profile``, and ``/context``'s prompt block)."""
         statements = [_SELF_ATTRIBUTES, *(category_sql('attribute', f'$cat{n}') for n, _ in enumerate(categories)), INSTRUCTIONS]
         params = {f'cat{n}': c for n, c in enumerate(categories)} | {'e': entity_ref_key(self_key), 'now': now, 'limit': limit}
         results = self._query('\n'.join(statements), params | visibility_params(patterns))
@@ -97,9 +94,6 @@ class InspectionReads:
             return {}
         rows = self._query('SELECT id, name FROM $ids;', {'ids': [entity_rid(*entity_key_of(r)) for r in dict.fromkeys(refs)]})[0]
         return {to_rows.required_ref(row['id']): row['name'] for row in rows or []}
-
-    def list_instructions(self, patterns: Sequence[str], limit: int) -> list[InstructionRow]:
-        return _each(self._query(INSTRUCTIONS, {'limit': limit} | visibility_params(patterns))[0], to_rows.instruction)
 
     def get_uncertainty(self, uncertainty_id: str) -> UncertaintyRow | None:
         row = self._query('SELECT * FROM ONLY $id;', {'id': rid('uncertainty', uncertainty_id)})[0]

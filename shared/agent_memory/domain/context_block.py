@@ -11,8 +11,7 @@ from agent_memory.domain.ports import MemoryReads
 from agent_memory.domain.retrieval import FACT_SOURCES, Hit
 from agent_memory.rows.conversation import TurnRow
 
-PROFILE_LIMIT = 20
-INSTRUCTION_LIMIT = 20
+PROMPT_LIMIT = 20  # instructions, and self facts
 
 
 def _day(value: dt.datetime | None) -> str:
@@ -20,14 +19,14 @@ def _day(value: dt.datetime | None) -> str:
 
 
 def render_context(reads: MemoryReads, caller: Caller, hits: Sequence[Hit], now: dt.datetime, transcript: Sequence[TurnRow] = ()) -> str:
-    patterns = caller.patterns('memory:read')
     sections: list[str] = []
-    instructions = reads.list_instructions(patterns, INSTRUCTION_LIMIT)
-    if instructions:
-        lines = [f'- {r.label}: {r.description}' for r in instructions]
-        sections.append('## Instructions\n' + '\n'.join(lines))
     key_type, key_name = Speaker(caller.principal_id, caller.display_name).key
-    profile = reads.self_attributes((key_type, key_name), patterns, now, PROFILE_LIMIT)
+    # the instructions and the self facts in one round trip (no memory category asked)
+    rows = reads.profile((key_type, key_name), (), caller.patterns('memory:read'), now, PROMPT_LIMIT)
+    if rows.instructions:
+        lines = [f'- {r.label}: {r.description}' for r in rows.instructions]
+        sections.append('## Instructions\n' + '\n'.join(lines))
+    profile = rows.self_attributes
     if profile:
         lines = [f'- {r.key.replace("_", " ")}: {r.value}' + (' (tentative)' if r.tentative else '') for r in profile]
         sections.append('## Profile\n' + '\n'.join(lines))
