@@ -64,6 +64,7 @@ def routes(context_id: str, key: str) -> list[tuple[str, str, Call]]:
         ('read', 'GET /entities/{type}/{name}', _route('entities', 'GET', f'{base}/entities/person/Ada', key)),
         ('read', 'GET /sessions/{id}/turns', _route('sessions', 'GET', f'{base}/sessions/bench/turns', key)),
         ('read', 'GET /state', _route('views', 'GET', f'{base}/state', key)),
+        ('read', 'GET /profile', _route('views', 'GET', f'{base}/profile', key)),
         ('read', 'POST /query', _route('retrieval', 'POST', f'{base}/query', key, lambda i: {'query': f'what is the plan {i}?', 'k': 5})),
         ('read', 'POST /context', _route('retrieval', 'POST', f'{base}/context', key, lambda i: {'query': f'plan {i}', 'k': 5})),
     ]
