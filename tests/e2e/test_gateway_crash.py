@@ -11,7 +11,7 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
-from tests.support.gateway import KEY, Gateway
+from tests.support.gateway import KEY, MGMT, Gateway
 from tests.support.ports import free_port
 
 CLIENTS, WRITES_EACH = 8, 25
@@ -43,6 +43,8 @@ def test_kill_9_mid_burst_loses_no_acknowledged_write_and_strands_no_turn(tmp_pa
     data_dir = tmp_path / 'data'
     env = {'AGENT_MEMORY_EXTRACTION_STALE_SECONDS': str(STALE_SECONDS)}
     gateway = Gateway(data_dir, free_port(), env)
+    # ~450 requests in a few seconds: over the default rate limit's burst, which is not what this test is about
+    assert gateway.request('PATCH', '/api/v1/contexts/dev', {'config': {'rate_limit': {'enabled': False}}}, key=MGMT)[0] == 200
     for client in range(CLIENTS):
         assert _post(gateway, '/api/v1/dev/sessions', {'id': f'burst-{client}'}, {})[0] == 201
     # Given 8 clients writing 200 turns at once, and a kill -9 once 80 are acknowledged
