@@ -10,9 +10,8 @@ import hmac
 import math
 import re
 import secrets
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any
 
 from agent_memory.clock import utcnow
 from agent_memory.db.caller_lookup import CallerRows, RateDefaults, key_context, resolve_caller
@@ -95,8 +94,8 @@ def _principal_grants(principal: PrincipalRow) -> dict[str, list[str]]:
     return {verb: list(stored.get(verb, [])) for verb in VERBS}
 
 
-def authenticate(control: ControlStore, store_for: Any, headers: Mapping[str, str], context_id: str, *, throttle: bool = False,
-                 session_id: str | None = None) -> Caller:  # fmt: skip
+def authenticate(control: ControlStore, migrate: Callable[[str], object], headers: Mapping[str, str], context_id: str, *,
+                 throttle: bool = False, session_id: str | None = None) -> Caller:  # fmt: skip
     """Resolve the caller of a data-plane request or raise 401 (same body for every failure), in one round trip.
 
     With ``throttle``, the same round trip takes a token from the key holder's rate-limit bucket (429 when empty);
@@ -110,7 +109,7 @@ def authenticate(control: ControlStore, store_for: Any, headers: Mapping[str, st
     caller = _caller_for(context_id, digest, rows)
     if session_id is not None and rows.sessions is not None:
         caller = replace(caller, sessions_named=(session_id, tuple(rows.sessions)))
-    store_for(context_id)  # the context's schema migrated (once per process) before the request uses it
+    migrate(context_id)  # the context's schema migrated (once per process) before the request uses it
     if target is not None and target != caller.principal_id:
         caller = delegate(caller, target, rows.target)
     if rows.wait > 0:
@@ -149,8 +148,8 @@ def _caller_for(context_id: str, digest: str, rows: CallerRows) -> Caller:
 CONTEXT_HEADERS = ('x-agent-memory-context', 'x-memory-context', 'x-spectron-context')
 
 
-def authenticate_key(control: ControlStore, store_for: Any, headers: Mapping[str, str], requested: str | None = None, *,
-                     throttle: bool = False) -> Caller:  # fmt: skip
+def authenticate_key(control: ControlStore, migrate: Callable[[str], object], headers: Mapping[str, str],
+                     requested: str | None = None, *, throttle: bool = False) -> Caller:  # fmt: skip
     """Resolve a caller whose context is the one its key belongs to (MCP has no context in the path).
 
     A context named by ``requested`` or a context header must be the key's own; any mismatch is the same 401.
@@ -161,7 +160,7 @@ def authenticate_key(control: ControlStore, store_for: Any, headers: Mapping[str
     for named in (requested, _header(headers, CONTEXT_HEADERS)):
         if named is not None and named != context_id:
             raise Unauthorized(UNAUTHORIZED)
-    return authenticate(control, store_for, headers, context_id, throttle=throttle)
+    return authenticate(control, migrate, headers, context_id, throttle=throttle)
 
 
 def delegate(caller: Caller, target_id: str, target: PrincipalRow | None) -> Caller:
