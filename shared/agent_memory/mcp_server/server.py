@@ -92,7 +92,7 @@ def run_tool(tool: Tool, args: ToolArgs, request: Any, auth: RequestAuth) -> typ
     try:
         caller = auth.caller
         if args.context_id is not None and args.context_id != caller.context_id:
-            caller = authenticate_key(services.control, services.store, auth.headers, args.context_id)  # raises the 401
+            caller = authenticate_key(services.control, services.migrated, auth.headers, args.context_id)  # raises the 401
         output = tool.run(services, services.context(caller.context_id), caller, args, request)
         return types.CallToolResult(content=[types.TextContent(text=output.text)], structured_content=output.structured)
     except AgentMemoryError as exc:
