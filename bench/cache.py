@@ -389,7 +389,7 @@ class ChatBench:
                     result.miss_ms.append(elapsed_ms)
                     sent = [r for r in self.server.requests[seen:] if r.path.rstrip('/') == '/v1/chat/completions']
                     prompt_chars = sum(len(str(m.get('content', ''))) for r in sent for m in r.messages)
-                    usage = trace.get('tokens') or {}
+                    usage = (trace.tokens if isinstance(trace, ResponseTraceRow) else None) or {}
                     answers[trace_id] = Answer(ask.intent, int(usage.get('prompt', 0)) + int(usage.get('completion', 0)),
                                                round(prompt_chars / 4 + len(body['reply']) / 4))  # fmt: skip
                 if n % 100 == 0:
