@@ -18,7 +18,13 @@ def _as_shipped(held: LocalVectors, found: dict[str, bool], entities: bool = Tru
     return {t: v and sizes.get(t, 0) <= SHIPPED.local_vectors_max_rows for t, v in found.items() if entities or t != 'entity'}
 
 
+def _vectors_up_to(rows: int) -> Callable[[LocalVectors, dict[str, bool]], dict[str, bool]]:
+    """A lower vector limit: tables over ``rows`` are searched by their texts only."""
+    return lambda held, found: {t: v and held.sizes().get(t, 0) <= rows for t, v in found.items()}
+
+
 SEARCHED_HERE: dict[str, Callable[[LocalVectors, dict[str, bool]], dict[str, bool]]] = {
+    'vectors up to 10k here': _vectors_up_to(10_000),
     'text here': lambda held, found: dict.fromkeys(found, False),  # the held rows' vectors, if read, are not used
     'as shipped': _as_shipped,
     'entities in the database': lambda held, found: _as_shipped(held, found, entities=False),  # Session 8's design

@@ -36,6 +36,10 @@ DESIGNS: dict[str, dict[str, Any]] = {
     'text here': {'local_vectors_max_rows': 200_000, 'local_text_max_rows': 200_000, 'local_vectors_budget_rows': 400_000},
     # the default limits: a table over local_vectors_max_rows holds its texts only (``searched_here``)
     'as shipped': {'local_vectors_max_rows': 200_000, 'local_text_max_rows': 200_000, 'local_vectors_budget_rows': 400_000},
+    # tables of over 10,000 rows hold their texts only (``searched_here``)
+    'vectors up to 10k here': {
+        'local_vectors_max_rows': 200_000, 'local_text_max_rows': 200_000, 'local_vectors_budget_rows': 400_000,
+    },
     # ... with the entities' lists in the database, as before migration 0022
     'entities in the database': {
         'local_vectors_max_rows': 200_000, 'local_text_max_rows': 200_000, 'local_vectors_budget_rows': 400_000,

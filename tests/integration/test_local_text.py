@@ -12,6 +12,7 @@ from agent_memory.clock import utcnow
 from agent_memory.composition import Services
 from agent_memory.db.local_vectors import LocalVectors, local_vectors_of
 from agent_memory.db.memory_store import MemoryStore
+from agent_memory.db.records import rid
 from agent_memory.db.retrieval_store import ListLookup, ReadFilter, RetrievalStore
 from agent_memory.domain.retrieval import query_terms
 from tests.integration.test_local_vectors import TABLES, call, chunk_of, note, process_that_looked, vector_of
@@ -208,6 +209,58 @@ def test_a_table_that_outgrows_the_vector_limit_keeps_its_texts_and_reads_each_t
     both_lists(store, 'Who booked flights for the conference?')
     assert any('written_at >= $since_memory_chunk' in trip.sql for trip in recorded)
     assert not any('$texts_memory_chunk' in trip.sql for trip in recorded)
+
+
+def test_a_texts_only_table_new_to_the_process_is_scanned_in_key_order_in_larger_chunks_than_a_table_holding_vectors(
+    texts: Api, store: MemoryStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Given the 10 passages over a vector limit of 5 (texts only) and the facts under it, a vector table read 1 row a
+    # look and a texts-only one 4 rows a look
+    tune(monkeypatch, local_vectors_max_rows=5, local_vectors_load_rows=1, local_text_load_rows=4)
+    held = local_vectors_of(store, 384)
+    # When a query's look reads them, Then each look reads 4 passages' texts, in key order from where the last stopped,
+    # and 1 fact: the passages are whole after 3 looks, and their word list runs in the database until then
+    recorded = record_round_trips(monkeypatch, store.database)
+    for sizes, passages_here in (({'memory_chunk': 4, 'attribute': 1}, False), ({'memory_chunk': 8, 'attribute': 2}, False),
+                                 ({'memory_chunk': 10, 'attribute': 2}, True)):  # fmt: skip
+        recorded.clear()
+        both_lists(store, 'Which hotel in Lisbon has a pool?')
+        assert {t: held.sizes()[t] for t in sizes} == sizes
+        assert any('$lex_memory_chunk' in trip.sql for trip in recorded) is passages_here
+        assert any('FROM memory_chunk_lean' in trip.sql and 'LIMIT 4;' in trip.sql for trip in recorded)
+    assert held.rows() == {'attribute': 2, 'memory_chunk': 0, 'entity': 2}
+    assert set(held._tables['memory_chunk'].text._lengths) == {chunk_of(store, text) for text in PASSAGES}
+
+
+def test_a_scan_of_a_texts_only_table_misses_no_row_written_and_holds_no_row_deleted_while_it_runs(
+    texts: Api, store: MemoryStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Given a process scanning the 10 passages' texts 3 a look, that has read the first 3
+    tune(monkeypatch, local_vectors_max_rows=5, local_text_load_rows=3, local_vectors_verify_seconds=3600.0)
+    both_lists(store, 'warm up')
+    held = local_vectors_of(store, 384)
+    scanned = set(held._tables['memory_chunk'].text._lengths)
+    assert len(scanned) == 3
+    # When a passage not yet scanned is deleted and new passages are written meanwhile, one of them behind the scan
+    # (ids are time-ordered, so the scan is moved past it: as a key that sorts before the scan's position would be)
+    keys = [chunk_of(store, text) for text in PASSAGES]
+    deleted = next(key for key in sorted(keys) if key not in scanned)
+    store.q('DELETE type::record("memory_chunk", $k);', k=deleted)
+    new = ['The Zanzibar ferry leaves the harbour at noon.', 'Aardvark Street market opens on Sundays.']
+    note(texts, new[0])
+    scan = held._tables['memory_chunk']
+    scan.scanned_to = rid('memory_chunk_lean', chunk_of(store, new[0]))  # the scan ends; what it skipped is read by ids
+    note(texts, new[1])
+    # Then once whole, the process holds every passage there is (texts as the database analyses them), and its word
+    # lists rank them here
+    for _ in range(8):
+        both_lists(store, 'warm up')
+    there = {*keys, *(chunk_of(store, text) for text in new)} - {deleted}
+    assert set(held._tables['memory_chunk'].text._lengths) == there and len(there) == 11
+    recorded = record_round_trips(monkeypatch, store.database)
+    text, _ = both_lists(store, 'When does the Zanzibar ferry leave?')
+    assert '$lex_memory_chunk' in '\n'.join(trip.sql for trip in recorded)
+    assert text['memory_chunk'][0][0] == f'memory_chunk:{chunk_of(store, new[0])}'
 
 
 def ranked(held: LocalVectors, words: list[str]) -> list[tuple[str, Any]]:

@@ -155,10 +155,11 @@ def test_a_table_over_the_budget_is_searched_by_the_database_and_the_process_hol
     recorded = record_round_trips(monkeypatch, store.database)
     hits(notes, 'When does the Apollo launch happen?')
     assert any('FROM memory_chunk WHERE embedding <|' in trip.sql for trip in recorded)
+    assert any('FROM memory_chunk_lean LIMIT 11;' in trip.sql for trip in recorded)  # its keys, one past the budget
     assert local_vectors_of(store, 384).rows() == {'attribute': 1, 'entity': 1}
     recorded.clear()
     hits(notes, 'When does the Apollo launch happen?')
-    assert not any('SELECT id FROM memory_chunk_lean LIMIT' in trip.sql for trip in recorded)
+    assert not any('FROM memory_chunk_lean LIMIT' in trip.sql for trip in recorded)
     # When another context's tables fill the budget, Then the least recently used table goes
     tune(monkeypatch, local_vectors_budget_rows=60)  # a row with its vector weighs 2 (its text 1, its vector 1)
     other = local_vectors_of(elsewhere := AnotherContext(), 384)
