@@ -12,13 +12,12 @@ its own after ``REBUILD`` returned. Run:
 from __future__ import annotations
 
 import argparse
-import datetime as dt
 import time
 import uuid
 
 import cache  # noqa: I001  # first: bench_env sets paths and environment before the service imports
 import numpy as np
-import trace_questions
+from cache_rebuild_warmup import trace_corpus
 
 from agent_memory.clock import utcnow
 from agent_memory.composition import get_services
@@ -34,10 +33,7 @@ def main() -> None:
     parser.add_argument('--seed', type=int, default=20261202)
     args = parser.parse_args()
     services = get_services()
-    texts = trace_questions.questions(cache.TRACE_QUESTIONS, args.seed)
-    vectors = trace_questions.question_vectors(services.embedder, texts)
-    now = utcnow()
-    since = now - dt.timedelta(seconds=cache.WINDOW_SECONDS)
+    texts, vectors, now, since = trace_corpus(services, args.seed)
     cid = f'benchidle{uuid.uuid4().hex[:6]}'
     create_context(services.control, services.store, cid, {})
     loader = cache.TraceLoader(services.store(cid), texts, vectors, now, args.seed)

@@ -13,6 +13,7 @@ import argparse
 import datetime as dt
 import time
 import uuid
+from typing import Any
 
 import cache  # noqa: I001  # first: bench_env sets paths and environment before the service imports
 import numpy as np
@@ -26,6 +27,13 @@ from agent_memory.domain.contexts import create_context
 PROBE = 'SELECT VALUE id FROM retrieval_trace WHERE query_embedding <|10,{ef}|> $vector;'
 
 
+def trace_corpus(services: Any, seed: int) -> tuple[list[str], np.ndarray[Any, Any], dt.datetime, dt.datetime]:
+    """``bench/cache.py``'s trace questions, their vectors, now, and the start of the cache's window."""
+    texts = trace_questions.questions(cache.TRACE_QUESTIONS, seed)
+    now = utcnow()
+    return texts, trace_questions.question_vectors(services.embedder, texts), now, now - dt.timedelta(seconds=cache.WINDOW_SECONDS)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
     parser.add_argument('--size', type=int, default=100_000)
@@ -35,10 +43,7 @@ def main() -> None:
     parser.add_argument('--seed', type=int, default=20261202)
     args = parser.parse_args()
     services = get_services()
-    texts = trace_questions.questions(cache.TRACE_QUESTIONS, args.seed)
-    vectors = trace_questions.question_vectors(services.embedder, texts)
-    now = utcnow()
-    since = now - dt.timedelta(seconds=cache.WINDOW_SECONDS)
+    texts, vectors, now, since = trace_corpus(services, args.seed)
     contexts = {}
     for label in ('rebuilt', 'rebuilt + warm-up'):
         cid = f'benchwarmup{uuid.uuid4().hex[:6]}'

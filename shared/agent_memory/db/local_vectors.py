@@ -171,7 +171,7 @@ class LocalVectors:
         """Bring the vectors and texts of ``tables`` up to date (at most two round trips) and return those that can be
         searched here, each with whether its vectors are held (or its texts only). A table new to the process is read
         ``local_vectors_load_rows`` rows per call (~0.1-0.4 ms a row), ``local_text_load_rows`` when it holds texts only
-        (~25 µs a row), its keys first; until it is whole its lists run in the database. ``words`` not yet analysed are
+        (a key-order scan, ~9 µs a row), its keys first; until it is whole its lists run in the database. ``words`` not yet analysed are
         analysed in the same round trip (``local_text.ANALYSED``)."""
         tuned = knobs()
         vector_rows, max_rows = _row_limits(tuned)
