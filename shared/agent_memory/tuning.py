@@ -67,9 +67,9 @@ class Tuning:
     # and 0: every list runs in the database); what a process holds across contexts weighs at most budget (a row's text
     # counts 1 and its vector 1, each ~1.5 KB: 150,000 ~225 MB), least recently used table out first. A table new to a
     # process is read load_rows rows per search (~0.3-0.6 ms a row, most of it the vector; its lists run in the database
-    # until it is whole), a texts-only one local_text_load_rows by a key-order scan (~9 µs a row: 100k facts in 5 searches instead of 200,
-    # each of which paid the database's lists at 100k, bench/README.md, Session 11); a larger one is counted again after
-    # retry seconds. Each search looks up the changes since the last look, and every
+    # until it is whole), a texts-only one local_text_load_rows by a key-order scan (~9 µs a row: 100k facts in 5
+    # searches instead of 200, each of which paid the database's lists, bench/README.md, Session 11); a larger one is
+    # counted again after retry seconds. Each search looks up the changes since the last look, and every
     # verify seconds since write_lag (the longest a write transaction stays open) before the last such look; a process
     # reads everything again after reload seconds (the sweep keeps deletions a day). 20,000: 10k facts gain with texts
     # ranked here too, 100k facts lose with their vectors here but gain with their texts (bench/README.md, Sessions 8-9).

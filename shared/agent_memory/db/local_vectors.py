@@ -171,8 +171,8 @@ class LocalVectors:
         """Bring the vectors and texts of ``tables`` up to date (at most two round trips) and return those that can be
         searched here, each with whether its vectors are held (or its texts only). A table new to the process is read
         ``local_vectors_load_rows`` rows per call (~0.1-0.4 ms a row), ``local_text_load_rows`` when it holds texts only
-        (a key-order scan, ~9 µs a row), its keys first; until it is whole its lists run in the database. ``words`` not yet analysed are
-        analysed in the same round trip (``local_text.ANALYSED``)."""
+        (a key-order scan, ~9 µs a row), its keys first; until it is whole its lists run in the database. ``words`` not
+        yet analysed are analysed in the same round trip (``local_text.ANALYSED``)."""
         tuned = knobs()
         vector_rows, max_rows = _row_limits(tuned)
         if max_rows <= 0:
@@ -317,9 +317,10 @@ class LocalVectors:
         for table, toks in zip([*chunks, *scans], analysed, strict=True):
             held = self._tables[table]
             held.put([row for row in fetched or [] if row['id'].table_name == table])
-            for key, tokens in toks or []:
-                held.text.put(local_key(key), tokens or [])
-                held.pending.pop(local_key(key), None)
+            for raw, tokens in toks or []:
+                key = local_key(raw)
+                held.text.put(key, tokens or [])
+                held.pending.pop(key, None)  # a scanned key (a chunk's keys left the pending ones when it was cut)
             if table in scans:
                 held.scanning = len(toks or []) == scan_rows
                 held.scanned_to = rid(LEAN_OF[table], toks[-1][0]) if toks else held.scanned_to
