@@ -53,11 +53,6 @@ class Tuning:
     dated_passage_weight: float = 2.0
     source_credit: float = 1.0
     seed_similarity: float = 0.55  # an entity this close to the query (cosine) seeds graph expansion
-    # A prior assistant reply counts this much of a user passage at the same rank: it is the memory's own output (often
-    # an echo of facts it was built from, or of values since superseded), not evidence, so it must not outrank the
-    # facts it repeats. Bound: an echo first in both passage lists (2 × 1.0) must score below its fact first in both
-    # fact lists (0.5 + 0.35), so the weight is < 0.425. LoCoMo has no assistant turns: its numbers do not move.
-    assistant_passage_weight: float = 0.4
 
     # -- retrieval: the database lists (db/retrieval_store.py, db/term_frequencies.py) -------------------------------
     ef_search: int = 64  # HNSW candidate list per query (bench/retrieval.py: recall@10 against exact search)

@@ -118,6 +118,7 @@ class CreateTurn:
     memory_category: str | None
     speaker: str | None
     enqueued_at: dt.datetime | None
+    origin: str | None = None  # None: ingested (evidence); 'chat': a /chat message; 'chat_reply': a generated reply
 
 
 @dataclass(frozen=True)

@@ -52,19 +52,12 @@ def test_importance_still_orders_facts_of_similar_relevance() -> None:
     assert order(pool) == ['often recalled', 'rarely used']
 
 
-def test_prior_assistant_replies_rank_below_what_users_said() -> None:
-    # Given a user passage and an assistant reply ranked alike, When fused, Then what the user said ranks first
-    pool = fuse({'vector:memory_chunk': [passage('reply', 0.7, role='assistant'), passage('said', 0.69)]})
-    assert order(pool) == ['said', 'reply']
-
-
-def test_an_assistant_echo_of_a_fact_does_not_outrank_the_fact() -> None:
-    # Given a fact first in both fact lists, and a prior assistant reply repeating it first in both passage lists
-    echo = passage('From memory: Alice pet: a cat [S1].', 0.7, role='assistant')
-    lists = {'vector:attribute': [fact('Alice pet: a cat', 0.8)], 'bm25:attribute': [fact('Alice pet: a cat', 3.0)],
-             'vector:memory_chunk': [echo], 'bm25:memory_chunk': [echo]}  # fmt: skip
-    # When fused, Then the fact ranks first: the memory's own output is not evidence over what it repeats
-    assert order(fuse(lists)) == ['Alice pet: a cat', 'From memory: Alice pet: a cat [S1].']
+def test_an_ingested_assistant_turn_weighs_as_much_as_what_users_said() -> None:
+    # Given an assistant passage ranked above a user passage (an agent's own earlier statement ingested through /facts),
+    # When fused, Then it keeps its place: the role carries no penalty (replies /chat generated are never passages)
+    pool = fuse({'vector:memory_chunk': [passage('recommended', 0.7, role='assistant'), passage('said', 0.69)]})
+    assert order(pool) == ['recommended', 'said']
+    assert pool[0].score == pytest.approx(pool[1].score * (TUNING.rrf_k + 2) / (TUNING.rrf_k + 1))
 
 
 def test_adjacent_turns_gain_a_share_of_the_passage_that_brought_them() -> None:

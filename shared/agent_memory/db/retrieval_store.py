@@ -606,7 +606,7 @@ class RetrievalStore:
             kinds.append('')
             statements.append(
                 f"SELECT {lean_projection('memory_chunk')} FROM array::map($turns, |$t| type::record('memory_chunk_lean', $t + '_0')) "
-                f'WHERE {passages};'
+                f'WHERE id IS NOT NONE AND {passages};'  # a turn that is no evidence (a /chat reply) has no passage
             )
             kinds.append('adjacent')
         found = Expanded([], [], [])

@@ -137,6 +137,7 @@ def turn(row: Row) -> TurnRow:
         extraction_result=row.get('extraction_result'),
         llm_error=row.get('llm_error'),
         read_region=row.get('read_region'),
+        origin=row.get('origin'),
     )
 
 

@@ -11,29 +11,10 @@
 
 from __future__ import annotations
 
-import re
+from agent_memory.domain.retrieval import Hit, content_words, is_first_person
+from agent_memory.domain.statements import is_question
 
-from agent_memory.domain.retrieval import Hit, content_words, is_first_person, words
-
-_SENTENCE = re.compile(r'[^.!?]+[.!?]*')
-_QUESTION_OPENERS = frozenset({
-    'what', 'whats', 'which', 'who', 'whom', 'whose', 'when', 'where', 'why', 'how', 'do', 'does', 'did', 'is',
-    'are', 'am', 'was', 'were', 'can', 'could', 'would', 'will', 'should', 'shall', 'tell', 'remind', "what's",
-    "who's", "where's", "when's", "how's",
-})  # fmt: skip
 _THIRD_PERSON = {'is': 'are', 'was': 'were', 'has': 'have', 'does': 'do'}
-
-
-def is_question(text: str) -> bool:
-    """Every sentence of ``text`` asks something: it ends with "?", or opens like a question (or a request to tell)
-    and does not end like a statement ("When I was young I lived in Rome." states)."""
-    sentences = [s.strip() for s in _SENTENCE.findall(text) if s.strip()]
-    return bool(sentences) and all(_asks(s) for s in sentences)
-
-
-def _asks(sentence: str) -> bool:
-    opener = (words(sentence)[:1] or [''])[0]
-    return sentence.endswith('?') or (opener in _QUESTION_OPENERS and not sentence.endswith(('.', '!')))
 
 
 def is_asked_question(hit: Hit) -> bool:

@@ -188,12 +188,12 @@ def record(
     metrics.add_metric(name=f'Tier{answer.tier}', unit='Count', value=1)
     plan, composition = target.plan(), answer.composition
     status = 'queued' if pipeline.queue is not None else None
-    user_turn = new_turn(caller, 'user', request.message, target.session_key, target.scope_sets, target.now, status=status)
+    user_turn = new_turn(caller, 'user', request.message, target.session_key, target.scope_sets, target.now, status=status, origin='chat')
     plan.add(user_turn, *chunks_for(user_turn, request.labels))
     reply_scope = derived_scope(store, target.scope_sets, reply_sources(composition, window), caller.patterns('memory:write'))
     if reply_scope is not None:
-        reply_turn = new_turn(caller, 'assistant', composition.reply, target.session_key, reply_scope, target.now)
-        plan.add(reply_turn, *chunks_for(reply_turn, request.labels))
+        # the transcript keeps the reply; it is never a passage (CONTRACT §7.1: /chat never feeds on itself)
+        plan.add(new_turn(caller, 'assistant', composition.reply, target.session_key, reply_scope, target.now, origin='chat_reply'))
     plan.add(traces(caller, request, target, question, answer, latency_ms))
     return plan, user_turn.id, reply_scope is not None
 

@@ -17,12 +17,13 @@ from agent_memory.clock import new_id, utcnow
 from agent_memory.db.connection import AlreadyApplied, run_with_retry
 from agent_memory.db.memory_store import MemoryStore
 from agent_memory.db.turn_store import TurnStore
-from agent_memory.domain.chunks import chunk_id, split_text
+from agent_memory.domain.chunks import chunk_id
 from agent_memory.domain.commit import commit
 from agent_memory.domain.context_config import ContextConfig
 from agent_memory.domain.entity_keys import Speaker
 from agent_memory.domain.extraction_vocabulary import JobVocabulary, Vocabulary
 from agent_memory.domain.reconcile import Diff, Reconciler, Source, without_forged_self_refs
+from agent_memory.domain.turns import evidence_text, passage_texts
 from agent_memory.embeddings import Embedder
 from agent_memory.extraction.errors import LlmFailure, ProviderOutputInvalid, ProviderRetryable
 from agent_memory.extraction.llm import LlmExtraction
@@ -111,6 +112,12 @@ class TurnInput:
     principal: str
     category_override: MemoryCategory | None = None
     speaker: str | None = None  # the message's ``name``
+    origin: str | None = None  # where the turn came from (domain/turns.py): a /chat message is read for its statements
+
+    @property
+    def said(self) -> str:
+        """What extraction reads: the statements of a /chat message, the whole of any other turn."""
+        return evidence_text(self.content, self.origin)
 
     @classmethod
     def from_row(cls, row: TurnRow) -> TurnInput:
@@ -125,6 +132,7 @@ class TurnInput:
             row.principal,
             cast('MemoryCategory | None', row.memory_category),  # stored only after validation
             row.speaker,
+            row.origin,
         )
 
 
@@ -142,7 +150,11 @@ def extraction_context(
         known_entities=vocabulary.entities,
         attribute_keys=vocabulary.keys,
         relation_labels=vocabulary.labels,
-        recent_turns=tuple(PriorTurn(role=t.role, content=t.content, observed_at=t.observed_at, speaker=t.speaker) for t in recent),
+        recent_turns=tuple(  # a reply /chat generated is never read as what was said
+            PriorTurn(role=t.role, content=t.content, observed_at=t.observed_at, speaker=t.speaker)
+            for t in recent
+            if t.origin != 'chat_reply'
+        ),
         open_uncertainties=tuple(_open_uncertainty(row, speaker) for row in open_rows),
     )
 
@@ -188,7 +200,7 @@ def plan_turn(
     plan.add(reconciler.decision_trace(new_id(), trace_input, turn.turn_id, (time.perf_counter() - started) * 1000))
     if turn.turn_id:
         plan.add(MarkTurnExtracted(turn.turn_id, json.dumps(diff.as_json()), outcome.mode, outcome.llm_error))
-        plan.add(*(EmbedChunk(chunk_id(turn.turn_id, i), text) for i, text in enumerate(split_text(turn.content))))
+        plan.add(*(EmbedChunk(chunk_id(turn.turn_id, i), text) for i, text in enumerate(passage_texts(turn.content, turn.origin))))
     return plan, diff
 
 
@@ -249,7 +261,7 @@ def process_turn(
     read_patterns = list(stored_region if stored_region is not None else fallback)
     vocabulary = job.vocabulary(read_patterns)
     ctx = extraction_context(store, turn, speaker, read_patterns, vocabulary.current())
-    extraction, outcome = extractors.run(turn.content, ctx, config.models.extraction, final_delivery)
+    extraction, outcome = extractors.run(turn.said, ctx, config.models.extraction, final_delivery)
     session_id = turn.session_key
 
     def attempt() -> tuple[WritePlan, Diff]:

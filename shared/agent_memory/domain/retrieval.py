@@ -211,10 +211,10 @@ def to_hit(row: Candidate) -> Hit:
 def importance_weight(hit: Hit) -> float:
     """Importance ∈ [0, 2] maps to a weight in [0.9, 1.1]: it orders facts of similar relevance but cannot lift an
     irrelevant fact over a relevant passage (×1.1 per recall would otherwise let a few facts take every answer).
-    Passages count as importance 1; prior assistant replies weigh ``assistant_passage_weight``: the memory's own
-    output ranks below what users said and below the facts it repeats."""
+    Passages count as importance 1, whoever said them: an ingested assistant turn is evidence like any other (the
+    replies /chat generates are not passages at all)."""
     if hit.table == 'memory_chunk':
-        return knobs().assistant_passage_weight if hit.role == 'assistant' else 1.0
+        return 1.0
     return 0.9 + (hit.importance if hit.importance is not None else 1.0) / 10
 
 

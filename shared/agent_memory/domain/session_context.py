@@ -19,7 +19,8 @@ from agent_memory.models import ContextRequest, SessionContextRequest
 def render(ports: ContextPorts, embedder: Embedder, caller: Caller, session_id: str, request: SessionContextRequest) -> dict[str, Any]:
     store = ports.memory
     session_key = sessions.key_of(readable_session(store, caller, session_id))
-    turns = transcript.window(store, session_key, caller.patterns('memory:read'))
+    # what was said: the replies /chat generated are no evidence (CONTRACT §7.1)
+    turns = [t for t in transcript.window(store, session_key, caller.patterns('memory:read')) if t.origin != 'chat_reply']
     query = request.query or ' '.join(t.content for t in turns if t.role == 'user')[-1000:]
     if not query.strip():
         return {'context': render_context(ports.reads, caller, [], utcnow(), turns), 'sessionId': session_id}

@@ -192,7 +192,7 @@ class ExtractiveComposer:
         usable = [
             (n, hit, relevance(question, hit, caller_refs))
             for n, hit in enumerate(sources, start=1)
-            if hit.source != 'entity' and hit.role != 'assistant' and not is_asked_question(hit)  # "Alice (person)" answers nothing
+            if hit.source != 'entity' and not is_asked_question(hit)  # "Alice (person)" answers nothing
         ]
         ranked = sorted(usable, key=lambda item: (item[2], item[1].source in FACT_SOURCES, -item[0]), reverse=True)
         best = ranked[0][2] if ranked else (False, 0.0, 0)

@@ -40,6 +40,7 @@ class TurnRow:
     extraction_result: str | None = None
     llm_error: str | None = None
     read_region: list[str] | None = None
+    origin: str | None = None  # None: ingested; 'chat': a /chat message; 'chat_reply': the reply /chat generated
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
