@@ -13,6 +13,7 @@ from agent_memory.composition import get_services
 from agent_memory.domain import chat as chat_loop
 from agent_memory.models import ChatRequest
 from agent_memory.observability import logger, metrics
+from agent_memory.wire_numbers import rounded
 
 app = build_resolver()
 get_services().embedder.warm()  # load the model in the init phase, not on the first request
@@ -38,7 +39,7 @@ def sse_response(body: dict[str, Any], deltas: list[str]) -> Response[str]:
     """
     ids = {'traceId': body['traceId'], 'sessionId': body['sessionId']}
     frames = [f'data: {json.dumps({"delta": d, **ids})}\n\n' for d in deltas]
-    frames.append(f'data: {json.dumps({"done": True, **body})}\n\n')
+    frames.append(f'data: {json.dumps(rounded({"done": True, **body}))}\n\n')
     headers = {'Cache-Control': 'no-cache'}
     return Response(status_code=200, content_type='text/event-stream', body=''.join(frames), headers=headers)
 

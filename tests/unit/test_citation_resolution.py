@@ -14,20 +14,20 @@ def _hit(n: int) -> Hit:
 SOURCES = [_hit(1), _hit(2), _hit(3)]
 
 
-def test_markers_naming_given_sources_are_kept_in_order_of_first_use() -> None:
-    # Given a reply citing S2 then S1 then S2 again
+def test_markers_are_numbered_from_s1_in_the_order_they_appear() -> None:
+    # Given a reply citing source 2, then source 1, then source 2 again
     reply, cited = resolve_citations('Bob is 30 [S2]. He lives in Oslo [S1] and works there [S2].', SOURCES)
-    # Then both stay in the text and each source is cited once, in the order first used
-    assert reply == 'Bob is 30 [S2]. He lives in Oslo [S1] and works there [S2].'
-    assert [(marker, hit.id) for marker, hit in cited] == [('[S2]', 'attribute:a2'), ('[S1]', 'attribute:a1')]
+    # Then the first marker read is [S1], each source keeps one number, and every marker has its citation
+    assert reply == 'Bob is 30 [S1]. He lives in Oslo [S2] and works there [S1].'
+    assert [(marker, hit.id) for marker, hit in cited] == [('[S1]', 'attribute:a2'), ('[S2]', 'attribute:a1')]
 
 
 def test_markers_naming_no_given_source_are_stripped_with_their_space() -> None:
     # Given a reply inventing S0 and S4 next to a real S3
     reply, cited = resolve_citations('Alice moved [S0]. She likes tea [S3], not coffee [S4].', SOURCES)
-    # Then the invented markers vanish (no dangling space before punctuation) and only S3 is cited
-    assert reply == 'Alice moved. She likes tea [S3], not coffee.'
-    assert [hit.id for _, hit in cited] == ['attribute:a3']
+    # Then the invented markers vanish (no dangling space before punctuation) and only source 3 is cited, as [S1]
+    assert reply == 'Alice moved. She likes tea [S1], not coffee.'
+    assert [(marker, hit.id) for marker, hit in cited] == [('[S1]', 'attribute:a3')]
 
 
 def test_a_reply_without_sources_cites_nothing() -> None:

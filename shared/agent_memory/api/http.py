@@ -16,6 +16,7 @@ from agent_memory.config import get_settings
 from agent_memory.errors import AgentMemoryError, BadRequest, PayloadTooLarge
 from agent_memory.observability import logger
 from agent_memory.public_errors import public_detail, request_ref
+from agent_memory.wire_numbers import rounded
 
 if TYPE_CHECKING:  # authentication and pydantic are imported by the first call that needs them: /health does not
     from pydantic import BaseModel
@@ -96,7 +97,7 @@ def _request_id(app: APIGatewayHttpResolver) -> str:
 
 
 def json_response(body: Any, status: int = 200) -> Response[str]:
-    return Response(status_code=status, content_type='application/json', body=json.dumps(body))
+    return Response(status_code=status, content_type='application/json', body=json.dumps(rounded(body)))
 
 
 def no_content() -> Response[str]:

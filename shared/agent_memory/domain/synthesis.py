@@ -85,18 +85,20 @@ def render_sources(sources: Sequence[Hit], caller_refs: frozenset[str] = frozens
 
 
 def resolve_citations(reply: str, sources: Sequence[Hit]) -> tuple[str, list[tuple[str, Hit]]]:
-    """Keep markers that name a listed source; strip the rest. Returns the cleaned reply and the citations."""
-    cited: dict[int, Hit] = {}
+    """Keep markers that name a listed source and strip the rest; the kept ones are renumbered ``[S1]``, ``[S2]``… in
+    the order they first appear in the reply (a source cited twice keeps its number). Returns the reply and the
+    citations in marker order."""
+    numbers: dict[int, int] = {}  # the source's number in the prompt -> its marker in the reply
 
-    def keep(match: re.Match[str]) -> str:
+    def renumber(match: re.Match[str]) -> str:
         number = int(match.group(1))
-        if 1 <= number <= len(sources):
-            cited.setdefault(number, sources[number - 1])
-            return match.group(0)
-        return ''
+        if not 1 <= number <= len(sources):
+            return ''
+        marker = numbers.setdefault(number, len(numbers) + 1)
+        return f'[S{marker}]'
 
-    cleaned = re.sub(r'\s+([.,;:!?])', r'\1', _MARKER.sub(keep, reply)).strip()
-    return cleaned, [(f'[S{n}]', hit) for n, hit in cited.items()]
+    cleaned = re.sub(r'\s+([.,;:!?])', r'\1', _MARKER.sub(renumber, reply)).strip()
+    return cleaned, [(f'[S{marker}]', sources[number - 1]) for number, marker in numbers.items()]
 
 
 class LlmComposer:
@@ -203,8 +205,8 @@ class ExtractiveComposer:
             reply = "I don't have anything in memory about that yet."
             return Composition(reply, [], None, None, [reply])
         sentences = [f'{phrase(hit, caller_refs)} [S{n}].' for n, hit in chosen]
-        reply = 'From memory: ' + ' '.join(sentences)
-        return Composition(reply, [(f'[S{n}]', hit) for n, hit in chosen], None, None, [reply])
+        reply, cited = resolve_citations('From memory: ' + ' '.join(sentences), sources)
+        return Composition(reply, cited, None, None, [reply])
 
 
 def citation_wire(marker: str, hit: Hit) -> dict[str, Any]:

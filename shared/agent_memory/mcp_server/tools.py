@@ -35,6 +35,7 @@ from agent_memory.models import (
     lens_from_scope_sets,
     not_blank,
 )
+from agent_memory.wire_numbers import rounded
 
 REMEMBER_WAIT_SECONDS = 5.0  # MCP tools are synchronous: give queued extraction this long to report what it learned
 
@@ -135,6 +136,7 @@ class ToolOutput:
 
 
 def _json(structured: dict[str, Any]) -> ToolOutput:
+    structured = rounded(structured)
     return ToolOutput(structured, json.dumps(structured, separators=(',', ':'), default=str))
 
 
