@@ -1,0 +1,265 @@
+"""Natural conversation in, correct facts out: the natural-conversation corpus through the API (issues 28 and 29).
+
+Each conversation of ``tests/natural_corpus/<split>`` goes into a fresh context the way its speaker would send it: one
+``POST /facts/batch`` per day of its turns (``extract: per_message``; two people talking send each message with its
+speaker's ``name``), the extraction worker draining the queue after each. Then the memory's current state (``GET
+/state``, ``GET /uncertainty``, the instructions) is scored against the labels (``tests/natural_corpus/scoring.py``),
+and every question is asked through ``POST /chat`` (a fresh session each, ``bypassCache``).
+
+Printed: fact precision and recall per family, corrections applied, negations that stored the positive fact, hedges
+that became open unknowns, values cut at an abbreviation, entities from fragments, instructions from chit-chat, and the
+answers (answerable answered correctly; unanswerable: said it does not know, stated a value).
+
+Without options the built-in stage 0 and the extractive composer run; ``--llm-base-url URL --llm-model NAME`` points
+extraction and answers at any OpenAI-compatible endpoint instead (``--llm-api-key`` if it needs one).
+Run: ``PYTHONPATH=shared:infra:. .venv/bin/python bench/natural.py --split blind [--show]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import json
+import math
+import os
+import sys
+import time
+from collections.abc import Callable
+from typing import Any
+
+
+def configure(args: argparse.Namespace) -> None:
+    if args.llm_base_url:
+        os.environ['AGENT_MEMORY_LLM_BASE_URL'] = args.llm_base_url
+        os.environ['AGENT_MEMORY_LLM_EXTRACTION_MODEL'] = args.llm_model
+        os.environ['AGENT_MEMORY_LLM_SYNTHESIS_MODEL'] = args.llm_model
+        if args.llm_api_key:
+            os.environ['AGENT_MEMORY_LLM_API_KEY'] = args.llm_api_key
+        os.environ['AGENT_MEMORY_EMBEDDING_PROVIDER'] = 'local'
+
+
+class CollectingQueue:
+    def __init__(self) -> None:
+        self.jobs: list[Any] = []
+
+    def send(self, jobs: list[Any]) -> None:
+        self.jobs.extend(jobs)
+
+
+class Service:
+    """The handlers of one process on an in-memory engine, and a context per conversation."""
+
+    def __init__(self) -> None:
+        from bench_env import load_handler
+
+        from agent_memory.composition import get_services
+
+        self.services = get_services()
+        self.services.embedder.warm()
+        self.queue = CollectingQueue()
+        self.services.queue = self.queue  # type: ignore[assignment]
+        self.fns = {name: load_handler(name) for name in ('facts', 'extraction_worker', 'views', 'chat')}
+
+    def context(self, name: str) -> tuple[str, str]:
+        from agent_memory.domain.contexts import create_context, mint_context_key
+
+        create_context(self.services.control, self.services.store, name, {})
+        return name, mint_context_key(self.services.control, name, 'admin', 'bench')
+
+    def call(self, fn: str, ctx: str, key: str, method: str, path: str, body: Any = None, query: dict[str, str] | None = None) -> Any:
+        from local_runtime.events import LocalContext, http_event
+
+        event = http_event(method, f'/api/v1/{ctx}{path}', headers={'authorization': f'Bearer {key}'}, body=body, query=query)
+        with contextlib.redirect_stdout(io.StringIO()):
+            response = self.fns[fn].lambda_handler(event, LocalContext())
+        assert response['statusCode'] in (200, 202), response
+        return json.loads(response['body'])
+
+    def drain(self) -> None:
+        from local_runtime.events import LocalContext, sqs_record
+
+        while self.queue.jobs:
+            jobs, self.queue.jobs = self.queue.jobs, []
+            for n, job in enumerate(jobs, 1):
+                record = sqs_record(f'm{n}', job.to_json(), f'r{n}', 1, 'arn:aws:sqs:local:0:bench', int(time.time() * 1000))
+                with contextlib.redirect_stdout(io.StringIO()):
+                    result = self.fns['extraction_worker'].lambda_handler({'Records': [record]}, LocalContext())
+                assert result == {'batchItemFailures': []}, result
+
+
+def ingest(service: Service, conversation: Any, ctx: str, key: str) -> dict[str, int]:
+    """Send the conversation one day at a time; returns turn id -> index in the file."""
+    by_turn: dict[str, int] = {}
+    days: dict[str, list[int]] = {}
+    for i, turn in enumerate(conversation.turns):
+        days.setdefault(turn['ts'][:10], []).append(i)
+    for indices in days.values():
+        messages = [
+            {'role': 'user', 'content': conversation.turns[i]['text'], 'ts': conversation.turns[i]['ts']}
+            | ({'name': conversation.turns[i]['speaker']} if conversation.named else {})
+            for i in indices
+        ]
+        body = service.call('facts', ctx, key, 'POST', '/facts/batch', {'messages': messages, 'extract': 'per_message'})
+        by_turn.update(zip(body['turnIds'], indices, strict=True))
+        service.drain()
+    return by_turn
+
+
+def stored_state(service: Service, conversation: Any, ctx: str, key: str, turns: dict[str, int]) -> tuple[Any, dict[str, Any]]:
+    from scoring import Stored
+
+    state = service.call('views', ctx, key, 'GET', '/state', query={'limit': '500'})
+    doubts = service.call('views', ctx, key, 'GET', '/uncertainty', query={'limit': '200', 'resolved': 'false'})
+    names: dict[str, str] = {}
+    self_ids: set[str] = set()
+    entities: list[dict[str, Any]] = []
+    for category in ('identity', 'knowledge', 'context'):
+        for entity in state[category]['entities']:
+            names[entity['id']] = entity['name']
+            entities.append(entity)
+            if '/self:' in entity['id']:
+                self_ids.add(entity['id'])
+    shown_self = {names[i] for i in self_ids}
+
+    def named(entity_id: str) -> str:
+        if entity_id in self_ids and not conversation.named:
+            return conversation.speakers[0]
+        return names.get(entity_id) or entity_id.split('/', 1)[-1]
+
+    def turn_of(source: dict[str, Any] | None) -> int | None:
+        ref = (source or {}).get('ref') or ''
+        return turns.get(ref.removeprefix('turn:'))
+
+    facts, relations, first_turn = [], [], {}
+    for category in ('identity', 'knowledge', 'context'):
+        for a in state[category]['attributes']:
+            turn = turn_of(a.get('source'))
+            facts.append((named(a['entity']), a['key'], a['value'], turn))
+            first_turn.setdefault(a['entity'], turn)
+        for r in state[category]['relations']:
+            relations.append((named(r['subject']), r['label'], named(r['object'])))
+            first_turn.setdefault(r['object'], turn_of(r.get('source')))
+    db = service.services.store(ctx).database
+    rows = service.services.db.query(db, 'SELECT description, record::id(source_turn) AS turn FROM instruction WHERE active = true;')[0]
+    instructions = [(r['description'], turns.get(str(r['turn']))) for r in rows or []]
+    unknowns = [(u['about'], turns.get(str(u.get('sourceTurn') or ''))) for u in doubts['uncertainties']]
+    events = sum(len(state[c]['actions']) for c in ('identity', 'knowledge', 'context'))
+    listed = [(e['entityType'], e['name'], first_turn.get(e['id'])) for e in entities if e['id'] not in self_ids]
+    stored = Stored(facts, relations, listed, instructions, unknowns, events)
+    return stored, {'selfShownAs': sorted(shown_self)}
+
+
+def ask(service: Service, conversation: Any, ctx: str, key: str) -> Any:
+    from scoring import Answers, score_answer
+
+    answers = Answers()
+    for question in conversation.questions:
+        body = service.call('chat', ctx, key, 'POST', '/chat', {'message': question['q'], 'bypassCache': True})
+        score_answer(question, body['reply'], answers)
+    return answers
+
+
+def pct(value: float) -> str:
+    return '  n/a' if math.isnan(value) else f'{value:5.3f}'
+
+
+def report(split: str, total: Any, answers: Any, self_names: list[tuple[str, str, bool]], seconds: float, show: bool) -> None:
+    from scoring import FAMILIES
+
+    print(f'\n## natural conversation, split {split}: fact precision / recall per family\n')
+    print('| family | stored | precision | labelled | recall |')
+    print('|---|---|---|---|---|')
+    for family in FAMILIES:
+        stored, labelled = total.stored.get(family, 0), total.labelled.get(family, 0)
+        if stored or labelled:
+            print(f'| {family} | {stored} | {pct(total.precision(family))} | {labelled} | {pct(total.recall(family))} |')
+    print(f'| **all** | {sum(total.stored.values())} | {pct(total.precision())} | {sum(total.labelled.values())} | {pct(total.recall())} |')
+    print()
+    rows: list[tuple[str, str]] = [
+        ('corrections applied', f'{total.corrections[0]}/{total.corrections[1]}'),
+        ('negations that stored the positive fact', f'{total.negations_stored[0]}/{total.negations_stored[1]}'),
+        ('hedges that became open unknowns', f'{total.hedges[0]}/{total.hedges[1]}'),
+        ('hedged values stored as facts', str(total.hedge_facts)),
+        ('values cut at an abbreviation', str(total.cut_values)),
+        ('entities from fragments', str(total.fragment_entities)),
+        ('instructions from chit-chat', str(total.chit_chat_instructions)),
+        ('labelled instructions stored', f'{total.instructions[0]}/{total.instructions[1]}'),
+        ('events stored (not labelled)', str(total.events)),
+        ('self entity shown by the name given', f'{sum(ok for *_, ok in self_names)}/{len(self_names)}'),
+    ]
+    if answers.answerable or answers.unanswerable:
+        rows += [
+            ('answerable questions answered correctly', f'{answers.correct}/{answers.answerable} = '
+             f'{pct(answers.correct / answers.answerable)}'),
+            ('... of which "I don\'t know"', str(answers.answerable_dont_know)),
+            ('... quoting a value corrected away', str(answers.wrong_old_value)),
+            ('unanswerable: said it does not know', f'{answers.said_dont_know}/{answers.unanswerable} = '
+             f'{pct(answers.said_dont_know / answers.unanswerable)}'),
+            ('unanswerable: stated a value', f'{answers.stated_value}/{answers.unanswerable} = '
+             f'{pct(answers.stated_value / answers.unanswerable)}'),
+        ]  # fmt: skip
+    print('| measure | value |\n|---|---|')
+    for name, value in rows:
+        print(f'| {name} | {value} |')
+    print(f'\n{seconds:.1f} s')
+    if show:
+        for line in [*total.wrong, *total.missed, *answers.log]:
+            print(' ', line)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
+    parser.add_argument('--split', default='blind', choices=('cases', 'tune', 'blind'))
+    parser.add_argument('--only', help='comma-separated conversation ids')
+    parser.add_argument('--no-questions', action='store_true')
+    parser.add_argument('--show', action='store_true', help='print the wrong and missed items (never on the blind split while tuning)')
+    parser.add_argument('--json', help='write the counts here')
+    parser.add_argument('--llm-base-url')
+    parser.add_argument('--llm-model', default='default')
+    parser.add_argument('--llm-api-key')
+    args = parser.parse_args()
+    configure(args)
+    import bench_env  # noqa: F401  # paths and the quiet environment before the service is imported
+
+    sys.path.insert(0, str(bench_env.ROOT / 'tests' / 'natural_corpus'))
+    from scoring import Answers, Score, load, score
+
+    conversations = load(args.split)
+    if args.only:
+        wanted = set(args.only.split(','))
+        conversations = [c for c in conversations if c.id in wanted]
+    if not conversations:
+        sys.exit(f'no conversations in tests/natural_corpus/{args.split}')
+    started = time.perf_counter()
+    service = Service()
+    total, answers = Score(), Answers()
+    self_names: list[tuple[str, str, bool]] = []
+    progress: Callable[[str], None] = lambda text: print(text, file=sys.stderr, flush=True)  # noqa: E731
+    for n, conversation in enumerate(conversations, 1):
+        ctx, key = service.context(f'nat{n}')
+        turns = ingest(service, conversation, ctx, key)
+        stored, extra = stored_state(service, conversation, ctx, key, turns)
+        result = score(conversation, stored)
+        total.add(result)
+        given = [
+            f['value'] for f in conversation.expected.get('facts', []) if f['key'] == 'name' and f['entity'] == conversation.speakers[0]
+        ]
+        if given and not conversation.named:
+            shown = extra['selfShownAs'][0] if extra['selfShownAs'] else ''
+            self_names.append((given[0], shown, bool(shown) and any(part in shown for part in given[0].split())))
+        if not args.no_questions:
+            answers.add(ask(service, conversation, ctx, key))
+        progress(
+            f'  {conversation.id}: {len(conversation.turns)} turns, precision {pct(result.precision())}, recall {pct(result.recall())}'
+        )
+    report(args.split, total, answers, self_names, time.perf_counter() - started, args.show)
+    if args.json:
+        counts = {'facts': {'stored': total.stored, 'right': total.stored_right, 'labelled': total.labelled, 'found': total.found},
+                  'answers': {k: v for k, v in vars(answers).items() if k != 'log'}}  # fmt: skip
+        with open(args.json, 'w', encoding='utf-8') as out:
+            json.dump(counts, out, indent=1)
+
+
+if __name__ == '__main__':
+    main()
