@@ -314,11 +314,11 @@ def score(conversation: Conversation, stored: Stored) -> Score:
     for c in expected.get('corrections', []):
         result.corrections[1] += 1
         new_held = any(name_matches(c['entity'], e) and key_matches(c['key'], k) and value_matches(c['new'], v) for e, k, v in current)
-        old_held = any(name_matches(c['entity'], e) and value_matches(c['old'], v) for e, k, v in current)
+        old_held = any(name_matches(c['entity'], e) and key_matches(c['key'], k) and value_matches(c['old'], v) for e, k, v in current)
         result.corrections[0] += int(new_held and not old_held)
     for n in expected.get('negations', []):
         result.negations_stored[1] += 1
-        held = any(name_matches(n['entity'], e) and value_matches(n['value'], v) for e, k, v in current)
+        held = any(name_matches(n['entity'], e) and key_matches(n['key'], k) and value_matches(n['value'], v) for e, k, v in current)
         result.negations_stored[0] += int(held)
     unknown_turns = {t for _, t in stored.unknowns if t is not None}
     for h in expected.get('hedges', []):
