@@ -159,6 +159,7 @@ class UpsertEntity:
     created_at: dt.datetime
     updated_at: dt.datetime
     embedding: Vector | None = None
+    rename: bool = False  # a self entity takes the name its person gave ("I'm Sam"): replaces the stored name and vector
 
 
 @dataclass(frozen=True)

@@ -161,12 +161,16 @@ def upsert_entity(emit: Emit, op: UpsertEntity) -> None:
     row = {'name': op.name, 'type': op.key[0], 'memory_category': op.memory_category, 'importance': op.importance,
            'scope_sets': op.scope_sets, 'created_at': op.created_at, 'self_principal': op.self_principal,
            'embedding': vector(op.embedding), 'updated_at': op.updated_at}  # fmt: skip
+    named = (
+        'name = $e.name, embedding = $e.embedding ?? embedding'
+        if op.rename
+        else 'name = name ?? $e.name, embedding = embedding ?? $e.embedding'
+    )
     emit.add(
-        f'UPSERT {emit.p(entity_rid(*op.key))} SET name = name ?? $e.name, type = $e.type, '
+        f'UPSERT {emit.p(entity_rid(*op.key))} SET {named}, type = $e.type, '
         'memory_category = memory_category ?? $e.memory_category, importance_base = importance_base ?? $e.importance, '
         'scope_sets = array::union(scope_sets ?? [], $e.scope_sets), created_at = created_at ?? $e.created_at, '
-        'self_principal = self_principal ?? $e.self_principal, embedding = embedding ?? $e.embedding, '
-        'updated_at = $e.updated_at'.replace('$e', emit.p(row))
+        'self_principal = self_principal ?? $e.self_principal, updated_at = $e.updated_at'.replace('$e', emit.p(row))
     )
 
 

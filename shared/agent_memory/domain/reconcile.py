@@ -160,6 +160,13 @@ class HeldEdge:
     planned: bool
 
 
+def given_name(extraction: Extraction, floor: float) -> str | None:
+    """The name a speaker gave for themself ("I'm Sam", "my name is …"): their self entity is shown by it (CONTRACT
+    §6.2), never by the principal's id; a tentative or low-confidence one does not rename."""
+    named = (a for a in extraction.attributes if a.entity.is_self and a.key == 'name' and not a.tentative and a.confidence >= floor)
+    return next((clean_display_name(a.value) for a in named), None)
+
+
 class Reconciler:
     def __init__(
         self,
@@ -187,6 +194,7 @@ class Reconciler:
         self._existing: set[EntityKey] = set()
         self._flagged_here: set[tuple[EntityKey, str]] = set()
         self._instructions: set[tuple[str, str]] = set()  # (label, description) keys this write creates
+        self._given_name: str | None = None  # the name the speaker gave for themself in this turn ("I'm Sam")
 
     # ---- reading what the extraction touches ---------------------------------------------------------
     def key_of(self, ref_: EntityRef) -> EntityKey:
@@ -194,6 +202,7 @@ class Reconciler:
 
     def run(self, extraction: Extraction) -> None:
         self._load(extraction)
+        self._given_name = given_name(extraction, self.floor)
         for item in extraction.entities:
             self._entity(item, self.default_category)
         for attribute in extraction.attributes:
@@ -247,7 +256,8 @@ class Reconciler:
         key = self.key_of(ref_)
         if key not in self._entities:
             self._entities.add(key)
-            name = self.speaker.display_name if ref_.is_self else clean_display_name(ref_.name)
+            given = self._given_name if ref_.is_self else None
+            name = given or (self.speaker.display_name if ref_.is_self else clean_display_name(ref_.name))
             entity_category: MemoryCategory = 'identity' if ref_.is_self else category
             self.plan.add(
                 UpsertEntity(
@@ -259,6 +269,7 @@ class Reconciler:
                     self_principal=self.speaker.principal_id if ref_.is_self else None,
                     created_at=self.plan.now,
                     updated_at=self.plan.now,
+                    rename=given is not None,
                 )
             )
             self.diff.entities.append(
