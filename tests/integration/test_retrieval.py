@@ -225,15 +225,15 @@ def test_session_context_adds_recent_turns_and_hides_other_sessions(world: Api, 
     passage(world, 'Sure, Thursday works.', sessionId=first['sessionId'], role='assistant')
     code, body, _ = world.call('retrieval', 'POST', f'/sessions/{first["sessionId"]}/context', {'query': 'Apollo'})
     assert code == 200
-    assert '## Recent conversation\n- user: Let us plan the Apollo retro.\n- assistant: Sure, Thursday works.' in body['context']
+    assert '## Recent conversation\n- Admin: Let us plan the Apollo retro.\n- assistant: Sure, Thursday works.' in body['context']
     outsider = make_principal(services, world.context_id, 'outsider', {'memory:read': ['other/*'], 'memory:write': ['other/*']}, 'other')
     assert outsider.call('retrieval', 'POST', f'/sessions/{first["sessionId"]}/context', {'query': 'Apollo'})[0] in (403, 404)
 
 
 def test_chat_without_an_llm_answers_extractively_with_citations(world: Api, store: MemoryStore, worker: Worker) -> None:
     # Given no LLM configured, When /chat asks Alice's role, Then it answers extractively with [S1] citations, and the
-    # worker embeds the queued turn's chunk
-    code, body, _ = world.call('chat', 'POST', '/chat', {'message': "What is Alice's role?"})
+    # worker embeds the queued turn's chunk (its statement: a question is no passage)
+    code, body, _ = world.call('chat', 'POST', '/chat', {'message': "Alice joined in spring. What is Alice's role?"})
     assert code == 200, body
     assert 'Alice role: CTO [S1]' in body['reply']
     assert body['citations'][0]['marker'] == '[S1]' and body['citations'][0]['snippet'] == 'Alice role: CTO'

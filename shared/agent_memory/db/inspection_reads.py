@@ -46,6 +46,11 @@ _SELF_ATTRIBUTES = (
     'ORDER BY created_at DESC LIMIT $limit;'
 )
 
+_SELF_NAME = f'SELECT VALUE name FROM $self_id WHERE {VISIBLE};'
+_PRINCIPAL_NAMES = (
+    "SELECT record::id(id) AS id, display_name FROM array::map($principals, |$p| type::record('principal', $p)) WHERE id IS NOT NONE;"
+)
+
 
 def _each(rows: Any, convert: Callable[[dict[str, Any]], T]) -> list[T]:
     return [convert(row) for row in rows or []]
@@ -76,16 +81,30 @@ class InspectionReads:
         sql = f'SELECT *, {TENTATIVE} OMIT embedding FROM attribute WHERE address = $a AND {VISIBLE} ORDER BY created_at DESC, id DESC;'
         return _each(self._query(sql, {'a': address_key(key, attribute)} | visibility_params(patterns))[0], to_rows.attribute)
 
-    def profile(self, self_key: EntityKey, categories: Sequence[str], patterns: Sequence[str], now: dt.datetime, limit: int) -> ProfileRows:
+    def profile(
+        self,
+        self_key: EntityKey,
+        categories: Sequence[str],
+        patterns: Sequence[str],
+        now: dt.datetime,
+        limit: int,
+        principals: Sequence[str] = (),
+    ) -> ProfileRows:
         """Up to ``limit`` of the caller's self facts, of the current attributes of each of ``categories`` (none asked:
-        none read) and of the active instructions, in one round trip (``/profile``, and ``/context``'s prompt block)."""
+        none read) and of the active instructions, the self entity's shown name and the display names of
+        ``principals``, in one round trip (``/profile``, and ``/context``'s prompt block and speakers)."""
         statements = [_SELF_ATTRIBUTES, *(category_sql('attribute', f'$cat{n}') for n, _ in enumerate(categories)), INSTRUCTIONS]
+        statements += [_SELF_NAME, _PRINCIPAL_NAMES]
         params = {f'cat{n}': c for n, c in enumerate(categories)} | {'e': entity_ref_key(self_key), 'now': now, 'limit': limit}
+        params |= {'self_id': entity_rid(*self_key), 'principals': list(principals)}
         results = self._query('\n'.join(statements), params | visibility_params(patterns))
+        named = results[-1] or []
         return ProfileRows(
             self_attributes=_each(results[0], to_rows.attribute),
             attributes={c: _each(results[1 + n], to_rows.attribute) for n, c in enumerate(categories)},
-            instructions=_each(results[-1], to_rows.instruction),
+            instructions=_each(results[-3], to_rows.instruction),
+            self_name=(results[-2] or [None])[0],
+            principal_names={str(r['id']): r['display_name'] for r in named if r.get('display_name')},
         )
 
     def entity_names(self, refs: Sequence[str]) -> dict[str, str]:

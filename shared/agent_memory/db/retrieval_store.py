@@ -52,7 +52,8 @@ PROJECTIONS = {
     'record::id(entity)[0] AS entity_type, source_turn AS turn',
     'entity': 'id, name, type, importance, created_at, scope_sets',
     # spoken_at: when the turn was said (its ts); seq: the turn's place in its session (adjacent turns)
-    'memory_chunk': 'id, text, created_at, role, session, turn, scope_sets, turn.observed_at AS spoken_at, turn.seq AS seq',
+    'memory_chunk': 'id, text, created_at, role, session, turn, scope_sets, turn.observed_at AS spoken_at, turn.seq AS seq, '
+    'turn.speaker AS speaker, turn.principal AS principal',
     'relates_to': f'id, in, out, label, importance, created_at, scope_sets, {_name("in")} AS in_name, {_name("out")} AS out_name, '
     'source_turn AS turn',
     'action': f'id, summary, actor, object, object_text, verb, importance, created_at, occurred_at, scope_sets, '
@@ -67,7 +68,7 @@ LEAN_PROJECTIONS = {
     'scope_sets, entity, entity_name, record::id(entity)[0] AS entity_type, source_turn AS turn',
     'entity': f'{_source("entity")} AS id, {_source("entity")}.importance AS importance, name, type, created_at, scope_sets',
     'memory_chunk': f'{_source("memory_chunk")} AS id, text, created_at, role, session, turn, scope_sets, '
-    'turn.observed_at AS spoken_at, turn.seq AS seq',
+    'turn.observed_at AS spoken_at, turn.seq AS seq, turn.speaker AS speaker, turn.principal AS principal',
 }
 TEXT_FIELDS = {'attribute': 'search_text', 'entity': 'name', 'memory_chunk': 'text'}
 VECTOR_TABLES = ('attribute', 'entity', 'memory_chunk')

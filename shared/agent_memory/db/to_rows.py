@@ -286,6 +286,8 @@ def candidate(table: str, row: Row) -> Candidate:
         turn=bare(row.get('turn')),
         spoken_at=row.get('spoken_at'),
         seq=row.get('seq') if isinstance(row.get('seq'), int) else None,
+        speaker=row.get('speaker'),
+        principal=row.get('principal'),
         subject=ref(row.get('in')),
         subject_name=row.get('in_name'),
         object=ref(row.get('out') if is_relation else row.get('object')),

@@ -13,7 +13,7 @@ from agent_memory.rows.directives import UncertaintyRow
 from agent_memory.rows.memory import VocabularyRow, VocabularySample
 
 _RECENT_TURNS = (
-    'SELECT id, session_key, role, content, observed_at, seq, speaker, scope_sets, origin FROM turn '
+    'SELECT id, session_key, role, content, observed_at, seq, speaker, principal, scope_sets, origin FROM turn '
     f'WHERE session_key = $session_key AND seq < $seq AND {VISIBLE} ORDER BY seq DESC LIMIT $limit;'
 )
 _OPEN_UNCERTAINTIES = f'SELECT * FROM uncertainty WHERE resolved = false AND {VISIBLE} ORDER BY created_at DESC LIMIT $open_limit;'

@@ -70,6 +70,8 @@ class Hit:
     key: Any = None  # the record key (a [type, name] list for entities)
     lists: dict[str, int] = field(default_factory=dict)  # list name -> rank (1-based)
     scope_sets: list[list[str]] | None = None  # None when not read (a cached citation)
+    speaker: str | None = None  # a passage's named speaker (the message's ``name``)
+    principal: str | None = None  # the principal that wrote a passage's turn
 
     @property
     def source(self) -> str:
@@ -201,7 +203,8 @@ def to_hit(row: Candidate) -> Hit:
         refs = ()
     hit = Hit(
         row.ref, table, 0.0, text, occurred, resource, row.importance, refs,
-        role=row.role, key=record_key(row.ref), scope_sets=row.scope_sets, turn=row.turn,
+        role=row.role, key=record_key(row.ref), scope_sets=row.scope_sets, turn=row.turn, speaker=row.speaker,
+        principal=row.principal,
     )  # fmt: skip
     if row.session_key and row.seq is not None:
         hit.position = (row.session_key, row.seq)

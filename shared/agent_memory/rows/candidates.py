@@ -31,6 +31,8 @@ class Candidate:
     turn: str | None = None
     spoken_at: dt.datetime | None = None
     seq: int | None = None
+    speaker: str | None = None  # the turn's named speaker (a message's ``name``)
+    principal: str | None = None  # the principal that wrote the turn
     # relates_to (``subject``/``object`` are entity refs) and action (``actor``/``object``)
     subject: str | None = None
     subject_name: str | None = None

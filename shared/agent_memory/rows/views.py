@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from agent_memory.rows.directives import InstructionRow, UncertaintyRow
 from agent_memory.rows.memory import ActionRow, AttributeRow, EntityRow, RelationRow
@@ -22,6 +22,8 @@ class ProfileRows:
     self_attributes: list[AttributeRow]
     attributes: dict[str, list[AttributeRow]]
     instructions: list[InstructionRow]
+    self_name: str | None = None  # the self entity's shown name (None: it holds no fact yet)
+    principal_names: dict[str, str] = field(default_factory=dict)  # principal id -> display name, for those asked
 
 
 @dataclass(frozen=True)
