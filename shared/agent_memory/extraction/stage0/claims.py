@@ -17,6 +17,7 @@ from collections.abc import Callable
 
 from agent_memory.extraction.stage0.claim import IDENTITY_KEYS, PRONOUN_OBJECT, Claim, match
 from agent_memory.extraction.stage0.lexicon import DEPARTMENTS, LANGUAGES, NOT_NAMES, ORG_SUFFIXES, TIER_WORDS, word_set
+from agent_memory.extraction.stage0.people import number_word
 from agent_memory.extraction.stage0.preferences import enthusiasm, long_held, not_a_fan, plays, preference, unnamed_favourite
 from agent_memory.extraction.stage0.text import DURATION, PROPER, clean_value, is_plausible_name, slug
 from agent_memory.extraction.stage0.titles import split_title
@@ -123,6 +124,9 @@ _HAVE_LIVED = r"(?:'ve|\s+have)\s+(?:been\s+living|lived)"
 _KEY_VERB = r"(?:is(?:\s+now)?|are|'s|(?:has\s+)?changed\s+to|is\s+changing\s+to)"
 _TAIL_BREAK = re.compile(r'\s*(?:,|;|\s[—–-]{1,2}\s|[—–])\s*')
 _MAX_TAIL_PARTS = 4
+_NUMBER_WORDS = (
+    'one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty'
+)
 _DIETS = r'vegetarian|vegan|pescatarian|pescetarian|gluten-free|lactose intolerant|kosher|halal|coeliac|celiac|teetotal'
 
 
@@ -169,9 +173,28 @@ def _i_am(text: str) -> list[Claim]:
     return _title(rest) or _age(rest) or _name(rest)
 
 
+_AGE = re.compile(
+    rf'^(?:(?:like|only|just|now|turning|about)\s+)?(?P<v>\d{{1,3}}|{_NUMBER_WORDS})'
+    r'(?:\s*(?:years?|yrs?|y\.?o\.?)(?:\s+old)?|-years?-old)?(?:\s+(?:now|already|this year|lol|haha))?\s*(?:$|,|\band\b|!)',
+    re.IGNORECASE,
+)
+
+
 def _age(rest: str) -> list[Claim]:
-    m = match(r'^(?P<v>\d{1,3})(?:\s+(?:years?\s+old|yo))?\s*$', rest)
-    return [Claim('age', m.group('v'))] if m and 0 < int(m.group('v')) < 130 else []
+    """ "I'm 34", "he's only 1", "she is 5 years" (the number said, a number word as digits)."""
+    m = _AGE.match(rest)
+    if not m:
+        return []
+    value = number_word(m.group('v'))
+    return [Claim('age', value)] if value.isdigit() and 0 < int(value) < 130 else []
+
+
+def _teaching(text: str) -> list[Claim]:
+    """ "I teach maths", "(he) teaches chemistry at Larkspur High": what someone does for a living, as said."""
+    m = match(rf'^i\s+teach(?:es)?\s+(?P<v>[a-z][a-z -]{{1,40}}?)(?:\s+(?:at|in)\s+(?P<org>{PROPER}))?\s*$', text)
+    if not m or m.group('v').split()[0].lower() in _FUNCTION_WORDS | {'them', 'him', 'her', 'kids', 'children', 'people'}:
+        return []
+    return [Claim('title', f'teaches {m.group("v").strip()}'), *([Claim('employer', m.group('org'))] if m.group('org') else [])]
 
 
 def _diet(rest: str) -> list[Claim]:
@@ -447,6 +470,7 @@ _READERS: tuple[Callable[[str], list[Claim]], ...] = (
     _my_name,
     _i_am,
     _employment,
+    _teaching,
     _plan_change,
     _plan_held,
     _residence,

@@ -13,8 +13,17 @@ from agent_memory.extraction.stage0.claims import find_claims
 from agent_memory.extraction.stage0.dates import TimeRef, find_time
 from agent_memory.extraction.stage0.lexicon import word_set
 from agent_memory.extraction.stage0.negations import find_invalidations
+from agent_memory.extraction.stage0.people import Referent, introduce, pet_kind, pronoun_subject
 from agent_memory.extraction.stage0.signals import is_hypothetical, opens_hypothesis, tense
-from agent_memory.extraction.stage0.subjects import Subject, UnclearSubject, candidates, known_type, names_any, resolve_subject
+from agent_memory.extraction.stage0.subjects import (
+    Subject,
+    UnclearSubject,
+    candidates,
+    known_type,
+    names_any,
+    resolve_subject,
+    to_first_person,
+)
 from agent_memory.extraction.stage0.text import clip, split_clauses, squash, strip_fillers
 
 CONFIDENT = 0.9
@@ -70,10 +79,11 @@ class Reading:
 
 @dataclass(frozen=True)
 class Turn:
-    """What every sentence reader needs besides the sentence."""
+    """What every sentence reader needs besides the sentence; ``referents`` grows as the turn introduces people."""
 
     text: str
     ctx: ExtractionContext
+    referents: list[Referent] = field(default_factory=list)
 
     @property
     def today(self) -> dt.date:
@@ -113,6 +123,10 @@ def _without_the_leaving(reading: Reading) -> Reading:
 def read_clause(clause: str, turn: Turn, opens_turn: bool = False) -> Reading:
     when = find_time(clause, turn.today, tense(clause))
     text = strip_fillers(squash(clause[: when.start] + ' ' + clause[when.end :])) if when else clause
+    if introduced := _introduction(text, when, turn):
+        return introduced
+    if said := pronoun_subject(text, turn.referents):
+        return _about(*said, when, turn)
     subject = resolve_subject(text, turn.ctx, opens_turn)
     if subject is None:
         return Reading()
@@ -131,6 +145,27 @@ def read_clause(clause: str, turn: Turn, opens_turn: bool = False) -> Reading:
                 kind='unresolved_time',
             )
         )
+    return reading
+
+
+def _introduction(text: str, when: TimeRef | None, turn: Turn) -> Reading | None:
+    """ "my sister Ada lives in Toronto": the relation, a pet's kind, and what the rest of the clause says of them."""
+    found = introduce(text, EntityRef.me())
+    if found is None:
+        return None
+    turn.referents.extend(found.referents)
+    reading = Reading(findings=[Finding(a.entity, a.key, a.value, a.category or 'identity') for a in found.attributes])
+    reading.links += found.relations
+    if found.rest:
+        reading.extend(_about(found.referents[-1].entity, found.rest, when, turn))
+    return reading
+
+
+def _about(entity: EntityRef, predicate: str, when: TimeRef | None, turn: Turn) -> Reading:
+    """What a third-person predicate ("is an architect", "lives in Toronto") says of someone the turn introduced."""
+    kind = [Finding(a.entity, a.key, a.value, a.category or 'identity') for a in pet_kind(predicate, entity)]
+    reading = _statements(Subject(entity, to_first_person(' ' + predicate)), predicate, when, turn)
+    reading.findings = kind + [f for f in reading.findings if not (kind and f.key == 'title')]
     return reading
 
 

@@ -6,17 +6,25 @@ import re
 import unicodedata
 
 # A proper noun phrase: capitalised words, optionally joined by "of", "and", "&", "de"… (Acme Robotics, Bank of England).
-CAP_WORD = r"[A-ZÀ-ÖØ-Þ0-9][\w'&.-]*[\w&]|[A-ZÀ-ÖØ-Þ]"
+# An abbreviation keeps its full stop inside a name ("St. Mary's Hospital", "J.P. Morgan", "Acme Inc.", "Mt. Sinai").
+ABBREVIATED = r'(?:St|Mt|Ft|Dr|Mr|Mrs|Ms|Prof|Jr|Sr|Ltd|Inc|Co|Corp|Dept|Univ|Ave|Rd|Bros|Intl|Hosp|Gen|Sgt|Rev|Capt|Lt|Col)'
+CAP_WORD = rf"{ABBREVIATED}\.(?=[\s,;:)]|$)|(?:[A-Z]\.){{2,}}|[A-ZÀ-ÖØ-Þ0-9][\w'&.-]*[\w&]|[A-ZÀ-ÖØ-Þ]"
 # Always case-sensitive, also inside patterns compiled with IGNORECASE.
 PROPER = rf'(?-i:(?:{CAP_WORD})(?:\s+(?:(?:of|and|&|de|da|do|del|la|le|van|von|der|den)\s+)?(?:{CAP_WORD}))*)'
 
-_ABBREVIATIONS = re.compile(r'\b(?:Mr|Mrs|Ms|Dr|Prof|St|Jr|Sr|vs|etc|e\.g|i\.e|approx|Inc|Ltd|Co|Corp)\.', re.IGNORECASE)
+_ABBREVIATIONS = re.compile(
+    r'\b(?:Mr|Mrs|Ms|Dr|Prof|St|Mt|Ft|Jr|Sr|vs|etc|e\.g|i\.e|approx|Inc|Ltd|Co|Corp|Dept|Univ|Ave|Rd|Bros|Gen|Sgt|Rev|Capt|Hosp)\.'
+    r'|(?-i:\b(?:[A-Z]\.){2,}|\b[A-Z]\.(?=\s+[A-Z]))',  # "J.P. Morgan", "U.S. office", "J. R. Smith": initials
+    re.IGNORECASE,
+)
 _DOT = '\u2024'  # one-dot leader stands in for an abbreviation's full stop while splitting
 _SENTENCE_BREAK = re.compile(r'(?<=[.!?])\s+(?=[^\sa-z])|(?<=[.!?]["\')])\s+(?=[^\sa-z])|\n+')
 _CLAUSE_BREAK = re.compile(
     r'\s*;\s*'
     r"|,?\s+(?:and|but|so|plus)\s+(?:now\s+|then\s+|also\s+)?(?=(?:I|I'm|I've|I'll|I'd|my|My|we|We|we're|We're)\b)"
-    r"|,\s+(?=(?:I|I'm|I've|I'll|I'd|my|we|we're)\b)"
+    r"|,\s+(?=(?:I|I'm|I've|I'll|I'd|my|our|we|we're)\b)"
+    r"|,\s+(?:and\s+)?(?=(?:he|she|he's|she's)\s)|\s+and\s+(?=(?:he's|she's|he\s+is|she\s+is)\s)"
+    r"|,\s+(?:and\s+)?(?:then\s+)?(?=there's\s)|:\s+(?=(?:my|our|I|I'm|we|we're)\s)"
     r"|,\s+(?:and|but|so|plus)\s+(?=(?:[a-z]+\s+){1,3}(?:I|I'm|I've|I'll|I'd|we|we're)\s)"
     r'|,\s*(?=(?:if|unless|in case|assuming)\b)'
     r'|,\s+(?:so|but)\s+(?=(?:that|it|this|they)\b)'
