@@ -908,7 +908,8 @@ class TestCasualRegisters:
     def test_a_misspelt_relation_word_still_introduces_the_person(self) -> None:
         # Given "manager" typed "manger", When read, Then the speaker's manager is the person named
         result = run('My manger is Tom Reyes.')
-        assert [(r.subject.name, r.label, r.object.type, r.object.name) for r in result.relations] == [('self', 'manager', 'person', 'Tom Reyes')]
+        relations = [(r.subject.name, r.label, r.object.type, r.object.name) for r in result.relations]
+        assert relations == [('self', 'manager', 'person', 'Tom Reyes')]
 
     def test_a_misspelt_cue_keeps_the_date_of_its_clause(self) -> None:
         # Given a misspelt cue with a relative date, When read, Then the fact keeps that date
