@@ -138,6 +138,15 @@ class MemoryStore:
         )
         return [to_rows.attribute(row) for row in rows]
 
+    def live_attributes_of(self, entities: Sequence[EntityKey], now: dt.datetime, limit: int = 200) -> list[AttributeRow]:
+        """Open rows of each entity whatever their key, across all scopes (a revision looks for the value it takes back)."""
+        rows = self._each(
+            entities,
+            lambda tx, e: f'SELECT * OMIT embedding FROM attribute WHERE entity_ref = {tx.p(entity_ref_key(e))} AND {OPEN} LIMIT {limit}',
+            now=now,
+        )
+        return [to_rows.attribute(row) for row in rows]
+
     def live_relations(self, edges: Sequence[tuple[EntityKey, str, EntityKey]], now: dt.datetime) -> list[RelationRow]:
         rows = self._each(
             edges,

@@ -122,6 +122,17 @@ def can_supersede(old_kind: str, old_confidence: float, new_kind: str, new_confi
     return (same_class or authoritative_over_experiential) and new_confidence >= floor and new_confidence >= old_confidence
 
 
+def takes_back(said: str, stored: str) -> bool:
+    """Whether a value the speaker takes back is this stored one: the same words, or one holding all of the other's
+    ("St. Mary's" takes back "St. Mary's Hospital", and a value once cut short at its abbreviation, "St")."""
+    a, b = _words(said), _words(stored)
+    return bool(a and b) and (a == b or set(a) <= set(b) or (len(b) < len(a) and b == a[: len(b)]))
+
+
+def _words(text: str) -> list[str]:
+    return [w.strip('.,;:!?\'"()') for w in fold(text).split() if w.strip('.,;:!?\'"()')]
+
+
 def fold(text: str) -> str:
     """Instruction de-duplication compares label and description case- and space-insensitively."""
     return normalise_name(text)
@@ -201,6 +212,7 @@ class Reconciler:
         return (self.speaker.key[0], self.speaker.key[1]) if ref_.is_self else entity_key(ref_.type, ref_.name)
 
     def run(self, extraction: Extraction) -> None:
+        extraction = self._revised(extraction)
         self._load(extraction)
         self._given_name = given_name(extraction, self.floor)
         for item in extraction.entities:
@@ -217,6 +229,28 @@ class Reconciler:
             self._uncertainty(uncertainty)
         for instruction in extraction.instructions:
             self._instruction(instruction)
+
+    def _revised(self, extraction: Extraction) -> Extraction:
+        """Each value the speaker takes back becomes, at every current address of its entity that holds it (in an
+        overlapping scope), the new value as an attribute there (so it supersedes), or an invalidation of it."""
+        if not extraction.revisions:
+            return extraction
+        entities = sorted({self.key_of(r.entity) for r in extraction.revisions})
+        held = [h for h in self.store.live_attributes_of(entities, self.plan.now) if overlaps(h.scope_sets, self.scope_sets)]
+        attributes, invalidations = list(extraction.attributes), list(extraction.invalidations)
+        stated = {(self.key_of(a.entity), a.key) for a in attributes}
+        for revision in extraction.revisions:
+            entity = self.key_of(revision.entity)
+            for row in held:
+                if row.entity_key != entity or (revision.key and row.key != revision.key) or not takes_back(revision.old, row.value):
+                    continue
+                if revision.new and (entity, row.key) not in stated:
+                    category = category_from_model(row.memory_category)
+                    attributes.append(ExtractedAttribute(entity=revision.entity, key=row.key, value=revision.new, category=category))
+                    stated.add((entity, row.key))
+                elif not revision.new:
+                    invalidations.append(Invalidation(entity=revision.entity, key=row.key, value=row.value))
+        return extraction.model_copy(update={'attributes': tuple(attributes), 'invalidations': tuple(invalidations)})
 
     def _load(self, extraction: Extraction) -> None:
         refs = [

@@ -51,7 +51,12 @@ def extract(text: str, ctx: ExtractionContext) -> Extraction:
     sentences = split_sentences(clean)[:MAX_SENTENCES]
     repaired = [repair_cue_words(s) for s in sentences]
     after_request = _asked_for_artefact(ctx)
-    instructions = [i for s, r in zip(sentences, repaired, strict=True) if (i := find_instruction(r, after_request, spoken=s))]
+    among_people = ctx.speaker is not None  # a named speaker: people talking to each other, not to the assistant
+    instructions = [
+        i
+        for s, r in zip(sentences, repaired, strict=True)
+        if (i := find_instruction(r, after_request, spoken=s, among_people=among_people))
+    ]
     said = [without_texting_fillers(r) for r in repaired]
     reading = read_turn(said, Turn(repair_cue_words(clean), ctx)) if ctx.role == 'user' else Reading()
     return _assemble(reading, instructions, ctx.observed_at)
@@ -81,6 +86,7 @@ def _assemble(reading: Reading, instructions: list[ExtractedInstruction], observ
         instructions=_unique(instructions),
         uncertainties=_unique(reading.uncertainties),
         invalidations=_unique(reading.invalidations),
+        revisions=_unique(reading.revisions),
     )
 
 

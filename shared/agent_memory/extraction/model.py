@@ -86,6 +86,17 @@ class Invalidation(_Model):
     value: str | None = None  # None closes every current value of the key
 
 
+class Revision(_Model):
+    """A value the speaker takes back, whatever key it was stored under ("it's not Dubois Hardware, it's Duquette
+    Hardware", "Mimi is 6, not 5", "Joris is not self-employed anymore"): the entity's current attributes holding ``old``
+    (under ``key`` when it is known) get ``new`` instead, or are closed when there is none."""
+
+    entity: EntityRef
+    old: str = Field(min_length=1, max_length=512)
+    new: str | None = Field(default=None, max_length=4096)
+    key: str | None = None
+
+
 class Extraction(_Model):
     entities: tuple[EntityRef, ...] = ()
     attributes: tuple[ExtractedAttribute, ...] = ()
@@ -94,6 +105,7 @@ class Extraction(_Model):
     instructions: tuple[ExtractedInstruction, ...] = ()
     uncertainties: tuple[ExtractedUncertainty, ...] = ()
     invalidations: tuple[Invalidation, ...] = ()
+    revisions: tuple[Revision, ...] = ()
 
     def merged(self, other: Extraction) -> Extraction:
         """Stage 0 plus a later stage: the union, without exact duplicates, first-seen order kept."""
@@ -119,6 +131,7 @@ class Extraction(_Model):
             instructions=self.instructions,
             uncertainties=self.uncertainties,
             invalidations=tuple(i for i in self.invalidations if (i.entity, i.key) not in keys),
+            revisions=self.revisions,
         )
 
 

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from agent_memory.extraction.stage0.claim import IDENTITY_KEYS, PRONOUN_OBJECT, Claim, match
 from agent_memory.extraction.stage0.lexicon import DEPARTMENTS, LANGUAGES, NOT_NAMES, ORG_SUFFIXES, TIER_WORDS, word_set
 from agent_memory.extraction.stage0.people import number_word
-from agent_memory.extraction.stage0.preferences import enthusiasm, long_held, not_a_fan, plays, preference, unnamed_favourite
+from agent_memory.extraction.stage0.preferences import drinks, enthusiasm, long_held, not_a_fan, plays, preference, unnamed_favourite
 from agent_memory.extraction.stage0.text import DURATION, PROPER, clean_value, is_plausible_name, slug
 from agent_memory.extraction.stage0.titles import split_title
 
@@ -476,6 +476,7 @@ _READERS: tuple[Callable[[str], list[Claim]], ...] = (
     _residence,
     _language,
     preference,
+    drinks,
     long_held,
     plays,
     unnamed_favourite,

@@ -117,18 +117,32 @@ _TOPICS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ),
     ('naming', re.compile(r'\b(?:call me|address me|refer to me|my name)\b', re.I)),
 )
+# "You should always stretch first": advice to a person, which is an instruction only when it is about the replies.
+_ADVICE = re.compile(
+    r"^(?:(?:and|but|also|oh|so|btw|plus|ok|okay)[\s,]+)*you\s+(?:should|must|need\s+to|have\s+to|gotta|'d\s+better|had\s+better|"
+    r'ought\s+to|might\s+want\s+to)\b',
+    re.IGNORECASE,
+)
+_CUES = word_set("always never ever don't dont do not stop please")
 _LABEL_SKIP = word_set(
     "always never ever don't dont do not stop please you the a an my your me to of for in on with any all our their this that it them be"
 )
 
 
-def find_instruction(sentence: str, after_artefact_request: bool = False, spoken: str | None = None) -> ExtractedInstruction | None:
+def find_instruction(
+    sentence: str, after_artefact_request: bool = False, spoken: str | None = None, among_people: bool = False
+) -> ExtractedInstruction | None:
     """The directive in a sentence, if any. After a request for an artefact ("write me an announcement"), "keep it short"
     is about that artefact, not a standing instruction. ``sentence`` may have its cue words repaired ("Alwyas" →
-    "Always"); the description is then taken from the same span of ``spoken``, the sentence as typed."""
+    "Always"); the description is then taken from the same span of ``spoken``, the sentence as typed.
+
+    Advice ("you should always bring an umbrella") and anything said between people talking to each other
+    (``among_people``: a message with a named speaker) is chit-chat unless it is about the assistant's replies."""
     raw = body(sentence)
     core = _strip_trailing(_REASON_AFTER.split(_strip_trailing(_FILLERS.sub('', raw)), maxsplit=1)[0].strip(' ,;:'))
     if not core or not (_is_directive(core, raw) or _is_directive(_main_clause(core), raw)):
+        return None
+    if (among_people or _ADVICE.match(raw)) and not _about_the_replies(_main_clause(core)):
         return None
     if after_artefact_request and _ABOUT_IT.match(_main_clause(core)):
         return None
@@ -136,6 +150,15 @@ def find_instruction(sentence: str, after_artefact_request: bool = False, spoken
         start = raw.index(core)
         core = as_spoken(raw, body(spoken), start, start + len(core))
     return ExtractedInstruction(label=instruction_label(_main_clause(core))[:64], description=clip(capitalise(core), 1024))
+
+
+def _about_the_replies(core: str) -> bool:
+    """A directive about what the assistant writes: its verb is one of writing ("use", "answer", "cite") or it names the
+    replies' language, format, length, tone or style."""
+    verbs = [t.lower() for t in words(core) if t.lower() not in _CUES]
+    if verbs and verbs[0] in _GENERIC_VERBS:
+        return True
+    return bool(_REPLY_NOUN.search(core)) or any(pattern.search(core) for _, pattern in _TOPICS)
 
 
 def _strip_trailing(text: str) -> str:

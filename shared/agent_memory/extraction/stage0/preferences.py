@@ -75,6 +75,25 @@ def preference(text: str) -> list[Claim]:
     return [Claim(_LIKE_VERBS.get(verb, 'dislikes'), value)]
 
 
+DRINKS = (
+    r'(?:(?:black|white|iced|decaf(?:feinated)?|regular|filter|instant|green|black|herbal|mint|oat|soy|almond|sparkling|red|white|'
+    r'craft|cold|hot|strong|weak)\s+)*(?:coffee|tea|decaf|espresso|latte|lattes|cappuccino|flat\s+white|americano|rooibos|chai|'
+    r'matcha|earl\s+grey|water|juice|milk|beer|wine|whisky|whiskey|gin|vodka|rum|cider|kombucha|smoothies?|soda|cola|'
+    r'hot\s+chocolate)'
+)
+_DRINKING = re.compile(
+    rf'^(?:i|we)\s+(?:(?:only|mostly|just|now|also)\s+)*(?:drink|take|have|switched\s+to|moved\s+(?:over\s+)?to|changed\s+to)\s+'
+    rf'(?:(?:only|mostly|just)\s+)?(?P<v>{DRINKS})\b',
+    re.IGNORECASE,
+)
+
+
+def drinks(text: str) -> list[Claim]:
+    """ "I drink only espresso now", "(I) switched to green tea": what someone drinks is something they like."""
+    m = _DRINKING.match(text)
+    return [Claim('likes', ' '.join(m.group('v').split()))] if m else []
+
+
 def unnamed_favourite(text: str) -> list[Claim]:
     """ "My favorite is the banana split sundae": the favourite of an unnamed kind is still something liked."""
     m = match(r'^(?:my|our)\s+(?:all-time\s+|absolute\s+)?favou?rite\s+is\s+(?P<v>.+)$', text)

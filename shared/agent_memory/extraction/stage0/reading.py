@@ -6,7 +6,7 @@ import datetime as dt
 import re
 from dataclasses import dataclass, field, replace
 
-from agent_memory.extraction.model import EntityRef, ExtractedRelation, ExtractedUncertainty, ExtractionContext, Invalidation
+from agent_memory.extraction.model import EntityRef, ExtractedRelation, ExtractedUncertainty, ExtractionContext, Invalidation, Revision
 from agent_memory.extraction.stage0.actions import Event, find_event
 from agent_memory.extraction.stage0.claim import Claim
 from agent_memory.extraction.stage0.claims import find_claims
@@ -14,6 +14,7 @@ from agent_memory.extraction.stage0.dates import TimeRef, find_time
 from agent_memory.extraction.stage0.lexicon import word_set
 from agent_memory.extraction.stage0.negations import find_invalidations
 from agent_memory.extraction.stage0.people import Referent, introduce, pet_kind, pronoun_subject
+from agent_memory.extraction.stage0.retractions import find_revisions
 from agent_memory.extraction.stage0.signals import is_hypothetical, opens_hypothesis, tense
 from agent_memory.extraction.stage0.subjects import (
     Subject,
@@ -68,9 +69,11 @@ class Reading:
     happenings: list[Happening] = field(default_factory=list)
     uncertainties: list[ExtractedUncertainty] = field(default_factory=list)
     links: list[ExtractedRelation] = field(default_factory=list)  # relations that are not the shadow of an attribute
+    revisions: list[Revision] = field(default_factory=list)  # values taken back, whatever their key
 
     def extend(self, other: Reading) -> None:
         self.links += other.links
+        self.revisions += other.revisions
         self.findings += other.findings
         self.invalidations += other.invalidations
         self.happenings += other.happenings
@@ -123,6 +126,19 @@ def _without_the_leaving(reading: Reading) -> Reading:
 def read_clause(clause: str, turn: Turn, opens_turn: bool = False) -> Reading:
     when = find_time(clause, turn.today, tense(clause))
     text = strip_fillers(squash(clause[: when.start] + ' ' + clause[when.end :])) if when else clause
+    revisions = find_revisions(text, turn.ctx, turn.referents)
+    turn.referents.extend(Referent(r.entity, None) for r in revisions if not r.entity.is_self)
+    if any(r.new for r in revisions):  # "Mimi is 6, not 5": the correction is all the clause says
+        return Reading(revisions=revisions)
+    reading = _read_clause(clause, text, when, turn, opens_turn)
+    if revisions and not reading.invalidations:  # "Joris is not self-employed anymore": the value, whatever its key
+        taken_back = {r.old.casefold() for r in revisions}
+        reading.findings = [f for f in reading.findings if f.value.casefold() not in taken_back]
+        reading.revisions += revisions
+    return reading
+
+
+def _read_clause(clause: str, text: str, when: TimeRef | None, turn: Turn, opens_turn: bool) -> Reading:
     if introduced := _introduction(text, when, turn):
         return introduced
     if said := pronoun_subject(text, turn.referents):
@@ -130,6 +146,8 @@ def read_clause(clause: str, turn: Turn, opens_turn: bool = False) -> Reading:
     subject = resolve_subject(text, turn.ctx, opens_turn)
     if subject is None:
         return Reading()
+    if isinstance(subject, Subject) and not subject.entity.is_self:
+        turn.referents.append(Referent(subject.entity, None))  # "Saskia changed jobs, she …": the one just named
     if isinstance(subject, UnclearSubject):
         return _unclear(subject, text, turn)
     reading = _statements(subject, text, when, turn)
@@ -166,6 +184,7 @@ def _about(entity: EntityRef, predicate: str, when: TimeRef | None, turn: Turn) 
     kind = [Finding(a.entity, a.key, a.value, a.category or 'identity') for a in pet_kind(predicate, entity)]
     reading = _statements(Subject(entity, to_first_person(' ' + predicate)), predicate, when, turn)
     reading.findings = kind + [f for f in reading.findings if not (kind and f.key == 'title')]
+    reading.happenings = []  # what they did is told elsewhere too vaguely to pin on them (precision first)
     return reading
 
 

@@ -29,6 +29,7 @@ _CLAUSE_BREAK = re.compile(
     r'|,\s*(?=(?:if|unless|in case|assuming)\b)'
     r'|,\s+(?:so|but)\s+(?=(?:that|it|this|they)\b)'
     r"|,?\s+(?:because|'cause|cause|since)\s+(?=(?:I|I'm|I've|we|we're)\s)"
+    r"|,\s+(?:since|because)\s+(?:(?:this|last)\s+\w+\s+|then\s+|now\s+)?(?=(?:he|she|he's|she's)\s)"
     r"|\s+[—–-]{1,2}\s+(?=(?:I|I'm|I've|we|we're|my|it|it's|that|they|he|she)\b)"
     r'|,\s+(?=(?:moved|relocated)\s+(?:here|there|up|down|over|back|from|to)\b)'  # "I live in Leeds now, moved up from London …"
 )

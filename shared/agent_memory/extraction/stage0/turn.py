@@ -8,6 +8,7 @@ from dataclasses import replace
 from agent_memory.extraction.model import ExtractedUncertainty
 from agent_memory.extraction.stage0.answers import answer_to_open_question, fragment_value
 from agent_memory.extraction.stage0.reading import Finding, Reading, Turn, read_sentence
+from agent_memory.extraction.stage0.retractions import without_lead
 from agent_memory.extraction.stage0.signals import (
     CLARIFICATION,
     CORRECTION_AFTER,
@@ -43,7 +44,9 @@ def read_turn(sentences: list[str], turn: Turn) -> Reading:
         if marker or is_question(sentence):
             previous = []
             continue
-        text = body(sentence)
+        text, _ = without_lead(body(sentence))
+        if not text.strip():
+            continue
         clarifying = CLARIFICATION.match(text)
         text = text[clarifying.end() :] if clarifying else text
         reading = _read_with_corrections(text, previous, total, turn, opens_turn=index == 0)
