@@ -55,7 +55,7 @@ FAMILIES = (
     'context',
     'clarification',
 )
-_IDENTITY_KEYS = frozenset({'name', 'preferred_name', 'title', 'employer', 'location', 'hometown', 'language'})
+_IDENTITY_KEYS = frozenset({'name', 'preferred_name', 'title', 'occupation', 'employer', 'location', 'hometown', 'language'})
 _PREFERENCE_KEYS = frozenset({'likes', 'dislikes', 'preference'})
 _CONTEXT_KEYS = frozenset({'current_location', 'working_on', 'working_from', 'status'})
 _RELATION_KEYS = {'works_at': 'employer', 'lives_in': 'location', 'located_in': 'location'}

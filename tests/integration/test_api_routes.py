@@ -121,7 +121,7 @@ def test_profile_reads_every_section_in_one_round_trip_and_the_names_in_a_second
     code, profile, _ = api.call('views', 'GET', '/profile')
     # Then the context's database sees two round trips, and each section holds its own rows
     assert code == 200 and len(recorded) == 2, [trip.sql for trip in recorded]
-    assert {(f['key'], f['value']) for f in profile['selfFacts']} >= {('name', 'Sam'), ('title', 'data engineer')}
+    assert {(f['key'], f['value']) for f in profile['selfFacts']} >= {('name', 'Sam'), ('occupation', 'data engineer')}
     assert [(p['key'], p['entity']) for p in profile['static']] == [('title', 'Alice')]
     assert [(p['key'], p['entity']) for p in profile['preferences']] == [('plan', 'Alice')]
     assert [(p['key'], p['entity']) for p in profile['dynamic']] == [('mood', 'Alice')]

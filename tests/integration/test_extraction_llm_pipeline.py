@@ -17,7 +17,7 @@ def queue_turn(api: Api, text: str) -> str:
 def test_the_model_result_is_reconciled_and_stage0_directives_are_kept(api: Api, worker: Worker, with_llm: LlmTestServer) -> None:
     # Given a model reply with a self fact, When the worker extracts the queued turn, Then the model's fact is
     # reconciled in json_schema mode and stage 0's directive is kept
-    with_llm.reply_json(reply(attributes=[{'entity': {'type': 'person', 'name': 'self'}, 'key': 'title', 'value': 'staff engineer',
+    with_llm.reply_json(reply(attributes=[{'entity': {'type': 'person', 'name': 'self'}, 'key': 'occupation', 'value': 'staff engineer',
                                            'category': 'identity', 'confidence': 0.95, 'valid_from': None, 'valid_until': None,
                                            'tentative': False}]))  # fmt: skip
     turn = queue_turn(api, "I'm a staff engineer now. Always answer in bullet points.")
@@ -26,7 +26,7 @@ def test_the_model_result_is_reconciled_and_stage0_directives_are_kept(api: Api,
     status = api.call('facts', 'GET', f'/extractions/{turn}')[1]
     assert status['status'] == 'done' and status['mode'] == 'json_schema' and 'error' not in status and 'llmError' not in status
     _, profile, _ = api.call('views', 'GET', '/profile')
-    assert [(f['key'], f['value']) for f in profile['selfFacts']] == [('title', 'staff engineer')]
+    assert [(f['key'], f['value']) for f in profile['selfFacts']] == [('occupation', 'staff engineer')]
     assert [i['description'] for i in profile['instructions']] == ['Always answer in bullet points']  # from stage 0
 
 

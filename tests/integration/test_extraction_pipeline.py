@@ -189,7 +189,7 @@ def test_self_correction_is_tentative_until_a_clarification_resolves_it(api: Api
     _, uncertainty, _ = api.call('views', 'GET', '/uncertainty', query={'resolved': 'false'})
     assert [u['kind'] for u in uncertainty['uncertainties']] == ['self_correction']
     _, entity, _ = api.call('entities', 'GET', '/entities/person/self:admin')
-    assert [(a['key'], a['value'], a['tentative']) for a in entity['attributes']] == [('title', 'co-CEO', True)]
+    assert [(a['key'], a['value'], a['tentative']) for a in entity['attributes']] == [('occupation', 'co-CEO', True)]
     assert api.call('views', 'GET', '/state')[1]['unknowns'][0].keys() == {'about', 'reason'}
     # When a later turn states it plainly
     clarification = say(api, "To be clear, I'm co-CEO.", session_id=session)
@@ -199,7 +199,7 @@ def test_self_correction_is_tentative_until_a_clarification_resolves_it(api: Api
     assert [u['resolvedBy'] for u in resolved['uncertainties']] == [clarification['turnId']]
     assert api.call('views', 'GET', '/state')[1]['unknowns'] == []
     _, entity, _ = api.call('entities', 'GET', '/entities/person/self:admin')
-    assert [(a['key'], a['value'], a['tentative']) for a in entity['attributes']] == [('title', 'co-CEO', False)]
+    assert [(a['key'], a['value'], a['tentative']) for a in entity['attributes']] == [('occupation', 'co-CEO', False)]
 
 
 def test_a_correction_phrased_otherwise_is_tentative_until_clarified_and_a_vague_anchor_invents_no_date(api: Api, worker: Worker) -> None:
@@ -211,7 +211,7 @@ def test_a_correction_phrased_otherwise_is_tentative_until_clarified_and_a_vague
     assert sorted(u['kind'] for u in open_['uncertainties']) == ['self_correction', 'unresolved_time']
     _, entity, _ = api.call('entities', 'GET', '/entities/person/self:admin')
     attributes = {a['key']: a for a in entity['attributes']}
-    assert (attributes['title']['value'], attributes['title']['tentative']) == ('design director', True)
+    assert (attributes['occupation']['value'], attributes['occupation']['tentative']) == ('design director', True)
     location = attributes['location']
     assert location['value'] == 'Lisbon' and location['validFrom'] == location['createdAt']  # the known time, no date guessed
     # When the speaker clarifies
@@ -221,7 +221,7 @@ def test_a_correction_phrased_otherwise_is_tentative_until_clarified_and_a_vague
     _, resolved, _ = api.call('views', 'GET', '/uncertainty', query={'resolved': 'true'})
     assert [(u['kind'], u['resolvedBy']) for u in resolved['uncertainties']] == [('self_correction', clarification['turnId'])]
     _, entity, _ = api.call('entities', 'GET', '/entities/person/self:admin')
-    assert [(a['value'], a['tentative']) for a in entity['attributes'] if a['key'] == 'title'] == [('design director', False)]
+    assert [(a['value'], a['tentative']) for a in entity['attributes'] if a['key'] == 'occupation'] == [('design director', False)]
 
 
 def test_explicit_negation_closes_the_fact_and_its_relation(api: Api, worker: Worker) -> None:

@@ -121,16 +121,16 @@ def test_attribute_is_tentative_while_its_turn_has_an_open_uncertainty(api: Api,
     say(api, 'I live in Paris.')
     worker.drain()
     # Then only the title, from the doubted turn, is tentative (entity reads, history and /state)
-    assert tentative(api, 'person/self:admin') == {'title': True, 'location': False}
-    assert get(api, 'entities', '/entities/person/self:admin/history/title')['history'][0]['tentative'] is True
+    assert tentative(api, 'person/self:admin') == {'occupation': True, 'location': False}
+    assert get(api, 'entities', '/entities/person/self:admin/history/occupation')['history'][0]['tentative'] is True
     state = {a['key']: a['tentative'] for a in get(api, 'views', '/state')['identity']['attributes']}
-    assert state == {'title': True, 'location': False}
+    assert state == {'occupation': True, 'location': False}
     # When the doubt is settled with a value
     (doubt,) = get(api, 'views', '/uncertainty', {'resolved': 'false'})['uncertainties']
     status, body, _ = api.call('views', 'POST', f'/uncertainty/{doubt["id"].split(":", 1)[1]}/resolve', {'acceptedValue': 'co-CEO'})
     assert status == 200 and body['uncertainty']['resolved'] is True
     # Then nothing is tentative any more
-    assert tentative(api, 'person/self:admin') == {'title': False, 'location': False}
+    assert tentative(api, 'person/self:admin') == {'occupation': False, 'location': False}
 
 
 def test_attributes_without_a_source_turn_are_never_tentative(api: Api) -> None:

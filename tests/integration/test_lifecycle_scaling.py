@@ -38,11 +38,11 @@ def test_decay_writes_no_fact_row_yet_every_read_shows_the_decayed_value(api: Ap
     # Then no fact row was written
     assert fact_writes(store) == 0
     # And the entity route, the state view and a raw SELECT all show base × factor³
-    assert importance(api, 'mood') == pytest.approx(0.5 * 0.95**3)
+    assert importance(api, 'mood') == pytest.approx(0.5 * 0.95**3, abs=5e-5)
     status, state, _ = api.call('views', 'GET', '/state')
     assert status == 200
-    assert state['context']['attributes'][0]['importance'] == pytest.approx(0.5 * 0.95**3)
-    assert store.q("SELECT VALUE importance FROM attribute WHERE key = 'employer';")[0] == [pytest.approx(0.8 * 0.995**3)]
+    assert state['context']['attributes'][0]['importance'] == pytest.approx(0.5 * 0.95**3, abs=5e-5)
+    assert store.q("SELECT VALUE importance FROM attribute WHERE key = 'employer';")[0] == [pytest.approx(0.8 * 0.995**3, abs=5e-5)]
 
 
 def test_reinforcement_multiplies_the_decayed_value_and_decay_continues_from_it(api: Api, services: Services, context_id: str) -> None:
@@ -52,11 +52,11 @@ def test_reinforcement_multiplies_the_decayed_value_and_decay_continues_from_it(
     sweep(api, 'decay')
     # When it is reinforced, Then it is 1.1 × the current value, not of its initial one
     assert store.reinforce([('attribute', mood_id)]) == 1
-    assert importance(api, 'mood') == pytest.approx(0.5 * 0.95 * 1.1)
+    assert importance(api, 'mood') == pytest.approx(0.5 * 0.95 * 1.1, abs=5e-5)
     # When two more days pass, Then decay applies to the reinforced value
     sweep(api, 'decay')
     sweep(api, 'decay')
-    assert importance(api, 'mood') == pytest.approx(0.5 * 0.95 * 1.1 * 0.95**2)
+    assert importance(api, 'mood') == pytest.approx(0.5 * 0.95 * 1.1 * 0.95**2, abs=5e-5)
 
 
 def test_a_fact_written_after_decay_steps_starts_at_its_initial_importance(api: Api) -> None:
@@ -67,10 +67,10 @@ def test_a_fact_written_after_decay_steps_starts_at_its_initial_importance(api: 
     # When a new context fact is written
     remember(api, 'new', 'y', 'context')
     # Then it starts at 0.5, and one more step lowers both by one day
-    assert importance(api, 'new') == pytest.approx(0.5)
+    assert importance(api, 'new') == pytest.approx(0.5, abs=5e-5)
     sweep(api, 'decay')
-    assert importance(api, 'new') == pytest.approx(0.475)
-    assert importance(api, 'old') == pytest.approx(0.5 * 0.95**11)
+    assert importance(api, 'new') == pytest.approx(0.475, abs=5e-5)
+    assert importance(api, 'old') == pytest.approx(0.5 * 0.95**11, abs=5e-5)
 
 
 def test_a_manual_decay_does_not_reopen_the_scheduled_day(api: Api, services: Services, context_id: str) -> None:
@@ -83,7 +83,7 @@ def test_a_manual_decay_does_not_reopen_the_scheduled_day(api: Api, services: Se
     redelivered = lifecycle.scheduled_decay(store, config, today)
     # Then the redelivery changes nothing: two steps in all
     assert redelivered == 0
-    assert importance(api, 'mood') == pytest.approx(0.5 * 0.95**2)
+    assert importance(api, 'mood') == pytest.approx(0.5 * 0.95**2, abs=5e-5)
 
 
 def test_expiry_closes_a_backdated_fact_written_after_a_sweep_and_skips_closed_ones(api: Api, store: MemoryStore) -> None:

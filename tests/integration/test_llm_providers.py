@@ -30,7 +30,7 @@ from tests.support.worker import Worker
 SAM_TURN = (
     'Hi, I am Sam. I work at Acme as a data engineer and I moved from the Free plan to Pro last week. Always answer in bullet points.'
 )
-STAGE0_FACTS = {('name', 'Sam'), ('employer', 'Acme'), ('title', 'data engineer'), ('plan', 'Pro')}
+STAGE0_FACTS = {('name', 'Sam'), ('employer', 'Acme'), ('occupation', 'data engineer'), ('plan', 'Pro')}
 SELF = {'type': 'person', 'name': 'self'}
 PROVIDER_TEXT = ('validation error', 'File "', 'site-packages', 'CreateChatCompletionRequest', '/srv/')
 

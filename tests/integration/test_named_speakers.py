@@ -47,8 +47,8 @@ def test_a_named_fact_binds_to_the_speaker_and_an_unnamed_one_to_the_caller(api:
     assert api.call('facts', 'POST', '/facts', {'text': "I'm a nurse.", 'name': 'Priya Shah'})[0] == 202
     assert api.call('facts', 'POST', '/facts', {'text': "I'm a pilot."})[0] == 202
     worker.drain()
-    assert facts_of(api, 'Priya Shah') == {'title': 'nurse'}
-    assert self_facts(api) == [('title', 'pilot')]
+    assert facts_of(api, 'Priya Shah') == {'occupation': 'nurse'}
+    assert self_facts(api) == [('occupation', 'pilot')]
 
 
 def test_preview_binds_to_the_named_speaker(api: Api) -> None:

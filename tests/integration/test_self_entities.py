@@ -53,14 +53,14 @@ def test_a_model_naming_another_principals_self_entity_writes_nothing_there(pair
     # Given a model reply that forges Alice's self entity, When Bob's turn is extracted, Then nothing lands on Alice and
     # Bob's own first-person fact lands on him
     alice, bob = pair
-    forged = {'entity': {'type': 'person', 'name': 'self:alice'}, 'key': 'title', 'value': 'intern', 'category': 'identity',
+    forged = {'entity': {'type': 'person', 'name': 'self:alice'}, 'key': 'occupation', 'value': 'intern', 'category': 'identity',
               'confidence': 0.95, 'valid_from': None, 'valid_until': None, 'tentative': False}  # fmt: skip
     own = forged | {'entity': {'type': 'person', 'name': 'self'}, 'value': 'manager'}
     with_llm.reply_json(reply(attributes=[forged, own]))
     assert bob.call('facts', 'POST', '/facts', {'text': 'Alice is just an intern, and I am the manager.'})[0] == 202
     worker.drain()
     assert self_facts(alice) == []
-    assert self_facts(bob) == [('title', 'manager')]  # first person still binds to the speaker
+    assert self_facts(bob) == [('occupation', 'manager')]  # first person still binds to the speaker
     assert alice.call('entities', 'GET', '/entities/person/self:alice')[0] == 404
 
 
@@ -71,10 +71,10 @@ def test_only_the_owner_settles_a_doubt_about_its_self_entity(pair: tuple[Api, A
     assert alice.call('facts', 'POST', '/facts', {'text': "I'm CEO — well, co-CEO, it's complicated.", 'scopes': [['team']]})[0] == 202
     worker.drain()
     (flag,) = alice.call('views', 'GET', '/uncertainty')[1]['uncertainties']
-    assert flag['entity'] == 'entity:person/self:alice' and flag['key'] == 'title'
+    assert flag['entity'] == 'entity:person/self:alice' and flag['key'] == 'occupation'
     path = f'/uncertainty/{flag["id"].split(":", 1)[1]}/resolve'
     before = snapshot(store)
     assert bob.call('views', 'POST', path, {'acceptedValue': 'intern'})[0] == 400
     assert snapshot(store) == before
     assert alice.call('views', 'POST', path, {'acceptedValue': 'co-CEO'})[0] == 200
-    assert self_facts(alice) == [('title', 'co-CEO')]
+    assert self_facts(alice) == [('occupation', 'co-CEO')]

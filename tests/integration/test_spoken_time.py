@@ -31,7 +31,7 @@ def test_batch_passage_hits_context_and_trace_show_the_spoken_time(api: Api) -> 
 
     code, block, _ = api.call('retrieval', 'POST', '/context', {'query': 'pottery workshop'})
     assert code == 200
-    assert '- (2023-05-08, user) Caroline: I went to the pottery workshop with my cousin.' in block['context']
+    assert '- (2023-05-08, Admin) Caroline: I went to the pottery workshop with my cousin.' in block['context']
 
 
 def test_single_turn_passage_uses_observed_at(api: Api) -> None:

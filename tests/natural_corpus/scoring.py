@@ -30,7 +30,7 @@ CORPUS_DIR = Path(__file__).resolve().parent
 SPLITS = ('cases', 'tune', 'blind')  # cases: the issue's own examples (regression); tune: tuned on; blind: never
 
 KEY_GROUPS: dict[str, frozenset[str]] = {
-    'occupation': frozenset({'occupation', 'title', 'job', 'job_title', 'role', 'profession', 'position'}),
+    'occupation': frozenset({'occupation', 'job', 'job_title', 'role', 'profession', 'position'}),
     'title': frozenset({'title', 'honorific'}),
     'location': frozenset({'location', 'lives_in', 'residence', 'city'}),
     'moved_from': frozenset({'moved_from', 'previous_location', 'former_location'}),

@@ -170,12 +170,12 @@ class TestMatchingRule:
     def test_dates_are_strict_and_optional_fields_only_when_given(self) -> None:
         # Given expected items with and without dates, When the scorer matches predictions, Then dates must agree only
         # when the label gives one
-        exp = expected_items(self.turn([{'attr': ['self', 'title', 'CTO']}]))
+        exp = expected_items(self.turn([{'attr': ['self', 'occupation', 'CTO']}]))
         ctx = ExtractionContext(observed_at=dt.datetime(2024, 6, 12, tzinfo=dt.UTC))
         plain = predicted_items(extract("I'm the CTO.", ctx))
         dated = predicted_items(extract('I joined Acme last week as CTO.', ctx))
         assert match(exp, plain)[0]
-        assert not match(exp, [p for p in dated if p.kind == 'attr' and p.core[1] == 'title'])[0]
+        assert not match(exp, [p for p in dated if p.kind == 'attr' and p.core[1] == 'occupation'])[0]
 
     def test_each_expected_item_matches_at_most_once(self) -> None:
         # Given one expected item and two equal predictions, When scored, Then one matches, one is missed and none is

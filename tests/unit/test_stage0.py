@@ -193,13 +193,13 @@ class TestIdentity:
             ("I'm Sam.", {('self', 'name', 'Sam')}),
             ('My name is Sam Rivera.', {('self', 'name', 'Sam Rivera')}),
             ('You can call me Sam.', {('self', 'preferred_name', 'Sam')}),
-            ("I'm the CTO.", {('self', 'title', 'CTO')}),
-            ('I work as a data engineer.', {('self', 'title', 'data engineer')}),
+            ("I'm the CTO.", {('self', 'occupation', 'CTO')}),
+            ('I work as a data engineer.', {('self', 'occupation', 'data engineer')}),
             ('I speak German and French.', {('self', 'language', 'German, French')}),
-            ("I'm a UX designer based in Amsterdam.", {('self', 'title', 'UX designer'), ('self', 'location', 'Amsterdam')}),
+            ("I'm a UX designer based in Amsterdam.", {('self', 'occupation', 'UX designer'), ('self', 'location', 'Amsterdam')}),
             (
                 "I'm Sam, a data engineer at Acme.",
-                {('self', 'name', 'Sam'), ('self', 'title', 'data engineer'), ('self', 'employer', 'Acme')},
+                {('self', 'name', 'Sam'), ('self', 'occupation', 'data engineer'), ('self', 'employer', 'Acme')},
             ),
         ],
     )
@@ -465,7 +465,7 @@ class TestNegation:
             ('I no longer work at Acme.', 'employer', 'Acme'),
             ("I don't live in Berlin anymore.", 'location', 'Berlin'),
             ("I'm not on the Pro plan anymore.", 'plan', 'Pro'),
-            ("I'm no longer the team lead.", 'title', 'team lead'),
+            ("I'm no longer the team lead.", 'occupation', 'team lead'),
             ('I cancelled my subscription.', 'plan', None),
         ],
     )
@@ -487,7 +487,7 @@ class TestSelfCorrections:
         # below the reconciliation floor come out
         result = run("I'm CEO — well, co-CEO, it's complicated.")
         (uncertainty,) = result.uncertainties
-        assert (uncertainty.kind, uncertainty.entity, uncertainty.key) == ('self_correction', ME, 'title')
+        assert (uncertainty.kind, uncertainty.entity, uncertainty.key) == ('self_correction', ME, 'occupation')
         (title,) = result.attributes
         assert (title.value, title.tentative) == ('co-CEO', True)
         assert title.confidence < 0.7  # below the reconciliation floor: it cannot silently supersede
@@ -512,11 +512,11 @@ class TestSelfCorrections:
     @pytest.mark.parametrize(
         ('text', 'key', 'value'),
         [
-            ("So I'm the head of design at this point; no wait, design director.", 'title', 'design director'),
+            ("So I'm the head of design at this point; no wait, design director.", 'occupation', 'design director'),
             ("These days I'm based in Porto (well, technically Matosinhos).", 'location', 'Matosinhos'),
             ("I'm on the Basic plan: sorry, the Plus plan.", 'plan', 'Plus'),
             ('Honestly I think I live in Leeds now, or rather Bradford.', 'location', 'Bradford'),
-            ("I'm a product manager... no, a product owner, to be precise.", 'title', 'product owner'),
+            ("I'm a product manager... no, a product owner, to be precise.", 'occupation', 'product owner'),
         ],
     )
     def test_corrections_phrased_otherwise_give_an_uncertainty_and_a_tentative_value(self, text: str, key: str, value: str) -> None:
@@ -550,7 +550,7 @@ class TestReferences:
     @pytest.mark.parametrize(
         ('text', 'expected'),
         [
-            ("Alice Chen's title is VP of Engineering.", {('Alice Chen', 'title', 'VP of Engineering')}),
+            ("Alice Chen's title is VP of Engineering.", {('Alice Chen', 'occupation', 'VP of Engineering')}),
             ('Alice lives in Rome.', {('Alice Chen', 'location', 'Rome')}),
             ('Acme is based in Berlin.', {('Acme', 'location', 'Berlin')}),
             ('Bob is on the Pro plan.', {('Bob Martin', 'plan', 'Pro')}),
@@ -568,7 +568,7 @@ class TestReferences:
         # Given Bob joining a known project as tech lead, When read, Then he gets a title and a works_on link, not an
         # employer
         result = run('Bob joined Apollo as tech lead.', known=TEAM)
-        assert facts(result) == {('Bob Martin', 'title', 'tech lead')}
+        assert facts(result) == {('Bob Martin', 'occupation', 'tech lead')}
         assert [(r.label, r.object.type) for r in result.relations] == [('works_on', 'project')]
 
 
@@ -710,7 +710,7 @@ class TestActions:
         assert result.actions == ()
         assert {(a.key, a.value, day(a.valid_from)) for a in result.attributes} == {
             ('employer', 'Initech', '2024-06-03'),
-            ('title', 'product manager', '2024-06-03'),
+            ('occupation', 'product manager', '2024-06-03'),
         }
 
 
@@ -732,7 +732,7 @@ class TestContext:
 
 
 class TestClarification:
-    OPEN_TITLE = ExtractedUncertainty(about='title', reason='corrected', kind='self_correction', entity=ME, key='title')
+    OPEN_TITLE = ExtractedUncertainty(about='occupation', reason='corrected', kind='self_correction', entity=ME, key='occupation')
     OPEN_LOCATION = ExtractedUncertainty(about='location', reason='corrected', kind='self_correction', entity=ME, key='location')
     OPEN_EMPLOYER = ExtractedUncertainty(about='employer', reason='corrected', kind='self_correction', entity=ME, key='employer')
     OPEN_PLAN = ExtractedUncertainty(about='plan', reason='corrected', kind='self_correction', entity=ME, key='plan')
@@ -741,7 +741,7 @@ class TestClarification:
         # Given an open question about the title, When the speaker restates it plainly, Then the value is confident, as
         # without the question
         (title,) = run("To be clear, I'm co-CEO.", open_=(self.OPEN_TITLE,)).attributes
-        assert (title.key, title.value, title.tentative) == ('title', 'co-CEO', False)
+        assert (title.key, title.value, title.tentative) == ('occupation', 'co-CEO', False)
         assert title.confidence >= 0.7
         assert run("To be clear, I'm co-CEO.").attributes == (title,)  # the same with or without the open question
 
@@ -764,7 +764,7 @@ class TestClarification:
         ('text', 'expected'),
         [
             ('Yes, Cascais is right.', ('self', 'location', 'Cascais')),
-            ('And yeah, co-founder.', ('self', 'title', 'co-founder')),
+            ('And yeah, co-founder.', ('self', 'occupation', 'co-founder')),
             ('Cascais, correct.', ('self', 'location', 'Cascais')),
             ("Cascais, that's the one.", ('self', 'location', 'Cascais')),
             ('Yep -- Cascais.', ('self', 'location', 'Cascais')),
@@ -944,7 +944,7 @@ class TestCasualRegisters:
         [
             (
                 'hey, im dana, i work at brightwave as a product designer',
-                {('self', 'name', 'Dana'), ('self', 'employer', 'Brightwave'), ('self', 'title', 'product designer')},
+                {('self', 'name', 'Dana'), ('self', 'employer', 'Brightwave'), ('self', 'occupation', 'product designer')},
             ),
             ('i live in lisbon these days', {('self', 'location', 'Lisbon')}),
             ('my name is dana kim', {('self', 'name', 'Dana Kim')}),
@@ -993,8 +993,8 @@ class TestLongSentencesAndDashes:
     def test_a_clause_opening_with_its_time_before_the_first_person(self) -> None:
         # Given a long sentence whose later clause opens with its time, When read, Then that clause gets that date
         result = run('So I work at Northwind, mostly doing backend work, and last month I finally got promoted to staff engineer.')
-        assert facts(result) == {('self', 'employer', 'Northwind'), ('self', 'title', 'staff engineer')}
-        assert day(only(result, 'title').valid_from) == '2024-05-01'
+        assert facts(result) == {('self', 'employer', 'Northwind'), ('self', 'occupation', 'staff engineer')}
+        assert day(only(result, 'occupation').valid_from) == '2024-05-01'
 
     def test_an_event_told_next_in_the_sentence_happened_on_the_same_day(self) -> None:
         # Given a dated event then an undated one in one sentence, When read, Then both share the date
@@ -1047,7 +1047,7 @@ class TestHoldoutShapes:
     def test_a_lowercase_name_after_a_greeting_in_a_mixed_case_turn(self) -> None:
         # Given a lowercase name after a greeting in a mixed-case turn, When read, Then the name is a fact
         result = run('hey, im jamie, a backend dev at Quorum')
-        assert facts(result) == {('self', 'name', 'Jamie'), ('self', 'title', 'backend dev'), ('self', 'employer', 'Quorum')}
+        assert facts(result) == {('self', 'name', 'Jamie'), ('self', 'occupation', 'backend dev'), ('self', 'employer', 'Quorum')}
 
     @pytest.mark.parametrize('text', ['hey, im tired', 'hi, im new here', 'hey im having trouble with exports'])
     def test_a_greeting_then_a_mood_or_a_verb_names_no_one(self, text: str) -> None:
@@ -1077,7 +1077,7 @@ class TestTypedFast:
     @pytest.mark.parametrize(
         ('text', 'expected'),
         [
-            ('Im a pharmacist in Derby.', {('self', 'title', 'pharmacist')}),
+            ('Im a pharmacist in Derby.', {('self', 'occupation', 'pharmacist')}),
             ('Im Tomasz and I live in Gdansk.', {('self', 'name', 'Tomasz'), ('self', 'location', 'Gdansk')}),
             ('Ive been living in Quito.', {('self', 'location', 'Quito')}),
         ],
@@ -1091,7 +1091,7 @@ class TestTypedFast:
         [
             ('I really love bluegrass tbh.', {('self', 'likes', 'bluegrass')}),
             ('my favourite film is heat ngl', {('self', 'favourite_film', 'heat')}),
-            ("I'm a site engineer lol", {('self', 'title', 'site engineer')}),
+            ("I'm a site engineer lol", {('self', 'occupation', 'site engineer')}),
             ("tbh, I'm vegan.", {('self', 'diet', 'vegan')}),
             ('I live in Cork imo the best city, haha', {('self', 'location', 'Cork')}),
         ],
@@ -1116,7 +1116,7 @@ class TestStatementShapes:
 
     def test_as_of_a_date_on_a_plain_statement_gives_valid_from(self) -> None:
         # Given "I'm the new X as of last Monday" (no change verb), When read, Then the title is valid from that Monday
-        title = only(run("I'm the new head of partnerships as of last Monday."), 'title')
+        title = only(run("I'm the new head of partnerships as of last Monday."), 'occupation')
         assert (title.value, day(title.valid_from)) == ('head of partnerships', '2024-06-10')
 
     def test_starting_on_a_date_gives_valid_from(self) -> None:
@@ -1215,7 +1215,7 @@ class TestEmployersNamedIndirectly:
     def test_a_title_at_an_organisation_introduced_by_its_kind(self) -> None:
         # Given "a designer at a startup called X", When read, Then the title and the employer
         assert facts(run("I'm a designer at a startup called Brightpath.")) == {
-            ('self', 'title', 'designer'),
+            ('self', 'occupation', 'designer'),
             ('self', 'employer', 'Brightpath'),
         }
 
@@ -1240,7 +1240,7 @@ class TestEmployersNamedIndirectly:
     )
     def test_someone_promoted_me_is_my_new_title(self, text: str, title: str, since: str | None) -> None:
         # Given "<someone> promoted me to X", When read, Then X is the speaker's title, valid from the promotion's date
-        found = only(run(text, known=TEAM), 'title')
+        found = only(run(text, known=TEAM), 'occupation')
         assert (found.entity, found.value, day(found.valid_from)) == (ME, title, since)
 
 
@@ -1257,7 +1257,7 @@ class TestAppositives:
         # Given a name followed by appositives between double hyphens, dashes or commas, When read, Then each is a fact
         assert facts(run(text)) == {
             ('self', 'name', 'Ines'),
-            ('self', 'title', 'civil engineer'),
+            ('self', 'occupation', 'civil engineer'),
             ('self', 'location', 'Faro'),
             ('self', 'hometown', 'Evora'),
         }
@@ -1265,7 +1265,7 @@ class TestAppositives:
     def test_a_tail_that_is_not_an_appositive_stops_the_reading(self) -> None:
         # Given a title whose tail goes on to something else, When read, Then only the facts before it
         assert facts(run("I'm a nurse at St Mary's, which is a lovely place, based in Hull.")) == {
-            ('self', 'title', 'nurse'),
+            ('self', 'occupation', 'nurse'),
             ('self', 'employer', "St Mary's"),
         }
 
@@ -1290,7 +1290,7 @@ class TestEventsWithoutTheirSubject:
         # Given "Moved to X last month" / "Got promoted to X", When read, Then the new value dated by the change
         moved = only(run('Moved to Tallinn last month.'), 'location')
         assert (moved.value, day(moved.valid_from)) == ('Tallinn', '2024-05-01')
-        assert only(run('Got promoted to shift lead last week.'), 'title').value == 'shift lead'
+        assert only(run('Got promoted to shift lead last week.'), 'occupation').value == 'shift lead'
 
     @pytest.mark.parametrize(
         'text',
@@ -1396,21 +1396,21 @@ class TestSelfCorrectionsPhrasedOtherwise:
     @pytest.mark.parametrize(
         ('text', 'key', 'value'),
         [
-            ("I'm the COO! well, co-COO", 'title', 'co-COO'),
-            ("I'm the COO. Er, co-COO.", 'title', 'co-COO'),
-            ("I'm the COO -- um, co-COO.", 'title', 'co-COO'),
-            ("I'm the COO/well, co-COO.", 'title', 'co-COO'),
-            ("I'm the COO (co-COO, really).", 'title', 'co-COO'),
+            ("I'm the COO! well, co-COO", 'occupation', 'co-COO'),
+            ("I'm the COO. Er, co-COO.", 'occupation', 'co-COO'),
+            ("I'm the COO -- um, co-COO.", 'occupation', 'co-COO'),
+            ("I'm the COO/well, co-COO.", 'occupation', 'co-COO'),
+            ("I'm the COO (co-COO, really).", 'occupation', 'co-COO'),
             ('I bank with Monzel, Monzo actually.', None, None),  # no claim before the correction: nothing to correct
             ('I work at Brindle, Bramble actually.', 'employer', 'Bramble'),
             ("I'm on the Basic plan; my bad, the Plus plan.", 'plan', 'Plus'),
-            ('My title is VP of Ops — wait, no, SVP of Ops.', 'title', 'SVP of Ops'),
-            ("I'm a data engineer at Zentrix, uh, senior data engineer.", 'title', 'senior data engineer'),
-            ("I'm head of sales at Dunmore, or actually interim head of sales.", 'title', 'interim head of sales'),
+            ('My title is VP of Ops — wait, no, SVP of Ops.', 'occupation', 'SVP of Ops'),
+            ("I'm a data engineer at Zentrix, uh, senior data engineer.", 'occupation', 'senior data engineer'),
+            ("I'm head of sales at Dunmore, or actually interim head of sales.", 'occupation', 'interim head of sales'),
             ('I work at Brindle as an analyst — sorry, at Bramble.', 'employer', 'Bramble'),
             (
                 "So basically I've been working as the COO over at Fernhill for a while now — well, co-COO if we're precise.",
-                'title',
+                'occupation',
                 'co-COO',
             ),
             ('I live in Aveiro. Correction: Ovar.', 'location', 'Ovar'),
@@ -1434,7 +1434,7 @@ class TestSelfCorrectionsPhrasedOtherwise:
         [
             ('I love hiking! well, sometimes.', {('self', 'likes', 'hiking')}),
             ('I love jazz, blues actually.', {('self', 'likes', 'jazz')}),
-            ("I'm a teacher. well, I was.", {('self', 'title', 'teacher')}),
+            ("I'm a teacher. well, I was.", {('self', 'occupation', 'teacher')}),
         ],
     )
     def test_what_adds_to_or_hedges_a_value_is_no_correction(self, text: str, expected: set[tuple[str, str, str]]) -> None:
@@ -1448,7 +1448,7 @@ class TestSelfCorrectionsPhrasedOtherwise:
         # confident
         (opened,) = run("I'm the COO (co-COO, really).").uncertainties
         (settled,) = run('Yes, co-COO is right.', open_=(opened,)).attributes
-        assert (settled.key, settled.value, settled.tentative) == ('title', 'co-COO', False)
+        assert (settled.key, settled.value, settled.tentative) == ('occupation', 'co-COO', False)
 
 
 def test_a_lowercase_confirmation_takes_the_candidate_as_it_was_named() -> None:
@@ -1491,7 +1491,8 @@ def test_a_vague_time_is_cut_out_exactly_whatever_the_letters(place: str) -> Non
 
 class TestConfirmationShapes:
     OPEN = tuple(
-        ExtractedUncertainty(about=k, reason='corrected', kind='self_correction', entity=ME, key=k) for k in ('title', 'location', 'plan')
+        ExtractedUncertainty(about=k, reason='corrected', kind='self_correction', entity=ME, key=k)
+        for k in ('occupation', 'location', 'plan')
     )
 
     @pytest.mark.parametrize(
@@ -1504,7 +1505,7 @@ class TestConfirmationShapes:
             ('Cascais is correct, yes.', ('location', 'Cascais')),
             ('And yeah, the Growth plan.', ('plan', 'Growth')),
             ('Growth, correct.', ('plan', 'Growth')),
-            ('Right, co-founder.', ('title', 'co-founder')),
+            ('Right, co-founder.', ('occupation', 'co-founder')),
         ],
     )
     def test_a_confirmation_among_three_open_questions(self, text: str, expected: tuple[str, str]) -> None:
@@ -1525,14 +1526,14 @@ class TestMoreWordsAroundTheClaim:
         # Given a claim wrapped in hedges ("I'd say", "basically") or said as a role ("running X as Y"), then corrected,
         # When read, Then the corrected title is tentative with an open uncertainty
         result = run(text)
-        assert [(a.key, a.value) for a in result.attributes if a.tentative] == [('title', title)]
+        assert [(a.key, a.value) for a in result.attributes if a.tentative] == [('occupation', title)]
         assert [u.kind for u in result.uncertainties if u.kind == 'self_correction'] == ['self_correction']
 
     @pytest.mark.parametrize(
         ('text', 'expected'),
         [
-            ("I'm basically the lead designer at Hexa.", {('self', 'title', 'lead designer'), ('self', 'employer', 'Hexa')}),
-            ("I'm working remotely as a consultant.", {('self', 'title', 'consultant')}),
+            ("I'm basically the lead designer at Hexa.", {('self', 'occupation', 'lead designer'), ('self', 'employer', 'Hexa')}),
+            ("I'm working remotely as a consultant.", {('self', 'occupation', 'consultant')}),
             ("For the past couple of years I've been living in Leeds.", {('self', 'location', 'Leeds')}),
             ("For the last two years I've been at Globex.", {('self', 'employer', 'Globex')}),
             ("I'm here as a guest.", set()),

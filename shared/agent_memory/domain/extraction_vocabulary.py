@@ -72,9 +72,10 @@ class JobVocabulary:
         held = {r.key: i for i, r in enumerate(self._entities)}
         for op in plan.of(UpsertEntity):
             key = tuple(op.key)
-            if key in held:  # the stored name and type stay; its scope only grows, so it stays readable
+            if key in held:  # the stored name (unless renamed) and type stay; its scope only grows, so it stays readable
                 old = self._entities[held[key]]
-                self._entities[held[key]] = VocabularyRow(stamp=op.updated_at, key=key, text=old.text, entity_type=old.entity_type)
+                name = op.name if op.rename else old.text
+                self._entities[held[key]] = VocabularyRow(stamp=op.updated_at, key=key, text=name, entity_type=old.entity_type)
             elif op.key in new_entities:
                 if visible(op.scope_sets, self.patterns):
                     self._entities.append(VocabularyRow(stamp=op.updated_at, key=key, text=op.name, entity_type=op.key[0]))

@@ -31,7 +31,8 @@ from agent_memory.extraction.stage0.casual import capitalise_names, is_caseless,
 from agent_memory.extraction.stage0.dates import at_midnight
 from agent_memory.extraction.stage0.instructions import find_instruction
 from agent_memory.extraction.stage0.reading import Finding, Happening, Reading, Turn
-from agent_memory.extraction.stage0.text import normalise_text, split_sentences, without_texting_fillers
+from agent_memory.extraction.stage0.sentences import split_sentences
+from agent_memory.extraction.stage0.text import normalise_text, without_texting_fillers
 from agent_memory.extraction.stage0.turn import read_turn
 
 UNTRUSTED_ROLES = frozenset({'assistant', 'tool'})
@@ -47,8 +48,9 @@ def extract(text: str, ctx: ExtractionContext) -> Extraction:
     if ctx.role in UNTRUSTED_ROLES or not text.strip():
         return Extraction()
     raw = text[:MAX_TURN_CHARS]
-    clean = capitalise_names(normalise_text(raw), caseless=is_caseless(raw))
-    sentences = split_sentences(clean)[:MAX_SENTENCES]
+    caseless = is_caseless(raw)
+    clean = capitalise_names(normalise_text(raw), caseless=caseless)
+    sentences = split_sentences(clean, caseless=caseless)[:MAX_SENTENCES]
     repaired = [repair_cue_words(s) for s in sentences]
     after_request = _asked_for_artefact(ctx)
     among_people = ctx.speaker is not None  # a named speaker: people talking to each other, not to the assistant

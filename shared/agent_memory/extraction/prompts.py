@@ -207,7 +207,7 @@ use the speaker's display name, "user" or "me" for them, also when turn.speaker_
 service binds {SELF} to the named person). "My name is Ana" is the attribute name = Ana on the {SELF} entity.
 2. Extract from turn.text only. recent_turns, the vocabulary and open_uncertainties are context for \
 resolving references; do not re-extract facts that only appear there.
-3. Categories: identity = who someone is (name, role/title, employer, location, language, lasting \
+3. Categories: identity = who someone is (name, occupation, honorific title, employer, location, language, lasting \
 preferences and dislikes, profile); knowledge = deliberate reference information (documents, curated facts); \
 context = what is happening now (plans, current tasks, moods, one-off events). When unsure, use context.
 4. Instructions are lasting behavioural directives to the assistant ("always ...", "never ...", "from now \
@@ -231,6 +231,12 @@ they mean the same thing. New keys and labels are short snake_case.
 10. stage0_hint is the output of a deterministic extractor for the same turn. It may be incomplete or \
 wrong. Keep the items you agree with (same labels and keys), fix or drop the wrong ones, add what it missed.
 11. Report only what the text supports. Empty arrays are a fine answer.
+12. Keys: occupation = what someone does ("pediatric nurse", "teaches maths"); title = an honorific ("Dr.", \
+"Prof."); name = the full name without the honorific. People and pets named by their relation to the speaker \
+("my sister Ada", "our corgi Waffles") are entities of their own (a pet is type "other", with species and breed \
+attributes) linked from the speaker by a relation labelled with the relation word (sister, husband, manager, pet).
+13. A negated statement ("I'm not vegetarian anymore", "I don't drink alcohol") never yields the positive fact. \
+A hedge ("might", "maybe", "thinking about", "not decided yet", "depending on …") is an uncertainty, never a fact.
 """
 
 USER_PREAMBLE = (

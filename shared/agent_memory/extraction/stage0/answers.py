@@ -45,7 +45,7 @@ def fragment_value(text: str, key: str) -> str | None:
         value = _PLACE_PREPOSITION.sub('', value)  # "sorry, at Finlytics", "I mean in Cascais"
         m = re.fullmatch(PROPER, value)
         return value if m else None
-    if key == 'title':
+    if key == 'occupation':
         return value if is_job_title(value) else None
     return value if not re.match(r"^(?:i|i'm|we|my|it|this|that|he|she|they)\b", value, re.IGNORECASE) else None
 
@@ -106,7 +106,7 @@ def _fitting_value(text: str, uncertainty: ExtractedUncertainty, loose: bool) ->
     title for a title, a tier for a plan); for other keys only a value the uncertainty itself named, unless ``loose``."""
     key = str(uncertainty.key)
     value = fragment_value(text, key) or _candidate_named(text, uncertainty)
-    if value is None or loose or key == 'title':
+    if value is None or loose or key == 'occupation':
         return value
     if key in _NAME_LIKE_KEYS:  # "Growth" names a tier, not a place or a company
         return None if all(w in TIER_WORDS for w in value.lower().split()) and not _named(value, uncertainty) else value

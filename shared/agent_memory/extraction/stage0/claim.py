@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from agent_memory.extraction.stage0.lexicon import word_set
 
 IDENTITY_KEYS = word_set(
-    'name preferred_name title employer location hometown language native_language nationality pronouns birthday age email '
+    'name preferred_name title occupation employer location hometown language native_language nationality pronouns birthday age email '
     'phone timezone likes dislikes preference diet allergy plays'
 )
 CONTEXT_KEYS = frozenset({'current_location', 'working_on', 'working_from', 'status', 'reading', 'volunteering'})

@@ -25,11 +25,17 @@ from agent_memory.extraction.stage0.titles import split_title
 _NAME_KEYS = frozenset({'name', 'preferred_name', 'employer', 'location', 'hometown', 'current_location', 'manager'})
 _MAX_KEY_CHARS, _MAX_VALUE_CHARS = 64, 200
 _KEY_ALIASES = {
-    'job': 'title',
-    'job_title': 'title',
-    'role': 'title',
-    'position': 'title',
-    'title': 'title',
+    'job': 'occupation',
+    'job_title': 'occupation',
+    'role': 'occupation',
+    'position': 'occupation',
+    'occupation': 'occupation',
+    'profession': 'occupation',
+    'title': 'occupation',
+    'e_mail': 'email',
+    'work_email': 'email',
+    'work_e_mail': 'email',
+    'email': 'email',
     'company': 'employer',
     'employer': 'employer',
     'city': 'location',
@@ -194,7 +200,7 @@ def _teaching(text: str) -> list[Claim]:
     m = match(rf'^i\s+teach(?:es)?\s+(?P<v>[a-z][a-z -]{{1,40}}?)(?:\s+(?:at|in)\s+(?P<org>{PROPER}))?\s*$', text)
     if not m or m.group('v').split()[0].lower() in _FUNCTION_WORDS | {'them', 'him', 'her', 'kids', 'children', 'people'}:
         return []
-    return [Claim('title', f'teaches {m.group("v").strip()}'), *([Claim('employer', m.group('org'))] if m.group('org') else [])]
+    return [Claim('occupation', f'teaches {m.group("v").strip()}'), *([Claim('employer', m.group('org'))] if m.group('org') else [])]
 
 
 def _diet(rest: str) -> list[Claim]:
@@ -289,7 +295,7 @@ def _acting_as(rest: str) -> list[Claim]:
     """ "(I'm) running the data team as head of data": the role an activity is done in."""
     m = match(r'^(?:running|leading|managing|heading|working|serving|acting|doing\s+\w+)\b[^,;]{0,60}?\s+as\s+(?P<rest>.+)$', rest)
     parsed = split_title(m.group('rest')) if m else None
-    return [Claim('title', parsed[0])] if parsed else []
+    return [Claim('occupation', parsed[0])] if parsed else []
 
 
 def _title(rest: str) -> list[Claim]:
@@ -297,7 +303,7 @@ def _title(rest: str) -> list[Claim]:
     if not parsed:
         return []
     title, tail = parsed
-    return [Claim('title', title), *_title_tail(tail)]
+    return [Claim('occupation', title), *_title_tail(tail)]
 
 
 def _title_tail(tail: str) -> list[Claim]:
@@ -365,7 +371,7 @@ def _employment(text: str) -> list[Claim]:
         return [Claim('employer', m.group('org'))]
     if m := match(rf'^i{_WORK}\s+as\s+(?P<rest>.+)$', text):
         parsed = split_title(m.group('rest'))
-        return [Claim('title', parsed[0]), *_title_tail(parsed[1])] if parsed else []
+        return [Claim('occupation', parsed[0]), *_title_tail(parsed[1])] if parsed else []
     joined = (
         rf'^i\s+{_ADVERBS}(?:joined|started\s+(?:at|with|working\s+(?:at|for))|got\s+hired\s+(?:at|by))\s+(?P<org>{PROPER})(?P<tail>.*)$'
     )
@@ -373,14 +379,14 @@ def _employment(text: str) -> list[Claim]:
         return [Claim('employer', m.group('org'), change=True), *(Claim(c.key, c.value, True) for c in _as_title(m.group('tail')))]
     if m := match(rf"^i\s+{_ADVERBS}(?:got|was|have\s+been|'ve\s+been|am\s+being|'m\s+being)\s+promoted\s+to\s+(?P<rest>.+)$", text):
         parsed = split_title(m.group('rest'))
-        return [Claim('title', parsed[0], change=True)] if parsed else []
+        return [Claim('occupation', parsed[0], change=True)] if parsed else []
     return []
 
 
 def _as_title(tail: str) -> list[Claim]:
     m = match(r'^\s*,?\s*as\s+(?P<rest>.+)$', tail)
     parsed = split_title(m.group('rest')) if m else None
-    return [Claim('title', parsed[0])] if parsed else []
+    return [Claim('occupation', parsed[0])] if parsed else []
 
 
 def _residence(text: str) -> list[Claim]:
@@ -442,8 +448,8 @@ def _generic(text: str) -> list[Claim]:
     value = clean_value(m.group('v'))
     if not key or not value or key in _GENERIC_KEY_STOPLIST or _VALUE_REJECT.match(value) or len(value.split()) > 8:
         return []
-    if key == 'title':
-        return [Claim('title', value)]
+    if key == 'occupation':
+        return [Claim('occupation', value)]
     notable = bool(re.search(r'[\d@$€£]', value)) or value[0].isupper()
     known_shape = key in _KEY_ALIASES.values() or key in IDENTITY_KEYS or key.startswith(_KEY_PREFIXES)
     if m.group('joined') and not known_shape:

@@ -49,7 +49,7 @@ def _not_being(text: str) -> list[tuple[str, str | None]]:
     if place := _match(rf'^(?:based|living|located)\s+in\s+(?P<v>{PROPER})', rest):
         return [('location', place.group('v'))]
     title = split_title(clean_value(rest))
-    return [('title', title[0])] if title else []
+    return [('occupation', title[0])] if title else []
 
 
 def _left(text: str) -> list[tuple[str, str | None]]:

@@ -183,7 +183,7 @@ def _about(entity: EntityRef, predicate: str, when: TimeRef | None, turn: Turn) 
     """What a third-person predicate ("is an architect", "lives in Toronto") says of someone the turn introduced."""
     kind = [Finding(a.entity, a.key, a.value, a.category or 'identity') for a in pet_kind(predicate, entity)]
     reading = _statements(Subject(entity, to_first_person(' ' + predicate)), predicate, when, turn)
-    reading.findings = kind + [f for f in reading.findings if not (kind and f.key == 'title')]
+    reading.findings = kind + [f for f in reading.findings if not (kind and f.key == 'occupation')]
     reading.happenings = []  # what they did is told elsewhere too vaguely to pin on them (precision first)
     return reading
 

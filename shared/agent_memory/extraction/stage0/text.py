@@ -12,13 +12,6 @@ CAP_WORD = rf"{ABBREVIATED}\.(?=[\s,;:)]|$)|(?:[A-Z]\.){{2,}}|[A-ZÀ-ÖØ-Þ0-9]
 # Always case-sensitive, also inside patterns compiled with IGNORECASE.
 PROPER = rf'(?-i:(?:{CAP_WORD})(?:\s+(?:(?:of|and|&|de|da|do|del|la|le|van|von|der|den)\s+)?(?:{CAP_WORD}))*)'
 
-_ABBREVIATIONS = re.compile(
-    r'\b(?:Mr|Mrs|Ms|Dr|Prof|St|Mt|Ft|Jr|Sr|vs|etc|e\.g|i\.e|approx|Inc|Ltd|Co|Corp|Dept|Univ|Ave|Rd|Bros|Gen|Sgt|Rev|Capt|Hosp)\.'
-    r'|(?-i:\b(?:[A-Z]\.){2,}|\b[A-Z]\.(?=\s+[A-Z]))',  # "J.P. Morgan", "U.S. office", "J. R. Smith": initials
-    re.IGNORECASE,
-)
-_DOT = '\u2024'  # one-dot leader stands in for an abbreviation's full stop while splitting
-_SENTENCE_BREAK = re.compile(r'(?<=[.!?])\s+(?=[^\sa-z])|(?<=[.!?]["\')])\s+(?=[^\sa-z])|\n+')
 _CLAUSE_BREAK = re.compile(
     r'\s*;\s*'
     r"|,?\s+(?:and|but|so|plus)\s+(?:now\s+|then\s+|also\s+)?(?=(?:I|I'm|I've|I'll|I'd|my|My|we|We|we're|We're)\b)"
@@ -89,12 +82,6 @@ def normalise_text(text: str) -> str:
 
 def without_texting_fillers(sentence: str) -> str:
     return _TEXTING_FILLERS.sub('', sentence).strip()
-
-
-def split_sentences(text: str) -> list[str]:
-    protected = _ABBREVIATIONS.sub(lambda m: m.group(0)[:-1] + _DOT, text)
-    parts = (p.replace(_DOT, '.').strip() for p in _SENTENCE_BREAK.split(protected))
-    return [p for p in parts if p]
 
 
 def split_clauses(sentence: str) -> list[str]:
