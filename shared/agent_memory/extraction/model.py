@@ -67,7 +67,7 @@ class ExtractedInstruction(_Model):
     description: str = Field(min_length=1, max_length=1024)
 
 
-UncertaintyKind = Literal['self_correction', 'ambiguous_reference', 'contradiction', 'unresolved_time', 'sarcasm', 'other']
+UncertaintyKind = Literal['self_correction', 'ambiguous_reference', 'contradiction', 'unresolved_time', 'sarcasm', 'hedge', 'other']
 
 
 class ExtractedUncertainty(_Model):

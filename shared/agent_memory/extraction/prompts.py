@@ -44,6 +44,7 @@ UNCERTAINTY_KINDS: tuple[UncertaintyKind, ...] = (
     'contradiction',
     'unresolved_time',
     'sarcasm',
+    'hedge',
     'other',
 )
 DIRECTIVE_ROLES = frozenset({'user', 'system'})  # only these roles can give the assistant instructions (CONTRACT §12)

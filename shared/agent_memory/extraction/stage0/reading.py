@@ -11,6 +11,7 @@ from agent_memory.extraction.stage0.actions import Event, find_event
 from agent_memory.extraction.stage0.claim import Claim
 from agent_memory.extraction.stage0.claims import find_claims
 from agent_memory.extraction.stage0.dates import TimeRef, find_time
+from agent_memory.extraction.stage0.hedges import SMALL_TALK, hedge_in, hedged
 from agent_memory.extraction.stage0.lexicon import word_set
 from agent_memory.extraction.stage0.negations import find_invalidations
 from agent_memory.extraction.stage0.people import Referent, introduce, pet_kind, pronoun_subject
@@ -26,6 +27,7 @@ from agent_memory.extraction.stage0.subjects import (
     to_first_person,
 )
 from agent_memory.extraction.stage0.text import clip, split_clauses, squash, strip_fillers
+from agent_memory.vocabulary import normalise_type
 
 CONFIDENT = 0.9
 MAX_CLAUSES = 40  # per sentence: "… and I … and I …" 3,000 times over is not a statement worth reading clause by clause
@@ -35,6 +37,7 @@ _PASTIMES = word_set(
     'play practise practice sing dance paint draw swim run ride cook bake collect read write study train teach skate surf ski '
     'hike climb fish hunt act perform compete go spend watch listen volunteer coach knit sew garden'
 )
+_FIRST_PERSON_WORD = re.compile(r"\b(?:I|I'm|I've|I'll|I'd|me|my|we|we're|we've|we'll|our|us)\b")
 _SMALL_TALK_PLANS = re.compile(
     r'\b(?:get back|be back|come back|talk|speak|chat|see you|catch up|check back|follow up|let you know)\b', re.I
 )
@@ -95,14 +98,32 @@ class Turn:
 
 def read_sentence(text: str, turn: Turn, opens_turn: bool = False) -> Reading:
     reading = Reading()
-    conditional = False
+    conditional = hedging = False
     for i, clause in enumerate(split_clauses(text)[:MAX_CLAUSES]):
         clause = strip_fillers(clause)
+        if not conditional and (cue := hedge_in(clause)):  # "I might be moving to Manchester": open, not a fact
+            if not hedging and _about_someone(clause, turn):
+                reading.uncertainties.append(hedged(clause, cue, named_entities(turn)))
+            hedging = True
+            continue
         if conditional or is_hypothetical(clause):
             conditional = opens_hypothesis(clause)
             continue
         reading.extend(_on_the_same_day(read_clause(clause, turn, opens_turn and i == 0), reading, clause, turn))
     return _without_the_leaving(reading)
+
+
+def _about_someone(clause: str, turn: Turn) -> bool:
+    """A hedge worth an open unknown is about the speaker or someone named ("maybe we can hang out" is not)."""
+    if len(clause.split()) < 4 or SMALL_TALK.search(clause):
+        return False
+    return bool(_FIRST_PERSON_WORD.search(clause)) or any(n in clause for n in named_entities(turn))
+
+
+def named_entities(turn: Turn) -> dict[str, EntityRef]:
+    """The people (and pets, organisations …) a clause may name: those the turn introduced and the vocabulary's."""
+    named = {k.name: EntityRef(type=normalise_type(k.type), name=k.name) for k in turn.ctx.known_entities}
+    return named | {r.entity.name: r.entity for r in turn.referents}
 
 
 def _on_the_same_day(clause: Reading, before: Reading, text: str, turn: Turn) -> Reading:

@@ -7,6 +7,7 @@ from dataclasses import replace
 
 from agent_memory.extraction.model import ExtractedUncertainty
 from agent_memory.extraction.stage0.answers import answer_to_open_question, fragment_value
+from agent_memory.extraction.stage0.hedges import ONLY_A_HEDGE, hedged
 from agent_memory.extraction.stage0.reading import Finding, Reading, Turn, read_sentence
 from agent_memory.extraction.stage0.retractions import without_lead
 from agent_memory.extraction.stage0.signals import (
@@ -32,20 +33,25 @@ def read_turn(sentences: list[str], turn: Turn) -> Reading:
     total = Reading()
     turn_marker = sarcasm_marker(turn.text) if re.search(r'(?:^|\s)/s\b', turn.text) else None
     previous: list[Finding] = []
+    last = Reading()  # what the sentence before yielded
     complimented = False
     for index, sentence in enumerate(sentences):
         if complimented and REACTION.match(sentence):
-            previous = []
+            previous, last = [], Reading()
             continue  # "Wow, that's gorgeous! Where was it? I love the colours.": a reaction to what was shown
         complimented = complimented or is_compliment(sentence)
         marker = turn_marker or sarcasm_marker(sentence)
         if marker:
             total.uncertainties.append(_sarcasm(sentence, marker))
         if marker or is_question(sentence):
-            previous = []
+            previous, last = [], Reading()
             continue
         text, _ = without_lead(body(sentence))
         if not text.strip():
+            continue
+        if (last.findings or last.happenings) and ONLY_A_HEDGE.match(text):  # "I'm moving to Leeds. Not decided yet."
+            _hedge_back(total, last, sentences[index - 1], text)
+            previous, last = [], Reading()
             continue
         clarifying = CLARIFICATION.match(text)
         text = text[clarifying.end() :] if clarifying else text
@@ -53,8 +59,17 @@ def read_turn(sentences: list[str], turn: Turn) -> Reading:
         if not reading.findings:
             reading.extend(answer_to_open_question(text, turn.ctx, clarifying=bool(clarifying)))
         total.extend(reading)
-        previous = reading.findings
+        previous, last = reading.findings, reading
     return _dated_by_the_move(total)
+
+
+def _hedge_back(total: Reading, last: Reading, said: str, hedge: str) -> None:
+    """Turn what the sentence before said into one open unknown: a following "not decided yet" hedges it."""
+    for finding in last.findings:
+        _retract(total, finding)
+    total.happenings = [h for h in total.happenings if h not in last.happenings]
+    named = {f.entity.name: f.entity for f in last.findings}
+    total.uncertainties.append(hedged(body(said), hedge, named))
 
 
 def _dated_by_the_move(reading: Reading) -> Reading:
