@@ -98,7 +98,9 @@ def _one_slip(word: str, cue: str) -> bool:
 # Where a lowercase typist puts a name: after these cues (lowercase, the first person already restored to "I").
 _NAME_SLOT = re.compile(
     r"(?P<cue>\bmy name is |\bmy name's |\bcall me |\bI go by |\b(?:work|working|worked) (?:at|for) |\bjoined "
+    r'|\b(?:live|living|lived) in (?:a|an|the|our|my) (?:\w+ ){0,2}?(?:apt|apartment|flat|house|place|condo|town|village) in '
     r"|\b(?:live|living|lived|based|located|moved|relocated|move|moving) (?:in|to) |\bI'm (?:originally )?from "
+    r'|\b(?:moved|relocated|came|moving) (?:here |over |back |down |up )?from '
     r'|\b(?:called|named) |\bbeen (?:at|with) )'
     r'(?P<name>[a-z]+(?: [a-z]+){0,2})'
 )
@@ -108,7 +110,8 @@ _NOT_NAME_WORDS = NOT_NAMES | word_set(
     'a an the my our your his her their this that these those some any home work night nights weekends remote remotely myself '
     'ourselves it them as and or but since in on at for with from to now days then there here so because which who where when '
     'while if until by of about just still also really currently again too either anymore me you him us town city country '
-    'office school college uni university bed love fear hope peace stuck lost bored hungry sick confused exhausted excited after'
+    'office school college uni university bed love fear hope peace stuck lost bored hungry sick confused exhausted excited after '
+    'like lol rn tbh btw ago last next yrs years months weeks now'
 )
 
 

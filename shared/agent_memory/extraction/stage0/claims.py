@@ -16,7 +16,7 @@ import re
 from collections.abc import Callable
 
 from agent_memory.extraction.stage0.claim import IDENTITY_KEYS, PRONOUN_OBJECT, Claim, match
-from agent_memory.extraction.stage0.lexicon import DEPARTMENTS, LANGUAGES, NOT_NAMES, ORG_SUFFIXES, TIER_WORDS, word_set
+from agent_memory.extraction.stage0.lexicon import DEPARTMENTS, LANGUAGES, NATIONALITIES, NOT_NAMES, ORG_SUFFIXES, TIER_WORDS, word_set
 from agent_memory.extraction.stage0.people import number_word
 from agent_memory.extraction.stage0.preferences import drinks, enthusiasm, long_held, not_a_fan, plays, preference, unnamed_favourite
 from agent_memory.extraction.stage0.text import DURATION, PROPER, clean_value, is_plausible_name, slug
@@ -119,7 +119,7 @@ _WORK = r"(?:\s+(?:(?:currently|still|now|also)\s+)?work|(?:'ve|\s+have)\s+(?:al
 # "I work at Acme", "I've worked for a startup called Brightpath", "I do backend stuff at a fintech called Ledgerly".
 _WORK_AT = (
     rf'^(?:i|we)(?:{_WORK}|\s+do\s+(?:[\w-]+\s+){{0,3}}?(?:stuff|work|things|{_DEPARTMENT}))\s+'
-    rf'(?:at|for)\s+(?:{_UNNAMED_ORG})?(?P<org>{PROPER})(?P<tail>.*)$'
+    rf'(?P<prep>at|for|in|by|with)\s+(?:the\s+)?(?:{_UNNAMED_ORG})?(?P<org>{PROPER})(?P<tail>.*)$'
 )
 # "I've been at Northwind for three years": being at an organisation for years is working there (a visit is days).
 _BEEN_AT = (
@@ -203,15 +203,50 @@ def _teaching(text: str) -> list[Claim]:
     return [Claim('occupation', f'teaches {m.group("v").strip()}'), *([Claim('employer', m.group('org'))] if m.group('org') else [])]
 
 
+def _nationality(rest: str) -> list[Claim]:
+    """ "I'm German", "(she is) Dutch": a nationality said of someone."""
+    m = match(
+        r'^(?:(?:a|an|originally|half)\s+)?(?P<v>[a-z]+(?:\s+[a-z]+)?)(?:\s+(?:citizen|national))?\s*(?:$|,|!|\.|\band\b|\bby\b)', rest
+    )
+    if not m:
+        return []
+    value = m.group('v').lower()
+    if value not in NATIONALITIES:
+        value = value.split()[0]
+        if value not in NATIONALITIES:
+            return []
+    return [Claim('nationality', ' '.join(w.capitalize() for w in value.split()))]
+
+
+def _years_had(text: str) -> list[Claim]:
+    """ "I have 29 years" (Spanish and Portuguese speakers): an age."""
+    m = match(r'^i\s+have\s+(?P<v>\d{1,3})\s+years\b(?!\s+(?:of|experience|in|at|ago))', text)
+    return [Claim('age', m.group('v'))] if m and 0 < int(m.group('v')) < 130 else []
+
+
+def _allergies(text: str) -> list[Claim]:
+    """ "I have an allergy to shrimp and also to crab", "I have allergy for peanuts": each thing is an allergy."""
+    m = match(
+        r"^(?:i|we)\s+(?:have|'ve\s+got|have\s+got|got)\s+(?:an?\s+|severe\s+|bad\s+)*allerg(?:y|ies)\s+(?:to|for|against)\s+(?P<v>.+)$",
+        text,
+    )
+    return _each_allergy(m.group('v')) if m else []
+
+
+def _each_allergy(said: str) -> list[Claim]:
+    parts = re.split(r'\s*(?:,|\band\s+(?:also\s+)?(?:to|for)\b|\band\b|\bor\b)\s*', said)
+    values = [clean_value(re.sub(r'^(?:(?:also|to|for)\s+)+', '', p.strip(), flags=re.I)) for p in parts[:6]]
+    return [Claim('allergy', v) for v in values if v and len(v.split()) <= 4 and not PRONOUN_OBJECT.match(v)]
+
+
 def _diet(rest: str) -> list[Claim]:
     m = match(rf'^(?:(?:a|an)\s+)?(?:(?:strict|full|total)\s+)?(?P<v>{_DIETS})\b', rest)
     return [Claim('diet', m.group('v').lower())] if m else []
 
 
 def _allergy(rest: str) -> list[Claim]:
-    m = match(r'^(?:very\s+|severely\s+|mildly\s+)?allergic\s+to\s+(?P<v>.+)$', rest)
-    value = clean_value(m.group('v')) if m else ''
-    return [Claim('allergy', value)] if value else []
+    m = match(r'^(?:very\s+|severely\s+|mildly\s+|deathly\s+|super\s+)?allergic\s+(?:to|for|against)\s+(?P<v>.+)$', rest)
+    return _each_allergy(m.group('v')) if m else []
 
 
 def _plan_membership(rest: str) -> list[Claim]:
@@ -319,9 +354,11 @@ def _title_tail(tail: str) -> list[Claim]:
 
 
 def _tail_part(part: str) -> Claim | None:
-    if m := match(rf'^(?:over\s+)?(?:at|for|with|of)\s+(?:{_UNNAMED_ORG})?(?P<v>.+)$', part):
+    if m := match(rf'^(?:over\s+)?(?P<prep>at|for|with|of|in|by)\s+(?:the\s+)?(?:{_UNNAMED_ORG})?(?P<v>.+)$', part):
         org = _proper(m.group('v'))
-        return Claim('employer', org) if org else None
+        if org and (m.group('prep').lower() in ('at', 'for', 'with', 'of') or looks_like_organisation(org)):
+            return Claim('employer', org)
+        return None
     if m := match(r'^(?:(?:currently|now)\s+)?(?:based|living|located)\s+in\s+(?P<v>.+)$', part):
         place = _proper(m.group('v'))
         return Claim('location', place) if place else None
@@ -365,7 +402,8 @@ def _preferred_name(text: str) -> list[Claim]:
 
 
 def _employment(text: str) -> list[Claim]:
-    if m := match(_WORK_AT, text):
+    m = match(_WORK_AT, text)
+    if m and (m.group('prep').lower() in ('at', 'for') or looks_like_organisation(m.group('org'))):  # "in Leeds" is a place
         return [Claim('employer', m.group('org')), *_as_title(m.group('tail'))]
     if m := match(_BEEN_AT, text):
         return [Claim('employer', m.group('org'))]
@@ -390,7 +428,13 @@ def _as_title(tail: str) -> list[Claim]:
 
 
 def _residence(text: str) -> list[Claim]:
-    if m := match(rf'^(?:i|we)(?:\s+(?:(?:currently|still|now)\s+)?live|{_HAVE_LIVED})\s+in\s+(?P<v>{PROPER})', text):
+    lives = rf'^(?:i|we)(?:\s+(?:(?:currently|still|now|both)\s+)?live|{_HAVE_LIVED})\s+in\s+'
+    if m := match(rf'{lives}(?P<v>{PROPER})', text):
+        return [Claim('location', m.group('v'))]
+    if m := match(
+        rf'{lives}(?:a|an|the|our|my)\s+(?:[\w-]+\s+){{0,3}}?(?:apt|apartment|flat|house|place|condo|cottage|bungalow)\s+in\s+(?P<v>{PROPER})',
+        text,
+    ):
         return [Claim('location', m.group('v'))]
     if m := match(rf'^(?:i|we)\s+{_ADVERBS}(?:moved|relocated)\s+(?:back\s+)?to\s+(?P<v>{PROPER})', text):
         return [] if _is_tier(m.group('v')) else [Claim('location', m.group('v'), change=True)]
@@ -398,14 +442,58 @@ def _residence(text: str) -> list[Claim]:
 
 
 def _language(text: str) -> list[Claim]:
-    m = match(r'^i\s+(?:also\s+)?speak\s+(?P<v>.+)$', text)
+    """ "I speak German and English", "I don't speak French, only German and a little Dutch": one value per language."""
+    m = match(r'^i\s+(?:also\s+)?speak\s+(?P<v>.+)$', text) or match(
+        r"^i\s+(?:don't|do\s+not|dont)\s+speak\s+[\w\s,]+?,\s*(?:only|just|but)\s+(?P<v>.+)$", text
+    )
     if not m:
         return []
-    tokens = re.findall(r'[\w-]+', clean_value(m.group('v')))
+    tokens = re.findall(r'[\w-]+', clean_value(re.sub(r'\s+from\s+.*$', '', m.group('v'))))
     languages = [t.capitalize() for t in tokens if t.lower() in LANGUAGES]
-    fillers = {'and', 'a', 'little', 'bit', 'of', 'some', 'basic', 'fluent', 'native', 'well', 'both'}
+    fillers = {'and', 'a', 'little', 'bit', 'of', 'some', 'basic', 'fluent', 'native', 'well', 'both', 'also', 'only', 'fluently'}
     ok = languages and all(t.lower() in LANGUAGES or t.lower() in fillers for t in tokens)
-    return [Claim('language', ', '.join(languages))] if ok else []
+    return [Claim('language', language) for language in dict.fromkeys(languages)] if ok else []
+
+
+def _lived_before(text: str) -> list[Claim]:
+    """ "Before we lived in Zilverdijk", "before I was six years in Hallbrück": where someone lived before."""
+    m = match(
+        rf'^before\b.{{0,40}}?\b(?:i|we)\s+(?:lived|was|were|used\s+to\s+live|was\s+living|was\s+working)\b.{{0,30}}?\bin\s+(?P<v>{PROPER})',
+        text,
+    )
+    return [Claim('moved_from', m.group('v'))] if m else []
+
+
+_EMAIL = re.compile(r'[\w.+-]+@[\w-]+(?:\.[\w-]+)+')
+
+
+def _email(text: str) -> list[Claim]:
+    """ "My e-mail, if you need it, is m@example.com", "new is m.b@example.com" (after "my e-mail"): an address given."""
+    if not match(
+        r'^my\s+(?:(?:work|personal|private|new|main|old)\s+)?e-?mail\b|^(?:my\s+)?new\s+(?:one\s+|e-?mail\s+|address\s+)?is\b', text
+    ):
+        return []
+    m = _EMAIL.search(text)
+    return [Claim('email', m.group(0).rstrip('.'))] if m else []
+
+
+_SPORTS = {
+    'swim': 'swimming', 'run': 'running', 'jog': 'jogging', 'cycle': 'cycling', 'bike': 'cycling', 'hike': 'hiking',
+    'climb': 'climbing', 'boulder': 'bouldering', 'surf': 'surfing', 'ski': 'skiing', 'snowboard': 'snowboarding',
+    'skate': 'skating', 'row': 'rowing', 'box': 'boxing', 'fence': 'fencing', 'sail': 'sailing', 'kayak': 'kayaking',
+}  # fmt: skip
+_SPORT_GERUNDS = frozenset(_SPORTS.values()) | {'yoga', 'pilates', 'crossfit', 'parkrun', 'parkruns', 'karate', 'judo'}
+
+
+def _sport(text: str) -> list[Claim]:
+    """ "I swim most mornings", "I make bouldering", "I do yoga": a sport someone does (``plays``, like the games)."""
+    if m := match(
+        rf'^(?:i|we)\s+(?:also\s+|still\s+|usually\s+|often\s+)?(?P<v>{"|".join(_SPORTS)})\b(?!\s+(?:to|into|out|away|off|a|the|my)\b)',
+        text,
+    ):
+        return [Claim('plays', _SPORTS[m.group('v').lower()])]
+    m = match(r'^(?:i|we)\s+(?:also\s+|still\s+)?(?:make|do|go|practi[sc]e)\s+(?P<v>[a-z]+)\b', text)
+    return [Claim('plays', m.group('v').lower())] if m and m.group('v').lower() in _SPORT_GERUNDS else []
 
 
 def _is_tier(word: str) -> bool:
@@ -458,6 +546,7 @@ def _generic(text: str) -> list[Claim]:
 
 
 _AFTER_I_AM: tuple[Callable[[str], list[Claim]], ...] = (
+    _allergy,
     _plan_membership,
     _based_in,
     _origin,
@@ -469,11 +558,16 @@ _AFTER_I_AM: tuple[Callable[[str], list[Claim]], ...] = (
     enthusiasm,
     _pursuit,
     _diet,
-    _allergy,
     _acting_as,
+    _nationality,
 )
 _READERS: tuple[Callable[[str], list[Claim]], ...] = (
     _my_name,
+    _years_had,
+    _allergies,
+    _lived_before,
+    _email,
+    _sport,
     _i_am,
     _employment,
     _teaching,

@@ -17,12 +17,35 @@ JOB_HEADS = word_set(
     'chairman chairwoman chairperson vp svp evp ceo cto cfo coo cio cmo cpo ciso sre pm cofounder owner operator investor mechanic '
     'electrician plumber carpenter veterinarian vet librarian clerk cashier barista waiter waitress bartender driver courier '
     'consultant tester maintainer tutor coach trainer instructor supervisor foreman representative rep agent broker banker trader '
-    'auditor controller treasurer secretary receptionist nanny caregiver scrum master ux ui dev devops'
+    'auditor controller treasurer secretary receptionist nanny caregiver scrum master ux ui dev devops '
+    # what people call their work in conversation
+    'nurse midwife paramedic medic surgeon radiographer physiotherapist physio optician optometrist hygienist vet '
+    'veterinarian tech curator illustrator artist painter sculptor musician singer actor actress dancer choreographer '
+    'carpenter joiner builder bricklayer roofer welder electrician plumber mechanic machinist labourer laborer '
+    'farmer gardener landscaper florist baker butcher cook chef sous barista bartender waiter server dishwasher '
+    'cleaner housekeeper janitor caretaker porter guard firefighter policeman policewoman detective soldier sailor '
+    'marine captain steward stewardess attendant trucker truck taxi cabbie courier postman postwoman mailman '
+    'librarian archivist teacher tutor lecturer professor headteacher headmaster principal dean chancellor '
+    'counsellor counselor therapist psychiatrist psychologist social worker carer nanny childminder '
+    'hairdresser barber stylist beautician tattooist photographer videographer filmmaker editor reporter '
+    'journalist columnist blogger influencer streamer youtuber podcaster copywriter writer novelist poet '
+    'translator interpreter accountant bookkeeper actuary banker cashier teller underwriter adjuster '
+    'pharmacist dentist orthodontist chiropractor dietitian nutritionist cardiologist consultant registrar '
+    'resident intern apprentice trainee graduate student postdoc researcher scientist chemist biologist physicist '
+    'mathematician statistician economist analyst engineer developer programmer coder tester designer architect '
+    'surveyor planner inspector estimator draughtsman draftsman technician operator dispatcher controller '
+    'leader manager director supervisor coordinator administrator officer clerk assistant secretary receptionist '
+    'salesman saleswoman retailer shopkeeper merchant entrepreneur founder freelancer contractor consultant '
+    'lawyer solicitor barrister attorney judge paralegal notary clergyman priest vicar pastor rabbi imam '
+    'retiree pensioner homemaker housewife househusband'
 )
 ORG_SUFFIXES = word_set(
     'labs lab inc ltd llc llp corp corporation company co gmbh ag sa bv plc technologies tech systems software group robotics '
     'solutions studio studios partners bank health capital media analytics consulting industries holdings ventures networks '
-    'digital foundation institute university agency'
+    'digital foundation institute university agency hospital infirmary clinic surgery practice school college academy '
+    'museum library church hotel restaurant cafe café bakery grill bar pub brewery store shop market supermarket pharmacy '
+    'dental veterinary centre center council ministry department dept office firm associates bros brothers b.v. bv. ltd. '
+    'inc. co. corp. gmbh. llc. plc. s.a. sa. ag. nv n.v. oy ab kg b.v n.v s.a'
 )
 C_LEVEL = word_set('ceo cto cfo coo cio cmo cpo ciso vp svp evp pm sre gm md')
 DEPARTMENTS = word_set(
@@ -42,6 +65,15 @@ TIER_WORDS = word_set(
     'essentials individual personal family student hobby developer'
 )
 
+NATIONALITIES = word_set(
+    'american british english scottish welsh irish northern canadian australian kiwi indian pakistani bangladeshi chinese '
+    'japanese korean vietnamese thai filipino indonesian malaysian singaporean german french spanish portuguese italian dutch '
+    'belgian swiss austrian swedish danish norwegian finnish icelandic polish czech slovak hungarian romanian bulgarian greek '
+    'turkish russian ukrainian belarusian lithuanian latvian estonian serbian croatian bosnian slovenian albanian israeli '
+    'lebanese syrian iranian iraqi egyptian moroccan algerian tunisian nigerian ghanaian kenyan ethiopian somali ugandan '
+    'tanzanian south african zimbabwean mexican brazilian argentinian argentine chilean colombian peruvian venezuelan '
+    'cuban jamaican haitian dominican puerto rican ecuadorian uruguayan paraguayan bolivian'
+)
 NOT_NAMES = word_set(
     'sorry ok okay back done fine good great here there home ready sure not also just so really afraid glad happy sad tired '
     'busy new late early free available online offline american british english german french spanish italian dutch canadian '

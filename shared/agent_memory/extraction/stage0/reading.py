@@ -97,7 +97,7 @@ class Turn:
 
 
 def read_sentence(text: str, turn: Turn, opens_turn: bool = False) -> Reading:
-    reading = Reading()
+    reading = Reading(findings=_email_given(text))
     conditional = hedging = False
     for i, clause in enumerate(split_clauses(text)[:MAX_CLAUSES]):
         clause = strip_fillers(clause)
@@ -111,6 +111,17 @@ def read_sentence(text: str, turn: Turn, opens_turn: bool = False) -> Reading:
             continue
         reading.extend(_on_the_same_day(read_clause(clause, turn, opens_turn and i == 0), reading, clause, turn))
     return _without_the_leaving(reading)
+
+
+_MY_EMAIL = re.compile(r'^(?:(?:also|and|so|oh|btw|ps)[\s,]+)*my\s+(?:(?:work|personal|private|new|main)\s+)?e-?mail\b', re.I)
+_EMAIL_ADDRESS = re.compile(r'[\w.+-]+@[\w-]+(?:\.[\w-]+)+')
+
+
+def _email_given(sentence: str) -> list[Finding]:
+    """ "My e-mail, if you need it for the reminders, is m@example.com": the address, whatever is said between."""
+    if not _MY_EMAIL.match(sentence) or not (m := _EMAIL_ADDRESS.search(sentence)):
+        return []
+    return [Finding(EntityRef.me(), 'email', m.group(0).rstrip('.'), 'identity')]
 
 
 def _about_someone(clause: str, turn: Turn) -> bool:

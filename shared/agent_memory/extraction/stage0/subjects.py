@@ -109,6 +109,8 @@ def _implied_first_person(clause: str, opens_turn: bool) -> str | None:
     a favourite may be named first ("Harry Potter is my favorite book")."""
     if _CALL_ME.search(clause):
         return clause  # "please call me Maggie", "you can call me Sam": a statement about the speaker's name
+    if re.match(r'^before\b[^,]{0,40}?\b(?:I|we)\s', clause, re.IGNORECASE):
+        return clause  # "Before we lived in Zilverdijk": where the speaker lived before (claims.py, _lived_before)
     if moved := _duration_first(clause):
         return moved
     if m := _DROPPED_SUBJECT.match(clause):

@@ -21,11 +21,12 @@ from agent_memory.extraction.stage0.signals import (
     is_question,
     sarcasm_marker,
 )
-from agent_memory.extraction.stage0.text import body, clip
+from agent_memory.extraction.stage0.text import PROPER, body, clip
 
 TENTATIVE = 0.6
 _MULTI_VALUED = frozenset({'likes', 'dislikes', 'preference', 'plays'})  # a second value adds to the first
 _MOVES = frozenset({'move', 'relocate'})
+_FROM_PLACE = re.compile(rf'(?:^|\s)from\s+(?:(?:a|the)\s+[a-z]+\s+(?:near|outside|in)\s+)?(?P<place>{PROPER})')
 _INTO_THE_STATED = re.compile(r'^(?:(?:here|there|from)\b|$)', re.IGNORECASE)  # not "to Rome": a move elsewhere
 
 
@@ -60,7 +61,7 @@ def read_turn(sentences: list[str], turn: Turn) -> Reading:
             reading.extend(answer_to_open_question(text, turn.ctx, clarifying=bool(clarifying)))
         total.extend(reading)
         previous, last = reading.findings, reading
-    return _dated_by_the_move(total)
+    return _moved_from(total)
 
 
 def _hedge_back(total: Reading, last: Reading, said: str, hedge: str) -> None:
@@ -70,6 +71,21 @@ def _hedge_back(total: Reading, last: Reading, said: str, hedge: str) -> None:
     total.happenings = [h for h in total.happenings if h not in last.happenings]
     named = {f.entity.name: f.entity for f in last.findings}
     total.uncertainties.append(hedged(body(said), hedge, named))
+
+
+def _moved_from(reading: Reading) -> Reading:
+    """ "we relocated here last spring from Bellmont": where someone moved from is a fact about them (``moved_from``);
+    the move itself still dates the residence said beside it (``_dated_by_the_move``), and is no event besides."""
+    origins = []
+    for happening in reading.happenings:
+        if happening.event.verb in _MOVES | {'come', 'emigrate'} and (m := _FROM_PLACE.search(happening.event.object_text or '')):
+            origins.append((happening, Finding(happening.actor, 'moved_from', m.group('place'), 'identity')))
+    reading = _dated_by_the_move(reading)
+    for happening, finding in origins:
+        if happening in reading.happenings:
+            reading.happenings.remove(happening)
+        reading.findings.append(finding)
+    return reading
 
 
 def _dated_by_the_move(reading: Reading) -> Reading:
