@@ -30,12 +30,14 @@ def test_sentences_end_where_the_speaker_ended_them(text: str, expected: list[st
     assert split_sentences(text) == expected
 
 
-def test_a_turn_typed_without_capitals_still_splits_at_its_full_stops() -> None:
-    # Given a lowercase turn (the first person already given its capital by normalisation)
+def test_a_lowercase_word_after_a_full_stop_opens_a_sentence_unless_an_abbreviation_ends_there() -> None:
+    # Given chat typed in lowercase (the first person already given its capital by normalisation)
     text = 'ok so I moved. we live in port ellery now. lol'
-    # Then each ". " before a lowercase word ends a sentence, because the speaker typed no capitals
+    # Then each ". " before a lowercase word ends a sentence, in a turn with capitals too
     assert split_sentences(text, caseless=True) == ['ok so I moved.', 'we live in port ellery now.', 'lol']
-    assert split_sentences(text, caseless=False) == ['ok so I moved. we live in port ellery now. lol']
+    assert split_sentences('live in Dunmarsh. flatmate is Ines.') == ['live in Dunmarsh.', 'flatmate is Ines.']
+    # But not after an abbreviation or a short capitalised word, in a turn with capitals
+    assert split_sentences('We met at the Intl. school in Dr. Lee’s street.') == ['We met at the Intl. school in Dr. Lee’s street.']
 
 
 def test_a_long_run_without_spaces_is_split_only_at_window_edges() -> None:

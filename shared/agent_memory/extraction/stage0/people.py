@@ -88,13 +88,14 @@ _ADJECTIVES = (
 )
 _NAME_WORD = r"(?-i:[A-ZÀ-ÖØ-Þ][\w-]*(?:['’][A-ZÀ-ÖØ-Þ][\w-]*)?)"  # "O'Brien", never "That's"
 _NAME = rf'(?P<name>{_NAME_WORD}(?:\s+{_NAME_WORD}){{0,2}})'
-_END_OF_NAME = r'(?=$|[\s,.;:!?)(—–-])'
+_END_OF_NAME = r"(?=$|[\s,.;:!?)(—–'’-])"
 _MY = r'(?:my|our)\s+'
+_MY_OR_TERSE = r'(?:(?:my|our)\s+)?'  # at the start of a clause, terse speech drops it: "flatmate's Ines", "brother Paweł"
 # "my sister Ada …", "my husband, Graham, is …", "our son Theo is 8"
-_MY_KIN_NAME = re.compile(rf'^{_MY}{_ADJECTIVES}{_KIN}\s*,?\s+{_NAME}{_END_OF_NAME}\s*,?(?P<rest>.*)$', re.I)
+_MY_KIN_NAME = re.compile(rf'^{_MY_OR_TERSE}{_ADJECTIVES}{_KIN}\s*,?\s+{_NAME}{_END_OF_NAME}\s*,?(?P<rest>.*)$', re.I)
 # "my manager is called Priya", "my boss name is Peter Haldane", "my dog's name is Rex", "my bf is Jordan"
 _MY_KIN_IS = re.compile(
-    rf"^{_MY}{_ADJECTIVES}{_KIN}(?:'s\s+name\s+is|\s+name\s+is|\s+is\s+called|\s+is\s+named|\s+goes\s+by|\s+is|'s)\s+{_NAME}"
+    rf"^{_MY_OR_TERSE}{_ADJECTIVES}{_KIN}(?:'s\s+name\s+is|\s+name\s+is|\s+is\s+called|\s+is\s+named|\s+goes\s+by|\s+is|'s|\s*=)\s*{_NAME}"
     rf'\s*(?P<rest>$|[,;:!.].*|\s+(?:btw|by the way|and|who|now|lol)\b.*)$',
     re.I,
 )
@@ -118,6 +119,7 @@ _MENTION = re.compile(rf'\b{_MY}{_ADJECTIVES}{_KIN}\s*,?\s+{_NAME}{_END_OF_NAME}
 _WHO = re.compile(r"^(?:,\s*)?(?:who(?:'s|\s+is)|which\s+is|that\s+is|who)\s+", re.I)
 _PRONOUN_IS = re.compile(r"^(?:,\s*)?(?:and\s+)?(?P<p>he|she|they)(?:'s|\s+is|\s+are|'re)\s+", re.I)
 _PRONOUN_VERB = re.compile(r'^(?:,\s*)?(?:and\s+)?(?P<p>he|she|they)\s+(?=[a-z])', re.I)
+_VERB_FIRST = re.compile(r'^(?:lives|works|teaches|studies|plays|speaks|loves|hates)\s', re.I)
 # "a golden retriever", "a ragdoll": the breed or species said of a pet already named
 _A_PET = re.compile(rf'^(?:a|an)\s+{_ADJECTIVES}(?P<rel>{_PET_WORD})\b', re.I)
 
@@ -192,14 +194,17 @@ def about_them(rest: str) -> str:
         rest = 'is ' + rest[m.end() :]
     elif m := _PRONOUN_VERB.match(rest):
         rest = rest[m.end() :]
-    rest = rest.lstrip(' ,;:—–-')
+    rest = re.sub(r"^['’]s\s+", 'is ', rest.lstrip(' ,;:—–-'))  # "Paweł's an electrician"
     return rest if re.match(r"^(?:is|'s|was|has|had|lives|lived|works|worked|teaches|moved|just|still|now|also|loves|likes|hates|"
                             r'turned|turns|recently|got|does|doesn\'t|is not|isn\'t|was|used|plays|speaks|studies|goes|runs|owns|'
                             r'[a-z]+s\b)', rest, re.I) else ''  # fmt: skip
 
 
 def pronoun_subject(clause: str, referents: list[Referent]) -> tuple[EntityRef, str] | None:
-    """ "she's an architect" → (the last she introduced, "is an architect"); None when no referent fits."""
+    """ "she's an architect" → (the last she introduced, "is an architect"); a clause that opens on its verb
+    ("…, lives in Zielonobór") is about the one introduced last; None when no referent fits."""
+    if referents and _VERB_FIRST.match(clause):
+        return referents[-1].entity, clause
     m = _PRONOUN_IS.match(clause)
     predicate = f'is {clause[m.end() :]}' if m else None
     if m is None:

@@ -128,6 +128,8 @@ def _about_someone(clause: str, turn: Turn) -> bool:
     """A hedge worth an open unknown is about the speaker or someone named ("maybe we can hang out" is not)."""
     if len(clause.split()) < 4 or SMALL_TALK.search(clause):
         return False
+    if re.match(r'^(?:might|may|maybe|probably|possibly|thinking)\b', clause, re.IGNORECASE):
+        return True  # terse: "might go freelance after the reorg" is the speaker's
     return bool(_FIRST_PERSON_WORD.search(clause)) or any(n in clause for n in named_entities(turn))
 
 

@@ -56,6 +56,13 @@ _NO_LONGER = re.compile(
     r'\s*(?:anymore|any\s+more)?\b',
     re.IGNORECASE,
 )
+# "quit coffee", "I gave up gluten", "stopped eating meat": a habit given up, so the liking or diet is taken back
+_GAVE_UP = re.compile(
+    r"^(?:i\s+|we\s+)?(?:(?:have|'ve|just|finally|recently)\s+)*(?:quit|gave\s+up|stopped|cut\s+out|dropped)\s+"
+    r'(?:(?:drinking|eating|having|smoking|doing)\s+)?(?P<old>[a-z][\w-]*(?:\s+[a-z][\w-]*)?)\s*$',
+    re.IGNORECASE,
+)
+_NOT_HABITS = frozenset({'my', 'the', 'a', 'it', 'that', 'this', 'working', 'work', 'there', 'here', 'by', 'in', 'at', 'for'})
 _ANYMORE = re.compile(r'\b(?:anymore|any\s+more|no\s+longer)\b', re.IGNORECASE)
 _FIRST_PERSON = re.compile(r"^(?:i|i'm|i\s+am|we|we're|we\s+are)$", re.IGNORECASE)
 _PRONOUNS = {'he': 'he', 'she': 'she', "he's": 'he', "she's": 'she'}
@@ -85,6 +92,8 @@ def find_revisions(clause: str, ctx: ExtractionContext, referents: list[Referent
             Revision(entity=who, old=number_word(m.group('old')), new=number_word(m.group('new')))
             for who in _who(m.group('who'), ctx, referents)
         ]
+    if (m := _GAVE_UP.match(text)) and m.group('old').split()[0].lower() not in _NOT_HABITS:
+        return [Revision(entity=EntityRef.me(), old=m.group('old'))]
     if (m := _NO_LONGER.match(text)) and _ANYMORE.search(text):
         old = m.group('old').strip()
         if old.lower() in _VAGUE_OLD or old.lower() in NOT_NAMES - {'vegan', 'vegetarian'}:

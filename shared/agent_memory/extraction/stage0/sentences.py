@@ -94,11 +94,21 @@ def _lowercase_cuts(text: str, a: int, b: int, cased: bool) -> Iterator[int]:
         word, stop, following = m.groups()
         if stop.startswith('..'):
             continue  # "so... yeah"
-        if cased and following not in _I_WORDS:
-            continue  # "Intl. school": in cased text a lowercase word continues the sentence
+        if cased and following not in _I_WORDS and not _ends_a_sentence(word, stop):
+            continue  # "Intl. school": in cased text a lowercase word after a short word continues the sentence
         if stop == '.' and (_IS_ABBREVIATION.fullmatch(word) or word.isdigit()):
             continue  # "dr. fox", "approx. two"
         yield m.start(3)
+
+
+def _ends_a_sentence(word: str, stop: str) -> bool:
+    """In a turn with capitals, whether "word." before a lowercase word still ends a sentence: chat starts sentences in
+    lowercase ("live in Dunmarsh. flatmate's Ines"), but never after an abbreviation or a short capitalised word."""
+    if stop != '.':
+        return True  # "!" and "?" end sentences
+    if _IS_ABBREVIATION.fullmatch(word) or word.isdigit() or len(word) < 3:
+        return False
+    return word.islower() or len(word) > 4
 
 
 def _pieces(text: str) -> Iterator[tuple[int, str]]:

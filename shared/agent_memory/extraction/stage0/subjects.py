@@ -53,7 +53,8 @@ _MY_ROLE = re.compile(
 _THE_THING = re.compile(r'^the\s+(?:(?P<organisation>client|customer|company|vendor|supplier)|(?P<project>project))\b', re.IGNORECASE)
 _DROPPED_SUBJECT = re.compile(
     r'^(?:(?P<perfect>been\s+(?:living|working|based)\b)|not\s+(?:a\s+)?(?:big\s+|huge\s+)?fan\s+of\b|'
-    r'(?:a\s+)?(?:big\s+|huge\s+)fan\s+of\b|living\s+in\b|based\s+in\b|working\s+(?:on|from)\b)',
+    r'(?:a\s+)?(?:big\s+|huge\s+)fan\s+of\b|living\s+in\b|based\s+in\b|working\s+(?:on|from)\b|'
+    r'(?P<plain>play\s+[a-z]+\s+(?:most|every|on|at|with|twice|once)\b|quit\s+[a-z]))',
     re.IGNORECASE,
 )
 _CALL_ME = re.compile(r'\b(?i:call me|calls me|i go by)\s+[A-Z]')  # "Call me Rob", but not "call me back"
@@ -113,8 +114,8 @@ def _implied_first_person(clause: str, opens_turn: bool) -> str | None:
         return clause  # "Before we lived in Zilverdijk": where the speaker lived before (claims.py, _lived_before)
     if moved := _duration_first(clause):
         return moved
-    if m := _DROPPED_SUBJECT.match(clause):
-        return ("I've " if m.group('perfect') else "I'm ") + clause
+    if m := _DROPPED_SUBJECT.match(clause):  # terse: "play chess most nights", "quit coffee"
+        return ("I've " if m.group('perfect') else 'I ' if m.group('plain') else "I'm ") + clause
     if opens_turn and (m := re.match(rf'^(?i:this is)\s+(?P<rest>{PROPER}.*)$', clause)):
         return "I'm " + m.group('rest')
     return favourite_as_first_person(clause) or topicalised_as_first_person(clause) or _dropped_before_event(clause)

@@ -17,6 +17,7 @@ _CLAUSE_BREAK = re.compile(
     r"|,?\s+(?:and|but|so|plus)\s+(?:now\s+|then\s+|also\s+)?(?=(?:I|I'm|I've|I'll|I'd|my|My|we|We|we're|We're)\b)"
     r"|,\s+(?=(?:I|I'm|I've|I'll|I'd|my|our|we|we're)\b)"
     r"|,\s+(?:and\s+)?(?=(?:he|she|he's|she's)\s)|\s+and\s+(?=(?:he's|she's|he\s+is|she\s+is)\s)"
+    r'|,\s+(?=(?:lives|works|living|working)\s+(?:in|at|for)\s)'
     r"|,\s+(?:and\s+)?(?:then\s+)?(?=there's\s)|:\s+(?=(?:my|our|I|I'm|we|we're)\s)"
     r"|,\s+(?:and|but|so|plus)\s+(?=(?:[a-z]+\s+){1,3}(?:I|I'm|I've|I'll|I'd|we|we're)\s)"
     r'|,\s*(?=(?:if|unless|in case|assuming)\b)'
@@ -66,6 +67,8 @@ _VALUE_END = re.compile(
     r'\s*(?:[,;()!?]|:(?!\S)|\s[—–-]{1,2}\s|[—–]|(?<=\w)-{1,2}\s|\.\s|\.$)'
     r"|\s+(?:because|since|but|although|though|which|who|whom|where|whereas|so that|if|unless|when|while|for what it's worth|"
     r'right now|at the moment|currently|these days|nowadays|now|anymore|any more|either|too|as well|by the way|btw|'
+    r'most (?:days|nights|mornings|evenings|weekends)|every (?:day|night|morning|evening|week|weekend|saturday|sunday)|'
+    r'twice a|once a|(?:two|three|four) times|daily|weekly|with (?:colleagues|friends|my)|'
     r'fluently|natively|really|actually|haha|lol|and\s+(?:just|also|then|now|it|it\'s|that|that\'s|this|they|they\'re))\b',
     re.IGNORECASE,
 )
