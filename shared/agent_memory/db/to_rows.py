@@ -137,6 +137,7 @@ def turn(row: Row) -> TurnRow:
         extraction_result=row.get('extraction_result'),
         llm_error=row.get('llm_error'),
         read_region=row.get('read_region'),
+        acting_principal=row.get('acting_principal'),
     )
 
 
@@ -225,6 +226,7 @@ def response_trace(row: Row) -> ResponseTraceRow:
         tokens=row.get('tokens'),
         session_id=session_id_of(row.get('session')),
         latency_ms=row.get('latency_ms'),
+        read_region=row.get('read_region'),
     )
 
 
@@ -248,6 +250,7 @@ def retrieval_trace(row: Row) -> RetrievalTraceRow:
         candidates=list(row.get('candidates') or []),
         response=ref(fetched['id']) if fetched else ref(response),
         answer=response_trace(fetched) if fetched else None,
+        read_region=row.get('read_region'),
     )
 
 
@@ -260,6 +263,7 @@ def decision_trace(row: Row) -> DecisionTraceRow:
         input=row.get('input'),
         outcomes=row.get('outcomes'),
         latency_ms=row.get('latency_ms'),
+        scope_sets=row.get('scope_sets'),
     )
 
 

@@ -52,6 +52,9 @@ def bearer(headers: Mapping[str, str]) -> str:
     return token.strip()
 
 
+# The reserved principals: admin holds every grant and system runs the background jobs, so acting as either would
+# lift a manager out of its region and record its writes under a name nobody can audit.
+UNDELEGABLE = frozenset({'admin', 'system'})
 DELEGATION_HEADERS = ('x-memory-on-behalf-of', 'x-agent-memory-on-behalf-of', 'x-spectron-on-behalf-of')
 
 
@@ -169,6 +172,8 @@ def delegate(caller: Caller, target_id: str, target: PrincipalRow | None) -> Cal
     managed = caller.patterns('grant:manage')
     if not managed:
         raise Forbidden('acting on behalf of another principal needs grant:manage')
+    if target_id.casefold() in UNDELEGABLE:
+        raise Forbidden(f'nobody acts on behalf of {target_id!r}')
     if target is None:
         raise Forbidden('cannot act on behalf of that principal')
     region = dict.fromkeys(VERBS, managed)

@@ -111,6 +111,7 @@ class TurnInput:
     principal: str
     category_override: MemoryCategory | None = None
     speaker: str | None = None  # the message's ``name``
+    acting_principal: str | None = None  # the manager who wrote it on the principal's behalf
 
     @classmethod
     def from_row(cls, row: TurnRow) -> TurnInput:
@@ -125,6 +126,7 @@ class TurnInput:
             row.principal,
             cast('MemoryCategory | None', row.memory_category),  # stored only after validation
             row.speaker,
+            row.acting_principal,
         )
 
 
@@ -164,13 +166,15 @@ def plan_turn(
     config: ContextConfig,
     session_id: str | None,
     outcome: StageOutcome,
+    reader: list[str],
 ) -> tuple[WritePlan, Diff]:
-    """Reconcile one turn's extraction into a plan that also marks the turn done (applied by the caller)."""
+    """Reconcile one turn's extraction into a plan that also marks the turn done (applied by the caller). ``reader`` is
+    the writer's read region: the diff names no value outside it."""
     started = time.perf_counter()
     now = utcnow()
     plan = WritePlan(now=now, session_id=session_id)
     diff = Diff(turn_id=turn.turn_id)
-    source = Source('turn', f'turn:{turn.turn_id}', session_id, turn.principal, turn.turn_id)
+    source = Source('turn', f'turn:{turn.turn_id}', session_id, turn.principal, turn.turn_id, turn.acting_principal)
     reconciler = Reconciler(
         store,
         plan,
@@ -181,6 +185,7 @@ def plan_turn(
         floor=config.reconciliation.confidence_floor,
         known_at=turn.observed_at,
         speaker=speaker,
+        reader=reader,
         category_override=turn.category_override,
     )
     reconciler.run(extraction)
@@ -253,7 +258,7 @@ def process_turn(
     session_id = turn.session_key
 
     def attempt() -> tuple[WritePlan, Diff]:
-        plan, diff = plan_turn(store, turn, extraction, speaker, config, session_id, outcome)
+        plan, diff = plan_turn(store, turn, extraction, speaker, config, session_id, outcome, read_patterns)
         commit(store, embedder, plan)
         return plan, diff
 
@@ -276,5 +281,5 @@ def preview_turn(
     vocabulary = JobVocabulary(store, tuple(read_patterns)).current()
     ctx = extraction_context(store, turn, speaker, read_patterns, vocabulary)
     extraction, outcome = extractors.run(turn.content, ctx, config.models.extraction, final_delivery=True)  # nothing retries a preview
-    _, diff = plan_turn(store, turn, extraction, speaker, config, None, outcome)
+    _, diff = plan_turn(store, turn, extraction, speaker, config, None, outcome, read_patterns)
     return diff.as_json()

@@ -40,6 +40,7 @@ class TurnRow:
     extraction_result: str | None = None
     llm_error: str | None = None
     read_region: list[str] | None = None
+    acting_principal: str | None = None  # the manager who wrote it on the principal's behalf
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
