@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from agent_memory.clock import new_id
+from agent_memory.clock import in_range, new_id
 from agent_memory.db.memory_store import MemoryStore
 from agent_memory.domain.entity_keys import Speaker, entity_key, entity_ref
 from agent_memory.domain.importance import INITIAL_IMPORTANCE
@@ -303,9 +303,10 @@ class Reconciler:
             elif not item.tentative:  # a tentative value already comes with the turn's own uncertainty
                 self._flag(old, entity, key, value)
         fields = self._fact_fields(category)
-        if item.valid_from is not None:
+        if in_range(item.valid_from):  # a model's date outside the accepted range is dropped (clock.EARLIEST..LATEST)
             fields = replace(fields, valid_from=item.valid_from)
-        created = CreateAttribute(attr_id, entity, key, value, conf, fields, valid_until=item.valid_until, supersedes=supersedes)
+        valid_until = item.valid_until if in_range(item.valid_until) else None
+        created = CreateAttribute(attr_id, entity, key, value, conf, fields, valid_until=valid_until, supersedes=supersedes)
         self.plan.add(created)
         ref_ = record_ref('attribute', attr_id)
         address.held.append(Held(ref_, value, self.scope_sets, category, conf, self.source.kind, planned=created))
@@ -400,14 +401,15 @@ class Reconciler:
         target = self._entity(item.object, category) if item.object else None
         action_id = new_id()
         fields = replace(self._fact_fields(category), confirmed_at=None)
-        self.plan.add(CreateAction(action_id, actor, target, item.verb, item.object_text, item.summary, item.occurred_at, fields))
+        occurred_at = item.occurred_at if in_range(item.occurred_at) else None
+        self.plan.add(CreateAction(action_id, actor, target, item.verb, item.object_text, item.summary, occurred_at, fields))
         self.diff.actions.append(
             {
                 'actor': entity_ref(actor),
                 'verb': item.verb,
                 'object': entity_ref(target) if target else None,
                 'objectText': item.object_text,
-                'occurredAt': item.occurred_at.isoformat() if item.occurred_at else None,
+                'occurredAt': occurred_at.isoformat() if occurred_at else None,
                 'summary': item.summary,
                 'memoryCategory': category,
             }

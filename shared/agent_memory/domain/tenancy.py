@@ -235,6 +235,8 @@ def expiry(ttl_seconds: int | None, expires_at: dt.datetime | None, now: dt.date
         return now + dt.timedelta(seconds=ttl_seconds)
     if expires_at is not None and expires_at <= now:
         raise BadRequest('expiresAt must be in the future')
+    if expires_at is not None and expires_at > now + dt.timedelta(seconds=MAX_TTL_SECONDS):
+        raise BadRequest('expiresAt may be at most 10 years ahead (the key lifetime cap, as for ttlSeconds)')
     return expires_at
 
 
