@@ -22,14 +22,14 @@ MGMT = Api('unused', MANAGEMENT_KEY)
 
 
 def _bodies(number: str) -> list[tuple[str, str, str]]:
-    triple = '{"infer":"triples","triples":[{"entity":{"type":"person","name":"Ann"},"key":"k","value":%s}]}' % number
+    triple = '{"infer":"triples","triples":[{"entity":{"type":"person","name":"Ann"},"key":"k","value":N}]}'.replace('N', number)
     return [
-        ('facts', '/facts', '{"infer":"none","text":"x","sessionId":"s1","n":%s}' % number),
+        ('facts', '/facts', '{"infer":"none","text":"x","sessionId":"s1","n":N}'.replace('N', number)),
         ('facts', '/facts', triple),
-        ('facts', '/facts/batch', '{"messages":[{"role":"user","content":"x"}],"extra":%s}' % number),
-        ('retrieval', '/query', '{"query":"Ann","k":%s}' % number),
-        ('chat', '/chat', '{"message":"Who is Ann?","k":%s}' % number),
-        ('sessions', '/sessions', '{"id":"s9","metadata":{"a":%s}}' % number),
+        ('facts', '/facts/batch', '{"messages":[{"role":"user","content":"x"}],"extra":N}'.replace('N', number)),
+        ('retrieval', '/query', '{"query":"Ann","k":N}'.replace('N', number)),
+        ('chat', '/chat', '{"message":"Who is Ann?","k":N}'.replace('N', number)),
+        ('sessions', '/sessions', '{"id":"s9","metadata":{"a":N}}'.replace('N', number)),
     ]
 
 
@@ -42,7 +42,7 @@ def test_a_number_no_database_holds_is_400_on_every_body_route_and_writes_nothin
         # and without a key it is the 401 every unauthenticated request gets
         code, body, _ = api.call(function, 'POST', path, raw, key='am_not_a_key')
         assert code == 401, (path, body)
-    for raw in ('{"config":{"response_cache":{"freshness_window_seconds":%s}}}' % number,):
+    for raw in ('{"config":{"response_cache":{"freshness_window_seconds":N}}}'.replace('N', number),):
         code, body, _ = MGMT.call('contexts', 'PATCH', f'/api/v1/contexts/{api.context_id}', raw)
         assert code == 400, body
         code, body, _ = MGMT.call('contexts', 'POST', '/api/v1/contexts/hostile-numbers', raw)
@@ -52,7 +52,7 @@ def test_a_number_no_database_holds_is_400_on_every_body_route_and_writes_nothin
 
 @pytest.mark.parametrize('number', NUMBERS)
 def test_mcp_refuses_such_a_number_as_a_protocol_error(api: Api, number: str) -> None:
-    raw = '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"recall","arguments":{"query":"Ann","k":%s}}}' % number
+    raw = '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"recall","arguments":{"query":"Ann","k":N}}}'.replace('N', number)
     result = rpc_raw(api.key, raw)
     assert result['statusCode'] < 500, result
     answer = json.loads(result['body'])
