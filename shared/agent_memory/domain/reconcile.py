@@ -303,7 +303,7 @@ class Reconciler:
             elif not item.tentative:  # a tentative value already comes with the turn's own uncertainty
                 self._flag(old, entity, key, value)
         fields = self._fact_fields(category)
-        if in_range(item.valid_from):  # a model's date outside the accepted range is dropped (clock.EARLIEST..LATEST)
+        if item.valid_from is not None and in_range(item.valid_from):  # a model's date outside the range is dropped
             fields = replace(fields, valid_from=item.valid_from)
         valid_until = item.valid_until if in_range(item.valid_until) else None
         created = CreateAttribute(attr_id, entity, key, value, conf, fields, valid_until=valid_until, supersedes=supersedes)
