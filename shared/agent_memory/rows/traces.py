@@ -76,6 +76,7 @@ class CacheCandidate:
     question_key: str | None
     similarity: float
     answer: ResponseTraceRow
+    query: str = ''  # the question it answered (its specifics must equal the new question's)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
