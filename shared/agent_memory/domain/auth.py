@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 
 from agent_memory.clock import utcnow
+from agent_memory.config import get_settings
 from agent_memory.db.caller_lookup import CallerRows, RateDefaults, key_context, resolve_caller
 from agent_memory.db.control_store import ControlStore
 from agent_memory.domain.context_config import ContextConfig, RateLimitConfig, effective_config
@@ -190,7 +191,12 @@ def delegate(caller: Caller, target_id: str, target: PrincipalRow | None) -> Cal
 
 
 def authenticate_management(control: ControlStore, headers: Mapping[str, str]) -> None:
+    """401 for anything but a configured management key; 429 when that key's bucket is empty (one round trip)."""
     digest = hash_key(bearer(headers))
-    stored = control.management_key_hash(digest)
+    settings = get_settings()
+    stored, wait = control.management_key_with_token(digest, utcnow(), settings.management_requests_per_minute, settings.management_burst)
     if stored is None or not hmac.compare_digest(stored, digest):
         raise Unauthorized(UNAUTHORIZED)
+    if wait > 0:
+        per_minute = settings.management_requests_per_minute
+        raise TooManyRequests(f'management rate limit of {per_minute} requests/minute exceeded', retry_after=math.ceil(wait))
