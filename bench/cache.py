@@ -82,7 +82,7 @@ from agent_memory.db.trace_store import TraceStore  # noqa: E402
 from agent_memory.domain import question_key as question_keys  # noqa: E402
 from agent_memory.domain.context_config import ResponseCacheConfig  # noqa: E402
 from agent_memory.domain.contexts import create_context, mint_context_key  # noqa: E402
-from agent_memory.domain.question_key import QuestionKey, question_key  # noqa: E402
+from agent_memory.domain.question_key import QuestionKey, Specifics, question_key, specifics  # noqa: E402
 from agent_memory.domain.synthesis import LlmComposer  # noqa: E402
 from agent_memory.rows.traces import ResponseTraceRow  # noqa: E402
 from agent_memory.tuning import TUNING  # noqa: E402
@@ -417,15 +417,30 @@ class Replay:
 
 def exact_replay(asks: list[Ask], vectors: list[np.ndarray], threshold: float, rule: str) -> Replay:
     """What the cache decides for this sequence with exact cosine (every answer stays valid here). ``old``: best
-    earlier miss at similarity ≥ threshold. ``new``: the newest earlier miss with the same question key, else the
-    best one at similarity ≥ threshold whose key is not a near miss of this question's."""
-    stored: list[tuple[np.ndarray, QuestionKey | None, str | None]] = []
+    earlier miss at similarity ≥ threshold. ``new``: the newest earlier miss with the same question key (which stands in
+    for similarity only at or below the default threshold), else the best one at similarity ≥ threshold whose key is not
+    a near miss of this question's. Both rules reuse an answer only for a question with the same numbers, names and
+    relation words (``question_key.Specifics``, issue 30)."""
+    stored: list[tuple[np.ndarray, QuestionKey | None, Specifics, str | None]] = []
     replay = Replay()
     for ask, vector in zip(asks, vectors, strict=True):
         key = question_key(ask.text) if rule == 'new' else None
-        same = [intent for _, other, intent in stored if key is not None and other == key]
+        with mock.patch.object(question_keys, 'question_key', lambda _text: None) if rule == 'old' else contextlib.nullcontext():
+            wanted = specifics(ask.text)
+        same = [
+            intent
+            for v, other, said, intent in stored
+            if key is not None
+            and other == key
+            and wanted.allow_reuse(said)
+            and (threshold <= DEFAULT_THRESHOLD or float(v @ vector) >= threshold)
+        ]
         similar = sorted(
-            ((float(v @ vector), intent) for v, other, intent in stored if not (key and other and key.conflicts_with(other))),
+            (
+                (float(v @ vector), intent)
+                for v, other, said, intent in stored
+                if not (key and other and key.conflicts_with(other)) and wanted.allow_reuse(said)
+            ),
             key=lambda pair: -pair[0],
         )
         if same:
@@ -434,7 +449,7 @@ def exact_replay(asks: list[Ask], vectors: list[np.ndarray], threshold: float, r
             source = similar[0][1]
         else:
             replay.decisions.append(False)
-            stored.append((vector, key, ask.intent))
+            stored.append((vector, key, wanted, ask.intent))
             continue
         replay.decisions.append(True)
         replay.hits += 1

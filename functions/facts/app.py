@@ -49,6 +49,7 @@ def post_facts_batch(context_id: str) -> Any:
     caller, ports = data_plane(app, context_id)
     request, raw = parse_body(app, FactsBatchRequest)
     facts.check_text_size(*(m.content for m in request.messages))
+    facts.check_batch_size([m.content for m in request.messages])
     wait = prefer_wait()
     status, body = facts.remember_batch(ports.memory, caller, get_services().pipeline(), request, raw, header(app, 'Idempotency-Key'), wait)
     metrics.add_metric(name='FactsWritten', unit=MetricUnit.Count, value=len(request.messages))

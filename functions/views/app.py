@@ -46,8 +46,7 @@ def resolve_uncertainty(context_id: str, uncertainty_id: str) -> Any:
             ports.reads,
             ports.memory,
             get_services().embedder,
-            caller.principal_id,
-            caller.patterns('memory:write'),
+            caller,
             uncertainty_id,
             request.accepted_value,
         )

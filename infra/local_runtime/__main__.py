@@ -73,6 +73,18 @@ def _start_timers(registry: HandlerRegistry, stop: threading.Event) -> list[thre
     return threads
 
 
+def _resend_lost_jobs(services: Any) -> None:
+    from agent_memory.domain.extraction_resend import resend_all_pending
+
+    try:
+        resent = resend_all_pending(services)
+    except Exception as exc:  # the hourly sweep still re-sends them later
+        print(f'[local] re-sending the extractions of the previous run failed: {exc}', file=sys.stderr)
+        return
+    if resent:
+        print(f'[local] re-sent {resent} extraction jobs the previous run had not finished', flush=True)
+
+
 def main() -> int:
     faulthandler.register(signal.SIGUSR1)  # `kill -USR1 <pid>` prints every thread's stack: for a request that hangs
     data_dir = Path(os.environ.get('AGENT_MEMORY_DATA_DIR') or ROOT / '.data').resolve()
@@ -99,6 +111,8 @@ def main() -> int:
     if services.queue is None:  # no AGENT_MEMORY_QUEUE_URL: extraction jobs run in-process
         local_queue = LocalQueue(registry, sqs_worker_dir(template, ROOT), max_receives=services.max_receives).start()
         services.queue = local_queue
+        # The jobs of the previous process died with it (kill -9 runs no shutdown code): send them again now.
+        threading.Thread(target=_resend_lost_jobs, args=(services,), name='resend-lost-jobs', daemon=True).start()
     host, port = os.environ.get('HOST', '127.0.0.1'), int(os.environ.get('PORT', '3000'))
     server = make_server(host, port, routes, registry)
     stop = threading.Event()

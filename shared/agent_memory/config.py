@@ -39,6 +39,9 @@ class Settings:
     extraction_stale_seconds: float
     max_body_bytes: int
     max_text_bytes: int
+    max_batch_text_bytes: int = 64 * 1024  # every message of one /facts/batch together: one turn's worth of work
+    management_requests_per_minute: int = 600  # per management key; 0 turns the management API's limit off
+    management_burst: int = 100
 
     @property
     def management_keys(self) -> tuple[str, ...]:
@@ -122,4 +125,7 @@ def get_settings() -> Settings:
         extraction_stale_seconds=float(_env('EXTRACTION_STALE_SECONDS', '900') or 900),
         max_body_bytes=int(_env('MAX_BODY_BYTES', str(1024 * 1024)) or 0),
         max_text_bytes=int(_env('MAX_TEXT_BYTES', str(64 * 1024)) or 0),
+        max_batch_text_bytes=int(_env('MAX_BATCH_TEXT_BYTES', str(64 * 1024)) or 0),
+        management_requests_per_minute=int(_env('MANAGEMENT_REQUESTS_PER_MINUTE', '600') or 0),
+        management_burst=max(1, int(_env('MANAGEMENT_BURST', '100') or 100)),
     )

@@ -7,7 +7,7 @@ from typing import Any, Literal
 
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from agent_memory.clock import parse_rfc3339
+from agent_memory.clock import parse_observation, parse_timestamp
 from agent_memory.domain.speakers import check_speaker_name
 from agent_memory.vocabulary import MemoryCategory, names_self_entity
 
@@ -64,12 +64,22 @@ class Triple(StrictModel):
         return str(self.value)
 
 
-def _observed(value: Any) -> dt.datetime | None:
+def _timestamp(value: Any) -> dt.datetime | None:
+    """``asOf``, ``validFrom``, ``validUntil``, ``expiresAt``: RFC 3339 in the accepted range (``clock.EARLIEST``..)."""
     if value is None:
         return None
     if not isinstance(value, str):
         raise ValueError('must be an RFC 3339 timestamp string')
-    return parse_rfc3339(value)
+    return parse_timestamp(value)
+
+
+def _observed(value: Any) -> dt.datetime | None:
+    """``observedAt`` and a batch message's ``ts``: in range, and not in the future beyond a few minutes of skew."""
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise ValueError('must be an RFC 3339 timestamp string')
+    return parse_observation(value)
 
 
 SPEAKER_NAME: Any = Field(
@@ -217,7 +227,7 @@ class KeyCreate(StrictModel):
     ttl_seconds: int | None = Field(default=None, validation_alias=AliasChoices('ttlSeconds', 'ttl_seconds'), ge=1, le=MAX_TTL_SECONDS)
     expires_at: dt.datetime | None = _alias('expiresAt', 'expires_at')
 
-    _parse_expires = field_validator('expires_at', mode='before')(_observed)
+    _parse_expires = field_validator('expires_at', mode='before')(_timestamp)
 
     @model_validator(mode='after')
     def _one_expiry(self) -> KeyCreate:
@@ -289,7 +299,7 @@ class QueryRequest(ReadRequest):
     session_id: str | None = Field(default=None, validation_alias=AliasChoices('sessionId', 'session_id'), pattern=SESSION_ID_PATTERN)
     source: str | None = Field(default=None, max_length=128)
 
-    _parse_times = field_validator('as_of', 'valid_from', 'valid_until', mode='before')(_observed)
+    _parse_times = field_validator('as_of', 'valid_from', 'valid_until', mode='before')(_timestamp)
 
     @model_validator(mode='after')
     def _window(self) -> QueryRequest:

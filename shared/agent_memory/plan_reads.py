@@ -37,3 +37,5 @@ class StoredReply:
     status: int
     response_json: str  # JSON text: null fields survive (the SDK would drop None from an object)
     created_at: dt.datetime
+    write_scope: list[list[str]] | None = None  # None: stored before migration 0030
+    read_region: list[str] | None = None

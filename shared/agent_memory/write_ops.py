@@ -31,6 +31,7 @@ class Provenance:
     ref: str | None
     session_id: str | None
     principal: str
+    acting_principal: str | None = None  # the manager who wrote it on the principal's behalf (delegation audit)
 
 
 @dataclass(frozen=True)
@@ -68,6 +69,8 @@ class SaveIdempotency:
     status: int
     response: Mapping[str, Any]
     created_at: dt.datetime
+    write_scope: ScopeSets | None = None  # where the write went: a replay needs the grant to write there
+    read_region: Sequence[str] | None = None  # the writer's memory:read: a replay needs a grant that covers it
 
 
 @dataclass(frozen=True)
@@ -119,6 +122,7 @@ class CreateTurn:
     speaker: str | None
     enqueued_at: dt.datetime | None
     origin: str | None = None  # None: ingested (evidence); 'chat': a /chat message; 'chat_reply': a generated reply
+    acting_principal: str | None = None  # the manager who wrote it on the principal's behalf (delegation audit)
 
 
 @dataclass(frozen=True)
@@ -273,6 +277,8 @@ class DecisionTrace:
     turn_id: str | None
     latency_ms: float
     created_at: dt.datetime
+    scope_sets: ScopeSets | None = None  # where the write went: a reader sees the trace's texts only if it can read there
+    acting_principal: str | None = None
 
 
 @dataclass(frozen=True)
@@ -296,6 +302,8 @@ class ResponseTrace:
     cited_entity_refs: Sequence[str] | None = None
     reused_from: str | None = None  # the response trace a cache hit reused
     session_key: str | None = None
+    read_region: Sequence[str] | None = None  # the reader's memory:read patterns: who may later see its texts
+    acting_principal: str | None = None
 
 
 @dataclass(frozen=True)

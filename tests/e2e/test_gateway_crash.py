@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import http.client
 import json
+import socket
 import threading
 import time
 import urllib.error
@@ -100,6 +101,41 @@ def test_kill_9_mid_burst_loses_no_acknowledged_write_and_strands_no_turn(tmp_pa
         entities = {e['id'] for c in categories for e in c['entities']}
         attribute_entities = {a['entity'] for c in categories for a in c['attributes']}
         assert attribute_entities and attribute_entities <= entities
+    finally:
+        code, output = gateway.stop()
+    assert code == 0, output
+
+
+def test_after_a_kill_9_the_queued_extractions_are_resent_at_start(tmp_path: Path) -> None:
+    """Issue 30, finding 12: the local queue lives in the process, so a kill -9 loses the jobs it held. The restarted
+    gateway sends them again at once, not at the first hourly sweep (before: up to ~75 minutes later)."""
+    data_dir = tmp_path / 'data'
+    hung = socket.socket()
+    hung.bind(('127.0.0.1', 0))
+    hung.listen(64)  # accepts connections and never answers: the LLM stage of the first job hangs, the rest wait queued
+    slow_llm = {'AGENT_MEMORY_LLM_BASE_URL': f'http://127.0.0.1:{hung.getsockname()[1]}/v1', 'AGENT_MEMORY_LLM_EXTRACTION_MODEL': 'm',
+                'AGENT_MEMORY_LLM_TIMEOUT_SECONDS': '120', 'AGENT_MEMORY_SWEEP_HOURLY_SECONDS': '3600'}  # fmt: skip
+    gateway = Gateway(data_dir, free_port(), slow_llm)
+    try:
+        # Given five turns accepted for extraction while the worker is stuck on the first
+        turns = []
+        for i in range(5):
+            code, body = _post(gateway, '/api/v1/dev/facts', {'text': f'My favourite colour is shade {i}.'}, {})
+            assert code == 202, body
+            turns.append(body['turnId'])
+        # When the gateway is killed with SIGKILL and restarted (no LLM; the hourly sweep an hour away)
+        gateway.kill()
+    finally:
+        hung.close()
+    gateway = Gateway(data_dir, free_port(), {'AGENT_MEMORY_SWEEP_HOURLY_SECONDS': '3600'})
+    try:
+        # Then every turn is extracted within a minute
+        deadline = time.monotonic() + 60
+        pending = set(turns)
+        while pending and time.monotonic() < deadline:
+            pending = {t for t in pending if gateway.request('GET', f'/api/v1/dev/extractions/{t}')[1]['status'] != 'done'}
+            time.sleep(0.5)
+        assert not pending, f'{len(pending)} of {len(turns)} turns still waiting for extraction after the restart'
     finally:
         code, output = gateway.stop()
     assert code == 0, output

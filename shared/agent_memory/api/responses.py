@@ -387,6 +387,10 @@ class ResponseTrace(Wire):
     id: str
     user_message: str | None
     response_text: str | None
+    redacted: bool = Field(
+        description='true when the reader may not see every text of it now: the texts are null and '
+        'the citations hold only the rows the reader may read'
+    )
     cached: bool
     reused_from: str | None
     cache_eligible: bool
@@ -414,7 +418,11 @@ class TraceRecord(Wire):
     """A retrieval trace with the response it fed (`parent`, when one did)."""
 
     id: str
-    query_text: str
+    query_text: str | None
+    redacted: bool = Field(
+        description="true when the reader's grants do not cover the region the trace was made under: "
+        'queryText is null and only the rows the reader may read are listed'
+    )
     endpoint: str | None
     resolution_tier: str
     tier_entered: int
@@ -460,6 +468,7 @@ class DecisionTraceDetail(Wire):
     turn_id: str | None
     input: Any
     outcomes: Any
+    redacted: bool
     latency_ms: float | None
     created_at: str | None
 

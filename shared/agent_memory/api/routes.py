@@ -75,8 +75,9 @@ def _errors(*statuses: int) -> frozenset[int]:
 DATA = _errors(401, 403, 422, 429, 503)
 DATA_GET = DATA | {400}
 DATA_BODY = DATA | {400, 413}
-# Management routes: the management key (401), the database (503); a context in the path: 422 bad id, 404 unknown.
-MANAGEMENT = _errors(401, 503)
+# Management routes: the management key (401), its rate limit (429), the database (503); a context in the path: 422
+# bad id, 404 unknown.
+MANAGEMENT = _errors(401, 429, 503)
 IN_CONTEXT = MANAGEMENT | {404, 422}
 NO_CONTENT = Answer('Done (no body)')
 

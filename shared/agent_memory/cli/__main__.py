@@ -18,6 +18,7 @@ from agent_memory.cli.conversations import ConversationFileError, read_conversat
 
 SWEEPS = ('decay', 'expire', 'purge-traces', 'reindex')
 MAX_BATCH = 100  # POST /facts/batch accepts up to 100 messages
+MAX_BATCH_TEXT_BYTES = 64 * 1024  # … holding at most this much text together (the service's default budget)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -151,6 +152,23 @@ def progress(done: int, total: int, started: float, out: TextIO = sys.stderr) ->
     print(f'[{"#" * filled}{"." * (width - filled)}] {done}/{total} messages  {rate:,.0f}/s', end=end, file=out, flush=True)
 
 
+def batches(messages: list[dict[str, Any]], size: int) -> list[list[dict[str, Any]]]:
+    """Consecutive batches of at most ``size`` messages whose texts together stay within the service's batch budget."""
+    out: list[list[dict[str, Any]]] = []
+    current: list[dict[str, Any]] = []
+    used = 0
+    for message in messages:
+        cost = len(str(message.get('content', '')).encode())
+        if current and (len(current) >= size or used + cost > MAX_BATCH_TEXT_BYTES):
+            out.append(current)
+            current, used = [], 0
+        current.append(message)
+        used += cost
+    if current:
+        out.append(current)
+    return out
+
+
 def run_import(client: Client, args: argparse.Namespace) -> Any:
     if not 1 <= args.batch <= MAX_BATCH:
         raise ConversationFileError(f'--batch must be in 1..{MAX_BATCH}')
@@ -159,15 +177,17 @@ def run_import(client: Client, args: argparse.Namespace) -> Any:
     started = time.monotonic()
     turns, queued = 0, 0
     progress(0, len(messages), started)
-    for start in range(0, len(messages), args.batch):
-        body: dict[str, Any] = {'messages': messages[start : start + args.batch], 'infer': args.infer, 'extract': 'per_message'}
+    sent = 0
+    for batch in batches(messages, args.batch):
+        body: dict[str, Any] = {'messages': batch, 'infer': args.infer, 'extract': 'per_message'}
         if session:
             body['sessionId'] = session
         result = client.call('POST', f'/api/v1/{args.context}/facts/batch', body)
         session = result['sessionId']
         turns += len(result['turnIds'])
         queued += len(result['turnIds']) if result.get('status') == 'queued' else 0
-        progress(min(len(messages), start + args.batch), len(messages), started)
+        sent += len(batch)
+        progress(sent, len(messages), started)
     return {'sessionId': session, 'turns': turns, 'queuedForExtraction': queued, 'seconds': round(time.monotonic() - started, 2)}
 
 

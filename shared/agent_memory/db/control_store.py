@@ -261,6 +261,26 @@ class ControlStore:
         row = self._q('SELECT VALUE hash FROM ONLY $id;', id=rid('management_key', key_hash))[0]
         return str(row) if row else None
 
+    def management_key_with_token(self, key_hash: str, now: dt.datetime, per_minute: int, burst: int) -> tuple[str | None, float]:
+        """The stored hash of a management key and, for a known key with ``per_minute`` > 0, a token taken from its
+        bucket, in one transaction: (hash or None, seconds to wait; 0 when a token was taken)."""
+        from agent_memory.db.rate_limit_store import TAKE_TOKEN
+
+        sql = (
+            'BEGIN TRANSACTION;\n'
+            'LET $h = (SELECT VALUE hash FROM ONLY $key);\n'
+            'LET $take = $h != NONE AND $per_minute > 0;\n'
+            'LET $id = $bucket; LET $burst = <float> $max_burst; LET $rate = $per_minute / 60.0;\n'
+            f'{TAKE_TOKEN}\n'
+            'RETURN { hash: $h, wait: $wait };\n'
+            'COMMIT TRANSACTION;'
+        )
+        # Context ids are never empty, so ['', …] buckets are the management API's own.
+        params = {'key': rid('management_key', key_hash), 'bucket': rid('rate_bucket', ['', f'management/{key_hash[:32]}']),
+                  'per_minute': per_minute, 'max_burst': burst, 'now': now}  # fmt: skip
+        row = run_with_retry(lambda: self._q(sql, **params))[-2]
+        return (str(row['hash']) if row.get('hash') else None), float(row.get('wait') or 0.0)
+
 
 def _context_row(row: dict[str, Any]) -> ContextRow:
     """``to_rows.context``, imported on first use: ``to_rows`` builds every row type, and a health check's cold start

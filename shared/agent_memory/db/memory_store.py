@@ -200,8 +200,14 @@ class MemoryStore:
         row = self.q('SELECT * FROM ONLY $id;', id=rid('idempotency', [principal, key]))[0]
         if not row:
             return None
-        return StoredReply(body_hash=row['body_hash'], status=int(row['status']), response_json=row['response_json'],
-                           created_at=row['created_at'])  # fmt: skip
+        return StoredReply(
+            body_hash=row['body_hash'],
+            status=int(row['status']),
+            response_json=row['response_json'],
+            created_at=row['created_at'],
+            write_scope=row.get('write_scope'),
+            read_region=row.get('read_region'),
+        )
 
     def forget_idempotency(self, principal: str, key: str) -> None:
         self.q('DELETE $id;', id=rid('idempotency', [principal, key]))

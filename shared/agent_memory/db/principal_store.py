@@ -1,8 +1,11 @@
 """Every SurrealQL statement about the principals of one context (its own database), CONTRACT §3 / §10.
 
-Keys live in the control database; deleting a principal removes its keys in the same transaction
-(``USE DB`` inside one ``BEGIN … COMMIT``), so no key can outlive its principal and come back to
-life if a principal with the same id is created later.
+Keys live in the control database. Deleting a principal (issue 30) first removes its keys, its rate-limit bucket and
+its mint row (one transaction: from then on nobody acts as it), then everything bound to it batch by batch — its
+sessions with their turns and passages, its turns in other sessions, its self entity with every fact, relation,
+action and doubt about it, its traces and its idempotency records — and last the principal row. A deletion cut short
+leaves the principal in place without keys, and deleting it again finishes the job; a principal created later with
+the same id finds nothing of the old one.
 """
 
 from __future__ import annotations
@@ -13,7 +16,7 @@ from typing import Any
 from agent_memory.db import to_rows
 from agent_memory.db.connection import CONTROL_DB, Database, context_db_name
 from agent_memory.db.migrations import ensure_migrated
-from agent_memory.db.records import rid
+from agent_memory.db.records import entity_rid, rid
 from agent_memory.rows.control import PrincipalRow
 
 # The only fields a PATCH may set (their names are interpolated into SurrealQL, values are bound).
@@ -67,8 +70,20 @@ class PrincipalStore:
         rows = self._q(f'UPDATE $id SET {", ".join(assignments)} RETURN AFTER;', **params)[0]
         return to_rows.principal(rows[0]) if rows else None
 
-    def delete_with_keys(self, principal_id: str) -> bool:
-        """Delete the principal and every control-plane key bound to it, atomically; False if it did not exist."""
+    def delete_with_everything(self, principal_id: str) -> bool:
+        """Delete the principal, its keys and everything bound to it (module docstring); False if it did not exist."""
+        if self.get(principal_id) is None:
+            return False
+        self.db.query(
+            CONTROL_DB,
+            'BEGIN TRANSACTION;\n'
+            'DELETE api_key WHERE context = $ctx AND principal = $pid;\n'
+            'DELETE $bucket, $mint;\n'
+            'COMMIT TRANSACTION;',
+            {'ctx': self.context_id, 'pid': principal_id, 'bucket': rid('rate_bucket', [self.context_id, principal_id]),
+             'mint': rid('key_mint', [self.context_id, principal_id])},
+        )  # fmt: skip
+        self._delete_bound(principal_id)
         result = self._q(
             'BEGIN TRANSACTION;\n'
             'LET $gone = (DELETE $id RETURN BEFORE);\n'
@@ -81,3 +96,35 @@ class PrincipalStore:
             pid=principal_id,
         )
         return bool([r for r in result if isinstance(r, int)][-1])
+
+    def _drain(self, select: str, delete: str, **params: Any) -> None:
+        """Repeat: select up to ``BATCH`` ids (``$ids``), delete them (one transaction each), until none is left."""
+        while ids := self._q(f'{select} LIMIT {BATCH};', **params)[0]:
+            self._q(f'BEGIN TRANSACTION; {delete} COMMIT TRANSACTION;', ids=ids, **params)
+
+    def _delete_bound(self, pid: str) -> None:
+        turns = 'FOR $t IN $ids { DELETE memory_chunk WHERE turn = $t; }; DELETE $ids;'
+        while sessions := self._q(f'SELECT VALUE id FROM session WHERE principal = $pid LIMIT {BATCH};', pid=pid)[0]:
+            for session in sessions:
+                self._drain('SELECT VALUE id FROM turn WHERE session_key = $key', turns, key=session.id)
+            self._q('DELETE $sessions;', sessions=sessions)
+        self._drain('SELECT VALUE id FROM turn WHERE principal = $pid', turns, pid=pid)
+        for entity in self._q('SELECT VALUE id FROM entity WHERE self_principal = $pid;', pid=pid)[0] or []:
+            ref = f'{entity.id[0]}/{entity.id[1]}'
+            for table, fields in SELF_ROWS:
+                for name in fields:
+                    self._drain(f'SELECT VALUE id FROM {table} WHERE {name} = $ref', 'DELETE $ids;', ref=ref)
+            self._q('DELETE $entity;', entity=entity_rid(*entity.id))
+        for table in ('retrieval_trace', 'response_trace', 'decision_trace'):
+            self._drain(f'SELECT VALUE id FROM {table} WHERE principal = $pid', 'DELETE $ids;', pid=pid)
+        self._drain('SELECT VALUE id FROM idempotency:[$pid, NONE]..[$pid, {}]', 'DELETE $ids;', pid=pid)
+
+
+BATCH = 500  # rows per deleting transaction
+# The rows about a self entity, by the indexed string reference of their entity (``type/name``).
+SELF_ROWS = (
+    ('attribute', ('entity_ref',)),
+    ('relates_to', ('in_ref', 'out_ref')),
+    ('action', ('actor_ref', 'object_ref')),
+    ('uncertainty', ('entity_ref',)),
+)

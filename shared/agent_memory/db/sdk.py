@@ -48,6 +48,13 @@ def connect(url: str) -> Any:
     return getattr(transport, cls)(url=url)
 
 
+# The engine holds datetimes far beyond Python's years 1..9999 (SurrealQL arithmetic can make them): such a value is read
+# as the nearest end of Python's range, so no stored row can make a read fail (issue 30). The accepted input range
+# (clock.EARLIEST..LATEST) keeps every value the service writes well inside.
+_FAR_PAST = dt.datetime.min.replace(tzinfo=dt.UTC)
+_FAR_FUTURE = dt.datetime.max.replace(tzinfo=dt.UTC)
+
+
 def _tag(decoder: Any, tag: cbor2.CBORTag) -> Any:
     number, value = tag.tag, tag.value
     if number == constants.TAG_NONE:
@@ -55,7 +62,16 @@ def _tag(decoder: Any, tag: cbor2.CBORTag) -> Any:
     if number == constants.TAG_RECORD_ID:
         return RecordID._unchecked(value[0], value[1])  # as the SDK does: the server chose the id
     if number == constants.TAG_DATETIME_COMPACT:
-        return PreciseDatetime.from_seconds_and_nanos(value[0] if value else 0, value[1] if len(value) > 1 else 0)
+        seconds = value[0] if value else 0
+        try:
+            return PreciseDatetime.from_seconds_and_nanos(seconds, value[1] if len(value) > 1 else 0)
+        except (OverflowError, ValueError, OSError):
+            return _FAR_PAST if seconds < 0 else _FAR_FUTURE
+    if number == constants.TAG_DATETIME:
+        try:
+            return sdk_cbor.tag_decoder(decoder, tag)  # type: ignore[arg-type]
+        except (OverflowError, ValueError):
+            return _FAR_PAST if str(value).startswith('-') else _FAR_FUTURE
     return sdk_cbor.tag_decoder(decoder, tag)  # type: ignore[arg-type]  # the SDK reads only .tag and .value
 
 
@@ -101,12 +117,19 @@ def _wire(value: Any) -> Any:
     if kind is RecordID:
         return cbor2.CBORTag(constants.TAG_RECORD_ID, [value.table_name, _wire(value.id)])
     if kind is PreciseDatetime:
-        return cbor2.CBORTag(constants.TAG_DATETIME, value.isoformat_with_nanoseconds())
+        return cbor2.CBORTag(constants.TAG_DATETIME, _padded_iso(value.isoformat_with_nanoseconds()))
     if isinstance(value, (set, frozenset, SurrealSet)):
         return cbor2.CBORTag(constants.TAG_SET, [_wire(item) for item in value])
     if kind in _NATIVE:
         return value
     raise _Unlisted(kind.__name__)
+
+
+def _padded_iso(text: str) -> str:
+    """The SDK writes a year below 1000 unpadded (``1-01-01T…``), which the engine refuses to decode ("Expected a valid
+    Datetime value"): a row read back with such a date made every later request that sent it (a read's trace) a 500."""
+    year, sep, rest = text.partition('-')
+    return f'{int(year):04d}{sep}{rest}' if len(year) < 4 and year.isdigit() else text
 
 
 def encode(message: Any) -> bytes:

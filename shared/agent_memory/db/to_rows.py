@@ -138,6 +138,7 @@ def turn(row: Row) -> TurnRow:
         llm_error=row.get('llm_error'),
         read_region=row.get('read_region'),
         origin=row.get('origin'),
+        acting_principal=row.get('acting_principal'),
     )
 
 
@@ -226,6 +227,7 @@ def response_trace(row: Row) -> ResponseTraceRow:
         tokens=row.get('tokens'),
         session_id=session_id_of(row.get('session')),
         latency_ms=row.get('latency_ms'),
+        read_region=row.get('read_region'),
     )
 
 
@@ -249,6 +251,7 @@ def retrieval_trace(row: Row) -> RetrievalTraceRow:
         candidates=list(row.get('candidates') or []),
         response=ref(fetched['id']) if fetched else ref(response),
         answer=response_trace(fetched) if fetched else None,
+        read_region=row.get('read_region'),
     )
 
 
@@ -261,6 +264,7 @@ def decision_trace(row: Row) -> DecisionTraceRow:
         input=row.get('input'),
         outcomes=row.get('outcomes'),
         latency_ms=row.get('latency_ms'),
+        scope_sets=row.get('scope_sets'),
     )
 
 

@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from agent_memory.db import to_rows
 from agent_memory.db.memory_store import MemoryStore
-from agent_memory.db.records import rid
+from agent_memory.db.predicates import VISIBLE, visibility_params
+from agent_memory.db.records import record_id, rid
 from agent_memory.rows.traces import RetrievalTraceRow, Reuse, TraceRow, TraceStats
+
+# Tables whose rows a trace names (returned, cited, read, decided) and that carry their own scope sets.
+SCOPED_TABLES = frozenset({'entity', 'attribute', 'relates_to', 'action', 'memory_chunk', 'uncertainty', 'instruction'})
 
 _BY_TABLE: dict[str, Callable[[dict[str, Any]], TraceRow]] = {
     'retrieval_trace': to_rows.retrieval_trace,
@@ -40,6 +44,14 @@ class TraceReads:
             f'WHERE {" AND ".join(conditions)} ORDER BY created_at DESC LIMIT {int(limit)} FETCH response;'
         )
         return [to_rows.retrieval_trace(row) for row in self.store.q(sql, principal=principal, before=before)[0] or []]
+
+    def readable(self, refs: Sequence[str], patterns: Sequence[str]) -> set[str]:
+        """The wire refs among ``refs`` that name a row that exists now and is visible to ``patterns``."""
+        ids = [record_id(r) for r in dict.fromkeys(refs) if r.partition(':')[0] in SCOPED_TABLES]
+        if not ids or not patterns:
+            return set()
+        rows = self.store.q(f'SELECT VALUE id FROM $ids WHERE {VISIBLE};', ids=ids, **visibility_params(patterns))[0] or []
+        return {to_rows.required_ref(r) for r in rows}
 
     def reused_by(self, response_id: str, principal: str | None, limit: int = 20) -> list[Reuse]:
         """The newest cache hits that served this answer (made by ``principal``, or by anyone)."""

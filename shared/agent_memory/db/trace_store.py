@@ -99,6 +99,7 @@ class TraceStore:
                     question_key=row.get('question_key'),
                     similarity=float(row['similarity']),
                     answer=to_rows.response_trace(row['answer']),
+                    query=str(row.get('query') or ''),
                 )
                 unique.setdefault(found_one.retrieval_id, found_one)
         return list(unique.values())

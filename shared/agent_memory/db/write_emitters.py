@@ -117,7 +117,8 @@ def mark_turn_extracted(emit: Emit, op: MarkTurnExtracted) -> None:
 
 def save_idempotency(emit: Emit, op: SaveIdempotency) -> None:
     # JSON text, not an object: the SDK sends None as NONE, which would drop null fields from the replay
-    content = {'body_hash': op.body_hash, 'status': op.status, 'response_json': json.dumps(op.response), 'created_at': op.created_at}
+    content = {'body_hash': op.body_hash, 'status': op.status, 'response_json': json.dumps(op.response), 'created_at': op.created_at,
+               'write_scope': op.write_scope, 'read_region': list(op.read_region) if op.read_region is not None else None}  # fmt: skip
     emit.create('idempotency', [op.principal, op.key], content)
 
 
@@ -263,7 +264,8 @@ def create_uncertainty(emit: Emit, op: CreateUncertainty) -> None:
 
 def decision_trace(emit: Emit, op: DecisionTrace) -> None:
     content = {'input': dict(op.input), 'outcomes': [dict(o) for o in op.outcomes], 'principal': op.principal,
-               'turn': _turn(op.turn_id), 'latency_ms': op.latency_ms, 'created_at': op.created_at}  # fmt: skip
+               'turn': _turn(op.turn_id), 'latency_ms': op.latency_ms, 'created_at': op.created_at, 'scope_sets': op.scope_sets,
+               'acting_principal': op.acting_principal}  # fmt: skip
     emit.create('decision_trace', op.id, content)
 
 

@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 
 from agent_memory.clock import utcnow
+from agent_memory.config import get_settings
 from agent_memory.db.caller_lookup import CallerRows, RateDefaults, key_context, resolve_caller
 from agent_memory.db.control_store import ControlStore
 from agent_memory.domain.context_config import ContextConfig, RateLimitConfig, effective_config
@@ -52,6 +53,9 @@ def bearer(headers: Mapping[str, str]) -> str:
     return token.strip()
 
 
+# The reserved principals: admin holds every grant and system runs the background jobs, so acting as either would
+# lift a manager out of its region and record its writes under a name nobody can audit.
+UNDELEGABLE = frozenset({'admin', 'system'})
 DELEGATION_HEADERS = ('x-memory-on-behalf-of', 'x-agent-memory-on-behalf-of', 'x-spectron-on-behalf-of')
 
 
@@ -169,6 +173,8 @@ def delegate(caller: Caller, target_id: str, target: PrincipalRow | None) -> Cal
     managed = caller.patterns('grant:manage')
     if not managed:
         raise Forbidden('acting on behalf of another principal needs grant:manage')
+    if target_id.casefold() in UNDELEGABLE:
+        raise Forbidden(f'nobody acts on behalf of {target_id!r}')
     if target is None:
         raise Forbidden('cannot act on behalf of that principal')
     region = dict.fromkeys(VERBS, managed)
@@ -185,7 +191,12 @@ def delegate(caller: Caller, target_id: str, target: PrincipalRow | None) -> Cal
 
 
 def authenticate_management(control: ControlStore, headers: Mapping[str, str]) -> None:
+    """401 for anything but a configured management key; 429 when that key's bucket is empty (one round trip)."""
     digest = hash_key(bearer(headers))
-    stored = control.management_key_hash(digest)
+    settings = get_settings()
+    stored, wait = control.management_key_with_token(digest, utcnow(), settings.management_requests_per_minute, settings.management_burst)
     if stored is None or not hmac.compare_digest(stored, digest):
         raise Unauthorized(UNAUTHORIZED)
+    if wait > 0:
+        per_minute = settings.management_requests_per_minute
+        raise TooManyRequests(f'management rate limit of {per_minute} requests/minute exceeded', retry_after=math.ceil(wait))

@@ -113,6 +113,7 @@ class TurnInput:
     category_override: MemoryCategory | None = None
     speaker: str | None = None  # the message's ``name``
     origin: str | None = None  # where the turn came from (domain/turns.py): a /chat message is read for its statements
+    acting_principal: str | None = None  # the manager who wrote it on the principal's behalf
 
     @property
     def said(self) -> str:
@@ -133,6 +134,7 @@ class TurnInput:
             cast('MemoryCategory | None', row.memory_category),  # stored only after validation
             row.speaker,
             row.origin,
+            row.acting_principal,
         )
 
 
@@ -176,13 +178,15 @@ def plan_turn(
     config: ContextConfig,
     session_id: str | None,
     outcome: StageOutcome,
+    reader: list[str],
 ) -> tuple[WritePlan, Diff]:
-    """Reconcile one turn's extraction into a plan that also marks the turn done (applied by the caller)."""
+    """Reconcile one turn's extraction into a plan that also marks the turn done (applied by the caller). ``reader`` is
+    the writer's read region: the diff names no value outside it."""
     started = time.perf_counter()
     now = utcnow()
     plan = WritePlan(now=now, session_id=session_id)
     diff = Diff(turn_id=turn.turn_id)
-    source = Source('turn', f'turn:{turn.turn_id}', session_id, turn.principal, turn.turn_id)
+    source = Source('turn', f'turn:{turn.turn_id}', session_id, turn.principal, turn.turn_id, turn.acting_principal)
     reconciler = Reconciler(
         store,
         plan,
@@ -193,6 +197,7 @@ def plan_turn(
         floor=config.reconciliation.confidence_floor,
         known_at=turn.observed_at,
         speaker=speaker,
+        reader=reader,
         category_override=turn.category_override,
     )
     reconciler.run(extraction)
@@ -265,7 +270,7 @@ def process_turn(
     session_id = turn.session_key
 
     def attempt() -> tuple[WritePlan, Diff]:
-        plan, diff = plan_turn(store, turn, extraction, speaker, config, session_id, outcome)
+        plan, diff = plan_turn(store, turn, extraction, speaker, config, session_id, outcome, read_patterns)
         commit(store, embedder, plan)
         return plan, diff
 
@@ -288,5 +293,5 @@ def preview_turn(
     vocabulary = JobVocabulary(store, tuple(read_patterns)).current()
     ctx = extraction_context(store, turn, speaker, read_patterns, vocabulary)
     extraction, outcome = extractors.run(turn.content, ctx, config.models.extraction, final_delivery=True)  # nothing retries a preview
-    _, diff = plan_turn(store, turn, extraction, speaker, config, None, outcome)
+    _, diff = plan_turn(store, turn, extraction, speaker, config, None, outcome, read_patterns)
     return diff.as_json()

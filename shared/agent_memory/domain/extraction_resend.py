@@ -22,18 +22,28 @@ RESEND_LIMIT = 500
 
 def resend_stale(services: WorkerServices) -> int:
     """Hourly: turns still not extracted long after their job was last sent get their job again."""
+    return _resend(services, utcnow() - dt.timedelta(seconds=get_settings().extraction_stale_seconds), every_page=False)
+
+
+def resend_all_pending(services: WorkerServices) -> int:
+    """At the start of a process whose queue lives in the process (``make dev``): every turn still queued or running
+    lost its job with the previous process (a kill -9 runs no shutdown code), so all of them get their job again now,
+    not at the first hourly sweep. Never run where the queue outlives the process (SQS still holds those jobs)."""
+    return _resend(services, utcnow(), every_page=True)
+
+
+def _resend(services: WorkerServices, sent_before: dt.datetime, *, every_page: bool) -> int:
     if services.queue is None:
         return 0
     resent = 0
-    stale_after = dt.timedelta(seconds=get_settings().extraction_stale_seconds)
     for context_id in services.control.list_context_ids():
-        store = services.store(context_id)
-        turns = TurnStore(store)
-        stale = turns.stale_pending(utcnow() - stale_after, RESEND_LIMIT)
-        if stale:
+        turns = TurnStore(services.store(context_id))
+        while stale := turns.stale_pending(sent_before, RESEND_LIMIT):
             services.queue.send([ExtractionJob(context_id, (t,)) for t in stale])
-            turns.mark_enqueued(stale, utcnow())
+            turns.mark_enqueued(stale, utcnow())  # now later than sent_before: the next page holds other turns
             resent += len(stale)
+            if not every_page or len(stale) < RESEND_LIMIT:
+                break
     if resent:
         metrics.add_metric(name='ExtractionResent', unit=MetricUnit.Count, value=resent)
     return resent

@@ -37,6 +37,15 @@ def check_text_size(*texts: str | None) -> None:
         raise PayloadTooLarge(f'text exceeds {limit} bytes')
 
 
+def check_batch_size(texts: list[str]) -> None:
+    """The messages of one batch together hold at most ``max_batch_text_bytes`` (64 KiB): each message is a turn with its
+    own extraction budget, so 100 messages of 8.8 KB cost a hundred turns' work (~14 s of worker CPU, and more of request
+    CPU embedding and indexing them). 413 before anything is written."""
+    limit = get_settings().max_batch_text_bytes
+    if sum(len(t.encode()) for t in texts) > limit:
+        raise PayloadTooLarge(f'the messages of one batch hold at most {limit} bytes of text together; send several batches')
+
+
 def remember(
     store: MemoryStore,
     caller: Caller,
@@ -59,11 +68,12 @@ def remember(
         target = write_target(store, attempt_caller, request.session_id, request.scopes, utcnow())
         code, response, plan = _plan_facts(store, attempt_caller, target, request)
         if idempotency_key is not None:
-            plan.add(SaveIdempotency(caller.principal_id, idempotency_key, digest, code, response, target.now))
+            plan.add(SaveIdempotency(caller.principal_id, idempotency_key, digest, code, response, target.now, target.scope_sets,
+                                     caller.patterns('memory:read')))  # fmt: skip
         commit(store, pipeline.embedder, plan)
         return code, response
 
-    status, body = replay_or_run(store, caller.principal_id, idempotency_key, digest, lambda: run_with_retry(once))
+    status, body = replay_or_run(store, caller, idempotency_key, digest, lambda: run_with_retry(once))
     if request.infer != 'full' or status != 202:
         return status, body
     enqueue(store, caller.context_id, pipeline, [body['turnId']])
@@ -90,8 +100,9 @@ def _plan_facts(store: MemoryStore, caller: Caller, target: WriteTarget, request
         return 202, response | {'status': 'queued'}, plan
     diff, trace_id = Diff(turn_id=turn_id), new_id()
     source = Source(
-        'upsert', f'turn:{turn_id}' if turn_id else f'decision_trace:{trace_id}', target.session_key, caller.principal_id, turn_id
-    )
+        'upsert', f'turn:{turn_id}' if turn_id else f'decision_trace:{trace_id}', target.session_key, caller.principal_id, turn_id,
+        acting_principal=caller.acting_principal_id,
+    )  # fmt: skip
     reconciler = Reconciler(
         store,
         plan,
@@ -102,6 +113,7 @@ def _plan_facts(store: MemoryStore, caller: Caller, target: WriteTarget, request
         floor=caller.config.reconciliation.confidence_floor,
         known_at=request.observed_at or target.now,
         speaker=Speaker(caller.principal_id, caller.display_name),
+        reader=caller.patterns('memory:read'),
     )
     reconciler.run(triples_to_extraction(request.triples))
     trace_input = {'infer': 'triples', 'triples': [t.model_dump(mode='json') for t in request.triples]}
@@ -159,11 +171,12 @@ def remember_batch(
         body = {'sessionId': target.session_id, 'turnIds': [t.id for t in turns], 'status': 'queued' if status else 'stored'}
         code = 202 if status else 200
         if idempotency_key is not None:
-            plan.add(SaveIdempotency(caller.principal_id, idempotency_key, digest, code, body, target.now))
+            plan.add(SaveIdempotency(caller.principal_id, idempotency_key, digest, code, body, target.now, target.scope_sets,
+                                     caller.patterns('memory:read')))  # fmt: skip
         commit(store, pipeline.embedder, plan)
         return code, body
 
-    code, body = replay_or_run(store, caller.principal_id, idempotency_key, digest, lambda: run_with_retry(once))
+    code, body = replay_or_run(store, caller, idempotency_key, digest, lambda: run_with_retry(once))
     if request.infer != 'full' or code != 202:
         return code, body
     enqueue(store, caller.context_id, pipeline, body['turnIds'], per_turn=request.extract == 'per_message')

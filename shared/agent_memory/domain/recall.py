@@ -90,6 +90,8 @@ def trace_row(
         'visibility_fingerprint': fingerprint_,
         'session': session_id,  # the stored session key: the repository links the session record
         'principal': caller.principal_id,
+        'acting_principal': caller.acting_principal_id,
+        'read_region': sorted(set(caller.patterns('memory:read'))),  # who may see its texts later (domain/trace_views.py)
         'endpoint': endpoint,
         'source': source,
         'created_at': now,

@@ -9,14 +9,15 @@ and re-checks every address it relied on; on a concurrent change the caller re-p
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from agent_memory.clock import new_id
+from agent_memory.clock import in_range, new_id
 from agent_memory.db.memory_store import MemoryStore
 from agent_memory.domain.entity_keys import Speaker, entity_key, entity_ref
 from agent_memory.domain.importance import INITIAL_IMPORTANCE
-from agent_memory.domain.scopes import overlaps
+from agent_memory.domain.scopes import overlaps, readers_also_read, visible
 from agent_memory.extraction.model import (
     EntityRef,
     ExtractedAction,
@@ -75,9 +76,10 @@ class Source:
     session_id: str | None
     principal: str
     turn_id: str | None = None
+    acting_principal: str | None = None  # the manager who wrote on the principal's behalf (delegation audit)
 
     def provenance(self) -> Provenance:
-        return Provenance(self.kind, self.ref, self.session_id, self.principal)
+        return Provenance(self.kind, self.ref, self.session_id, self.principal, self.acting_principal)
 
 
 @dataclass
@@ -191,11 +193,15 @@ class Reconciler:
         floor: float,
         known_at: dt.datetime,
         speaker: Speaker,
+        reader: Sequence[str],
         category_override: MemoryCategory | None = None,
     ) -> None:
         self.store, self.plan, self.diff, self.source = store, plan, diff, source
         self.scope_sets, self.default_category, self.floor, self.known_at = scope_sets, default_category, floor, known_at
         self.speaker, self.category_override = speaker, category_override
+        # The writer's memory:read patterns: what it is told (corrections, uncertainty reasons) never holds a value it
+        # could not read (a write region may be wider than the read region: a write-only principal reads nothing).
+        self.reader = list(reader)
         self.outcomes: list[dict[str, str]] = []  # what happened to each record, for the decision trace
         self._entities: set[EntityKey] = set()
         self._addresses: dict[tuple[EntityKey, str], Address] = {}
@@ -342,9 +348,10 @@ class Reconciler:
             elif not item.tentative:  # a tentative value already comes with the turn's own uncertainty
                 self._flag(old, entity, key, value)
         fields = self._fact_fields(category)
-        if item.valid_from is not None:
+        if item.valid_from is not None and in_range(item.valid_from):  # a model's date outside the range is dropped
             fields = replace(fields, valid_from=item.valid_from)
-        created = CreateAttribute(attr_id, entity, key, value, conf, fields, valid_until=item.valid_until, supersedes=supersedes)
+        valid_until = item.valid_until if in_range(item.valid_until) else None
+        created = CreateAttribute(attr_id, entity, key, value, conf, fields, valid_until=valid_until, supersedes=supersedes)
         self.plan.add(created)
         ref_ = record_ref('attribute', attr_id)
         address.held.append(Held(ref_, value, self.scope_sets, category, conf, self.source.kind, planned=created))
@@ -360,16 +367,25 @@ class Reconciler:
         else:
             self.plan.add(SupersedeAttribute(old_id, new_id_))
         self._address(entity, key).held.remove(old)
-        self.diff.corrections.append({'entityId': entity_ref(entity), 'key': key, 'oldValue': old.value, 'newValue': value})
+        old_value = old.value if self._readable(old) else None
+        self.diff.corrections.append({'entityId': entity_ref(entity), 'key': key, 'oldValue': old_value, 'newValue': value})
         self._outcome(old.ref, 'superseded')
         return old_id
 
+    def _readable(self, held: Held) -> bool:
+        """The writer may be told this value: it plans it in this write, or its read grant covers the stored row."""
+        return held.planned is not None or visible(held.scope_sets, self.reader)
+
     def _flag(self, old: Held, entity: EntityKey, key: str, value: str) -> None:
+        # The reason is stored on the uncertainty (in this write's scope) and returned to the writer: it quotes the old
+        # value only when the writer can read it.
+        quotable = self._readable(old) and readers_also_read(self.scope_sets, old.scope_sets)
+        old_value = f'"{old.value}"' if quotable else 'the current value'
         if old.source_kind in AUTHORITATIVE and self.source.kind not in AUTHORITATIVE:
-            reason = f'curated value "{old.value}" contradicted by "{value}" from conversation'
+            reason = f'curated value {old_value} contradicted by "{value}" from conversation'
             kind = 'cross_provenance'
         else:
-            reason = f'"{value}" conflicts with "{old.value}" but is not confident enough to replace it'
+            reason = f'"{value}" conflicts with {old_value} but is not confident enough to replace it'
             kind = 'confidence_floor'
         self._new_uncertainty(f'{entity_ref(entity)} {key}', reason, kind, entity, key)
         self._outcome(old.ref, 'flagged')
@@ -430,14 +446,15 @@ class Reconciler:
         target = self._entity(item.object, category) if item.object else None
         action_id = new_id()
         fields = replace(self._fact_fields(category), confirmed_at=None)
-        self.plan.add(CreateAction(action_id, actor, target, item.verb, item.object_text, item.summary, item.occurred_at, fields))
+        occurred_at = item.occurred_at if in_range(item.occurred_at) else None
+        self.plan.add(CreateAction(action_id, actor, target, item.verb, item.object_text, item.summary, occurred_at, fields))
         self.diff.actions.append(
             {
                 'actor': entity_ref(actor),
                 'verb': item.verb,
                 'object': entity_ref(target) if target else None,
                 'objectText': item.object_text,
-                'occurredAt': item.occurred_at.isoformat() if item.occurred_at else None,
+                'occurredAt': occurred_at.isoformat() if occurred_at else None,
                 'summary': item.summary,
                 'memoryCategory': category,
             }
@@ -501,7 +518,8 @@ class Reconciler:
 
     def decision_trace(self, trace_id: str, input_: dict[str, Any], turn_id: str | None, latency_ms: float) -> DecisionTrace:
         """The trace of what this reconciliation decided (CONTRACT §8)."""
-        return DecisionTrace(trace_id, input_, list(self.outcomes), self.source.principal, turn_id, latency_ms, self.plan.now)
+        return DecisionTrace(trace_id, input_, list(self.outcomes), self.source.principal, turn_id, latency_ms, self.plan.now,
+                             scope_sets=self.scope_sets, acting_principal=self.source.acting_principal)  # fmt: skip
 
 
 def triples_to_extraction(triples: list[Any]) -> Extraction:

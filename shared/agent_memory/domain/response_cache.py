@@ -5,6 +5,10 @@ visibility fingerprint (or the caller's personal one), younger than the freshnes
 for the same canonical question (``question_key``) or at least ``similarity_threshold`` similar (HNSW,
 cosine) and not a near miss of it (when/where, my/his, this/next), are tried best-first; the first one
 whose citations are still valid is served.
+
+Two more rules (issues 29 and 30): no answer is reused unless the two questions have the same numbers, identifiers,
+names and relation words (``question_key.Specifics``), whatever the key or the cosine; and a same-key match stands in
+for similarity only while the context's threshold is at or below the default (0.92): above it, the cosine decides.
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ from typing import Any
 from agent_memory.db.memory_store import MemoryStore
 from agent_memory.db.trace_store import TraceStore
 from agent_memory.domain.context_config import ResponseCacheConfig
-from agent_memory.domain.question_key import QuestionKey
+from agent_memory.domain.question_key import QuestionKey, Specifics, specifics
 from agent_memory.domain.retrieval import Hit
 from agent_memory.domain.synthesis import Composition
 from agent_memory.models import ChatRequest
@@ -91,12 +95,12 @@ def consult_cache(
 
     # One round trip for the common hit: the KNN runs only when no answer to the same question exists ...
     found = traces.cache_candidates(vector, fingerprints, since, threshold, key, similar_after_same=False)
-    decision = choose(found, question, valid_scopes, threshold)
+    decision = choose(found, question, valid_scopes, threshold, asked=request.message)
     if decision.hit is None and any(c.question_key == key for c in found):
         # ... and, when none of those is still valid, the similar answers are tried after them, as in one lookup.
         tried = {c.retrieval_id for c in found}
         found += [c for c in traces.cache_candidates(vector, fingerprints, since, threshold, None) if c.retrieval_id not in tried]
-        decision = choose(found, question, valid_scopes, threshold)
+        decision = choose(found, question, valid_scopes, threshold, asked=request.message)
     return decision
 
 
@@ -122,11 +126,15 @@ def choose(
     question: QuestionKey | None,
     valid_scopes: Callable[[ResponseTraceRow], dict[str, ScopeSets] | None],
     threshold: float,
+    *,
+    asked: str,
 ) -> CacheDecision:
-    """Steps 2-3 for an eligible call: drop near misses (when/where, my/his …), serve the first candidate whose answer is
-    still valid (candidates come best first; ``valid_scopes`` gives the scopes of its sources, None when not valid), else
-    say why nothing was served."""
-    candidates = [c for c in found if not _near_miss(question, c.question_key)]
+    """Steps 2-3 for an eligible call: drop near misses (when/where, my/his …, or other numbers, names or relation
+    words than ``asked``, the question's text), serve the first candidate whose answer is still valid (candidates come
+    best first; ``valid_scopes`` gives the scopes of its sources, None when not valid), else say why nothing was
+    served."""
+    wanted = specifics(asked)
+    candidates = [c for c in found if reusable(c, question, wanted, threshold)]
     for candidate in candidates:
         answer = candidate.answer
         scopes = valid_scopes(answer)
@@ -143,6 +151,17 @@ def choose(
     if found:
         return CacheDecision(True, None, f'cache miss: {len(found)} similar answers ask something else')
     return CacheDecision(True, None, f'cache miss: no answer to the same question or at similarity ≥ {threshold}')
+
+
+DEFAULT_THRESHOLD = ResponseCacheConfig().similarity_threshold
+
+
+def reusable(candidate: CacheCandidate, question: QuestionKey | None, wanted: Specifics, threshold: float) -> bool:
+    """Whether ``candidate``'s answer may serve the question: not a near miss, the same specifics, and similar enough
+    (a same-key match counts as similar only while the threshold is at or below the default; CONTRACT §8)."""
+    if _near_miss(question, candidate.question_key) or not wanted.allow_reuse(specifics(candidate.query)):
+        return False
+    return candidate.similarity >= threshold or threshold <= DEFAULT_THRESHOLD
 
 
 def _near_miss(question: QuestionKey | None, stored: str | None) -> bool:

@@ -46,4 +46,6 @@ def response_trace(
         cited_entity_refs=sorted({ref for hit in composition.built_from for ref in hit.entity_refs}),
         reused_from=reused_from,
         session_key=session_key,
+        read_region=sorted(set(caller.patterns('memory:read'))),
+        acting_principal=caller.acting_principal_id,
     )

@@ -65,6 +65,19 @@ def visible(scope_sets: Sequence[Sequence[str]], patterns: Sequence[str]) -> boo
     return any(all(covered(patterns, s) for s in clause) for clause in scope_sets)
 
 
+def readers_also_read(scope_sets: Sequence[Sequence[str]], other: Sequence[Sequence[str]]) -> bool:
+    """Every reader of ``scope_sets`` can read ``other``: each clause of it holds every path of some clause of ``other``
+    (a grant covering a clause's paths may cover nothing more)."""
+    return all(any(set(o) <= set(clause) for o in other) for clause in scope_sets)
+
+
+def region_within(region: Sequence[str] | None, patterns: Sequence[str]) -> bool:
+    """Everything the grant patterns ``region`` allow, ``patterns`` allow too (``None``: an unrecorded region, taken as
+    the whole context)."""
+    wanted = ('*',) if region is None else region
+    return all(any(pattern_within(p, q) for q in patterns) for p in wanted)
+
+
 def within_region(scope_sets: Sequence[Sequence[str]], patterns: Sequence[str]) -> bool:
     """A write is allowed only if every clause lies in the caller's write region."""
     return all(all(covered(patterns, s) for s in clause) for clause in scope_sets)

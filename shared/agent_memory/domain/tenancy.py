@@ -193,10 +193,10 @@ def update_principal(principals: PrincipalStore, principal_id: str, request: Pri
 
 
 def delete_principal(principals: PrincipalStore, principal_id: str) -> None:
-    """Delete a principal and its keys; the reserved ``system`` and ``admin`` principals stay."""
+    """Delete a principal, its keys and everything bound to it (db/principal_store.py); ``system`` and ``admin`` stay."""
     if principal_id in RESERVED_PRINCIPALS:
         raise Forbidden(f'the {principal_id} principal cannot be deleted')
-    if not principals.delete_with_keys(principal_id):
+    if not principals.delete_with_everything(principal_id):
         raise NotFound('principal not found')
 
 
@@ -235,6 +235,8 @@ def expiry(ttl_seconds: int | None, expires_at: dt.datetime | None, now: dt.date
         return now + dt.timedelta(seconds=ttl_seconds)
     if expires_at is not None and expires_at <= now:
         raise BadRequest('expiresAt must be in the future')
+    if expires_at is not None and expires_at > now + dt.timedelta(seconds=MAX_TTL_SECONDS):
+        raise BadRequest('expiresAt may be at most 10 years ahead (the key lifetime cap, as for ttlSeconds)')
     return expires_at
 
 

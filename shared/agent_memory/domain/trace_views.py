@@ -1,22 +1,30 @@
-"""GET /traces, /traces/{id}, /traces/stats (CONTRACT §10).
+"""GET /traces, /traces/{id}, /traces/stats (CONTRACT §10), and ``inspect trace:<id>`` (the same views).
 
-Who sees what: a caller with ``grant:manage`` over the whole context sees every trace; any other
-caller sees the traces its own principal produced (traces hold query text, so they are never
-shared across principals by default). The same rule bounds ``reusedBy``: two principals with the same
-readable region share cached answers, but each sees only the reuses it made itself.
+Who sees which traces: a caller with ``grant:manage`` over the whole context sees every trace; any other caller sees
+the traces its own principal produced (traces hold query text, so they are never shared across principals by default).
+The same rule bounds ``reusedBy``: two principals with the same readable region share cached answers, but each sees only
+the reuses it made itself.
+
+What it sees of them (issue 30): a trace's texts were drawn from memory under the readable region it was made with
+(stored on it as ``read_region``; a decision trace stores the scope its write went to). They are shown only while the
+reader's *current* ``memory:read`` grant covers that region (narrowed keys and grants apply at once); otherwise the trace
+is ``redacted``: its question and reply are null and its citations, returned rows and outcomes keep only the rows the
+reader may read now. A reply is also withheld when any row it was built from is no longer readable (or no longer
+exists). A trace written before migration 0030 has no region and counts as made under ``*``.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-from dataclasses import replace
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
 from typing import Any
 
 from agent_memory.clock import parse_rfc3339, utcnow, when
 from agent_memory.domain.auth import Caller
 from agent_memory.domain.params import parse_int
 from agent_memory.domain.ports import TraceHistory
-from agent_memory.domain.scopes import covered
+from agent_memory.domain.scopes import covered, region_within, visible
 from agent_memory.errors import BadRequest, NotFound
 from agent_memory.rows.refs import key_of
 from agent_memory.rows.traces import DecisionTraceRow, ResponseTraceRow, RetrievalTraceRow, public_citation
@@ -30,17 +38,56 @@ def _principal_filter(caller: Caller) -> str | None:
     return None if covered(caller.patterns('grant:manage'), '*') else caller.principal_id
 
 
-def _response(row: ResponseTraceRow | None) -> dict[str, Any] | None:
+def _source_refs(row: ResponseTraceRow) -> list[str]:
+    """What an answer was built from, as wire refs: its citations and what a model read without citing."""
+    cited = [str(c['id']) for c in row.cited if c.get('id')]
+    read = [f'{s["table"]}:{s["key"]}' for s in row.read_sources if s.get('table') != 'entity' and 'key' in s]
+    return [*cited, *read]
+
+
+@dataclass(frozen=True)
+class Viewer:
+    """A reader's grants and which of the rows the traces on one page name it may read now (one query)."""
+
+    reader: list[str]
+    readable: set[str]
+
+    @classmethod
+    def of(cls, traces: TraceHistory, caller: Caller, rows: Iterable[object]) -> Viewer:
+        reader = caller.patterns('memory:read')
+        refs: list[str] = []
+        for row in rows:
+            if isinstance(row, RetrievalTraceRow):
+                refs += [str(r['id']) for r in row.returned if r.get('id')]
+                row = row.answer
+            if isinstance(row, ResponseTraceRow):
+                refs += _source_refs(row)
+            if isinstance(row, DecisionTraceRow):
+                refs += [str(o.get('record')) for o in row.outcomes or [] if isinstance(o, dict) and o.get('record')]
+        return cls(reader, traces.readable(refs, reader) if refs else set())
+
+    def full(self, region: Sequence[str] | None) -> bool:
+        return region_within(region, self.reader)
+
+    def can_read(self, ref: Any) -> bool:
+        return isinstance(ref, str) and ref in self.readable
+
+
+def _response(row: ResponseTraceRow | None, viewer: Viewer) -> dict[str, Any] | None:
     if row is None:
         return None
+    full = viewer.full(row.read_region)
+    built_from_readable = all(viewer.can_read(ref) for ref in _source_refs(row))
+    citations = [public_citation(c) for c in row.cited if full and built_from_readable or viewer.can_read(c.get('id'))]
     return {
         'id': row.ref,
-        'userMessage': row.message,
-        'responseText': row.reply,
+        'userMessage': row.message if full else None,
+        'responseText': row.reply if full and built_from_readable else None,
+        'redacted': not (full and built_from_readable),
         'cached': row.cached,
         'reusedFrom': row.reused_from,
         'cacheEligible': row.cache_eligible,
-        'citations': [public_citation(c) for c in row.cited],
+        'citations': citations,
         'model': row.model,
         'tokens': row.tokens,
         'sessionId': row.session_id,
@@ -57,11 +104,14 @@ def _returned(item: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _record(row: RetrievalTraceRow) -> dict[str, Any]:
+def _record(row: RetrievalTraceRow, viewer: Viewer) -> dict[str, Any]:
     parent = row.answer
+    full = viewer.full(row.read_region)
+    returned = [r for r in row.returned if full or viewer.can_read(r.get('id'))]
     return {
         'id': row.ref,
-        'queryText': row.query,
+        'queryText': row.query if full else None,
+        'redacted': not full,
         'endpoint': row.endpoint,
         'resolutionTier': TIER_NAMES.get(row.tier_entered, str(row.tier_entered)),
         'tierEntered': row.tier_entered,
@@ -71,7 +121,7 @@ def _record(row: RetrievalTraceRow) -> dict[str, Any]:
         'createdAt': when(row.created_at),
         'sessionId': row.session_id,
         'source': row.source,
-        'parent': _response(parent),
+        'parent': _response(parent, viewer),
         'retrievals': [
             {
                 'id': row.ref,
@@ -79,9 +129,9 @@ def _record(row: RetrievalTraceRow) -> dict[str, Any]:
                 'tierEntered': row.tier_entered,
                 'tierReason': row.tier_reason,
                 'latencyMs': row.latency_ms,
-                'retrievedIds': [r['id'] for r in row.returned],
-                'scores': [r['score'] for r in row.returned],
-                'returned': [_returned(r) for r in row.returned],
+                'retrievedIds': [r['id'] for r in returned],
+                'scores': [r['score'] for r in returned],
+                'returned': [_returned(r) for r in returned],
                 'createdAt': when(row.created_at),
             }
         ],
@@ -96,16 +146,20 @@ def list_traces(traces: TraceHistory, caller: Caller, limit: int, before: str | 
     rows = traces.recent(_principal_filter(caller), limit + 1, cursor)
     page = rows[:limit]
     next_cursor = when(page[-1].created_at) if len(rows) > limit and page else None
-    return {'traces': [_record(r) for r in page], 'page': {'hasMore': len(rows) > limit, 'nextCursor': next_cursor}}
+    viewer = Viewer.of(traces, caller, page)
+    return {'traces': [_record(r, viewer) for r in page], 'page': {'hasMore': len(rows) > limit, 'nextCursor': next_cursor}}
 
 
-def _decision(row: DecisionTraceRow) -> dict[str, Any]:
+def _decision(row: DecisionTraceRow, viewer: Viewer) -> dict[str, Any]:
+    full = row.scope_sets is not None and visible(row.scope_sets, viewer.reader)
+    outcomes = [o for o in row.outcomes or [] if full or (isinstance(o, dict) and viewer.can_read(o.get('record')))]
     return {
         'id': row.ref,
         'kind': 'decision',
         'turnId': row.turn,
-        'input': row.input,
-        'outcomes': row.outcomes,
+        'input': row.input if full else None,
+        'outcomes': outcomes,
+        'redacted': not full,
         'latencyMs': row.latency_ms,
         'createdAt': when(row.created_at),
     }
@@ -120,13 +174,15 @@ def get_trace(traces: TraceHistory, caller: Caller, trace_ref: str) -> dict[str,
         if row is None or (owner is not None and row.principal != owner):
             continue
         if isinstance(row, DecisionTraceRow):
-            return _decision(row)
+            return _decision(row, Viewer.of(traces, caller, [row]))
         if isinstance(row, ResponseTraceRow):
             found = traces.get('retrieval_trace', key_of(row.retrieval_trace)) if row.retrieval_trace else None
             if not isinstance(found, RetrievalTraceRow):
-                return {'id': row.ref, 'kind': 'response', 'parent': _response(row), 'retrievals': [], 'reusedBy': []}
+                viewer = Viewer.of(traces, caller, [row])
+                return {'id': row.ref, 'kind': 'response', 'parent': _response(row, viewer), 'retrievals': [], 'reusedBy': []}
             row = found
-        record = _record(_with_response(traces, row))
+        full_row = _with_response(traces, row)
+        record = _record(full_row, Viewer.of(traces, caller, [full_row]))
         # only the reuses the caller could open itself: another principal's hit is its activity, not this caller's
         reused = traces.reused_by(key_of(record['parent']['id']), owner) if record['parent'] else []
         record['reusedBy'] = [{'id': r.ref, 'createdAt': when(r.created_at), 'latencyMs': r.latency_ms} for r in reused]

@@ -37,6 +37,7 @@ def new_turn(
         role=role,
         content=text,
         principal=caller.principal_id,
+        acting_principal=caller.acting_principal_id,
         scope_sets=scope_sets,
         read_region=caller.patterns('memory:read'),  # bounds what extraction may send to an LLM with this turn
         created_at=now,

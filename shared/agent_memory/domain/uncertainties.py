@@ -8,11 +8,12 @@ from agent_memory.clock import utcnow
 from agent_memory.db.connection import run_with_retry
 from agent_memory.db.memory_store import MemoryStore
 from agent_memory.domain import views
+from agent_memory.domain.auth import Caller
 from agent_memory.domain.commit import commit
 from agent_memory.domain.entity_keys import Speaker
 from agent_memory.domain.ports import MemoryReads
 from agent_memory.domain.reconcile import Diff, Reconciler, Source
-from agent_memory.domain.scopes import within_region
+from agent_memory.domain.scopes import visible, within_region
 from agent_memory.embeddings import Embedder
 from agent_memory.errors import BadRequest, NotFound, Unprocessable
 from agent_memory.extraction.model import EntityRef, ExtractedAttribute, Extraction, Invalidation
@@ -22,7 +23,9 @@ from agent_memory.vocabulary import MemoryCategory, names_self_entity
 from agent_memory.write_ops import ResolveUncertainty, WritePlan
 
 
-def _system_reconciler(store: MemoryStore, plan: WritePlan, diff: Diff, scope_sets: ScopeSets, source: Source) -> Reconciler:
+def _system_reconciler(
+    store: MemoryStore, plan: WritePlan, diff: Diff, scope_sets: ScopeSets, source: Source, reader: list[str]
+) -> Reconciler:
     return Reconciler(
         store,
         plan,
@@ -33,6 +36,7 @@ def _system_reconciler(store: MemoryStore, plan: WritePlan, diff: Diff, scope_se
         floor=0.7,
         known_at=plan.now,
         speaker=Speaker('system', 'System'),
+        reader=reader,
     )
 
 
@@ -40,15 +44,16 @@ def accept_value(
     reads: MemoryReads,
     store: MemoryStore,
     embedder: Embedder,
-    caller_principal: str,
-    write_patterns: list[str],
+    caller: Caller,
     uncertainty_id: str,
     value: str,
 ) -> dict[str, Any]:
     """Write the accepted value through the reconciler at the flag's own scope, retire the competing values and settle
-    the flag — one transaction."""
+    the flag — one transaction. A flag the caller cannot both read and write is 404 (it may quote the values it is
+    about), and the response names an old value only where the caller can read it."""
+    caller_principal, reader = caller.principal_id, caller.patterns('memory:read')
     row = reads.get_uncertainty(uncertainty_id)
-    if row is None or not within_region(row.scope_sets, write_patterns):
+    if row is None or not within_region(row.scope_sets, caller.patterns('memory:write')) or not visible(row.scope_sets, reader):
         raise NotFound('uncertainty not found')
     if row.entity_key is None or not row.key:
         raise Unprocessable('this uncertainty is not about one entity and key, so no value can settle it')
@@ -65,8 +70,8 @@ def accept_value(
     def attempt() -> Diff:
         plan = WritePlan(now=utcnow(), session_id=None)
         diff = Diff(turn_id=None)
-        source = Source('upsert', f'uncertainty:{uncertainty_id}', None, caller_principal)
-        reconciler = _system_reconciler(store, plan, diff, row.scope_sets, source)
+        source = Source('upsert', f'uncertainty:{uncertainty_id}', None, caller_principal, acting_principal=caller.acting_principal_id)
+        reconciler = _system_reconciler(store, plan, diff, row.scope_sets, source, reader)
         reconciler.category_override = row_category(store, (entity_type, entity_name), key)
         reconciler.run(extraction)
         if all(op.id != uncertainty_id for op in plan.of(ResolveUncertainty)):

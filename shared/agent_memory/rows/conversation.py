@@ -41,6 +41,7 @@ class TurnRow:
     llm_error: str | None = None
     read_region: list[str] | None = None
     origin: str | None = None  # None: ingested; 'chat': a /chat message; 'chat_reply': the reply /chat generated
+    acting_principal: str | None = None  # the manager who wrote it on the principal's behalf
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

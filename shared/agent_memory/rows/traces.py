@@ -30,6 +30,7 @@ class ResponseTraceRow:
     tokens: Any = None
     session_id: str | None = None  # the id callers use
     latency_ms: float | None = None
+    read_region: list[str] | None = None  # the maker's memory:read patterns (None: written before migration 0030)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -49,6 +50,7 @@ class RetrievalTraceRow:
     candidates: list[dict[str, Any]] = field(default_factory=list)  # the fused pool (not read by listings)
     response: str | None = None  # response_trace ref
     answer: ResponseTraceRow | None = None  # the response, where the read fetched it
+    read_region: list[str] | None = None  # the maker's memory:read patterns (None: written before migration 0030)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -60,6 +62,7 @@ class DecisionTraceRow:
     input: Any = None
     outcomes: Any = None
     latency_ms: float | None = None
+    scope_sets: list[list[str]] | None = None  # where the write went (None: written before migration 0030)
 
 
 TraceRow = RetrievalTraceRow | ResponseTraceRow | DecisionTraceRow
@@ -73,6 +76,7 @@ class CacheCandidate:
     question_key: str | None
     similarity: float
     answer: ResponseTraceRow
+    query: str = ''  # the question it answered (its specifics must equal the new question's)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
