@@ -33,7 +33,7 @@ def test_the_users_earlier_questions_are_never_cited_as_evidence(api: Api, worke
     ask(api, 'is my plan the Pro plan?')
     worker.drain()  # both questions are stored as turns (and embedded)
     answer = ask(api, 'which plan am I on?')
-    assert answer['citations'] == [] and answer['reply'] == "I don't have anything in memory about that yet."
+    assert answer['citations'] == [] and answer['reply'] == "I don't know: nothing in memory answers that."
     code, _, _ = api.call('facts', 'POST', '/facts', {'text': 'I switched to the Pro plan. Which one are you on?', 'infer': 'none'})
     assert code == 200
     worker.drain()
@@ -56,7 +56,7 @@ def test_the_callers_own_facts_read_as_you(api: Api, worker: Worker) -> None:
     plan = ask(api, 'what is my current plan?')
     assert 'Your plan is Pro' in plan['reply'] and 'Admin' not in plan['reply']
     work = ask(api, 'where do I work?')
-    assert 'You work at Acme' in work['reply'] and 'Admin' not in work['reply']
+    assert 'Your employer is Acme' in work['reply'] and 'Admin' not in work['reply']
 
 
 def test_someone_elses_facts_keep_their_name(api: Api) -> None:
@@ -64,7 +64,7 @@ def test_someone_elses_facts_keep_their_name(api: Api) -> None:
     triple = {'entity': {'type': 'person', 'name': 'Alice'}, 'key': 'plan', 'value': 'Basic'}
     assert api.call('facts', 'POST', '/facts', {'infer': 'triples', 'triples': [triple]})[0] == 200
     answer = ask(api, 'which plan is Alice on?')
-    assert answer['reply'] == 'From memory: Alice plan: Basic [S1].'
+    assert answer['reply'] == "From memory: Alice's plan is Basic [S1]."
 
 
 def test_the_llm_is_given_no_earlier_question_and_knows_which_facts_are_the_users(api: Api, worker: Worker, services: Services) -> None:

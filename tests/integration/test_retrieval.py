@@ -235,7 +235,7 @@ def test_chat_without_an_llm_answers_extractively_with_citations(world: Api, sto
     # worker embeds the queued turn's chunk (its statement: a question is no passage)
     code, body, _ = world.call('chat', 'POST', '/chat', {'message': "Alice joined in spring. What is Alice's role?"})
     assert code == 200, body
-    assert 'Alice role: CTO [S1]' in body['reply']
+    assert "Alice's role is CTO [S1]" in body['reply']
     assert body['citations'][0]['marker'] == '[S1]' and body['citations'][0]['snippet'] == 'Alice role: CTO'
     assert body['memoryUpdates']['status'] == 'queued'
     # the queued user turn is extracted by the worker, which also embeds its chunk off the request path

@@ -24,8 +24,9 @@ CALLER = Caller('ctx', 'alice', 'Alice', 'human', {'memory:read': ['*'], 'memory
 MISS = CacheDecision(True, None, 'cache miss: nothing')
 
 
-def _fact(n: int, refs: tuple[str, ...] = ('person/bob',), text: str = 'Bob home city: Oslo') -> Hit:
-    return Hit(f'attribute:a{n}', 'attribute', 1.0 / n, text, None, {}, None, refs, key=f'a{n}')
+def _fact(n: int, refs: tuple[str, ...] = ('person/bob',), text: str = 'Bob location: Oslo') -> Hit:
+    resource = {'kind': 'attribute', 'entityType': 'person', 'name': 'Bob', 'key': 'location'}
+    return Hit(f'attribute:a{n}', 'attribute', 1.0 / n, text, None, resource, None, refs, key=f'a{n}')
 
 
 def _passage(n: int, turn: str, text: str, role: str = 'user') -> Hit:
@@ -67,11 +68,18 @@ def test_composition_never_quotes_the_window_or_the_users_own_questions_and_is_c
 
     class Recording(ExtractiveComposer):
         def compose(
-            self, question: str, sources: Any, transcript: Any, model: Any, system: str = '', caller_refs: Any = frozenset()
+            self,
+            question: str,
+            sources: Any,
+            transcript: Any,
+            model: Any,
+            system: str = '',
+            caller_refs: Any = frozenset(),
+            instructions: Any = (),
         ) -> Any:
             seen.append([h.id for h in sources])
             assert caller_refs == frozenset({SELF}) and model == CALLER.config.models.synthesis
-            return super().compose(question, sources, transcript, model, caller_refs=caller_refs)
+            return super().compose(question, sources, transcript, model, caller_refs=caller_refs, instructions=instructions)
 
     request = ChatRequest.model_validate({'message': 'where does Bob live?'})
     answer = compose(Recording(), CALLER, request, _question(request.message), MISS, retrieval, [window_turn])

@@ -34,6 +34,7 @@ from agent_memory.db.reinforcement import ImportanceRule
 from agent_memory.plan_reads import ActiveInstruction, OpenUncertainty, StoredReply
 from agent_memory.rows.control import PrincipalRow
 from agent_memory.rows.conversation import SessionRow, TurnRow
+from agent_memory.rows.directives import InstructionRow
 from agent_memory.rows.memory import AttributeRow, RelationRow
 from agent_memory.rows.refs import EntityKey
 
@@ -146,6 +147,17 @@ class MemoryStore:
             now=now,
         )
         return [to_rows.attribute(row) for row in rows]
+
+    def active_instructions(self, patterns: Sequence[str], now: dt.datetime, limit: int = 50) -> list[InstructionRow]:
+        """The active instructions ``patterns`` may read, oldest first (the newest ``limit`` of them)."""
+        rows = self.rows(
+            f'SELECT * FROM (SELECT * FROM instruction WHERE active = true AND {VISIBLE} ORDER BY created_at DESC LIMIT $limit) '
+            'ORDER BY created_at ASC;',
+            limit=limit,
+            now=now,
+            **visibility_params(patterns),
+        )
+        return [to_rows.instruction(row) for row in rows]
 
     def live_relations(self, edges: Sequence[tuple[EntityKey, str, EntityKey]], now: dt.datetime) -> list[RelationRow]:
         rows = self._each(

@@ -568,6 +568,26 @@ class RetrievalStore:
         found = {table: measured(table, rows, (measures or {}).get(table)) for table, rows in zip(statements, results, strict=True)}
         return {table: found.get(table, []) for table in tables}
 
+    def addressed(self, where: ReadFilter, owners: Sequence[str], labels: Sequence[str], keys: Sequence[str]) -> list[Candidate]:
+        """Tier 1 for a question with an address (``domain/asked.py``), in one round trip: the visible current relations
+        labelled ``labels`` leaving ``owners`` (entity refs), and the attributes with ``keys`` of the owners and of the
+        entities those relations reach."""
+        relations, attributes = where.predicate('relates_to'), where.predicate('attribute')
+        if relations is None or attributes is None or not owners:
+            return []
+        edges = f'FROM relates_to WHERE in_ref IN $owners AND label IN $edge_labels AND {relations} LIMIT 20'
+        rows = self.store.q(
+            f'LET $reached = SELECT VALUE out_ref {edges};'
+            f'SELECT {PROJECTIONS["relates_to"]} {edges};'
+            f'SELECT {lean_projection("attribute")} FROM attribute_lean WHERE entity_ref IN array::concat($owners, $reached) '
+            f'AND key IN $keys AND {attributes} LIMIT 40;',
+            **where.params(),
+            owners=list(owners),
+            edge_labels=list(labels),
+            keys=list(keys),
+        )
+        return [to_rows.candidate('relates_to', r) for r in rows[1] or []] + [to_rows.candidate('attribute', r) for r in rows[2] or []]
+
     def expand(self, where: ReadFilter, lookup: Expansion, vector: list[float] | None) -> Expanded:
         """The second stage of a retrieval in one round trip: the facts of the seed entities and of their 1-hop and
         2-hop neighbours over visible relations (``lookup.depths`` rows per table and depth; at most 64 new

@@ -12,16 +12,18 @@ from __future__ import annotations
 import datetime as dt
 import re
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
 from agent_memory.clock import new_id, utcnow
 from agent_memory.db.connection import run_with_retry
 from agent_memory.db.memory_store import MemoryStore
-from agent_memory.db.retrieval_store import ReadFilter
+from agent_memory.db.retrieval_store import ReadFilter, RetrievalStore
 from agent_memory.domain import question_key as question_keys
 from agent_memory.domain import recall, transcript
 from agent_memory.domain.answer_phrasing import is_asked_question
+from agent_memory.domain.asked import PET_KEYS, asked, relation_labels, species_of
 from agent_memory.domain.auth import Caller
 from agent_memory.domain.commit import commit
 from agent_memory.domain.derived_scope import derived_scope, reply_sources
@@ -30,7 +32,7 @@ from agent_memory.domain.pipeline import Pipeline, enqueue
 from agent_memory.domain.question_key import QuestionKey
 from agent_memory.domain.response_cache import CacheDecision, consult_cache
 from agent_memory.domain.response_trace import response_trace
-from agent_memory.domain.retrieval import Hit, Retrieval, RetrievalRequest, Retriever, fact_refs, is_first_person
+from agent_memory.domain.retrieval import Hit, Retrieval, RetrievalRequest, Retriever, fact_refs, is_first_person, to_hit
 from agent_memory.domain.synthesis import MAX_SOURCES, Composer, Composition, citation_wire
 from agent_memory.domain.turns import chunks_for, new_turn
 from agent_memory.domain.visibility import fingerprint, personal_fingerprint
@@ -39,7 +41,9 @@ from agent_memory.embeddings import Embedder
 from agent_memory.models import ChatRequest
 from agent_memory.observability import metrics
 from agent_memory.rows.conversation import TurnRow
+from agent_memory.rows.directives import InstructionRow
 from agent_memory.rows.traces import public_citation
+from agent_memory.vocabulary import normalise_name
 from agent_memory.write_ops import Reinforce, WritePlan, WriteTraces
 
 CHAT_K = 10
@@ -92,7 +96,9 @@ def chat(
         answer = cached_answer(decision)
     else:
         retrieval = retrieve(store, embedder, caller, request, question, target.now)
-        answer = compose(composer, caller, request, question, decision, retrieval, window)
+        structured = addressed(store, caller, request.message, target.now, request.labels)
+        instructions = store.active_instructions(caller.patterns('memory:read'), target.now)
+        answer = compose(composer, caller, request, question, decision, with_structured(retrieval, structured), window, instructions)
     latency_ms = (time.perf_counter() - started) * 1000
     plan, user_turn_id, reply_stored = record(store, caller, pipeline, request, target, window, question, answer, latency_ms)
     plan.add(Reinforce(fact_refs([hit for _, hit in answer.composition.cited])))
@@ -141,15 +147,44 @@ def compose(
     decision: CacheDecision,
     retrieval: Retrieval,
     window: list[TurnRow],
+    instructions: Sequence[InstructionRow] = (),
 ) -> Answer:
-    """Synthesis over what retrieval found, minus what the transcript window already holds and questions the user asked."""
+    """Synthesis over what retrieval found, minus what the transcript window already holds and questions the user asked,
+    following the caller's active instructions."""
     retrieval = usable(retrieval, {t.id for t in window})
     sources = (retrieval.hits + retrieval.context_hits)[:MAX_SOURCES]
     model = request.model or caller.config.models.synthesis
-    composition = composer.compose(request.message, sources, window, model, caller_refs=question.self_refs)  # raises before any write
+    composition = composer.compose(
+        request.message, sources, window, model, caller_refs=question.self_refs, instructions=instructions
+    )  # raises before any write
     # An answer built from nothing has nothing a later write could invalidate it by: never cached.
     cacheable = decision.eligible and bool(composition.built_from)
     return Answer(composition, retrieval, 3, f'{decision.reason}; {retrieval.tier_reason}', None, cacheable)
+
+
+def with_structured(retrieval: Retrieval, structured: list[Hit]) -> Retrieval:
+    """The tier-1 rows first among the context hits (and out of the hits, where retrieval ranked them too)."""
+    if not structured:
+        return retrieval
+    ids = {h.id for h in structured}
+    hits = [h for h in retrieval.hits if h.id not in ids]
+    rest = [h for h in retrieval.context_hits if h.id not in ids]
+    return replace(retrieval, hits=structured + hits, context_hits=rest, pool=structured + [h for h in retrieval.pool if h.id not in ids])
+
+
+def addressed(store: MemoryStore, caller: Caller, question: str, now: dt.datetime, labels: Sequence[str]) -> list[Hit]:
+    """Tier 1 for a question that names a fact (``domain/asked.py``): the asker's or the named entity's relation and
+    attributes it asks for, read straight from current memory, so an answer does not depend on their rank."""
+    a = asked(question)
+    if not (a.keys or a.relation):
+        return []
+    owners = [self_entity_ref(caller.principal_id)]
+    owners += [f'{t}/{normalise_name(name)}' for name in (*a.names, *([a.owner] if a.owner else [])) for t in ('person', 'other')]
+    word = a.relation or ('pet' if a.keys <= PET_KEYS else None)
+    keys = set(a.keys) | ({'occupation'} if 'title' in a.keys else set()) | ({'species'} if word and species_of(word) else set())
+    where = ReadFilter(caller.patterns('memory:read'), now, labels=tuple(labels))
+    found = RetrievalStore(store).addressed(where, owners, sorted(relation_labels(word)) if word else [], sorted(keys))
+    return [to_hit(row) for row in found]
 
 
 def usable(retrieval: Retrieval, in_window: set[str]) -> Retrieval:

@@ -12,11 +12,14 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from agent_memory.domain.answer_phrasing import is_asked_question, phrase, relevance
+from agent_memory.domain.extractive_answer import DONT_KNOW, answer
+from agent_memory.domain.reply_style import ReplyStyle, for_the_model, style_of, styled
 from agent_memory.domain.retrieval import FACT_SOURCES, Hit
 from agent_memory.errors import ProviderUnavailable, Unprocessable
 from agent_memory.extraction.context_window import exceeds_context_window
 from agent_memory.extraction.llm import NO_API_KEY, error_message
 from agent_memory.rows.conversation import TurnRow
+from agent_memory.rows.directives import InstructionRow
 
 if TYPE_CHECKING:
     from openai.types.chat import ChatCompletion
@@ -70,8 +73,10 @@ class Composer(Protocol):
         model: str | None,
         system: str = CHAT_SYSTEM,
         caller_refs: frozenset[str] = frozenset(),
+        instructions: Sequence[InstructionRow] = (),
     ) -> Composition:
-        """``caller_refs``: the caller's own (self) entities, whose facts are about the person asking."""
+        """``caller_refs``: the caller's own (self) entities, whose facts are about the person asking;
+        ``instructions``: the caller's active instructions, oldest first, to follow in the reply."""
         ...
 
 
@@ -130,9 +135,11 @@ class LlmComposer:
         model: str | None,
         system: str = CHAT_SYSTEM,
         caller_refs: frozenset[str] = frozenset(),
+        instructions: Sequence[InstructionRow] = (),
     ) -> Composition:
         import openai
 
+        system += for_the_model(instructions)
         chosen = model or self.default_model
         if not chosen:
             raise ProviderUnavailable('no synthesis model is configured (models.synthesis or AGENT_MEMORY_LLM_SYNTHESIS_MODEL)')
@@ -174,13 +181,12 @@ def user_prompt(question: str, sources: Sequence[Hit], transcript: Sequence[Turn
 
 
 class ExtractiveComposer:
-    """No LLM configured: answer with the retrieved facts (or passages) that match the question best, cited the same way.
+    """No LLM configured. A /chat question is answered with the current facts or the passage that answer what was asked
+    (``domain/extractive_answer.py``), in the style the caller's instructions ask for, or the reply says that nothing in
+    memory answers it. A /reflect review quotes the notes that match its question best (at most ``MAX_NOTES``). Earlier
+    replies and the user's own questions are never quoted as evidence."""
 
-    The best match comes first; a source is quoted only if it matches the question as well as the best one
-    (at most ``MAX_SENTENCES``). Earlier replies and the user's own questions are never quoted as evidence.
-    """
-
-    MAX_SENTENCES = 3
+    MAX_NOTES = 3
 
     def compose(
         self,
@@ -190,23 +196,30 @@ class ExtractiveComposer:
         model: str | None,
         system: str = CHAT_SYSTEM,
         caller_refs: frozenset[str] = frozenset(),
+        instructions: Sequence[InstructionRow] = (),
     ) -> Composition:
-        usable = [
-            (n, hit, relevance(question, hit, caller_refs))
-            for n, hit in enumerate(sources, start=1)
-            if hit.source != 'entity' and not is_asked_question(hit)  # "Alice (person)" answers nothing
-        ]
+        evidence = [(n, hit) for n, hit in enumerate(sources, start=1) if not is_asked_question(hit)]
+        if system == REFLECT_SYSTEM:
+            chosen = self._notes(question, evidence, caller_refs)
+            sentences = [f'{phrase(hit, caller_refs)} [S{n}].' for n, hit in chosen]
+            lead, style = 'From memory:', ReplyStyle()
+        else:
+            found = answer(question, [hit for _, hit in evidence], caller_refs)
+            sentences = [f'{f.sentence} [S{evidence[f.number - 1][0]}].' for f in found]
+            lead, style = 'From memory:', style_of(instructions)
+        if not sentences:
+            reply = styled([], style, f'{DONT_KNOW}.')
+            return Composition(reply, [], None, None, [reply])
+        reply, cited = resolve_citations(styled(sentences, style, lead), sources)
+        return Composition(reply, cited, None, None, [reply])
+
+    def _notes(self, question: str, evidence: list[tuple[int, Hit]], caller_refs: frozenset[str]) -> list[tuple[int, Hit]]:
+        """The sources that match the question best (by the key or label words it names, then shared words)."""
+        usable = [(n, hit, relevance(question, hit, caller_refs)) for n, hit in evidence if hit.source != 'entity']
         ranked = sorted(usable, key=lambda item: (item[2], item[1].source in FACT_SOURCES, -item[0]), reverse=True)
         best = ranked[0][2] if ranked else (False, 0.0, 0)
-        chosen = [(n, hit) for n, hit, score in ranked if score == best and best[2] > 0][: self.MAX_SENTENCES]
-        if not chosen:
-            chosen = [(n, hit) for n, hit, _ in usable if hit.source in FACT_SOURCES][:1]
-        if not chosen:
-            reply = "I don't have anything in memory about that yet."
-            return Composition(reply, [], None, None, [reply])
-        sentences = [f'{phrase(hit, caller_refs)} [S{n}].' for n, hit in chosen]
-        reply, cited = resolve_citations('From memory: ' + ' '.join(sentences), sources)
-        return Composition(reply, cited, None, None, [reply])
+        chosen = [(n, hit) for n, hit, score in ranked if score == best and best[2] > 0][: self.MAX_NOTES]
+        return chosen or [(n, hit) for n, hit, _ in usable if hit.source in FACT_SOURCES][:1]
 
 
 def citation_wire(marker: str, hit: Hit) -> dict[str, Any]:

@@ -98,6 +98,7 @@ class Turn:
 
 def read_sentence(text: str, turn: Turn, opens_turn: bool = False) -> Reading:
     reading = Reading(findings=_email_given(text))
+    text = _ASIDE.sub(lambda m: m.group(0) if len(m.group(1).split()) < 4 else '', text)  # "(like, OBSESSED, he …)"
     conditional = hedging = False
     for i, clause in enumerate(split_clauses(text)[:MAX_CLAUSES]):
         clause = strip_fillers(clause)
@@ -113,6 +114,7 @@ def read_sentence(text: str, turn: Turn, opens_turn: bool = False) -> Reading:
     return _without_the_leaving(reading)
 
 
+_ASIDE = re.compile(r'\s*\(([^()]{0,300})\)')  # a parenthetical aside of four words or more is left out
 _MY_EMAIL = re.compile(r'^(?:(?:also|and|so|oh|btw|ps)[\s,]+)*my\s+(?:(?:work|personal|private|new|main)\s+)?e-?mail\b', re.I)
 _EMAIL_ADDRESS = re.compile(r'[\w.+-]+@[\w-]+(?:\.[\w-]+)+')
 

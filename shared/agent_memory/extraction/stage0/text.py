@@ -15,7 +15,7 @@ PROPER = rf'(?-i:(?:{CAP_WORD})(?:\s+(?:(?:of|and|&|de|da|do|del|la|le|van|von|d
 _CLAUSE_BREAK = re.compile(
     r'\s*;\s*'
     r"|,?\s+(?:and|but|so|plus)\s+(?:now\s+|then\s+|also\s+)?(?=(?:I|I'm|I've|I'll|I'd|my|My|we|We|we're|We're)\b)"
-    r"|,\s+(?=(?:I|I'm|I've|I'll|I'd|my|our|we|we're)\b)"
+    r"|,\s+(?=(?:I|I'm|I've|I'll|I'd|my|we|we're)\b|our\s+[\w-]+\s+[A-Z])"
     r"|,\s+(?:and\s+)?(?=(?:he|she|he's|she's)\s)|\s+and\s+(?=(?:he's|she's|he\s+is|she\s+is)\s)"
     r'|,\s+(?=(?:lives|works|living|working)\s+(?:in|at|for)\s)'
     r"|,\s+(?:and\s+)?(?:then\s+)?(?=there's\s)|:\s+(?=(?:my|our|I|I'm|we|we're)\s)"

@@ -1,0 +1,131 @@
+"""What a question asks for: whose (the asker, someone named, someone related to either) and which fact (the attribute
+keys that answer it). Pure; /chat uses it to look the answer up (tier 1) and the extractive composer to decide whether
+what memory holds answers the question at all (CONTRACT §7.1: answer what was asked, or say memory holds nothing).
+
+"What is the name of my dog?" asks for the entity the asker's ``pet`` relation leads to (a dog); "Where does my sister
+live?" for the ``location`` of the asker's sister; "What plan is Bob on?" for Bob's ``plan``; "How old is Biscuit?" for
+Biscuit's ``age``. A question none of these shapes fits has no address: only a passage can answer it.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from agent_memory.extraction.stage0.lexicon import word_set
+from agent_memory.extraction.stage0.people import BREEDS, PERSON_RELATIONS, SPECIES
+
+PET_KEYS = frozenset({'breed', 'species'})
+_FIRST_PERSON = re.compile(r"\b(?:i|me|my|mine|myself|i'm|i've|i'd|am\s+i)\b", re.IGNORECASE)
+_RELATIVE_WORDS = sorted(
+    [*PERSON_RELATIONS, *SPECIES, *BREEDS, 'pet', 'pets', 'kids', 'children', 'son', 'daughter'], key=len, reverse=True
+)
+_RELATIVE = '|'.join(re.escape(w).replace(r'\ ', r'\s+') for w in _RELATIVE_WORDS)
+# "my sister", "my dog's", "our corgi"; "Bob's manager"
+_MY_RELATIVE = re.compile(rf'\b(?:my|our)\s+(?:(?:older|younger|little|big|best|new|eldest|youngest)\s+)?(?P<rel>{_RELATIVE})s?\b', re.I)
+_NAMED_RELATIVE = re.compile(
+    rf"\b(?P<owner>(?-i:[A-Z][\w-]+))['’]s\s+(?:(?:second|first|new|other|older|younger|little|big|eldest|youngest)\s+)?(?P<rel>{_RELATIVE})s?\b",
+    re.I,
+)
+# (keys, cue): the first cue that matches names the keys that answer; order matters ("where … work" before "where")
+_KEYS: tuple[tuple[frozenset[str], re.Pattern[str]], ...] = tuple(
+    (frozenset(keys.split()), re.compile(cue, re.IGNORECASE))
+    for keys, cue in (
+        ('breed', r'\bbreed\b|\bwhat\s+(?:kind|type|sort)\s+of\s+(?:dog|cat|rabbit)\b'),
+        ('species', r'\bwhat\s+(?:kind|type|sort)\s+of\s+(?:animal|pet)\b|\bspecies\b|\bwhat\s+(?:animal|pet)\b'),
+        ('allergy', r'\ballerg'),
+        ('diet', r'\bdiet\b|\bvegetarian\b|\bvegan\b|\bpescatarian\b|\b(?:eat|eats)\s+meat\b'),
+        ('email', r'\be-?mail\b'),
+        ('language', r'\blanguages?\b|\bspeaks?\b'),
+        ('nationality', r'\bnationality\b|\bcitizen'),
+        ('plan', r'\bplan\b|\btier\b|\bsubscription\b'),
+        ('studies', r'\bstud(?:y|ies|ying)\b|\bcourse\b|\bdegree\b|\bmajor\b|\bwhich\s+(?:school|college|university)\b'),
+        ('moved_from', r'\bmov(?:e|ed|ing)\s+(?:here\s+)?from\b|\bbefore\b.*\blive|\blived?\b.*\bbefore\b|\bused\s+to\s+live|'
+                       r'\bprevious(?:ly)?\b.*\blive|\b(?:leave|left)\b.*\bwhen\b.*\bcame\b'),
+        ('hometown', r'\bhometown\b|\bwhere\b.*\b(?:from|grow\s+up|grew\s+up|born)\b'),
+        ('employer', r'\bwhere\b.*\bwork|\bemploy|\bcompany\b|\bwhich\s+(?:firm|hospital|clinic|school|studio|shop|institution)\b|'
+                     r'\bwho\b.*\bwork\s+for\b|\bworkplace\b|\battached\s+to\b'),
+        ('occupation title', r'\bjob\b|\boccupation\b|\bprofession\b|\bwork\s+as\b|\bfor\s+a\s+living\b|\bwhat\b.*\b(?:do|does)\b.*\bdo\b|'
+                              r'\bwhat\b.*\bteach|\brole\b|\bposition\b'),
+        ('location', r'\bwhere\b.*\b(?:live|living|based|stay|reside)|\bwhich\s+(?:city|town|country)\b|\bwhat\s+(?:city|town)\b|'
+                     r'\bhome\s*town\b|\bmoved\s+to\b'),
+        ('age', r'\bhow\s+old\b|\bage\b|\bbirthday\b'),
+        ('title', r'\btitle\b|\bhonorific\b|\baddress(?:ed)?\s+(?:me|him|her)\s+as\b'),
+        ('dislikes', r"\bhates?\b|\bdislikes?\b|\bcan'?t\s+stand\b|\bnot\s+like\b"),
+        ('plays likes', r'\bplay\b|\bsports?\b|\bhobb(?:y|ies)\b'),
+        ('likes plays preference', r'\blikes?\b|\bloves?\b|\benjoys?\b|\bfavou?rite\b|\binto\b|\bdrink\b'),
+        ('preferred_name name', r'\bcall\s+me\b|\bnickname\b|\bgo\s+by\b'),
+    )
+)  # fmt: skip
+_NAME_ASKED = re.compile(r'\bname\b|\bcalled\b|\bwho\s+is\b|\bwho\'s\b', re.IGNORECASE)
+_QUESTION_WORDS = word_set(
+    'What Whats Where When Who Whom Whose Why How Which Is Are Am Was Were Do Does Did Can Could Would Will Should Remind Tell '
+    'I My Me The A An And Or But Please Hey Hi Ok Okay Oh So'
+)
+_CAPITALISED = re.compile(r'(?-i:\b[A-Z][\w-]*(?:\s+[A-Z][\w-]*){0,2})')
+
+
+@dataclass(frozen=True)
+class Asked:
+    """Whose fact a question asks for and which keys answer it (empty ``keys`` with ``wants_name``: the entity itself)."""
+
+    first_person: bool
+    names: tuple[str, ...]  # people (or pets) the question names, capitalised as asked
+    relation: str | None  # "sister", "dog": the relation word the asked-about entity is reached by
+    owner: str | None  # who the relation starts from: None for the asker, else a name ("Bob's manager")
+    keys: frozenset[str] = field(default_factory=frozenset)
+    wants_name: bool = False
+
+    @property
+    def addressed(self) -> bool:
+        """Whether the question names a fact memory can hold (else only a passage can answer it)."""
+        return bool(self.keys) or (self.wants_name and self.relation is not None)
+
+
+def asked(question: str) -> Asked:
+    text = ' '.join(question.split())
+    relation, owner = None, None
+    if m := _MY_RELATIVE.search(text):
+        relation = _singular(m.group('rel'))
+    elif m := _NAMED_RELATIVE.search(text):
+        relation, owner = _singular(m.group('rel')), m.group('owner')
+    keys = next((keys for keys, cue in _KEYS if cue.search(text)), frozenset())
+    wants_name = bool(_NAME_ASKED.search(text)) and not keys
+    if wants_name and relation is None:
+        keys = frozenset({'name', 'preferred_name'})
+    names = tuple(n for n in _names(text) if n != owner)
+    return Asked(bool(_FIRST_PERSON.search(text)), names, relation, owner, keys, wants_name)
+
+
+def _singular(word: str) -> str:
+    spoken = ' '.join(word.lower().split())
+    for plural, single in (('children', 'child'), ('kids', 'kid'), ('pets', 'pet')):
+        if spoken == plural:
+            return single
+    return spoken[:-1] if spoken.endswith('s') and spoken[:-1] in PERSON_RELATIONS | SPECIES.keys() else spoken
+
+
+def _names(text: str) -> list[str]:
+    """Capitalised words that are not the question's own ("What", "Remind"): the people and things it names."""
+    found = []
+    for m in _CAPITALISED.finditer(text):
+        words = [re.sub(r"['’]s$", '', w) for w in m.group(0).split() if w not in _QUESTION_WORDS]
+        if words:
+            found.append(' '.join(words))
+    return found
+
+
+def relation_labels(word: str) -> frozenset[str]:
+    """The relation labels a spoken relation word reaches: "dog" → any pet (its species is checked on the entity),
+    "mum" → mother, "boss" → manager, "kids" → son, daughter and child."""
+    if word in PERSON_RELATIONS:
+        label = PERSON_RELATIONS[word][0]
+        return frozenset({'son', 'daughter', 'child'}) if label == 'child' else frozenset({label})
+    if word in ('son', 'daughter'):
+        return frozenset({word, 'child'})
+    return frozenset({'pet'})
+
+
+def species_of(word: str) -> str | None:
+    """The species a relation word asks about ("dog", "corgi" → dog), None for people and for "pet"."""
+    return SPECIES.get(word) or BREEDS.get(word)

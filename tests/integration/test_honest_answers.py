@@ -1,0 +1,99 @@
+"""Answers a user can trust (CONTRACT §7.1): without an LLM a reply states a value only when a current fact or passage
+answers what was asked, else it says memory holds nothing; markers count from [S1]; /chat follows the caller's active
+instructions (a model is given them apart from the memory data; the extractive reply applies bullets and brevity and
+lists what it cannot apply). Through the handlers on the real engine, with stage 0 extracting the turns."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from agent_memory.composition import Services
+from agent_memory.domain.synthesis import LlmComposer
+from tests.support.handlers import Api
+from tests.support.llm_server import LlmTestServer
+from tests.support.worker import Worker
+
+DONT_KNOW = "I don't know: nothing in memory answers that."
+MAYA = [
+    "Hi! I'm Maya Okafor, I'm a pediatric nurse at St. Mary's Hospital in Leeds.",
+    "We have a golden retriever, Biscuit, he's 4.",
+    "My sister Ada lives in Toronto, she's an architect.",
+    'My brother Tom lives in Dublin.',
+    'Actually, I made a mistake earlier: I work at Leeds General Infirmary, not St. Mary’s.',
+]
+
+
+def say(api: Api, worker: Worker, *texts: str) -> None:
+    for text in texts:
+        code, body, _ = api.call('facts', 'POST', '/facts', {'text': text})
+        assert code == 202, body
+        worker.drain()
+
+
+def ask(api: Api, message: str) -> dict[str, Any]:
+    code, body, _ = api.call('chat', 'POST', '/chat', {'message': message, 'bypassCache': True})
+    assert code == 200, body
+    return body
+
+
+def test_the_reported_questions_are_answered_or_refused_honestly(api: Api, worker: Worker) -> None:
+    # Given Maya's turns (a dog, a sister, a brother, a corrected employer) and a curated fact about Alice
+    say(api, worker, *MAYA)
+    triple = {'entity': {'type': 'person', 'name': 'Alice'}, 'key': 'plan', 'value': 'Pro'}
+    assert api.call('facts', 'POST', '/facts', {'infer': 'triples', 'triples': [triple]})[0] == 200
+    # Then the dog's name is the dog's, not the asker's own name
+    dog = ask(api, 'What is the name of my dog?')
+    assert 'Biscuit' in dog['reply'] and 'Maya' not in dog['reply'] and dog['reply'].startswith('From memory:')
+    # the sister's city is the sister's; the corrected employer is the current one, never the one corrected away
+    assert 'Toronto' in ask(api, 'Where does my sister live?')['reply']
+    work = ask(api, 'Where does Maya work?')['reply']
+    assert 'Leeds General Infirmary' in work and "St. Mary's" not in work
+    # and what memory does not hold is refused, with nothing cited: another person's plan, a pet that does not exist,
+    # a fact about the brother that was never said
+    for question in ('What plan is Bob on?', 'What is my cat called?', 'Where does my brother work?'):
+        refused = ask(api, question)
+        assert (refused['reply'], refused['citations']) == (DONT_KNOW, []), question
+
+
+def test_markers_count_from_s1_in_the_order_of_the_reply(api: Api, worker: Worker) -> None:
+    say(api, worker, 'I speak German and French.')
+    body = ask(api, 'Which languages do I speak?')
+    markers = re.findall(r'\[S\d+\]', body['reply'])
+    assert markers == [f'[S{n}]' for n in range(1, len(markers) + 1)] and len(markers) == 2
+    assert [c['marker'] for c in body['citations']] == markers
+
+
+def test_the_extractive_reply_follows_the_instructions_it_can_and_lists_the_others(api: Api, worker: Worker) -> None:
+    # Given two languages in memory and three instructions, When asked, Then the reply is bullet points, and the French
+    # instruction is listed as not applied
+    say(api, worker, 'I speak German and French.', 'Always answer in bullet points.', 'Always answer in French.')
+    reply = ask(api, 'Which languages do I speak?')['reply']
+    lines = reply.splitlines()
+    assert (
+        lines[0] == 'From memory:'
+        and sorted(lines[1:3]) == ['- Your language is French [S1].', '- Your language is German [S2].']
+        or sorted(lines[1:3]) == ['- Your language is French [S2].', '- Your language is German [S1].']
+    )
+    assert reply.endswith('(Not applied without a language model: "Always answer in French".)')
+    # When a later instruction reverses the bullets and another asks for brevity, Then the newest wins and one line shows
+    say(api, worker, 'Stop using bullet points.', 'Keep your answers short.')
+    reply = ask(api, 'Which languages do I speak?')['reply']
+    assert re.fullmatch(r'From memory: Your language is (?:German|French) \[S1\]\.\n\(Not applied.*', reply, re.S), reply
+
+
+def test_the_model_is_given_the_instructions_apart_from_the_memory(api: Api, worker: Worker, services: Services) -> None:
+    say(api, worker, 'I speak German.', 'Always answer in bullet points.', 'Stop using bullet points.')
+    server = LlmTestServer().start()
+    server.reply_text('Du sprichst Deutsch [S1].')
+    previous = services._composer
+    services._composer = LlmComposer(server.base_url, 'test-model', None, 5.0)
+    try:
+        ask(api, 'Which languages do I speak?')
+    finally:
+        services._composer = previous
+        server.stop()
+    system, prompt = server.requests[-1].message('system'), server.requests[-1].messages[-1]['content']
+    assert 'standing instructions' in system and 'follow the more recent one' in system
+    assert system.index('Always answer in bullet points') < system.index('Stop using bullet points')
+    assert '<memory>\n' not in system and '<memory>\n' in prompt  # directives in the system prompt, memory as data apart
