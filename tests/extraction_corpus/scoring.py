@@ -29,6 +29,7 @@ from agent_memory.extraction.model import (
     KnownEntity,
     PriorTurn,
 )
+from agent_memory.extraction.stage0.people import PERSON_RELATIONS
 from agent_memory.vocabulary import SELF, normalise_name, normalise_type
 
 CORPUS_DIR = Path(__file__).resolve().parent
@@ -194,7 +195,13 @@ def _date(value: dt.datetime | None) -> str | None:
 
 
 def expected_items(turn: Turn) -> list[Item]:
-    return [_label_item(raw) for raw in turn.expect]
+    items = []
+    for raw in turn.expect:
+        if 'attr' in raw and raw['attr'][1] == 'language' and ', ' in raw['attr'][2]:  # one value per language now
+            items += [_label_item({**raw, 'attr': [raw['attr'][0], 'language', value]}) for value in raw['attr'][2].split(', ')]
+        else:
+            items.append(_label_item(raw))
+    return items
 
 
 def _label_item(raw: dict[str, Any]) -> Item:
@@ -244,6 +251,9 @@ def predicted_items(extraction: Extraction) -> list[Item]:
     for v in extraction.invalidations:
         items.append(Item('inval', (norm_entity(v.entity), norm_key(v.key)), (norm_text(v.value),), source=_show(v)))
     return items
+
+
+KIN_LABELS = frozenset(label for label, _ in PERSON_RELATIONS.values()) | {'pet'}
 
 
 def _show(model: Any) -> str:
@@ -357,8 +367,12 @@ def score(extract: Callable[[str, ExtractionContext], Extraction], sessions: lis
     report = Report()
     for session in sessions if sessions is not None else load_corpus():
         for turn in session.turns:
+            expected = expected_items(turn)
             predicted = predicted_items(extract(turn.text, context_for(session, turn)))
-            outcome = TurnOutcome(turn, *match(expected_items(turn), predicted))
+            if not any(i.kind == 'rel' and i.core[1] in KIN_LABELS for i in expected):
+                # labelled before relatives and pets became entities of their own: measured on tests/natural_corpus instead
+                predicted = [i for i in predicted if not (i.kind == 'rel' and i.core[1] in KIN_LABELS)]
+            outcome = TurnOutcome(turn, *match(expected, predicted))
             report.outcomes.append(outcome)
             _count(report, outcome)
     return report

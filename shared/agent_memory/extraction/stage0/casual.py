@@ -12,6 +12,7 @@ import re
 from functools import cache
 
 from agent_memory.extraction.stage0.lexicon import DEPARTMENTS, JOB_HEADS, LANGUAGES, NOT_NAMES, TIER_WORDS, word_set
+from agent_memory.extraction.stage0.people import BREEDS, PERSON_RELATIONS, SPECIES
 
 # The cue words stage 0 reads (verbs, adverbs and keys its patterns name); only these are ever repaired.
 CUE_WORDS = word_set(
@@ -95,13 +96,17 @@ def _one_slip(word: str, cue: str) -> bool:
 
 # ---------------------------------------------------------------------------------------------- all-lowercase names
 
+_KIN_WORDS = '|'.join(sorted((w for w in [*PERSON_RELATIONS, *SPECIES, *BREEDS] if ' ' not in w), key=len, reverse=True))
+_PET_WORDS = '|'.join(sorted((w for w in [*SPECIES, *BREEDS] if ' ' not in w), key=len, reverse=True))
 # Where a lowercase typist puts a name: after these cues (lowercase, the first person already restored to "I").
 _NAME_SLOT = re.compile(
     r"(?P<cue>\bmy name is |\bmy name's |\bcall me |\bI go by |\b(?:work|working|worked) (?:at|for) |\bjoined "
     r'|\b(?:live|living|lived) in (?:a|an|the|our|my) (?:\w+ ){0,2}?(?:apt|apartment|flat|house|place|condo|town|village) in '
     r"|\b(?:live|living|lived|based|located|moved|relocated|move|moving) (?:in|to) |\bI'm (?:originally )?from "
     r'|\b(?:moved|relocated|came|moving) (?:here |over |back |down |up )?from '
-    r'|\b(?:called|named) |\bbeen (?:at|with) )'
+    r'|\b(?:called|named) |\bbeen (?:at|with) |\bjob (?:at|with) |\b(?:a|an) [a-z]+(?: [a-z]+)? at (?:the )?'
+    rf"|\b(?:my|our) (?:{_KIN_WORDS}) |\bthere's (?=[a-z]+ who's (?:a|an) )"
+    rf"|(?:^|(?<=[.!?] ))(?=[a-z]+ (?:is|'s) (?:a|an) (?:{_PET_WORDS})\b))"
     r'(?P<name>[a-z]+(?: [a-z]+){0,2})'
 )
 # "hey, im jamie, a backend dev at Quorum": a greeting then a lowercase word standing alone is a name in any turn.
@@ -111,7 +116,15 @@ _NOT_NAME_WORDS = NOT_NAMES | word_set(
     'ourselves it them as and or but since in on at for with from to now days then there here so because which who where when '
     'while if until by of about just still also really currently again too either anymore me you him us town city country '
     'office school college uni university bed love fear hope peace stuck lost bored hungry sick confused exhausted excited after '
-    'like lol rn tbh btw ago last next yrs years months weeks now'
+    'like lol rn tbh btw ago last next yrs years months weeks now is are was were has had who whose which that shes hes'
+)
+
+
+# Words that follow "my friend" or "my boss" where a name would stand: what they said or did, not who they are.
+_NOT_NAME_VERBS = word_set(
+    'said says told tells think thinks thought want wants got gets went goes go made makes took takes keep keeps kept love loves '
+    'hate hates like likes lives works moved called call calls asked asks just also always never still really will would can '
+    'could should might may must did does do had has have says set sent'
 )
 
 
@@ -132,8 +145,9 @@ def capitalise_names(text: str, caseless: bool) -> str:
 def _capitalised(m: re.Match[str], limit: int) -> str:
     words = m.group('name').split()
     taken: list[str] = []
+    after_kin = m.group('cue').startswith(('my ', 'our '))  # "my friend said …": a verb or adverb is no name
     for word in words[:limit]:
-        if word in _NOT_NAME_WORDS:
+        if word in _NOT_NAME_WORDS or (after_kin and (word in _NOT_NAME_VERBS or word.endswith(('ly', 'ed', 'ing')))):
             break
         taken.append(word.capitalize())
     return m.group('cue') + ' '.join(taken + words[len(taken) :])

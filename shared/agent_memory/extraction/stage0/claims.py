@@ -115,7 +115,10 @@ _UNNAMED_ORG = (
     r'(?:called|named)\s+'
 )
 _DEPARTMENT = '|'.join(sorted(DEPARTMENTS | {'backend', 'frontend', 'dev', 'development', 'engineering', 'programming', 'coding'}))
-_WORK = r"(?:\s+(?:(?:currently|still|now|also)\s+)?work|(?:'ve|\s+have)\s+(?:also\s+)?(?:worked|been\s+working))"
+_WORK = (
+    r'(?:\s+(?:(?:currently|still|now|also)\s+)?work(?:\s+(?:part[\s-]time|full[\s-]time|remotely|mornings|evenings|nights|weekends))?'
+    r"|(?:'ve|\s+have)\s+(?:also\s+)?(?:worked|been\s+working))"
+)
 # "I work at Acme", "I've worked for a startup called Brightpath", "I do backend stuff at a fintech called Ledgerly".
 _WORK_AT = (
     rf'^(?:i|we)(?:{_WORK}|\s+do\s+(?:[\w-]+\s+){{0,3}}?(?:stuff|work|things|{_DEPARTMENT}))\s+'
@@ -236,6 +239,7 @@ def _allergies(text: str) -> list[Claim]:
 def _each_allergy(said: str) -> list[Claim]:
     parts = re.split(r'\s*(?:,|\band\s+(?:also\s+)?(?:to|for)\b|\band\b|\bor\b)\s*', said)
     values = [clean_value(re.sub(r'^(?:(?:also|to|for)\s+)+', '', p.strip(), flags=re.I)) for p in parts[:6]]
+    values = [v for v in values if not re.fullmatch(r'\w+ly|though|too|sadly|unfortunately|sometimes|etc', v, re.I)]
     return [Claim('allergy', v) for v in values if v and len(v.split()) <= 4 and not PRONOUN_OBJECT.match(v)]
 
 
@@ -369,7 +373,7 @@ def _tail_part(part: str) -> Claim | None:
 
 
 def _name(rest: str) -> list[Claim]:
-    m = re.match(rf'^(?P<v>{PROPER})\s*(?:$|,|[—–]|-{{1,2}}\s|\s(?:and|here|by the way)\b|\s(?i:from)\s+(?P<org>{PROPER}))', rest)
+    m = re.match(rf'^(?P<v>{PROPER})\s*(?:$|,|[—–]|-{{1,2}}\s|\s(?:and|but|here|by the way)\b|\s(?i:from)\s+(?P<org>{PROPER}))', rest)
     if not m or not m.group('v')[0].isalpha() or any(w.lower() in NOT_NAMES for w in m.group('v').split()) or len(m.group('v').split()) > 3:
         return []
     org = m.group('org')
@@ -395,7 +399,8 @@ def _my_name(text: str) -> list[Claim]:
 
 def _preferred_name(text: str) -> list[Claim]:
     m = re.search(
-        rf"(?<!don't )(?<!never )(?<!not )\b(?i:call me|i go by|refer to me as|address me as|being called|to be called)\s+(?P<v>{PROPER})",
+        r"(?<!don't )(?<!never )(?<!not )\b(?i:calls? me|i go by|refer to me as|address me as|being called|to be called)"
+        rf'\s+(?P<v>{PROPER})',
         text,
     )
     return [Claim('preferred_name', m.group('v'))] if m and m.group('v').lower() not in NOT_NAMES else []
@@ -410,6 +415,10 @@ def _employment(text: str) -> list[Claim]:
     if m := match(rf'^i{_WORK}\s+as\s+(?P<rest>.+)$', text):
         parsed = split_title(m.group('rest'))
         return [Claim('occupation', parsed[0]), *_title_tail(parsed[1])] if parsed else []
+    if m := match(
+        rf'^(?:i\s+)?(?:just\s+)?(?:got|found|landed|took|started)\s+(?:a\s+)?(?:new\s+)?job\s+(?:at|with)\s+(?P<org>{PROPER})', text
+    ):
+        return [Claim('employer', m.group('org'), change=True)]
     joined = (
         rf'^i\s+{_ADVERBS}(?:joined|started\s+(?:at|with|working\s+(?:at|for))|got\s+hired\s+(?:at|by))\s+(?P<org>{PROPER})(?P<tail>.*)$'
     )

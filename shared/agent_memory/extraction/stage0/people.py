@@ -106,7 +106,14 @@ _NAME_IS_MY_KIN = re.compile(rf"^{_NAME}\s+(?:is|'s)\s+{_MY}{_ADJECTIVES}{_KIN}\
 # "I have a dog named Rex", "we have a golden retriever, Biscuit, he's 4", "we have one daughter, Mimi"
 _HAVE_KIN = re.compile(
     rf"^(?:i|we)\s+(?:have|'ve\s+got|have\s+got|got|adopted|rescued|also\s+have)\s+(?:a|an|one|1|this|our|my)\s+"
-    rf'{_ADJECTIVES}{_KIN}\s*(?:,|:|—|–|-|\s+named|\s+called|\s+whose\s+name\s+is)?\s*{_NAME}{_END_OF_NAME}\s*,?(?P<rest>.*)$',
+    rf'{_ADJECTIVES}{_KIN}(?:\s+too|\s+as\s+well)?\s*(?:,|:|—|–|-|\s+named|\s+called|\s+whose\s+name\s+is)?\s*{_NAME}{_END_OF_NAME}'
+    r'\s*,?(?P<rest>.*)$',
+    re.I,
+)
+# "Pickle is a tabby", "there's Mochi who's a ragdoll": a named animal said to be a breed or species is the speaker's pet
+_NAME_IS_A_PET = re.compile(
+    rf"^{_NAME}\s+(?:is|'s|who's|who\s+is)\s+(?:a|an)\s+{_ADJECTIVES}(?P<rel>{_PET_WORD})\b"
+    r'(?!\s+(?:person|people|lover|owner|walker|trainer|sitter|groomer|fan|food|bed|toy|park|show))(?P<rest>.*)$',
     re.I,
 )
 # "Biscuit the beagle", "Theo, our 8-year-old" is not read (the age there is not a relation)
@@ -117,7 +124,7 @@ _THERE_IS = re.compile(r"^(?:and\s+)?(?:then\s+)?there(?:'s|\s+is)\s+(?P<rest>.+
 _MENTION = re.compile(rf'\b{_MY}{_ADJECTIVES}{_KIN}\s*,?\s+{_NAME}{_END_OF_NAME}', re.I)
 # what follows an introduction that is about the one introduced
 _WHO = re.compile(r"^(?:,\s*)?(?:who(?:'s|\s+is)|which\s+is|that\s+is|who)\s+", re.I)
-_PRONOUN_IS = re.compile(r"^(?:,\s*)?(?:and\s+)?(?P<p>he|she|they)(?:'s|\s+is|\s+are|'re)\s+", re.I)
+_PRONOUN_IS = re.compile(r"^(?:,\s*)?(?:and\s+)?(?P<p>he|she|they)(?:'s|s|\s+is|\s+are|'re)\s+", re.I)  # "hes", "shes"
 _PRONOUN_VERB = re.compile(r'^(?:,\s*)?(?:and\s+)?(?P<p>he|she|they)\s+(?=[a-z])', re.I)
 _VERB_FIRST = re.compile(r'^(?:lives|works|teaches|studies|plays|speaks|loves|hates)\s', re.I)
 # "a golden retriever", "a ragdoll": the breed or species said of a pet already named
@@ -162,7 +169,7 @@ def introduce(clause: str, speaker: EntityRef) -> Introduction | None:
     text = clause.strip()
     if m := _THERE_IS.match(text):
         text = m.group('rest')
-    for pattern in (_MY_KIN_IS, _MY_KIN_NAME, _NAME_MY_KIN, _NAME_IS_MY_KIN, _HAVE_KIN, _NAME_THE_PET):
+    for pattern in (_MY_KIN_IS, _MY_KIN_NAME, _NAME_MY_KIN, _NAME_IS_MY_KIN, _HAVE_KIN, _NAME_THE_PET, _NAME_IS_A_PET):
         m = pattern.match(text)
         if m and _plausible_name(m.group('name')):
             return _introduced(m.group('rel'), m.group('name'), m.group('rest'), speaker)

@@ -16,13 +16,15 @@ _CLAUSE_BREAK = re.compile(
     r'\s*;\s*'
     r"|,?\s+(?:and|but|so|plus)\s+(?:now\s+|then\s+|also\s+)?(?=(?:I|I'm|I've|I'll|I'd|my|My|we|We|we're|We're)\b)"
     r"|,\s+(?=(?:I|I'm|I've|I'll|I'd|my|we|we're)\b|our\s+[\w-]+\s+[A-Z])"
-    r"|,\s+(?:and\s+)?(?=(?:he|she|he's|she's)\s)|\s+and\s+(?=(?:he's|she's|he\s+is|she\s+is)\s)"
+    r"|,\s+(?:and\s+)?(?=(?:he|she|he's|she's|hes|shes)\s)|\s+and\s+(?=(?:he's|she's|hes|shes|he\s+is|she\s+is)\s)"
+    r'|\s*(?:\.\.\.+|…)\s*(?=\w)'
+    r"|\s+and\s+then\s+(?=there's\s)|\s+(?=(?:she's|he's|shes|hes)\s+(?:like\s+|only\s+|just\s+)?\d)"
     r'|,\s+(?=(?:lives|works|living|working)\s+(?:in|at|for)\s)'
     r"|,\s+(?:and\s+)?(?:then\s+)?(?=there's\s)|:\s+(?=(?:my|our|I|I'm|we|we're)\s)"
     r"|,\s+(?:and|but|so|plus)\s+(?=(?:[a-z]+\s+){1,3}(?:I|I'm|I've|I'll|I'd|we|we're)\s)"
     r'|,\s*(?=(?:if|unless|in case|assuming)\b)'
     r'|,\s+(?:so|but)\s+(?=(?:that|it|this|they)\b)'
-    r"|,?\s+(?:because|'cause|cause|since)\s+(?=(?:I|I'm|I've|we|we're)\s)"
+    r"|,?\s+(?:because|'cause|cause|since)\s+(?=(?:I|I'm|I've|we|we're|my)\s)"
     r"|,\s+(?:since|because)\s+(?:(?:this|last)\s+\w+\s+|then\s+|now\s+)?(?=(?:he|she|he's|she's)\s)"
     r"|\s+[—–-]{1,2}\s+(?=(?:I|I'm|I've|we|we're|my|it|it's|that|they|he|she)\b)"
     r'|,\s+(?=(?:moved|relocated)\s+(?:here|there|up|down|over|back|from|to)\b)'  # "I live in Leeds now, moved up from London …"
@@ -49,7 +51,7 @@ _FIRST_PERSON_FIXES = {
 # The first person typed fast: lowercase, or "Im" / "Ive" with the capital but no apostrophe (neither is an English word).
 _LOWER_I = re.compile(r"\b(?:i'm|i've|i'll|i'd|im|Im|ive|Ive|i)\b(?!['-])")
 # Texting fillers a speaker drops into a statement ("radiohead tbh", "im a data analyst lol"): no part of any value.
-_TEXTING = r'(?:tbh|tbf|ngl|imo|imho|fwiw|lol|lmao|rofl|smh|ha(?:ha)+|he(?:he)+)\b'
+_TEXTING = r'(?:tbh|tbf|ngl|imo|imho|fwiw|lol|lmao|rofl|smh|btw|rn|ha(?:ha)+|he(?:he)+)\b'
 _TEXTING_FILLERS = re.compile(rf'^{_TEXTING}[\s,.!:;-]*|\s+{_TEXTING}', re.IGNORECASE)
 
 LEADING_FILLERS = re.compile(
