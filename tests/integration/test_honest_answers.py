@@ -79,7 +79,7 @@ def test_the_extractive_reply_follows_the_instructions_it_can_and_lists_the_othe
     # When a later instruction reverses the bullets and another asks for brevity, Then the newest wins and one line shows
     say(api, worker, 'Stop using bullet points.', 'Keep your answers short.')
     reply = ask(api, 'Which languages do I speak?')['reply']
-    assert re.fullmatch(r'From memory: Your language is (?:German|French) \[S1\]\.\n\(Not applied.*', reply, re.S), reply
+    assert re.fullmatch(r'From memory: You speak (?:German|French) \[S1\]\.\n\(Not applied.*', reply, re.S), reply
 
 
 def test_the_model_is_given_the_instructions_apart_from_the_memory(api: Api, worker: Worker, services: Services) -> None:

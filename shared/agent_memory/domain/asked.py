@@ -16,7 +16,7 @@ from agent_memory.extraction.stage0.lexicon import word_set
 from agent_memory.extraction.stage0.people import BREEDS, PERSON_RELATIONS, SPECIES
 
 PET_KEYS = frozenset({'breed', 'species'})
-_FIRST_PERSON = re.compile(r"\b(?:i|me|my|mine|myself|i'm|i've|i'd|am\s+i)\b", re.IGNORECASE)
+_FIRST_PERSON = re.compile(r"\b(?:i|me|my|mine|myself|i'm|i've|i'd|am\s+i|we|us|our|ours|we're|we've)\b", re.IGNORECASE)
 _RELATIVE_WORDS = sorted(
     [*PERSON_RELATIONS, *SPECIES, *BREEDS, 'pet', 'pets', 'kids', 'children', 'son', 'daughter'], key=len, reverse=True
 )
@@ -31,36 +31,44 @@ _NAMED_RELATIVE = re.compile(
 _KEYS: tuple[tuple[frozenset[str], re.Pattern[str]], ...] = tuple(
     (frozenset(keys.split()), re.compile(cue, re.IGNORECASE))
     for keys, cue in (
+        ('preferred_name name', r'\bcall(?:s|ed)?\s+me\b|\bnickname\b|\bgo\s+by\b|\bbe\s+called\b|\bshort\s+name\b|'
+                                r'\bname\b.*\b(?:use|call)\b.*\bme\b'),
         ('breed', r'\bbreed\b|\bwhat\s+(?:kind|type|sort)\s+of\s+(?:dog|cat|rabbit)\b'),
         ('species', r'\bwhat\s+(?:kind|type|sort)\s+of\s+(?:animal|pet)\b|\bspecies\b|\bwhat\s+(?:animal|pet)\b'),
         ('allergy', r'\ballerg'),
-        ('diet', r'\bdiet\b|\bvegetarian\b|\bvegan\b|\bpescatarian\b|\b(?:eat|eats)\s+meat\b'),
-        ('email', r'\be-?mail\b'),
+        ('diet', r'\bdiet\b|\bvegetarian\b|\bvegan\b|\bpescatarian\b|\b(?:eat|eats)\s+meat\b|\b(?:i|we)\s+eat\b'),
+        ('email', r'\be-?mails?\b'),
         ('language', r'\blanguages?\b|\bspeaks?\b'),
         ('nationality', r'\bnationality\b|\bcitizen'),
         ('plan', r'\bplan\b|\btier\b|\bsubscription\b'),
-        ('studies', r'\bstud(?:y|ies|ying)\b|\bcourse\b|\bdegree\b|\bmajor\b|\bwhich\s+(?:school|college|university)\b'),
+        ('studies', r'\bstud(?:y|ies|ying)\b|\bcourse\b|\bdegree\b|\bmajor\b|\b(?:grad\s+)?school\b|\bcollege\b|\buniversity\b'),
         ('moved_from', r'\bmov(?:e|ed|ing)\s+(?:here\s+)?from\b|\bbefore\b.*\blive|\blived?\b.*\bbefore\b|\bused\s+to\s+live|'
                        r'\bprevious(?:ly)?\b.*\blive|\b(?:leave|left)\b.*\bwhen\b.*\bcame\b'),
         ('hometown', r'\bhometown\b|\bwhere\b.*\b(?:from|grow\s+up|grew\s+up|born)\b'),
-        ('employer', r'\bwhere\b.*\bwork|\bemploy|\bcompany\b|\bwhich\s+(?:firm|hospital|clinic|school|studio|shop|institution)\b|'
-                     r'\bwho\b.*\bwork\s+for\b|\bworkplace\b|\battached\s+to\b'),
-        ('occupation title', r'\bjob\b|\boccupation\b|\bprofession\b|\bwork\s+as\b|\bfor\s+a\s+living\b|\bwhat\b.*\b(?:do|does)\b.*\bdo\b|'
-                              r'\bwhat\b.*\bteach|\brole\b|\bposition\b'),
+        ('employer', r'\bwhere\b.*\bwork|\bemploy|\bcompany\b|\bwho\b.*\bwork(?:s|ing)?\s+for\b|\bworkplace\b|\battached\s+to\b|'
+                     r'\bwhich\s+\w+\b.*\bwork(?:s|ing)?\b|\bwork(?:s|ing)?\s+for\b'),
+        ('occupation title', r'\bjob\b|\boccupation\b|\bprofession\b|\bcareer\b|\btrade\b|\bwork\s+as\b|\bfor\s+a\s+living\b|'
+                              r'\bwhat\b.*\b(?:do|does)\b.*\bdo\b|\bwhat\b.*\bteach|\brole\b|\bposition\b|\bspecialty\b'),
         ('location', r'\bwhere\b.*\b(?:live|living|based|stay|reside)|\bwhich\s+(?:city|town|country)\b|\bwhat\s+(?:city|town)\b|'
-                     r'\bhome\s*town\b|\bmoved\s+to\b'),
+                     r'\bhome\s*town\b|\bmoved\s+to\b|\b(?:town|city|country|place)\b.*\bliv(?:e|es|ing)\b'),
         ('age', r'\bhow\s+old\b|\bage\b|\bbirthday\b'),
         ('title', r'\btitle\b|\bhonorific\b|\baddress(?:ed)?\s+(?:me|him|her)\s+as\b'),
         ('dislikes', r"\bhates?\b|\bdislikes?\b|\bcan'?t\s+stand\b|\bnot\s+like\b"),
         ('plays likes', r'\bplay\b|\bsports?\b|\bhobb(?:y|ies)\b'),
-        ('likes plays preference', r'\blikes?\b|\bloves?\b|\benjoys?\b|\bfavou?rite\b|\binto\b|\bdrink\b'),
-        ('preferred_name name', r'\bcall\s+me\b|\bnickname\b|\bgo\s+by\b'),
+        ('likes plays preference', r"\blikes?\b|\bloves?\b|\benjoys?\b|\bfavou?rite\b|\bdrink\b|"
+                                   r"\b(?:am|are|is|'m|'re)\s+(?:really\s+)?into\b"),
     )
 )  # fmt: skip
+_UNKNOWN_RELATIVE = re.compile(
+    r"\b(?:my|our)\s+(?P<rel>[a-z]+)(?:['’]s\s+name\b|\s+called\b)|\bname\s+of\s+(?:my|our)\s+(?P<rel2>[a-z]+)", re.I
+)
+_ORDINAL = re.compile(rf'\b(?:second|third|other|another|new|next|youngest|eldest|oldest|older|younger)\s+(?:{_RELATIVE})', re.I)
+_WITH_ME = re.compile(r'\b(?:my|our)\s+\w+\s+and\s+(?:i|me)\b', re.IGNORECASE)
+_REPORT_TO = re.compile(r'\b(?:i|me)\s+reports?\s+to\b|\bi\s+report\s+to\b', re.IGNORECASE)
 _NAME_ASKED = re.compile(r'\bname\b|\bcalled\b|\bwho\s+is\b|\bwho\'s\b', re.IGNORECASE)
 _QUESTION_WORDS = word_set(
     'What Whats Where When Who Whom Whose Why How Which Is Are Am Was Were Do Does Did Can Could Would Will Should Remind Tell '
-    'I My Me The A An And Or But Please Hey Hi Ok Okay Oh So'
+    'I My Me The A An And Or But Please Hey Hi Ok Okay Oh So In On At For From With To Our We Us Now Then'
 )
 _CAPITALISED = re.compile(r'(?-i:\b[A-Z][\w-]*(?:\s+[A-Z][\w-]*){0,2})')
 
@@ -75,6 +83,8 @@ class Asked:
     owner: str | None  # who the relation starts from: None for the asker, else a name ("Bob's manager")
     keys: frozenset[str] = field(default_factory=frozenset)
     wants_name: bool = False
+    places: tuple[str, ...] = ()  # names the question sets as a condition ("in Shenport", "at Acme") an answer must meet
+    one_of_several: bool = False  # "Keiko's second cat", "my older brother": not simply the one memory knows
 
     @property
     def addressed(self) -> bool:
@@ -85,16 +95,24 @@ class Asked:
 def asked(question: str) -> Asked:
     text = ' '.join(question.split())
     relation, owner = None, None
-    if m := _MY_RELATIVE.search(text):
+    keys = next((keys for keys, cue in _KEYS if cue.search(text)), frozenset())
+    if _WITH_ME.search(text) or 'preferred_name' in keys:
+        pass  # "my wife and I", "what do my colleagues call me": about the asker
+    elif m := _MY_RELATIVE.search(text):
         relation = _singular(m.group('rel'))
     elif m := _NAMED_RELATIVE.search(text):
         relation, owner = _singular(m.group('rel')), m.group('owner')
-    keys = next((keys for keys, cue in _KEYS if cue.search(text)), frozenset())
+    elif m := _UNKNOWN_RELATIVE.search(text):
+        relation = (m.group('rel') or m.group('rel2')).lower()  # "my granddaughter's name": no relation word memory knows
+    elif _REPORT_TO.search(text):
+        relation = 'manager'  # "who's the CTO I report to?"
     wants_name = bool(_NAME_ASKED.search(text)) and not keys
     if wants_name and relation is None:
         keys = frozenset({'name', 'preferred_name'})
     names = tuple(n for n in _names(text) if n != owner)
-    return Asked(bool(_FIRST_PERSON.search(text)), names, relation, owner, keys, wants_name)
+    places = tuple(n for n in names if re.search(rf'\b(?:in|at|for|from|with)\s+{re.escape(n)}\b', text))
+    several = bool(_ORDINAL.search(text))
+    return Asked(bool(_FIRST_PERSON.search(text)), names, relation, owner, keys, wants_name, places, several)
 
 
 def _singular(word: str) -> str:
@@ -123,7 +141,7 @@ def relation_labels(word: str) -> frozenset[str]:
         return frozenset({'son', 'daughter', 'child'}) if label == 'child' else frozenset({label})
     if word in ('son', 'daughter'):
         return frozenset({word, 'child'})
-    return frozenset({'pet'})
+    return frozenset({'pet'}) if word == 'pet' or species_of(word) else frozenset({word})
 
 
 def species_of(word: str) -> str | None:

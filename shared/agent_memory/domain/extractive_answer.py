@@ -60,8 +60,7 @@ def _explains(a: Asked, found: Found) -> bool:
     """A fact answers only if every name the question says is accounted for: the asker's or a named owner, or in the
     fact itself ("Which company did I work for in Shenport?" is not answered by the current employer elsewhere)."""
     said = f'{found.hit.text} {found.hit.resource.get("name") or ""}'.casefold()
-    owner_names = {w.casefold() for n in ([a.owner] if a.owner else []) for w in n.split()}
-    return all(any(w.casefold() in said or w.casefold() in owner_names for w in name.split()) for name in a.names)
+    return all(any(w.casefold() in said for w in name.split()) for name in a.places)
 
 
 def _named_keys(question: str, numbered: list[tuple[int, Hit]], owners: frozenset[str]) -> frozenset[str]:
@@ -119,7 +118,7 @@ def _through_relation(a: Asked, numbered: list[tuple[int, Hit]], owners: frozens
             hit.entity_refs[0]: _value(hit) for _, hit in numbered if hit.table == 'attribute' and hit.resource.get('key') == 'species'
         }
         edges = [(n, hit) for n, hit in edges if kinds.get(hit.entity_refs[1], species) == species]
-    if not edges:
+    if not edges or (a.one_of_several and len(edges) < 2):  # "the second cat" when memory knows one: not that one
         return []
     if a.wants_name or not a.keys:
         return [Found(n, hit, _relation_sentence(word, hit, caller_refs)) for n, hit in edges]
@@ -168,11 +167,16 @@ def _value(hit: Hit) -> str:
     return hit.text.split(': ', 1)[1] if ': ' in hit.text else hit.text
 
 
+_VERBS = {'likes': ('like', 'likes'), 'dislikes': ('dislike', 'dislikes'), 'plays': ('do', 'does'), 'language': ('speak', 'speaks')}
+
+
 def _fact_sentence(hit: Hit, caller_refs: frozenset[str]) -> str:
-    key = str(hit.resource.get('key') or '').replace('_', ' ')
-    if hit.entity_refs and hit.entity_refs[0] in caller_refs:
-        return f'Your {key} is {_value(hit)}'
-    return f"{hit.resource.get('name')}'s {key} is {_value(hit)}"
+    key = str(hit.resource.get('key') or '')
+    mine = bool(hit.entity_refs) and hit.entity_refs[0] in caller_refs
+    if key in _VERBS:  # "You like chess", "Keiko speaks Japanese"
+        return f'{"You" if mine else hit.resource.get("name")} {_VERBS[key][0 if mine else 1]} {_value(hit)}'
+    words = key.replace('_', ' ')
+    return f'Your {words} is {_value(hit)}' if mine else f"{hit.resource.get('name')}'s {words} is {_value(hit)}"
 
 
 def _relation_sentence(word: str, hit: Hit, caller_refs: frozenset[str]) -> str:
