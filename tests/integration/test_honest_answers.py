@@ -70,10 +70,9 @@ def test_the_extractive_reply_follows_the_instructions_it_can_and_lists_the_othe
     say(api, worker, 'I speak German and French.', 'Always answer in bullet points.', 'Always answer in French.')
     reply = ask(api, 'Which languages do I speak?')['reply']
     lines = reply.splitlines()
-    assert (
-        lines[0] == 'From memory:'
-        and sorted(lines[1:3]) == ['- Your language is French [S1].', '- Your language is German [S2].']
-        or sorted(lines[1:3]) == ['- Your language is French [S2].', '- Your language is German [S1].']
+    assert lines[0] == 'From memory:' and sorted(lines[1:3]) in (
+        ['- You speak French [S1].', '- You speak German [S2].'],
+        ['- You speak French [S2].', '- You speak German [S1].'],
     )
     assert reply.endswith('(Not applied without a language model: "Always answer in French".)')
     # When a later instruction reverses the bullets and another asks for brevity, Then the newest wins and one line shows
