@@ -10,6 +10,7 @@ import json
 import math
 import re
 from collections import Counter
+from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -74,12 +75,13 @@ def spoken_time(raw: str) -> dt.datetime:
     return dt.datetime.strptime(raw.strip(), '%I:%M %p on %d %B, %Y').replace(tzinfo=dt.UTC)
 
 
-def load(path: Path, indices: list[int]) -> list[Conversation]:
+def load(path: Path, indices: list[int], categories: Collection[int] = tuple(CATEGORIES)) -> list[Conversation]:
+    """The conversations at ``indices`` with their questions of ``categories`` (5, adversarial, is left out unless asked)."""
     raw = json.loads(path.read_text())
-    return [_conversation(i, raw[i]) for i in indices]
+    return [_conversation(i, raw[i], categories) for i in indices]
 
 
-def _conversation(index: int, raw: dict[str, object]) -> Conversation:
+def _conversation(index: int, raw: dict[str, object], categories: Collection[int]) -> Conversation:
     conv = raw['conversation']
     assert isinstance(conv, dict)
     numbers = sorted(int(k.split('_')[1]) for k in conv if re.fullmatch(r'session_\d+', k))
@@ -90,7 +92,7 @@ def _conversation(index: int, raw: dict[str, object]) -> Conversation:
     qa = raw['qa']
     assert isinstance(qa, list)
     for q in qa:
-        if q['category'] not in CATEGORIES:
+        if q['category'] not in categories:
             continue
         evidence = frozenset(f'D{a}:{b}' for e in q.get('evidence', []) for a, b in _EVIDENCE.findall(e)) & known
         if evidence:
