@@ -11,6 +11,7 @@ from collections.abc import Sequence
 
 from agent_memory.db.memory_store import CLAUSE_IN_FORGET, CURRENT, CURRENT_EDGE, INSIDE_FORGET, VISIBLE, MemoryStore, visibility_params
 from agent_memory.db.records import entity_rid, rid
+from agent_memory.db.withholding import WITHHELD, withholding
 
 # Destroyed: rows inside the forget region that the caller can also read (a forget grant never reveals or reaches
 # rows outside the read grant).
@@ -42,11 +43,12 @@ class ForgetStore:
                 AND {_DESTROYABLE}) SET valid_until = $now RETURN VALUE id);
             LET $d = (UPDATE (SELECT VALUE id FROM action WHERE (actor_ref IN $refs OR object_ref IN $refs) AND {CURRENT_EDGE}
                 AND {_DESTROYABLE}) SET valid_until = $now RETURN VALUE id);
+            {withholding('array::flatten([$a, $b, $c, $d])', '$refs')}
             RETURN array::len(array::union($a, $b)) + array::len($c) + array::len($d);
             COMMIT TRANSACTION;
         """
         ids = [rid('attribute', i) for i in attribute_ids]
-        result = self.store.q(sql, ids=ids, refs=list(entity_refs), now=now, **self.region)
+        result = self.store.q(sql, ids=ids, refs=list(entity_refs), now=now, withheld=WITHHELD, **self.region)
         return int(result[-2] or 0)
 
     def purge(self, addresses: Sequence[str], entity_refs: Sequence[str]) -> int:
@@ -64,8 +66,9 @@ class ForgetStore:
             LET $kept = {_REMAINING_REFS};
             LET $e = (DELETE $entities WHERE {INSIDE_FORGET} AND array::join(record::id(id), '/') NOT IN $kept RETURN BEFORE);
             UPDATE $entities SET scope_sets = scope_sets.filter(|$cl| !{CLAUSE_IN_FORGET}) WHERE !{INSIDE_FORGET} RETURN NONE;
+            {withholding('array::flatten([$a.id, $c.id, $d.id, $e.id])', '$refs')}
             RETURN array::len($a) + array::len($c) + array::len($d) + array::len($e);
             COMMIT TRANSACTION;
         """
-        result = self.store.q(sql, addresses=list(addresses), refs=list(entity_refs), entities=entities, **self.region)
+        result = self.store.q(sql, addresses=list(addresses), refs=list(entity_refs), entities=entities, withheld=WITHHELD, **self.region)
         return int(result[-2] or 0)

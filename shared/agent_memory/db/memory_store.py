@@ -31,6 +31,7 @@ from agent_memory.db.predicates import uncertainties_sql as uncertainties_sql
 from agent_memory.db.predicates import visibility_params as visibility_params
 from agent_memory.db.records import Tx, entity_rid, record_id, ref, rid
 from agent_memory.db.reinforcement import ImportanceRule
+from agent_memory.db.withholding import WITHHELD, withholding
 from agent_memory.plan_reads import ActiveInstruction, OpenUncertainty, StoredReply
 from agent_memory.rows.control import PrincipalRow
 from agent_memory.rows.conversation import SessionRow, TurnRow
@@ -237,12 +238,15 @@ class MemoryStore:
             for current in [CURRENT if table == 'attribute' else CURRENT_EDGE]
         ]
         total = ' + '.join(f'array::len(${name})' for name, _, _ in _ENTITY_FACT_LINKS)
-        sql = f'BEGIN TRANSACTION;{"".join(closes)}UPDATE $e SET updated_at = $now;RETURN {total};COMMIT TRANSACTION;'
+        closed = 'array::flatten([' + ', '.join(f'${name}' for name, _, _ in _ENTITY_FACT_LINKS) + '])'
+        withheld = withholding(closed, '[$ref]')
+        sql = f'BEGIN TRANSACTION;{"".join(closes)}{withheld}UPDATE $e SET updated_at = $now;RETURN {total};COMMIT TRANSACTION;'
         result = self.q(
             sql,
             e=entity_rid(*entity_key),
             ref=entity_ref_key(entity_key),
             now=now,
+            withheld=WITHHELD,
             **visibility_params(region, 'fg'),
             **visibility_params(read),
         )
