@@ -88,70 +88,8 @@ class Service:
                 assert result == {'batchItemFailures': []}, result
 
 
-def ingest(service: Service, conversation: Any, ctx: str, key: str) -> dict[str, int]:
-    """Send the conversation one day at a time; returns turn id -> index in the file."""
-    by_turn: dict[str, int] = {}
-    days: dict[str, list[int]] = {}
-    for i, turn in enumerate(conversation.turns):
-        days.setdefault(turn['ts'][:10], []).append(i)
-    for indices in days.values():
-        messages = [
-            {'role': 'user', 'content': conversation.turns[i]['text'], 'ts': conversation.turns[i]['ts']}
-            | ({'name': conversation.turns[i]['speaker']} if conversation.named else {})
-            for i in indices
-        ]
-        body = service.call('facts', ctx, key, 'POST', '/facts/batch', {'messages': messages, 'extract': 'per_message'})
-        by_turn.update(zip(body['turnIds'], indices, strict=True))
-        service.drain()
-    return by_turn
-
-
-def stored_state(service: Service, conversation: Any, ctx: str, key: str, turns: dict[str, int]) -> tuple[Any, dict[str, Any]]:
-    from scoring import Stored
-
-    state = service.call('views', ctx, key, 'GET', '/state', query={'limit': '500'})
-    doubts = service.call('views', ctx, key, 'GET', '/uncertainty', query={'limit': '200', 'resolved': 'false'})
-    names: dict[str, str] = {}
-    self_ids: set[str] = set()
-    entities: list[dict[str, Any]] = []
-    for category in ('identity', 'knowledge', 'context'):
-        for entity in state[category]['entities']:
-            names[entity['id']] = entity['name']
-            entities.append(entity)
-            if '/self:' in entity['id']:
-                self_ids.add(entity['id'])
-    shown_self = {names[i] for i in self_ids}
-
-    def named(entity_id: str) -> str:
-        if entity_id in self_ids and not conversation.named:
-            return conversation.speakers[0]
-        return names.get(entity_id) or entity_id.split('/', 1)[-1]
-
-    def turn_of(source: dict[str, Any] | None) -> int | None:
-        ref = (source or {}).get('ref') or ''
-        return turns.get(ref.removeprefix('turn:'))
-
-    facts, relations, first_turn = [], [], {}
-    for category in ('identity', 'knowledge', 'context'):
-        for a in state[category]['attributes']:
-            turn = turn_of(a.get('source'))
-            facts.append((named(a['entity']), a['key'], a['value'], turn))
-            first_turn.setdefault(a['entity'], turn)
-        for r in state[category]['relations']:
-            relations.append((named(r['subject']), r['label'], named(r['object'])))
-            first_turn.setdefault(r['object'], turn_of(r.get('source')))
-    db = service.services.store(ctx).database
-    rows = service.services.db.query(db, 'SELECT description, record::id(source_turn) AS turn FROM instruction WHERE active = true;')[0]
-    instructions = [(r['description'], turns.get(str(r['turn']))) for r in rows or []]
-    unknowns = [(u['about'], turns.get(str(u.get('sourceTurn') or ''))) for u in doubts['uncertainties']]
-    events = sum(len(state[c]['actions']) for c in ('identity', 'knowledge', 'context'))
-    listed = [(e['entityType'], e['name'], first_turn.get(e['id'])) for e in entities if e['id'] not in self_ids]
-    stored = Stored(facts, relations, listed, instructions, unknowns, events)
-    return stored, {'selfShownAs': sorted(shown_self)}
-
-
 def ask(service: Service, conversation: Any, ctx: str, key: str) -> Any:
-    from scoring import Answers, score_answer
+    from tests.natural_corpus.scoring import Answers, score_answer
 
     answers = Answers()
     for question in conversation.questions:
@@ -165,7 +103,7 @@ def pct(value: float) -> str:
 
 
 def report(split: str, total: Any, answers: Any, self_names: list[tuple[str, str, bool]], seconds: float, show: bool) -> None:
-    from scoring import FAMILIES
+    from tests.natural_corpus.scoring import FAMILIES
 
     print(f'\n## natural conversation, split {split}: fact precision / recall per family\n')
     print('| family | stored | precision | labelled | recall |')
@@ -222,8 +160,8 @@ def main() -> None:
     configure(args)
     import bench_env  # noqa: F401  # paths and the quiet environment before the service is imported
 
-    sys.path.insert(0, str(bench_env.ROOT / 'tests' / 'natural_corpus'))
-    from scoring import Answers, Score, load, score
+    from tests.natural_corpus.replay import ACTIVE_INSTRUCTIONS, ingest, stored_state
+    from tests.natural_corpus.scoring import Answers, Score, load, score
 
     conversations = load(args.split)
     if args.only:
@@ -238,15 +176,19 @@ def main() -> None:
     progress: Callable[[str], None] = lambda text: print(text, file=sys.stderr, flush=True)  # noqa: E731
     for n, conversation in enumerate(conversations, 1):
         ctx, key = service.context(f'nat{n}')
-        turns = ingest(service, conversation, ctx, key)
-        stored, extra = stored_state(service, conversation, ctx, key, turns)
+        call = lambda fn, method, path, body, query, ctx=ctx, key=key: service.call(fn, ctx, key, method, path, body, query)  # noqa: E731
+        database = service.services.store(ctx).database
+        turns = ingest(call, service.drain, conversation)
+        stored, shown_as = stored_state(
+            call, lambda db=database: service.services.db.query(db, ACTIVE_INSTRUCTIONS)[0] or [], conversation, turns
+        )
         result = score(conversation, stored)
         total.add(result)
         given = [
             f['value'] for f in conversation.expected.get('facts', []) if f['key'] == 'name' and f['entity'] == conversation.speakers[0]
         ]
         if given and not conversation.named:
-            shown = extra['selfShownAs'][0] if extra['selfShownAs'] else ''
+            shown = shown_as[0] if shown_as else ''
             self_names.append((given[0], shown, bool(shown) and any(part in shown for part in given[0].split())))
         if not args.no_questions:
             answers.add(ask(service, conversation, ctx, key))

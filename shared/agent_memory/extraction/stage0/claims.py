@@ -14,13 +14,24 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from dataclasses import replace
 
 from agent_memory.extraction.stage0.claim import IDENTITY_KEYS, PRONOUN_OBJECT, Claim, match
-from agent_memory.extraction.stage0.lexicon import DEPARTMENTS, LANGUAGES, NATIONALITIES, NOT_NAMES, ORG_SUFFIXES, TIER_WORDS, word_set
+from agent_memory.extraction.stage0.lexicon import (
+    DEPARTMENTS,
+    LANGUAGES,
+    NATIONALITIES,
+    NOT_NAMES,
+    ORG_SUFFIXES,
+    SPORT_GERUNDS,
+    SPORTS,
+    TIER_WORDS,
+    word_set,
+)
 from agent_memory.extraction.stage0.people import number_word
 from agent_memory.extraction.stage0.preferences import drinks, enthusiasm, long_held, not_a_fan, plays, preference, unnamed_favourite
 from agent_memory.extraction.stage0.text import DURATION, PROPER, clean_value, is_plausible_name, slug
-from agent_memory.extraction.stage0.titles import split_title
+from agent_memory.extraction.stage0.titles import split_title, without_honorific
 
 _NAME_KEYS = frozenset({'name', 'preferred_name', 'employer', 'location', 'hometown', 'current_location', 'manager'})
 _MAX_KEY_CHARS, _MAX_VALUE_CHARS = 64, 200
@@ -148,7 +159,16 @@ def find_claims(text: str, is_self: bool) -> list[Claim]:
         found += _preferred_name(text)
     else:
         found = [c for c in found if c.key not in ('name', 'preferred_name')]
-    return [c for c in dict.fromkeys(found) if _plausible(c)]
+    return [c for c in dict.fromkeys(_titled(found)) if _plausible(c)]
+
+
+def _titled(claims: list[Claim]) -> list[Claim]:
+    """ "I am Dr. Matthias Brandauer": the name without the honorific, which is the ``title``."""
+    out: list[Claim] = []
+    for claim in claims:
+        title, name = without_honorific(claim.value) if claim.key in ('name', 'preferred_name') else (None, claim.value)
+        out += [Claim('title', title), replace(claim, value=name)] if title and name.strip() else [claim]
+    return out
 
 
 def _plausible(claim: Claim) -> bool:
@@ -415,10 +435,10 @@ def _employment(text: str) -> list[Claim]:
     if m := match(rf'^i{_WORK}\s+as\s+(?P<rest>.+)$', text):
         parsed = split_title(m.group('rest'))
         return [Claim('occupation', parsed[0]), *_title_tail(parsed[1])] if parsed else []
-    if m := match(
-        rf'^(?:i\s+)?(?:just\s+)?(?:got|found|landed|took|started)\s+(?:a\s+)?(?:new\s+)?job\s+(?:at|with)\s+(?P<org>{PROPER})', text
-    ):
-        return [Claim('employer', m.group('org'), change=True)]
+    if m := _GOT_JOB.match(text):
+        post = _POSTS.get(m.group('post').lower())
+        parsed = (post, '') if post else split_title(m.group('role').strip()) if m.group('role').strip() else None
+        return [Claim('employer', m.group('org'), change=True), *([Claim('occupation', parsed[0], change=True)] if parsed else [])]
     joined = (
         rf'^i\s+{_ADVERBS}(?:joined|started\s+(?:at|with|working\s+(?:at|for))|got\s+hired\s+(?:at|by))\s+(?P<org>{PROPER})(?P<tail>.*)$'
     )
@@ -428,6 +448,17 @@ def _employment(text: str) -> list[Claim]:
         parsed = split_title(m.group('rest'))
         return [Claim('occupation', parsed[0], change=True)] if parsed else []
     return []
+
+
+# "I got a new job at Acme", "my husband Tom got the curator job at the Ashcombe Museum", "he took up a readership at the
+# Orrin Institute": the employer, and the role when it is said
+_GOT_JOB = re.compile(
+    r'^(?:i\s+)?(?:just\s+)?(?:got|found|landed|took(?:\s+up)?|started|accepted|was\s+offered)\s+(?:a|an|the|my)?\s*(?:new\s+)?'
+    r'(?P<role>(?:[\w-]+\s+){0,2}?)(?P<post>job|post|position|role|readership|professorship|lectureship|fellowship|chair)\s+'
+    rf'(?:at|with)\s+(?:the\s+)?(?P<org>{PROPER})',
+    re.IGNORECASE,
+)
+_POSTS = {'readership': 'reader', 'professorship': 'professor', 'lectureship': 'lecturer', 'fellowship': 'fellow'}
 
 
 def _as_title(tail: str) -> list[Claim]:
@@ -486,23 +517,15 @@ def _email(text: str) -> list[Claim]:
     return [Claim('email', m.group(0).rstrip('.'))] if m else []
 
 
-_SPORTS = {
-    'swim': 'swimming', 'run': 'running', 'jog': 'jogging', 'cycle': 'cycling', 'bike': 'cycling', 'hike': 'hiking',
-    'climb': 'climbing', 'boulder': 'bouldering', 'surf': 'surfing', 'ski': 'skiing', 'snowboard': 'snowboarding',
-    'skate': 'skating', 'row': 'rowing', 'box': 'boxing', 'fence': 'fencing', 'sail': 'sailing', 'kayak': 'kayaking',
-}  # fmt: skip
-_SPORT_GERUNDS = frozenset(_SPORTS.values()) | {'yoga', 'pilates', 'crossfit', 'parkrun', 'parkruns', 'karate', 'judo'}
-
-
 def _sport(text: str) -> list[Claim]:
     """ "I swim most mornings", "I make bouldering", "I do yoga": a sport someone does (``plays``, like the games)."""
     if m := match(
-        rf'^(?:i|we)\s+(?:also\s+|still\s+|usually\s+|often\s+)?(?P<v>{"|".join(_SPORTS)})\b(?!\s+(?:to|into|out|away|off|a|the|my)\b)',
+        rf'^(?:i|we)\s+(?:also\s+|still\s+|usually\s+|often\s+)?(?P<v>{"|".join(SPORTS)})\b(?!\s+(?:to|into|out|away|off|a|the|my)\b)',
         text,
     ):
-        return [Claim('plays', _SPORTS[m.group('v').lower()])]
+        return [Claim('plays', SPORTS[m.group('v').lower()])]
     m = match(r'^(?:i|we)\s+(?:also\s+|still\s+)?(?:make|do|go|practi[sc]e)\s+(?P<v>[a-z]+)\b', text)
-    return [Claim('plays', m.group('v').lower())] if m and m.group('v').lower() in _SPORT_GERUNDS else []
+    return [Claim('plays', m.group('v').lower())] if m and m.group('v').lower() in SPORT_GERUNDS else []
 
 
 def _is_tier(word: str) -> bool:

@@ -74,6 +74,13 @@ NATIONALITIES = word_set(
     'tanzanian south african zimbabwean mexican brazilian argentinian argentine chilean colombian peruvian venezuelan '
     'cuban jamaican haitian dominican puerto rican ecuadorian uruguayan paraguayan bolivian'
 )
+SPORTS = {
+    'swim': 'swimming', 'run': 'running', 'jog': 'jogging', 'cycle': 'cycling', 'bike': 'cycling', 'hike': 'hiking',
+    'climb': 'climbing', 'boulder': 'bouldering', 'surf': 'surfing', 'ski': 'skiing', 'snowboard': 'snowboarding',
+    'skate': 'skating', 'row': 'rowing', 'box': 'boxing', 'fence': 'fencing', 'sail': 'sailing', 'kayak': 'kayaking',
+}  # fmt: skip
+SPORT_GERUNDS = frozenset(SPORTS.values()) | {'yoga', 'pilates', 'crossfit', 'parkrun', 'parkruns', 'karate', 'judo'}
+
 NOT_NAMES = word_set(
     'sorry ok okay back done fine good great here there home ready sure not also just so really afraid glad happy sad tired '
     'busy new late early free available online offline american british english german french spanish italian dutch canadian '

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from agent_memory.extraction.model import EntityRef, ExtractedAttribute, ExtractedRelation
 from agent_memory.extraction.stage0.lexicon import NOT_NAMES, word_set
+from agent_memory.extraction.stage0.titles import HONORIFIC, honorific
 
 # spoken word -> (relation label, pronoun); labels are the words a note-taker writes
 PERSON_RELATIONS: dict[str, tuple[str, str | None]] = {
@@ -87,7 +88,9 @@ _ADJECTIVES = (
     r'adopted|rescue|senior|immediate|current|former|ex-|fluffy)\s+){0,2}'
 )
 _NAME_WORD = r"(?-i:[A-ZÀ-ÖØ-Þ][\w-]*(?:['’][A-ZÀ-ÖØ-Þ][\w-]*)?)"  # "O'Brien", never "That's"
-_NAME = rf'(?P<name>{_NAME_WORD}(?:\s+{_NAME_WORD}){{0,2}})'
+# "Dr. J. R. Tamsett", "Sir Anthony Bellweather": an honorific before the name is kept apart (``title``), initials are
+# part of the name
+_NAME = rf'(?:{HONORIFIC}\s+)?(?P<name>(?-i:[A-Z]\.\s?){{0,3}}{_NAME_WORD}(?:\s+{_NAME_WORD}){{0,2}})'
 _END_OF_NAME = r"(?=$|[\s,.;:!?)(—–'’-])"
 _MY = r'(?:my|our)\s+'
 _MY_OR_TERSE = r'(?:(?:my|our)\s+)?'  # at the start of a clause, terse speech drops it: "flatmate's Ines", "brother Paweł"
@@ -145,6 +148,7 @@ class Introduction:
     relations: list[ExtractedRelation]
     attributes: list[ExtractedAttribute]
     rest: str  # what the clause goes on to say about the last one introduced ('' when nothing)
+    before: str = ''  # what the clause says before naming them in passing ("I live in Ambleworth with my wife, …")
 
 
 def _kin(word: str) -> tuple[str, str | None, str | None, str | None]:
@@ -172,21 +176,20 @@ def introduce(clause: str, speaker: EntityRef) -> Introduction | None:
     for pattern in (_MY_KIN_IS, _MY_KIN_NAME, _NAME_MY_KIN, _NAME_IS_MY_KIN, _HAVE_KIN, _NAME_THE_PET, _NAME_IS_A_PET):
         m = pattern.match(text)
         if m and _plausible_name(m.group('name')):
-            return _introduced(m.group('rel'), m.group('name'), m.group('rest'), speaker)
+            return _introduced(m.group('rel'), m.group('name'), m.group('rest'), speaker, m.groupdict().get('title'))
     if (m := _MENTION.search(text)) and _plausible_name(m.group('name')):  # named in passing: only the relation
-        found = _introduced(m.group('rel'), m.group('name'), '', speaker)
-        return Introduction(found.referents, found.relations, found.attributes, '')
+        rest = text[m.end() :]  # "… with my wife, Dr. Teodora Vasquez-Hale, who is a consultant cardiologist"
+        found = _introduced(m.group('rel'), m.group('name'), rest if _WHO.match(rest) else '', speaker, m.group('title'))
+        before = text[: m.start()].strip()
+        return Introduction(found.referents, found.relations, found.attributes, found.rest, before)
     return None
 
 
-def _introduced(word: str, name: str, rest: str, speaker: EntityRef) -> Introduction:
+def _introduced(word: str, name: str, rest: str, speaker: EntityRef, title: str | None = None) -> Introduction:
     label, pronoun, species, breed = _kin(word)
-    entity = EntityRef(type='person' if species is None else 'other', name=name.strip())
-    attributes = [
-        ExtractedAttribute(entity=entity, key=key, value=value, category='identity')
-        for key, value in (('species', species), ('breed', breed))
-        if value
-    ]
+    entity = EntityRef(type='person' if species is None else 'other', name=' '.join(name.split()))
+    said = (('species', species), ('breed', breed), ('title', honorific(title) if title and species is None else None))
+    attributes = [ExtractedAttribute(entity=entity, key=key, value=value, category='identity') for key, value in said if value]
     relation = ExtractedRelation(subject=speaker, label=label, object=entity, category='identity')
     return Introduction([Referent(entity, pronoun)], [relation], attributes, about_them(rest))
 

@@ -15,7 +15,7 @@ from agent_memory.extraction.stage0.hedges import SMALL_TALK, hedge_in, hedged
 from agent_memory.extraction.stage0.lexicon import word_set
 from agent_memory.extraction.stage0.negations import find_invalidations
 from agent_memory.extraction.stage0.people import Referent, introduce, pet_kind, pronoun_subject
-from agent_memory.extraction.stage0.retractions import find_revisions
+from agent_memory.extraction.stage0.retractions import find_revisions, habit_key, replacement
 from agent_memory.extraction.stage0.signals import is_hypothetical, opens_hypothesis, tense
 from agent_memory.extraction.stage0.subjects import (
     Subject,
@@ -26,7 +26,8 @@ from agent_memory.extraction.stage0.subjects import (
     resolve_subject,
     to_first_person,
 )
-from agent_memory.extraction.stage0.text import clip, split_clauses, squash, strip_fillers
+from agent_memory.extraction.stage0.text import PROPER, clip, is_plausible_name, split_clauses, squash, strip_fillers
+from agent_memory.extraction.stage0.titles import HONORIFIC, honorific
 from agent_memory.vocabulary import normalise_type
 
 CONFIDENT = 0.9
@@ -38,6 +39,7 @@ _PASTIMES = word_set(
     'hike climb fish hunt act perform compete go spend watch listen volunteer coach knit sew garden'
 )
 _FIRST_PERSON_WORD = re.compile(r"\b(?:I|I'm|I've|I'll|I'd|me|my|we|we're|we've|we'll|our|us)\b")
+_USED_TO_BUT = re.compile(r'^(?P<head>(?:i|we)\s+used\s+to\s+\w.{0,200}?),?\s+but\s+(?P<tail>\w.*)$', re.IGNORECASE)
 _SMALL_TALK_PLANS = re.compile(
     r'\b(?:get back|be back|come back|talk|speak|chat|see you|catch up|check back|follow up|let you know)\b', re.I
 )
@@ -90,6 +92,7 @@ class Turn:
     text: str
     ctx: ExtractionContext
     referents: list[Referent] = field(default_factory=list)
+    given_up: list[Revision] = field(default_factory=list)  # values taken back earlier in the turn, not yet replaced
 
     @property
     def today(self) -> dt.date:
@@ -97,7 +100,8 @@ class Turn:
 
 
 def read_sentence(text: str, turn: Turn, opens_turn: bool = False) -> Reading:
-    reading = Reading(findings=_email_given(text))
+    introduced, text = _here(text)
+    reading = Reading(findings=[*introduced, *_email_given(text)])
     text = _ASIDE.sub(lambda m: m.group(0) if len(m.group(1).split()) < 4 else '', text)  # "(like, OBSESSED, he …)"
     conditional = hedging = False
     for i, clause in enumerate(split_clauses(text)[:MAX_CLAUSES]):
@@ -115,15 +119,41 @@ def read_sentence(text: str, turn: Turn, opens_turn: bool = False) -> Reading:
 
 
 _ASIDE = re.compile(r'\s*\(([^()]{0,300})\)')  # a parenthetical aside of four words or more is left out
-_MY_EMAIL = re.compile(r'^(?:(?:also|and|so|oh|btw|ps)[\s,]+)*my\s+(?:(?:work|personal|private|new|main)\s+)?e-?mail\b', re.I)
+_MY_EMAIL = re.compile(
+    r'^(?:(?:also|and|so|oh|btw|ps)[\s,]+)*(?:my\s+(?:(?:work|personal|private|new|main)\s+)?e-?mail\b|(?:my\s+)?new\s+(?:one\s+)?is\b)',
+    re.I,
+)
 _EMAIL_ADDRESS = re.compile(r'[\w.+-]+@[\w-]+(?:\.[\w-]+)+')
 
 
 def _email_given(sentence: str) -> list[Finding]:
-    """ "My e-mail, if you need it for the reminders, is m@example.com": the address, whatever is said between."""
+    """ "My e-mail, if you need it for the reminders, is m@example.com", "New is m@example.com": the address, whatever is
+    said between."""
     if not _MY_EMAIL.match(sentence) or not (m := _EMAIL_ADDRESS.search(sentence)):
         return []
     return [Finding(EntityRef.me(), 'email', m.group(0).rstrip('.'), 'identity')]
+
+
+# "Prof. Halima Osei-Larkin here; I chair …", "Dr. Whitcombe here — Eleanor Whitcombe.", "name's Tomasz": the speaker
+# saying who is speaking
+_NOT_SPEAKERS = frozenset({'It', 'This', 'That', 'There', 'Everyone', 'Everybody', 'Nobody', 'Someone', 'Anyone', 'Nothing'})
+_HERE = re.compile(
+    rf'^(?:{HONORIFIC}\s+)?(?P<name>{PROPER})\s+here\b(?:\s*[—–-]+\s*(?P<full>{PROPER})\s*$|\s*(?:[;:,.!]|$))'
+    rf"|^(?i:name(?:'s|\s+is))\s+(?P<terse>{PROPER})\s*$"
+)
+
+
+def _here(sentence: str) -> tuple[list[Finding], str]:
+    """The speaker's name (and honorific) when the sentence opens by saying who is speaking, and the rest to read."""
+    text = sentence.strip().rstrip('.!')
+    m = _HERE.match(text)
+    name = (m.group('full') or m.group('name') or m.group('terse')) if m else None
+    if m is None or name is None or name.split()[0] in _NOT_SPEAKERS or not is_plausible_name(name):
+        return [], sentence
+    if m.group('name') and not m.group('title') and len(name.split()) < 2:
+        return [], sentence  # "Same here!", "Looky here": one word before "here" is no name said
+    title = [Finding(EntityRef.me(), 'title', honorific(m.group('title')), 'identity')] if m.group('title') else []
+    return [*title, Finding(EntityRef.me(), 'name', name, 'identity')], text[m.end() :].strip()
 
 
 def _about_someone(clause: str, turn: Turn) -> bool:
@@ -160,6 +190,10 @@ def _without_the_leaving(reading: Reading) -> Reading:
 
 
 def read_clause(clause: str, turn: Turn, opens_turn: bool = False) -> Reading:
+    if m := _USED_TO_BUT.match(clause):  # "i used to drink regular coffee but the doc switched me to decaf": two clauses
+        head = read_clause(m.group('head'), turn, opens_turn)
+        head.extend(read_clause(m.group('tail'), turn))
+        return head
     when = find_time(clause, turn.today, tense(clause))
     text = strip_fillers(squash(clause[: when.start] + ' ' + clause[when.end :])) if when else clause
     revisions = find_revisions(text, turn.ctx, turn.referents)
@@ -171,7 +205,25 @@ def read_clause(clause: str, turn: Turn, opens_turn: bool = False) -> Reading:
         taken_back = {r.old.casefold() for r in revisions}
         reading.findings = [f for f in reading.findings if f.value.casefold() not in taken_back]
         reading.revisions += revisions
+        turn.given_up.extend(r for r in revisions if r.new is None)
+    elif reading.invalidations:  # "Joris isn't at Brenton Lumber anymore" (his employer): what a replacement replaces
+        turn.given_up.extend(Revision(entity=v.entity, old=v.value, key=v.key) for v in reading.invalidations if v.value)
+    elif not revisions and not reading.findings and turn.given_up and (new := replacement(clause)):
+        return _replacing(turn.given_up.pop(), new) or reading
     return reading
+
+
+def _replacing(given_up: Revision, new: str) -> Reading | None:
+    """ "quit coffee. green tea now.", "Saskia works not in St. Josefs anymore, she changed to the Marienkron Clinic": the
+    new value of what was given up. Stated outright when its kind matches the key; otherwise it replaces whatever memory
+    holds for the old value, and only a name can do that."""
+    if given_up.key in ('employer', 'location') and re.fullmatch(PROPER, new):
+        return Reading(findings=[Finding(given_up.entity, given_up.key, new, 'identity')])
+    if given_up.key is not None and habit_key(new) == given_up.key:
+        return Reading(findings=[Finding(given_up.entity, given_up.key, new.lower(), 'identity')])
+    if given_up.key is None and re.fullmatch(PROPER, new):
+        return Reading(revisions=[given_up.model_copy(update={'new': new})])
+    return None
 
 
 def _read_clause(clause: str, text: str, when: TimeRef | None, turn: Turn, opens_turn: bool) -> Reading:
@@ -212,6 +264,8 @@ def _introduction(text: str, when: TimeRef | None, turn: Turn) -> Reading | None
     reading.links += found.relations
     if found.rest:
         reading.extend(_about(found.referents[-1].entity, found.rest, when, turn))
+    if found.before:
+        reading.extend(_read_clause(found.before, found.before, when, turn, opens_turn=False))
     return reading
 
 

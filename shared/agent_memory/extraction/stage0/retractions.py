@@ -13,8 +13,9 @@ from __future__ import annotations
 import re
 
 from agent_memory.extraction.model import EntityRef, ExtractionContext, Revision
-from agent_memory.extraction.stage0.lexicon import NOT_NAMES
+from agent_memory.extraction.stage0.lexicon import NOT_NAMES, SPORT_GERUNDS
 from agent_memory.extraction.stage0.people import Referent, number_word
+from agent_memory.extraction.stage0.preferences import DRINKS
 from agent_memory.extraction.stage0.text import PROPER
 from agent_memory.vocabulary import normalise_type
 
@@ -49,24 +50,47 @@ _Y_NOT_X = re.compile(rf'^(?P<new>{_NUMBER})\s*,?\s+not\s+(?P<old>{_NUMBER})\b',
 # "Joris is not self-employed anymore", "Dr. Tamsett is no longer at Carradine College", "Aiko isn't in Brenton anymore",
 # "Saskia works not in St. Josefs anymore", "I'm not vegetarian anymore"
 _NO_LONGER = re.compile(
-    r"^(?P<who>.{1,60}?)\s*(?:(?:'s|'re|'m|\s+is|\s+are|\s+am)\s+(?:not|no\s+longer)|\s+isn't|\s+aren't|\s+(?:works|lives)\s+not|"
-    r"\s+(?:doesn't|does\s+not|don't|do\s+not|dont)\s+(?:work|live|drink|eat|smoke|play|do|use)|"
-    r'\s+(?:no\s+longer)\s+(?:works|lives|drinks|eats|smokes|plays|does|uses|work|live|drink|eat|smoke|play|do|use))\s+'
+    r"^(?P<who>.{1,60}?)\s*(?:(?:'s|'re|'m|\s+is|\s+are|\s+am)\s+(?:not|no\s+longer)|\s+isn't|\s+aren't|\s+(?P<verb>works|lives)\s+not|"
+    r"\s+(?:doesn't|does\s+not|don't|do\s+not|dont)\s+(?P<verb2>work|live|drink|eat|smoke|play|do|use)|"
+    r'\s+(?:no\s+longer)\s+(?P<verb3>works|lives|drinks|eats|smokes|plays|does|uses|work|live|drink|eat|smoke|play|do|use))\s+'
     rf'(?:(?:working\s+)?(?:in|at|with|for|by)\s+(?:the\s+)?|(?:a|an)\s+)?(?P<old>{PROPER}|[a-z][\w-]*(?:\s+(?!any)[a-z][\w-]*)?)'
     r'\s*(?:anymore|any\s+more)?\b',
     re.IGNORECASE,
 )
-# "quit coffee", "I gave up gluten", "stopped eating meat": a habit given up, so the liking or diet is taken back
+# "quit coffee", "I gave up gluten", "stopped eating meat", "I've given up running altogether", "i used to drink regular
+# coffee all day long": a habit given up, so the liking, sport or diet is taken back
 _GAVE_UP = re.compile(
-    r"^(?:i\s+|we\s+)?(?:(?:have|'ve|just|finally|recently)\s+)*(?:quit|gave\s+up|stopped|cut\s+out|dropped)\s+"
-    r'(?:(?:drinking|eating|having|smoking|doing)\s+)?(?P<old>[a-z][\w-]*(?:\s+[a-z][\w-]*)?)\s*$',
+    r"^(?:i\b|we\b)?(?:'ve|\s)*(?:(?:have|just|finally|recently)\s+)*(?:quit|gave\s+up|given\s+up|stopped|cut\s+out|dropped)\s+"
+    r'(?:(?:drinking|eating|having|smoking|doing)\s+)?(?P<old>[a-z][\w-]*(?:\s+(?!altogether|completely|entirely|for\s+good|now)[a-z][\w-]*)?)'
+    r'(?:\s+(?:altogether|completely|entirely|for\s+good|now))?\s*$'
+    r'|^(?:i|we)\s+used\s+to\s+(?:drink|eat|have|do|play|go)\s+(?P<habit>[a-z][\w-]*(?:\s+[a-z][\w-]*)?)'
+    r'(?:\s+(?:all\s+day(?:\s+long)?|every\s+\w+|a\s+lot|daily))?\s*$',
     re.IGNORECASE,
 )
+# What replaces a habit or place just given up, in the same turn: "green tea now", "Swimming now", "the doc switched me to
+# decaf", "she changed in the summer to the Marienkron Clinic"
+_NOW_IT_IS = re.compile(
+    r"^(?:(?:but|and|so)\s+)?(?:(?:it'?s|i'?m|i\s+am|i\s+do|i\s+drink|i\s+have|just)\s+)?"
+    r"(?P<new>[\w'&.-]+(?:\s+[\w'&.-]+){0,3}?)\s+(?:now|instead)(?:\s*[,;:]\s.*)?$",
+    re.IGNORECASE,
+)
+_SWITCHED_TO = re.compile(
+    r'^(?:(?:but|and|so|then)\s+)?(?:(?:i|we|he|she|they|(?:the|my|his|her)\s+\w+)\s+)?(?:has\s+|have\s+)?'
+    r'(?:switched|changed|moved|went\s+over)\s+(?:(?:me|him|her|us|them|over)\s+)?'
+    r'(?:(?:in|during|over)\s+the\s+\w+\s+|(?:last|this)\s+\w+\s+)?to\s+(?:the\s+)?'
+    r"(?P<new>[\w'&.-]+(?:\s+[\w'&.-]+){0,4}?)"
+    r'(?:\s+(?:after|because|since|for|when|as|at|in|on|from|which|and|but|last|this)\b.*|\s*[,;:]\s.*)?$',
+    re.IGNORECASE,
+)
+_DIETS = frozenset({'vegetarian', 'vegan', 'pescatarian', 'pescetarian', 'gluten-free', 'keto', 'teetotal'})
+_HABIT_VERBS = {'work': 'employer', 'works': 'employer', 'live': 'location', 'lives': 'location'}
 _NOT_HABITS = frozenset({'my', 'the', 'a', 'it', 'that', 'this', 'working', 'work', 'there', 'here', 'by', 'in', 'at', 'for'})
 _ANYMORE = re.compile(r'\b(?:anymore|any\s+more|no\s+longer)\b', re.IGNORECASE)
 _FIRST_PERSON = re.compile(r"^(?:i|i'm|i\s+am|we|we're|we\s+are)$", re.IGNORECASE)
 _PRONOUNS = {'he': 'he', 'she': 'she', "he's": 'he', "she's": 'she'}
-_VAGUE_OLD = frozenset({'sure', 'that', 'this', 'it', 'there', 'here', 'so', 'too', 'very', 'really', 'the', 'a', 'an', 'fine', 'ok'})
+_VAGUE_OLD = frozenset(
+    {'anymore', 'sure', 'that', 'this', 'it', 'there', 'here', 'so', 'too', 'very', 'really', 'the', 'a', 'an', 'fine', 'ok'}
+)
 
 
 def without_lead(sentence: str) -> tuple[str, bool]:
@@ -92,14 +116,36 @@ def find_revisions(clause: str, ctx: ExtractionContext, referents: list[Referent
             Revision(entity=who, old=number_word(m.group('old')), new=number_word(m.group('new')))
             for who in _who(m.group('who'), ctx, referents)
         ]
-    if (m := _GAVE_UP.match(text)) and m.group('old').split()[0].lower() not in _NOT_HABITS:
-        return [Revision(entity=EntityRef.me(), old=m.group('old'))]
+    if (m := _GAVE_UP.match(text)) and (old := m.group('old') or m.group('habit')).split()[0].lower() not in _NOT_HABITS:
+        return [Revision(entity=EntityRef.me(), old=old, key=habit_key(old))]
     if (m := _NO_LONGER.match(text)) and _ANYMORE.search(text):
         old = m.group('old').strip()
         if old.lower() in _VAGUE_OLD or old.lower() in NOT_NAMES - {'vegan', 'vegetarian'}:
             return []
-        return [Revision(entity=who, old=old) for who in _who(m.group('who'), ctx, referents)]
+        verb = m.group('verb') or m.group('verb2') or m.group('verb3') or ''
+        key = _HABIT_VERBS.get(verb.lower()) or habit_key(old)
+        return [Revision(entity=who, old=old, key=key) for who in _who(m.group('who'), ctx, referents)]
     return []
+
+
+def habit_key(value: str) -> str | None:
+    """The key a habit's value is kept under when its kind shows: a sport, a drink, a diet."""
+    folded = value.casefold().strip()
+    if folded in SPORT_GERUNDS:
+        return 'plays'
+    if re.fullmatch(DRINKS, folded):
+        return 'likes'
+    return 'diet' if folded in _DIETS else None
+
+
+def replacement(clause: str) -> str | None:
+    """What a clause names as the new value of something given up just before ("green tea now")."""
+    text = clause.strip().rstrip('!.').strip()
+    m = _NOW_IT_IS.match(text) or _SWITCHED_TO.match(text)
+    if not m:
+        return None
+    new = m.group('new').strip()
+    return None if new.split()[0].casefold() in _VAGUE_OLD | _NOT_HABITS | {'not', 'no', 'here', 'home'} else new
 
 
 def _who(phrase: str, ctx: ExtractionContext, referents: list[Referent]) -> list[EntityRef]:

@@ -11,6 +11,8 @@ e-mail address or a URL, where the regex cut 22 % of its splits there ("St. | Ma
 3. Cuts the library makes in the wrong place are undone: after a title or an initial ("Dr. | Who", "J. | R. Smith"),
    after a list marker, a bare "..." or emoji, before a digit after a short word ("Rte. | 9"), and in a turn that uses
    capitals before a lowercase word after a full stop ("Intl. | school").
+   The cuts the library misses after a lowercase word before a capital ("said no. | Swimming now", "bare with me. |
+   I'm Augustus") are made.
 4. In a turn typed without capitals, ". ! ?" and then a lowercase word ends a sentence ("ok. i moved. lol"), except
    after a known abbreviation, a single letter or a dotted acronym.
 """
@@ -35,6 +37,8 @@ _MARKER_ONLY = re.compile(r'(?:\d{1,3}|[A-Za-z])[.)]|\W+')  # "1." "b)" "..." "�
 _IS_ABBREVIATION = re.compile(rf'(?i:{_ABBREVIATIONS})|[A-Za-z]')
 _LOWER_START = re.compile(r"(?<![.\w'])([\w']+)([.!?]+)\s+(?=([a-z]+(?:'[a-z]+)?))")
 _I_WORDS = frozenset({'i', "i'm", "i've", "i'll", "i'd", 'im', 'ive'})
+# "my knees said no. Swimming now", "bare with me. I'm Augustus": a lowercase word, a full stop, a capital
+_MISSED_STOP = re.compile(r"(?<![\w.'-])([a-z]{2,})\.\s+(?=[A-Z])")
 _LONG_RUN = re.compile(r'\S{64,}')
 _STOPS = str.maketrans('.!?…\'"‘’“”', '__________')
 
@@ -59,7 +63,7 @@ def sentence_spans(text: str, cased: bool) -> list[tuple[int, int]]:
                     spans.append((a, b))
     out: list[tuple[int, int]] = []
     for a, b in spans:
-        for cut in _lowercase_cuts(text, a, b, cased):
+        for cut in sorted({*_lowercase_cuts(text, a, b, cased), *_missed_cuts(text, a, b)}):
             out.append(_strip(text, a, cut))
             a = cut
         out.append(_strip(text, a, b))
@@ -99,6 +103,19 @@ def _lowercase_cuts(text: str, a: int, b: int, cased: bool) -> Iterator[int]:
         if stop == '.' and (_IS_ABBREVIATION.fullmatch(word) or word.isdigit()):
             continue  # "dr. fox", "approx. two"
         yield m.start(3)
+
+
+def is_abbreviation(word: str) -> bool:
+    """ "Dr", "St", "J", "U.N" (the word before its full stop): a title, an initial, a known abbreviation or an acronym."""
+    return _IS_ABBREVIATION.fullmatch(word) is not None or re.fullmatch(r'(?:[A-Za-z]\.)+[A-Za-z]', word) is not None
+
+
+def _missed_cuts(text: str, a: int, b: int) -> Iterator[int]:
+    """Cuts the library misses: after a lowercase word that is no abbreviation, before a capital ("No." before a number
+    is an abbreviation, before a word it is an answer)."""
+    for m in _MISSED_STOP.finditer(text, a, b):
+        if m.group(1) == 'no' or not is_abbreviation(m.group(1)):
+            yield m.end()
 
 
 def _ends_a_sentence(word: str, stop: str) -> bool:

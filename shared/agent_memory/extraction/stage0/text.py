@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from agent_memory.extraction.stage0.sentences import is_abbreviation
+
 # A proper noun phrase: capitalised words, optionally joined by "of", "and", "&", "de"… (Acme Robotics, Bank of England).
 # An abbreviation keeps its full stop inside a name ("St. Mary's Hospital", "J.P. Morgan", "Acme Inc.", "Mt. Sinai").
 ABBREVIATED = r'(?:St|Mt|Ft|Dr|Mr|Mrs|Ms|Prof|Jr|Sr|Ltd|Inc|Co|Corp|Dept|Univ|Ave|Rd|Bros|Intl|Hosp|Gen|Sgt|Rev|Capt|Lt|Col)'
@@ -16,6 +18,7 @@ _CLAUSE_BREAK = re.compile(
     r'\s*;\s*'
     r"|,?\s+(?:and|but|so|plus)\s+(?:now\s+|then\s+|also\s+)?(?=(?:I|I'm|I've|I'll|I'd|my|My|we|We|we're|We're)\b)"
     r"|,\s+(?=(?:I|I'm|I've|I'll|I'd|my|we|we're)\b|our\s+[\w-]+\s+[A-Z])"
+    r"|,\s+(?=(?:since|as\s+of|starting)\s+[\w-]+(?:\s+[\w-]+)?\s+(?:I|I'm|we|he|she)\s)"
     r"|,\s+(?:and\s+)?(?=(?:he|she|he's|she's|hes|shes)\s)|\s+and\s+(?=(?:he's|she's|hes|shes|he\s+is|she\s+is)\s)"
     r'|\s*(?:\.\.\.+|…)\s*(?=\w)'
     r"|\s+and\s+then\s+(?=there's\s)|\s+(?=(?:she's|he's|shes|hes)\s+(?:like\s+|only\s+|just\s+)?\d)"
@@ -65,6 +68,7 @@ LEADING_FILLERS = re.compile(
     re.IGNORECASE,
 )
 # Where a captured value ends: clause punctuation, or a word that starts a new thought.
+_LEADING_SYMBOLS = re.compile(r'^[^\w"\'(]+')  # "😊 My name is Luiza": an emoji or a bullet opening the sentence
 _VALUE_END = re.compile(
     r'\s*(?:[,;()!?]|:(?!\S)|\s[—–-]{1,2}\s|[—–]|(?<=\w)-{1,2}\s|\.\s|\.$)'
     r"|\s+(?:because|since|but|although|though|which|who|whom|where|whereas|so that|if|unless|when|while|for what it's worth|"
@@ -98,7 +102,7 @@ def split_clauses(sentence: str) -> list[str]:
 
 def body(sentence: str) -> str:
     """The sentence without its closing punctuation."""
-    return sentence.strip().rstrip('.!?… ').strip()
+    return _LEADING_SYMBOLS.sub('', sentence.strip().rstrip('.!?… ')).strip()
 
 
 def strip_fillers(clause: str) -> str:
@@ -107,11 +111,21 @@ def strip_fillers(clause: str) -> str:
 
 def clean_value(raw: str) -> str:
     """Cut a captured value at the end of its phrase and drop edge punctuation and a leading article."""
-    match = _VALUE_END.search(raw)
+    match = next((m for m in _VALUE_END.finditer(raw) if not _after_abbreviation(raw, m)), None)
     value = raw[: match.start()] if match else raw
     head, _, last = value.strip(_EDGE).rpartition(' ')
     value = head if head and last.lower() in _CONJUNCTIONS else value  # "a travel club and, like I said, …"
     return _LEADING_ARTICLE.sub('', value).strip(_EDGE)
+
+
+def _after_abbreviation(raw: str, end: re.Match[str]) -> bool:
+    """A full stop that closes a title, an initial or an abbreviation inside a name ("Dr. J. R. Tamsett", "St. Mary's")."""
+    if end.group(0).strip() != '.' or end.end() >= len(raw) or not raw[end.end()].isalnum():
+        return False
+    if re.match(r"I\b|I'", raw[end.end() :]):
+        return False  # "Paws & Co. I love it": the next sentence
+    word = re.search(r'(?:[A-Za-z]\.)*[A-Za-z]+$', raw[max(0, end.start() - 12) : end.start()])
+    return word is not None and is_abbreviation(word.group(0))
 
 
 def clip(text: str, limit: int) -> str:

@@ -11,6 +11,9 @@ _STOPS = word_set(
     'when while if which where until there rn btw lol tbh haha though anymore'
 )
 _TITLED_HEADS = word_set('head vp svp evp director chief manager lead president officer')
+# An honorific before a name ("Dr. Patel", "Sir Anthony"): kept as the person's ``title``, never part of the name
+HONORIFIC = r'(?P<title>(?-i:Dr|Prof|Mr|Mrs|Ms|Mx|Rev|Sir|Dame|Lord|Lady)\b\.?)'
+_HONORIFIC_NAME = re.compile(rf'^{HONORIFIC}\s+(?P<rest>(?-i:[A-Z]).*)$')
 _DETERMINERS = re.compile(r'^(?:(?:a|an|the|our|my|their|his|her)\s+)+', re.IGNORECASE)
 
 
@@ -60,3 +63,15 @@ def is_job_title(title: str) -> bool:
         return False
     head = core[-1]
     return head in JOB_HEADS or head.rstrip('s') in JOB_HEADS or head in C_LEVEL
+
+
+def honorific(word: str) -> str:
+    """The honorific as written in a title: "Dr." for "Dr" or "Dr.", "Sir" as it is."""
+    bare = word.rstrip('.')
+    return bare if bare in ('Sir', 'Dame', 'Lord', 'Lady') else f'{bare}.'
+
+
+def without_honorific(name: str) -> tuple[str | None, str]:
+    """ "Dr. Matthias Brandauer" → ("Dr.", "Matthias Brandauer"); a name without one is returned as it is."""
+    m = _HONORIFIC_NAME.match(name.strip())
+    return (honorific(m.group('title')), m.group('rest')) if m else (None, name)

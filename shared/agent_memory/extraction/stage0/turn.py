@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from agent_memory.extraction.model import ExtractedUncertainty
+from agent_memory.extraction.model import ExtractedUncertainty, Revision
 from agent_memory.extraction.stage0.answers import answer_to_open_question, fragment_value
 from agent_memory.extraction.stage0.hedges import ONLY_A_HEDGE, hedged
 from agent_memory.extraction.stage0.reading import Finding, Reading, Turn, read_sentence
@@ -54,6 +54,9 @@ def read_turn(sentences: list[str], turn: Turn) -> Reading:
             _hedge_back(total, last, sentences[index - 1], text)
             previous, last = [], Reading()
             continue
+        if fuller := _fuller_name(last, text):  # "name's Tomasz. Tomasz Wrona."
+            total.findings[total.findings.index(fuller[0])] = fuller[1]
+            continue
         clarifying = CLARIFICATION.match(text)
         text = text[clarifying.end() :] if clarifying else text
         reading = _read_with_corrections(text, previous, total, turn, opens_turn=index == 0)
@@ -61,7 +64,22 @@ def read_turn(sentences: list[str], turn: Turn) -> Reading:
             reading.extend(answer_to_open_question(text, turn.ctx, clarifying=bool(clarifying)))
         total.extend(reading)
         previous, last = reading.findings, reading
+    total.revisions = _settled(total.revisions)
     return _moved_from(total)
+
+
+def _settled(revisions: list[Revision]) -> list[Revision]:
+    """A value given up and then replaced later in the turn is one revision, the replacing one."""
+    replaced = {(r.entity, r.old) for r in revisions if r.new is not None}
+    return [r for r in revisions if r.new is not None or (r.entity, r.old) not in replaced]
+
+
+def _fuller_name(last: Reading, text: str) -> tuple[Finding, Finding] | None:
+    """A bare name right after the speaker gave part of it: the name given, and the fuller one that replaces it."""
+    given = next((f for f in last.findings if f.key == 'name' and f.entity.is_self), None)
+    if given is None or not re.fullmatch(PROPER, text) or not text.startswith(given.value + ' '):
+        return None
+    return given, replace(given, value=text)
 
 
 def _hedge_back(total: Reading, last: Reading, said: str, hedge: str) -> None:

@@ -1,0 +1,173 @@
+"""Stage 0 on what people say in passing (issue 28): relatives and pets, honorifics, who is speaking, corrections and
+changes, hedges and the full stops inside names. One group per family; the phrasings come from the issue and the tuning
+split (``tests/natural_corpus/tune``), never from the blind one."""
+
+from __future__ import annotations
+
+import pytest
+
+from agent_memory.extraction.model import EntityRef, Extraction, KnownEntity, Revision
+from agent_memory.extraction.stage0.sentences import split_sentences
+from agent_memory.extraction.stage0.text import clean_value
+from tests.unit.test_stage0 import facts, run
+
+ME = 'self'
+JORIS = EntityRef(type='person', name='Joris')
+
+
+def relations(result: Extraction) -> set[tuple[str, str, str]]:
+    return {(r.subject.name, r.label, r.object.name) for r in result.relations}
+
+
+def revisions(result: Extraction) -> set[tuple[str, str, str | None]]:
+    return {(r.entity.name, r.old, r.new) for r in result.revisions}
+
+
+class TestPeopleAndPets:
+    @pytest.mark.parametrize(
+        ('text', 'expected_facts', 'expected_relations'),
+        [
+            (
+                'My sister Ada lives in Toronto, she\'s an architect.',
+                {('Ada', 'location', 'Toronto'), ('Ada', 'occupation', 'architect')},
+                {(ME, 'sister', 'Ada')},
+            ),
+            ('We have a golden retriever, Biscuit, he\'s 4.', {('Biscuit', 'age', '4'), ('Biscuit', 'breed', 'golden retriever')},
+             {(ME, 'pet', 'Biscuit')}),
+            ('My manager is called Priya.', set(), {(ME, 'manager', 'Priya')}),
+            ('my boss Dr. Ostrander says hi lol', {('Ostrander', 'title', 'Dr.')}, {(ME, 'manager', 'Ostrander')}),
+            (
+                "I live in Ambleworth with my wife, Dr. Teodora Vasquez-Hale, who is a consultant cardiologist at St. Crispin's "
+                'Infirmary.',
+                {(ME, 'location', 'Ambleworth'), ('Teodora Vasquez-Hale', 'title', 'Dr.'),
+                 ('Teodora Vasquez-Hale', 'occupation', 'consultant cardiologist'),
+                 ('Teodora Vasquez-Hale', 'employer', "St. Crispin's Infirmary")},
+                {(ME, 'wife', 'Teodora Vasquez-Hale')},
+            ),
+            (
+                'my husband Tom got the curator job at the Ashcombe Museum so off we went.',
+                {('Tom', 'occupation', 'curator'), ('Tom', 'employer', 'Ashcombe Museum')},
+                {(ME, 'husband', 'Tom')},
+            ),
+        ],
+    )  # fmt: skip
+    def test_someone_introduced_by_their_relation(
+        self, text: str, expected_facts: set[tuple[str, str, str]], expected_relations: set[tuple[str, str, str]]
+    ) -> None:
+        # Given a relative, colleague or pet named in passing, When read, Then the relation and what is said of them
+        result = run(text)
+        assert expected_facts <= facts(result), facts(result)
+        assert expected_relations <= relations(result), relations(result)
+        assert not any(a.key in ('title', 'name') and a.entity.is_self for a in result.attributes)
+
+
+class TestWhoIsSpeaking:
+    @pytest.mark.parametrize(
+        ('text', 'expected'),
+        [
+            ('Good morning. I am Dr. Matthias Brandauer, but the Dr. you can leave away please.',
+             {(ME, 'title', 'Dr.'), (ME, 'name', 'Matthias Brandauer')}),
+            ('Good morning. Prof. Halima Osei-Larkin here; I chair the Dept. of Hydrology at the University of Wrexley.',
+             {(ME, 'title', 'Prof.'), (ME, 'name', 'Halima Osei-Larkin')}),
+            ('Good morning. Dr. Whitcombe here — Eleanor Whitcombe. I am Head of Procurement at Harrowgate & Finch Ltd.',
+             {(ME, 'title', 'Dr.'), (ME, 'name', 'Eleanor Whitcombe'), (ME, 'employer', 'Harrowgate & Finch Ltd')}),
+            ("name's Tomasz. Tomasz Wrona.", {(ME, 'name', 'Tomasz Wrona')}),
+            ('hello there.. so bare with me. Im Augustus Pemberton but evryone calls me Gus',
+             {(ME, 'name', 'Augustus Pemberton'), (ME, 'preferred_name', 'Gus')}),
+            ('Oi! 😊 My name is Luiza Carvalho Prates, but please call me Lu.',
+             {(ME, 'name', 'Luiza Carvalho Prates'), (ME, 'preferred_name', 'Lu')}),
+        ],
+    )  # fmt: skip
+    def test_the_name_and_honorific_the_speaker_gives(self, text: str, expected: set[tuple[str, str, str]]) -> None:
+        # Given the speaker saying who they are, however they put it, When read, Then the name without the honorific
+        result = run(text)
+        assert expected <= facts(result), facts(result)
+        assert not any(a.key == 'name' and a.value.startswith(('Dr', 'Prof')) for a in result.attributes)
+
+    @pytest.mark.parametrize('text', ['Same here!', 'Looky here, I got this new pup for you!', 'It here.'])
+    def test_a_word_before_here_is_no_name(self, text: str) -> None:
+        assert not any(a.key in ('name', 'title') for a in run(text).attributes)
+
+
+class TestChanges:
+    @pytest.mark.parametrize(
+        ('text', 'expected', 'taken_back'),
+        [
+            ('quit coffee. green tea now.', {(ME, 'likes', 'green tea')}, {(ME, 'coffee', None)}),
+            ("Ouch. I've given up running altogether, my knees said no. Swimming now, the lido here is lovely.",
+             {(ME, 'plays', 'swimming')}, {(ME, 'running', None)}),
+            ('i used to drink regular coffee all day long but the doc switched me to decaf after my heart thing',
+             {(ME, 'likes', 'decaf')}, {(ME, 'regular coffee', None)}),
+            ('I must correct something: Saskia works not in St. Josefs anymore, she changed in the summer to the Marienkron '
+             'Clinic.', {('Saskia', 'employer', 'Marienkron Clinic')}, {('Saskia', 'St. Josefs', None)}),
+            ('Also I say one thing wrong: I am not software tester now, since August I am QA team leader.',
+             {(ME, 'occupation', 'QA team leader')}, set()),
+            ("I have changed my e-mail, the kessnet one I don't use anymore. New is m.brandauer@fjordpost.example.",
+             {(ME, 'email', 'm.brandauer@fjordpost.example')}, set()),
+        ],
+    )  # fmt: skip
+    def test_what_replaces_a_value_given_up(
+        self, text: str, expected: set[tuple[str, str, str]], taken_back: set[tuple[str, str, str | None]]
+    ) -> None:
+        # Given a habit, job or address given up and its replacement in the same turn, When read, Then the new value is
+        # stated and the old one taken back
+        result = run(text)
+        assert expected <= facts(result), facts(result)
+        assert taken_back <= revisions(result), revisions(result)
+
+    def test_a_replacement_of_another_kind_is_no_new_value(self) -> None:
+        # Given a sport given up, then something that is no sport "now", When read, Then nothing new is stated
+        result = run("I've given up running. Tired now.")
+        assert facts(result) == set() and revisions(result) == {(ME, 'running', None)}
+
+    def test_a_replacement_names_what_memory_holds_only_by_its_name(self) -> None:
+        # Given a value of unknown kind taken back and a named replacement, When read, Then one revision carries both
+        result = run("Joris isn't at Brenton Lumber anymore. He switched to Timmer Interiors.")
+        assert result.revisions == (Revision(entity=JORIS, old='Brenton Lumber', new='Timmer Interiors'),)
+        assert facts(result) == set()
+
+    def test_a_replacement_of_a_known_employer_is_the_new_employer(self) -> None:
+        # Given Joris known (so "isn't at X" reads as his employer taken back), When read, Then the new one is stated
+        result = run("Joris isn't at Brenton Lumber anymore. He switched to Timmer Interiors.", known=(('person', 'Joris'),))
+        assert facts(result) == {('Joris', 'employer', 'Timmer Interiors')}
+        assert [(v.entity, v.key, v.value) for v in result.invalidations] == [(JORIS, 'employer', 'Brenton Lumber')]
+
+    def test_dr_tamsett_moved_to_a_readership(self) -> None:
+        text = 'Dr. Tamsett is no longer at Carradine College; he took up a readership at the Orrin Institute in the autumn.'
+        result = run(text, known=(('person', 'J. R. Tamsett'),))
+        assert {('J. R. Tamsett', 'employer', 'Orrin Institute'), ('J. R. Tamsett', 'occupation', 'reader')} <= facts(result)
+        assert ('J. R. Tamsett', 'Carradine College', None) in revisions(result)
+
+
+class TestFullStopsInsideNames:
+    @pytest.mark.parametrize(
+        ('raw', 'value'),
+        [
+            ('Dr. J. R. Tamsett of Carradine College', 'Dr. J. R. Tamsett of Carradine College'),
+            ("St. Mary's Hospital in Leeds. It is big", "St. Mary's Hospital in Leeds"),
+            ('the U.N. as an adviser', 'U.N. as an adviser'),
+            ('Acme. Then I left', 'Acme'),
+            ('Paws & Co. I love it there', 'Paws & Co'),
+        ],
+    )
+    def test_a_value_is_not_cut_at_an_abbreviation(self, raw: str, value: str) -> None:
+        assert clean_value(raw) == value
+
+    @pytest.mark.parametrize(
+        ('text', 'sentences'),
+        [
+            ('my knees said no. Swimming now.', ['my knees said no.', 'Swimming now.']),
+            ("so bare with me. I'm Augustus", ['so bare with me.', "I'm Augustus"]),
+            ('I live on Main St. Springfield is nice.', ['I live on Main St. Springfield is nice.']),
+            ('Flat No. 5 is mine.', ['Flat No. 5 is mine.']),
+        ],
+    )
+    def test_cuts_the_splitter_missed_and_the_ones_it_must_not_make(self, text: str, sentences: list[str]) -> None:
+        assert split_sentences(text) == sentences
+
+
+def test_known_entities_are_named_as_known() -> None:
+    # Given a pet known from an earlier turn and a terse correction of its age, When read, Then the revision is about it
+    result = run("wait actually i messed up earlier, pickle's 7 not 6.", known=(('other', 'Pickle'),))
+    assert revisions(result) == {('Pickle', '6', '7')}
+    assert KnownEntity(type='other', name='Pickle')  # the vocabulary shape the worker passes
