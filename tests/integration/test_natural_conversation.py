@@ -21,7 +21,6 @@ from tests.natural_corpus.scoring import Conversation, Score, load, score
 from tests.support.handlers import Api
 from tests.support.worker import Worker
 
-
 KNOWN_GAPS = {'maya': ["maya: Maya location='Leeds'"]}
 
 
