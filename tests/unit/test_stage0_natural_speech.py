@@ -61,6 +61,43 @@ class TestPeopleAndPets:
         assert not any(a.key in ('title', 'name') and a.entity.is_self for a in result.attributes)
 
 
+class TestPetsSaidInPassing:
+    @pytest.mark.parametrize(
+        ('text', 'expected'),
+        [
+            ('We have also two rabbits, Kaas and Beschuit. Kaas is a Flemish giant, already 4.5 kg at 6 months, and Beschuit '
+             'is a lop, he is 3.',
+             {('Kaas', 'species', 'rabbit'), ('Kaas', 'breed', 'flemish giant'), ('Beschuit', 'breed', 'lop'),
+              ('Beschuit', 'age', '3')}),
+            ('I live in Ambleworth with my wife and an elderly and opinionated whippet called Marlowe, aged 12.',
+             {('Marlowe', 'breed', 'whippet'), ('Marlowe', 'age', '12'), (ME, 'location', 'Ambleworth')}),
+            ('Our cat Wurzel is a Maine Coon, 9 years old, and he sleeps the whole day on my keyboard.',
+             {('Wurzel', 'breed', 'maine coon'), ('Wurzel', 'age', '9')}),
+            ("my cat Noodle loves it, he's claimed every single box 😂 he's a Siamese, 2 yrs, so basically a toddler",
+             {('Noodle', 'breed', 'siamese'), ('Noodle', 'age', '2')}),
+            ('I adopted a kitten last week!! Her name is Jabuticaba, she is black with white paws, 3 months old 🐈‍⬛',
+             {('Jabuticaba', 'species', 'cat'), ('Jabuticaba', 'age', '3 months')}),
+            ("there's mochi who's a ragdoll, he's only 1 so he's basically a gremlin", {('Mochi', 'age', '1')}),
+        ],
+    )  # fmt: skip
+    def test_a_pet_its_kind_and_age(self, text: str, expected: set[tuple[str, str, str]]) -> None:
+        result = run(text, known=(('other', 'Mochi'),))
+        assert expected <= facts(result), facts(result)
+        assert {name for _, key, name in relations(result) if key == 'pet'} >= {e for e, k, _ in expected if e != ME}
+
+    @pytest.mark.parametrize(
+        'text',
+        ['we got a dog too, Buster, hes a basset hound, 5 yrs old i think... maybe 6.', 'I got a new car. Her name is Betty.'],
+    )
+    def test_a_guessed_age_or_a_named_thing_is_no_pet_fact(self, text: str) -> None:
+        result = run(text)
+        assert not any(a.key == 'age' for a in result.attributes) and 'Betty' not in {r.object.name for r in result.relations}
+
+    def test_what_someone_else_says_of_a_pet(self) -> None:
+        result = run("Dolores says Buster is 6, she's got his papers from the vet.", known=(('other', 'Buster'),))
+        assert ('Buster', 'age', '6') in facts(result)
+
+
 class TestWhoIsSpeaking:
     @pytest.mark.parametrize(
         ('text', 'expected'),

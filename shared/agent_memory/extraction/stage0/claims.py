@@ -204,7 +204,7 @@ def _i_am(text: str) -> list[Claim]:
 
 _AGE = re.compile(
     rf'^(?:(?:like|only|just|now|turning|about)\s+)?(?P<v>\d{{1,3}}|{_NUMBER_WORDS})'
-    r'(?:\s*(?:years?|yrs?|y\.?o\.?)(?:\s+old)?|-years?-old)?(?:\s+(?:now|already|this year|lol|haha))?\s*(?:$|,|\band\b|!)',
+    r'(?:\s*(?:years?|yrs?|y\.?o\.?)(?:\s+old)?|-years?-old)?(?:\s+(?:now|already|this year|lol|haha))?\s*(?:$|,|\b(?:and|so|but)\b|!)',
     re.IGNORECASE,
 )
 

@@ -40,7 +40,9 @@ PERSON_RELATIONS: dict[str, tuple[str, str | None]] = {
     'stepdad': ('stepfather', 'he'), 'stepson': ('stepson', 'he'), 'stepdaughter': ('stepdaughter', 'she'),
     'mentor': ('mentor', None), 'employee': ('employee', None), 'assistant': ('assistant', None),
 }  # fmt: skip
-_PLURALS = {'kids': 'kid', 'children': 'child', 'sons': 'son', 'daughters': 'daughter', 'sisters': 'sister', 'brothers': 'brother'}
+_PLURALS = {'kids': 'kid', 'children': 'child', 'sons': 'son', 'daughters': 'daughter', 'sisters': 'sister', 'brothers': 'brother',
+            'dogs': 'dog', 'cats': 'cat', 'rabbits': 'rabbit', 'bunnies': 'bunny', 'kittens': 'kitten', 'puppies': 'puppy',
+            'hamsters': 'hamster', 'guinea pigs': 'guinea pig', 'budgies': 'budgie', 'chickens': 'chicken', 'hens': 'hen'}  # fmt: skip
 # spoken word -> species; a breed also says its species
 SPECIES: dict[str, str] = {
     'dog': 'dog', 'doggo': 'dog', 'pup': 'dog', 'puppy': 'dog', 'cat': 'cat', 'kitty': 'cat', 'kitten': 'cat', 'rabbit': 'rabbit',
@@ -64,6 +66,7 @@ BREEDS: dict[str, str] = {
         'maine coon', 'siamese', 'persian', 'bengal', 'ragdoll', 'tabby', 'sphynx', 'british shorthair', 'russian blue',
         'burmese', 'abyssinian', 'norwegian forest cat', 'scottish fold', 'calico', 'tuxedo cat', 'tortoiseshell', 'ginger tabby',
     ), 'cat'),
+    **dict.fromkeys(('flemish giant', 'lop', 'mini lop', 'holland lop', 'lionhead', 'netherland dwarf', 'dwarf lop'), 'rabbit'),
 }  # fmt: skip
 _NUMBER_WORDS = {
     'one': '1', 'two': '2', 'three': '3', 'four': '4', 'five': '5', 'six': '6', 'seven': '7', 'eight': '8', 'nine': '9',
@@ -82,6 +85,7 @@ def _alternation(words: list[str]) -> str:
 
 _PERSON_WORD = _alternation([*PERSON_RELATIONS, *_PLURALS])
 _PET_WORD = _alternation([*SPECIES, *BREEDS])
+_PETS_WORD = _alternation([w for w, one in _PLURALS.items() if one in SPECIES])
 _KIN = rf'(?P<rel>{_PERSON_WORD}|{_PET_WORD})'
 _ADJECTIVES = (
     r'(?:(?:little|big|older|younger|elder|baby|twin|eldest|oldest|youngest|new|old|best|dear|late|lovely|sweet|crazy|other|'
@@ -123,6 +127,43 @@ _NAME_IS_A_PET = re.compile(
 _NAME_THE_PET = re.compile(rf'^{_NAME}\s+the\s+{_ADJECTIVES}(?P<rel>{_PET_WORD})\b\s*,?(?P<rest>.*)$', re.I)
 # "… and then there's Waffles, our corgi, who …", "there's Mochi who's a ragdoll"
 _THERE_IS = re.compile(r"^(?:and\s+)?(?:then\s+)?there(?:'s|\s+is)\s+(?P<rest>.+)$", re.I)
+# "We have also two rabbits, Kaas and Beschuit", "we've got two cats called Pickle and Mochi"
+_HAVE_PETS = re.compile(
+    rf"^(?:i|we)\s+(?:also\s+)?(?:have|'ve\s+got|have\s+got|got|adopted)\s+(?:also\s+)?(?:two|2|three|3)\s+{_ADJECTIVES}"
+    rf'(?P<rel>{_PETS_WORD})\s*(?:,|:|—|–|-|\s+named|\s+called)?\s*(?P<name>{_NAME_WORD})\s*(?:,|and|&)\s*(?:and\s+)?'
+    rf'(?P<second>{_NAME_WORD})(?:\s*,?\s*and\s+(?P<third>{_NAME_WORD}))?{_END_OF_NAME}',
+    re.I,
+)
+# "… and an elderly and opinionated whippet called Marlowe, aged 12": a pet named in passing by "called" or "named"
+_PET_CALLED = re.compile(
+    rf'\b(?:a|an|our|my)\s+(?:[a-z]+,?\s+(?:and\s+)?){{0,3}}?(?P<rel>{_PET_WORD})\s+(?:called|named)\s+{_NAME}{_END_OF_NAME}',
+    re.I,
+)
+# "I adopted a kitten last week!!" … "Her name is Jabuticaba": a pet not yet named, then its name
+_UNNAMED_PET = re.compile(
+    rf"^(?:i|we)\s+(?:just\s+|finally\s+|also\s+)?(?:adopted|got|rescued|brought\s+home|have|'ve\s+got|have\s+got)\s+(?:a|an)\s+"
+    rf'{_ADJECTIVES}(?P<rel>{_PET_WORD})\b(?!\s*(?:,|:|named|called)?\s*(?-i:[A-Z]))',
+    re.I,
+)
+_ITS_NAME = re.compile(
+    rf"^(?:(?:his|her|its|their)\s+name(?:'s|\s+is)|(?:he|she|it)(?:'s|\s+is)\s+(?:called|named))\s+{_NAME}{_END_OF_NAME}"
+    r'\s*,?(?P<rest>.*)$',
+    re.I,
+)
+
+
+def unnamed_pet(clause: str) -> str | None:
+    """The pet word of "I adopted a kitten", a pet the speaker has and has not named (yet)."""
+    m = _UNNAMED_PET.match(clause.strip())
+    return m.group('rel') if m else None
+
+
+def pet_named(clause: str, word: str, speaker: EntityRef) -> Introduction | None:
+    """The pet of ``word`` named by "Her name is Jabuticaba, she is …", with the rest of the clause about it."""
+    m = _ITS_NAME.match(clause.strip())
+    return introduced(word, m.group('name'), m.group('rest'), speaker) if m and _plausible_name(m.group('name')) else None
+
+
 # a relative named anywhere in the clause: "I'm visiting my sister Ada" (the relation, nothing more)
 _MENTION = re.compile(rf'\b{_MY}{_ADJECTIVES}{_KIN}\s*,?\s+{_NAME}{_END_OF_NAME}', re.I)
 # what follows an introduction that is about the one introduced
@@ -176,22 +217,36 @@ def introduce(clause: str, speaker: EntityRef) -> Introduction | None:
     for pattern in (_MY_KIN_IS, _MY_KIN_NAME, _NAME_MY_KIN, _NAME_IS_MY_KIN, _HAVE_KIN, _NAME_THE_PET, _NAME_IS_A_PET):
         m = pattern.match(text)
         if m and _plausible_name(m.group('name')):
-            return _introduced(m.group('rel'), m.group('name'), m.group('rest'), speaker, m.groupdict().get('title'))
+            return introduced(m.group('rel'), m.group('name'), m.group('rest'), speaker, m.groupdict().get('title'))
+    if (m := _HAVE_PETS.match(text)) and all(_plausible_name(n) for n in m.group('name', 'second')):
+        return _several(m.group('rel'), [n for n in m.group('name', 'second', 'third') if n], speaker)
+    if (m := _PET_CALLED.search(text)) and _plausible_name(m.group('name')):
+        found = introduced(m.group('rel'), m.group('name'), text[m.end() :], speaker)
+        return Introduction(found.referents, found.relations, found.attributes, found.rest, text[: m.start()].strip())
     if (m := _MENTION.search(text)) and _plausible_name(m.group('name')):  # named in passing: only the relation
         rest = text[m.end() :]  # "… with my wife, Dr. Teodora Vasquez-Hale, who is a consultant cardiologist"
-        found = _introduced(m.group('rel'), m.group('name'), rest if _WHO.match(rest) else '', speaker, m.group('title'))
+        found = introduced(m.group('rel'), m.group('name'), rest if _WHO.match(rest) else '', speaker, m.group('title'))
         before = text[: m.start()].strip()
         return Introduction(found.referents, found.relations, found.attributes, found.rest, before)
     return None
 
 
-def _introduced(word: str, name: str, rest: str, speaker: EntityRef, title: str | None = None) -> Introduction:
+def introduced(word: str, name: str, rest: str, speaker: EntityRef, title: str | None = None) -> Introduction:
     label, pronoun, species, breed = _kin(word)
     entity = EntityRef(type='person' if species is None else 'other', name=' '.join(name.split()))
-    said = (('species', species), ('breed', breed), ('title', honorific(title) if title and species is None else None))
+    age = aged(rest) if species else None  # "a whippet called Marlowe, aged 12"
+    said = (('species', species), ('breed', breed), ('title', honorific(title) if title and species is None else None), ('age', age))
     attributes = [ExtractedAttribute(entity=entity, key=key, value=value, category='identity') for key, value in said if value]
     relation = ExtractedRelation(subject=speaker, label=label, object=entity, category='identity')
     return Introduction([Referent(entity, pronoun)], [relation], attributes, about_them(rest))
+
+
+def _several(word: str, names: list[str], speaker: EntityRef) -> Introduction:
+    """Two or three pets named together: each with the kind said, none with the rest of the clause."""
+    each = [introduced(word, name, '', speaker) for name in names]
+    return Introduction(
+        [r for i in each for r in i.referents], [r for i in each for r in i.relations], [a for i in each for a in i.attributes], ''
+    )
 
 
 def about_them(rest: str) -> str:
@@ -230,13 +285,48 @@ def pronoun_subject(clause: str, referents: list[Referent]) -> tuple[EntityRef, 
 
 
 def pet_kind(text: str, entity: EntityRef) -> list[ExtractedAttribute]:
-    """ "is a tabby", "is a golden retriever": a pet's breed and species said after its name."""
-    m = _A_PET.match(re.sub(r'^(?:is|\'s)\s+(?:(?:like|just|basically|actually)\s+)?', '', text.strip(), flags=re.I))
+    """ "is a tabby", "is a golden retriever", "is a Maine Coon, 9 years old": a pet's breed and species said after its
+    name, and the age said beside them."""
+    said = re.sub(r'^(?:is|\'s)\s+(?:(?:like|just|basically|actually)\s+)?', '', text.strip(), flags=re.I)
+    m = _A_PET.match(said)
     if not m:
-        return []
+        old = _OLD.search(said) if entity.type == 'other' else None  # "she is black with white paws, 3 months old"
+        return [ExtractedAttribute(entity=entity, key='age', value=v, category='identity')] if old and (v := pet_age(old)) else []
     _, _, species, breed = _kin(m.group('rel'))
-    pairs = (('species', species), ('breed', breed))
+    age = _AGED.match(said[m.end() :])
+    pairs = (('species', species), ('breed', breed), ('age', pet_age(age) if age else None))
     return [ExtractedAttribute(entity=entity, key=k, value=v, category='identity') for k, v in pairs if v]
+
+
+# ", 9 years old", ", 2 yrs", ", aged 12", ", 3 months old": an age said beside the kind or the name
+_AGED = re.compile(
+    r'^\s*,?\s*(?:aged\s+)?(?P<n>\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)'
+    r'(?>\s*(?P<unit>years?|yrs?|y/?o|months?|mos?|weeks?)\b(?:\s+old\b)?|(?=\s*(?:$|[,.;!])))'
+    r'(?!\s*,?\s*(?:i\s+think|i\s+guess|i\s+believe|maybe|probably|or\s+so|ish)\b)',  # "5 yrs old i think": a guess
+    re.I,
+)
+
+
+_OLD = re.compile(
+    r',\s*(?P<n>\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\s*(?P<unit>years?|yrs?|months?|weeks?)\s+old\b',
+    re.I,
+)
+
+
+def aged(text: str) -> str | None:
+    m = _AGED.match(text)
+    return pet_age(m) if m else None
+
+
+def pet_age(m: re.Match[str]) -> str | None:
+    n, unit = number_word(m.group('n')), (m.group('unit') or '').lower()
+    if not m.group(0).lower().lstrip(' ,').startswith('aged') and not unit:
+        return None  # a bare number beside a kind is no age ("a lop, 3 of them")
+    if unit.startswith('mo'):
+        return f'{n} months'
+    if unit.startswith('week'):
+        return f'{n} weeks'
+    return n
 
 
 def number_word(text: str) -> str:

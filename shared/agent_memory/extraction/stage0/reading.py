@@ -14,7 +14,7 @@ from agent_memory.extraction.stage0.dates import TimeRef, find_time
 from agent_memory.extraction.stage0.hedges import SMALL_TALK, hedge_in, hedged
 from agent_memory.extraction.stage0.lexicon import word_set
 from agent_memory.extraction.stage0.negations import find_invalidations
-from agent_memory.extraction.stage0.people import Referent, introduce, pet_kind, pronoun_subject
+from agent_memory.extraction.stage0.people import Referent, introduce, pet_kind, pet_named, pronoun_subject, unnamed_pet
 from agent_memory.extraction.stage0.retractions import find_revisions, habit_key, replacement
 from agent_memory.extraction.stage0.signals import is_hypothetical, opens_hypothesis, tense
 from agent_memory.extraction.stage0.subjects import (
@@ -40,6 +40,11 @@ _PASTIMES = word_set(
 )
 _FIRST_PERSON_WORD = re.compile(r"\b(?:I|I'm|I've|I'll|I'd|me|my|we|we're|we've|we'll|our|us)\b")
 _USED_TO_BUT = re.compile(r'^(?P<head>(?:i|we)\s+used\s+to\s+\w.{0,200}?),?\s+but\s+(?P<tail>\w.*)$', re.IGNORECASE)
+_REPORTED = re.compile(
+    r'^(?:(?-i:[A-Z][\w-]+)|(?:my|our)\s+\w+|he|she)\s+(?:says|said|thinks|told\s+me|reminded\s+me)\s+(?:that\s+)?'
+    r"(?P<rest>(?-i:[A-Z][\w-]+)\s+(?:is|'s|was|has|lives|works)\b.*)$",
+    re.IGNORECASE,
+)
 _SMALL_TALK_PLANS = re.compile(
     r'\b(?:get back|be back|come back|talk|speak|chat|see you|catch up|check back|follow up|let you know)\b', re.I
 )
@@ -93,6 +98,7 @@ class Turn:
     ctx: ExtractionContext
     referents: list[Referent] = field(default_factory=list)
     given_up: list[Revision] = field(default_factory=list)  # values taken back earlier in the turn, not yet replaced
+    unnamed_pets: list[str] = field(default_factory=list)  # "I adopted a kitten": its kind, until a clause names it
 
     @property
     def today(self) -> dt.date:
@@ -190,6 +196,8 @@ def _without_the_leaving(reading: Reading) -> Reading:
 
 
 def read_clause(clause: str, turn: Turn, opens_turn: bool = False) -> Reading:
+    if m := _REPORTED.match(clause):  # "Dolores says Buster is 6": what someone else says is said
+        clause = m.group('rest')
     if m := _USED_TO_BUT.match(clause):  # "i used to drink regular coffee but the doc switched me to decaf": two clauses
         head = read_clause(m.group('head'), turn, opens_turn)
         head.extend(read_clause(m.group('tail'), turn))
@@ -256,9 +264,12 @@ def _read_clause(clause: str, text: str, when: TimeRef | None, turn: Turn, opens
 
 def _introduction(text: str, when: TimeRef | None, turn: Turn) -> Reading | None:
     """ "my sister Ada lives in Toronto": the relation, a pet's kind, and what the rest of the clause says of them."""
-    found = introduce(text, EntityRef.me())
+    pending = turn.unnamed_pets[-1] if turn.unnamed_pets else None
+    found = (pet_named(text, pending, EntityRef.me()) if pending else None) or introduce(text, EntityRef.me())
     if found is None:
+        turn.unnamed_pets.extend(filter(None, [unnamed_pet(text)]))
         return None
+    turn.unnamed_pets.clear()
     turn.referents.extend(found.referents)
     reading = Reading(findings=[Finding(a.entity, a.key, a.value, a.category or 'identity') for a in found.attributes])
     reading.links += found.relations

@@ -19,6 +19,8 @@ _CLAUSE_BREAK = re.compile(
     r"|,?\s+(?:and|but|so|plus)\s+(?:now\s+|then\s+|also\s+)?(?=(?:I|I'm|I've|I'll|I'd|my|My|we|We|we're|We're)\b)"
     r"|,\s+(?=(?:I|I'm|I've|I'll|I'd|my|we|we're)\b|our\s+[\w-]+\s+[A-Z])"
     r"|,\s+(?=(?:since|as\s+of|starting)\s+[\w-]+(?:\s+[\w-]+)?\s+(?:I|I'm|we|he|she)\s)"
+    r"|,\s+and\s+(?=(?-i:[A-Z][a-z]+)\s+(?:is|'s|was|has)\s)"  # "Kaas is a Flemish giant, and Beschuit is a lop"
+    r'|\s*[\U0001F300-\U0001FAFF\u2600-\u27BF]+\s*(?=\w)'  # an emoji between two statements ends the first
     r"|,\s+(?:and\s+)?(?=(?:he|she|he's|she's|hes|shes)\s)|\s+and\s+(?=(?:he's|she's|hes|shes|he\s+is|she\s+is)\s)"
     r'|\s*(?:\.\.\.+|…)\s*(?=\w)'
     r"|\s+and\s+then\s+(?=there's\s)|\s+(?=(?:she's|he's|shes|hes)\s+(?:like\s+|only\s+|just\s+)?\d)"
@@ -53,6 +55,8 @@ _FIRST_PERSON_FIXES = {
 }
 # The first person typed fast: lowercase, or "Im" / "Ive" with the capital but no apostrophe (neither is an English word).
 _LOWER_I = re.compile(r"\b(?:i'm|i've|i'll|i'd|im|Im|ive|Ive|i)\b(?!['-])")
+# A negation typed without its apostrophe ("cant stand", "dont", "doesnt"): none of these is an English word
+_NO_APOSTROPHE = re.compile(r'\b(do|does|did|is|was|are|were|ca|wo|would|could|should|has|have|had)nt\b')
 # Texting fillers a speaker drops into a statement ("radiohead tbh", "im a data analyst lol"): no part of any value.
 _TEXTING = r'(?:tbh|tbf|ngl|imo|imho|fwiw|lol|lmao|rofl|smh|btw|rn|ha(?:ha)+|he(?:he)+)\b'
 _TEXTING_FILLERS = re.compile(rf'^{_TEXTING}[\s,.!:;-]*|\s+{_TEXTING}', re.IGNORECASE)
@@ -88,6 +92,7 @@ def normalise_text(text: str) -> str:
     """NFC, straight quotes, single spaces inside lines, and the lowercase first person of casual typing ("i", "im")."""
     text = unicodedata.normalize('NFC', text).replace('’', "'").replace('‘', "'").replace('“', '"').replace('”', '"')
     text = _LOWER_I.sub(lambda m: _FIRST_PERSON_FIXES[m.group(0)], text)
+    text = _NO_APOSTROPHE.sub(lambda m: f"{m.group(1)}n't", text)
     return '\n'.join(_SPACES.sub(' ', line).strip() for line in text.splitlines())
 
 
