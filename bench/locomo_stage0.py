@@ -68,8 +68,9 @@ def turns(data: list[dict[str, object]], conversations: list[int]) -> Iterator[L
             observed = spoken_time(conversation[f'{key}_date_time'])
             history: list[PriorTurn] = []
             for turn in conversation[key]:
-                yield LocomoTurn(index, turn['dia_id'], turn['speaker'], turn['text'], observed, tuple(history[-RECENT:]))
-                history.append(PriorTurn(role='user', content=turn['text'], observed_at=observed))
+                said = f'{turn["speaker"]}: {turn["text"]}'  # as bench/locomo.py sends it: the transcript's label, and the name
+                yield LocomoTurn(index, turn['dia_id'], turn['speaker'], said, observed, tuple(history[-RECENT:]))
+                history.append(PriorTurn(role='user', content=said, observed_at=observed, speaker=turn['speaker']))
 
 
 def read(turn: LocomoTurn) -> Extraction:

@@ -6,10 +6,11 @@ from __future__ import annotations
 
 import pytest
 
-from agent_memory.extraction.model import EntityRef, Extraction, KnownEntity, Revision
+from agent_memory.extraction.deterministic import extract
+from agent_memory.extraction.model import EntityRef, Extraction, ExtractionContext, KnownEntity, Revision
 from agent_memory.extraction.stage0.sentences import split_sentences
 from agent_memory.extraction.stage0.text import clean_value
-from tests.unit.test_stage0 import facts, run
+from tests.unit.test_stage0 import WEDNESDAY, facts, run
 
 ME = 'self'
 JORIS = EntityRef(type='person', name='Joris')
@@ -208,3 +209,12 @@ def test_known_entities_are_named_as_known() -> None:
     result = run("wait actually i messed up earlier, pickle's 7 not 6.", known=(('other', 'Pickle'),))
     assert revisions(result) == {('Pickle', '6', '7')}
     assert KnownEntity(type='other', name='Pickle')  # the vocabulary shape the worker passes
+
+
+def test_a_transcript_label_of_the_speaker_is_not_said() -> None:
+    # Given a named speaker's message sent as a transcript line ("Melanie: …"), When read, Then the label is no value
+    ctx = ExtractionContext(observed_at=WEDNESDAY, speaker='Melanie')
+    said = extract('Melanie: Painting landscapes and still life is my favorite!', ctx)
+    assert facts(said) == {(ME, 'likes', 'Painting landscapes and still life')}
+    other = extract('Caroline: Painting is my favorite!', ctx)  # another name before a colon stays text
+    assert ('self', 'likes', 'Caroline') not in facts(other)

@@ -47,7 +47,7 @@ MAX_SENTENCES = 200  # a conversational turn has far fewer; bounds the worst cas
 def extract(text: str, ctx: ExtractionContext) -> Extraction:
     if ctx.role in UNTRUSTED_ROLES or not text.strip():
         return Extraction()
-    raw = text[:MAX_TURN_CHARS]
+    raw = _without_speaker_label(text[:MAX_TURN_CHARS], ctx)
     caseless = is_caseless(raw)
     clean = capitalise_names(normalise_text(raw), caseless=caseless)
     sentences = split_sentences(clean, caseless=caseless)[:MAX_SENTENCES]
@@ -62,6 +62,16 @@ def extract(text: str, ctx: ExtractionContext) -> Extraction:
     said = [without_texting_fillers(r) for r in repaired]
     reading = read_turn(said, Turn(repair_cue_words(clean), ctx)) if ctx.role == 'user' else Reading()
     return _assemble(reading, instructions, ctx.observed_at)
+
+
+_LABEL = re.compile(r'^\s*(?P<name>[^:\n]{1,80}):\s+')
+
+
+def _without_speaker_label(text: str, ctx: ExtractionContext) -> str:
+    """ "Melanie: Painting landscapes is my favorite!" sent as Melanie's message: the transcript's label is not said."""
+    m = _LABEL.match(text)
+    names = {n.casefold() for n in (ctx.speaker, ctx.speaker_name) if n}
+    return text[m.end() :] if m and m.group('name').strip().casefold() in names else text
 
 
 def _asked_for_artefact(ctx: ExtractionContext) -> bool:

@@ -32,7 +32,7 @@ _PASSIONATE = r'(?:(?:really|so|very|truly|deeply|super)\s+)?passionate\s+about'
 # "Harry Potter is my favorite book", "Dance is my passion", "Spider-Man has always been a favorite of mine",
 # "Sci-fi is more my thing, especially …".
 _FAVOURITE_OF_MINE = re.compile(
-    r'^(?P<x>.+?)\s+(?:is|are|has\s+always\s+been|have\s+always\s+been)\s+(?:(?:definitely|still|also|now|probably)\s+)?'
+    r'^(?:[^:]{1,80}:\s+)?(?P<x>[^:;]+?)\s+(?:is|are|has\s+always\s+been|have\s+always\s+been)\s+(?:(?:definitely|still|also|now|probably)\s+)?'
     r'(?:(?:one\s+of\s+my\s+(?:all-time\s+)?favou?rites|a\s+favou?rite\s+of\s+mine|my\s+(?:all-time\s+)?favou?rite|my\s+passion|'
     r'(?:more\s+|really\s+|totally\s+)?my\s+(?:thing|jam|cup\s+of\s+tea))'
     r'|my\s+(?:all-time\s+)?(?P<k>favou?rite\s+[a-z][\w-]*(?:\s+[a-z][\w-]*)?))'
