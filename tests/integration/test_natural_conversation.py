@@ -78,9 +78,9 @@ def test_the_tuning_split_stays_at_its_floors(replay: Any) -> None:
         given = [f['value'] for f in conversation.expected['facts'] if f['key'] == 'name' and f['entity'] == conversation.speakers[0]]
         named += bool(given) and not conversation.named and any(part in (shown or [''])[0] for part in given[0].split())
     # Then precision stays first and recall, corrections, hedges and names stay where stage 0 brought them
-    assert total.precision() >= 0.94, total.wrong
-    assert total.recall() >= 0.50
-    assert total.corrections[0] >= 13 and total.hedges[0] >= 18 and total.hedge_facts == 0
+    assert total.precision() >= 0.96, total.wrong
+    assert total.recall() >= 0.62
+    assert total.corrections[0] >= 14 and total.hedges[0] >= 18 and total.hedge_facts == 0
     assert total.negations_stored[0] <= 1
     assert (total.cut_values, total.fragment_entities, total.chit_chat_instructions) == (0, 0, 0)
     assert named >= 9

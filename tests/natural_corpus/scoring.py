@@ -50,7 +50,9 @@ RELATION_GROUPS: dict[str, frozenset[str]] = {
     'husband': frozenset({'husband', 'spouse', 'partner'}),
     'wife': frozenset({'wife', 'spouse', 'partner'}),
     'manager': frozenset({'manager', 'boss', 'supervisor'}),
-    'colleague': frozenset({'colleague', 'coworker', 'co-worker', 'teammate'}),
+    'colleague': frozenset({'colleague', 'coworker', 'co-worker', 'teammate', 'co-author'}),
+    'son': frozenset({'son', 'child'}),  # a child named without a word for its sex is still the right child
+    'daughter': frozenset({'daughter', 'child'}),
     'flatmate': frozenset({'flatmate', 'roommate', 'housemate'}),
 }
 FAMILIES = ('identity', 'work', 'residence', 'people', 'pets', 'health', 'preferences', 'other')

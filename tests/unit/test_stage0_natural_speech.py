@@ -62,6 +62,36 @@ class TestPeopleAndPets:
         assert not any(a.key in ('title', 'name') and a.entity.is_self for a in result.attributes)
 
 
+class TestMoreOfWhatPeopleSayInPassing:
+    @pytest.mark.parametrize(
+        ('text', 'expected'),
+        [
+            ('Hoi! I am Anneke Dijkstra, 34 years, and since last year we live in Harlowe.',
+             {(ME, 'name', 'Anneke Dijkstra'), (ME, 'age', '34'), (ME, 'location', 'Harlowe')}),
+            ('I am living in Easton-on-Lyle since March, I came directly from Porto Serrano for work.',
+             {(ME, 'location', 'Easton-on-Lyle'), (ME, 'moved_from', 'Porto Serrano')}),
+            ('yesss moved from Fernhill like 3 weeks ago. new job is at Brightloom Inc., still UX designer',
+             {(ME, 'employer', 'Brightloom Inc.')}),
+            ('Buster cant stand the mailman, which is funny cause my brother Earl is a mailman up in Cobbs Landing lol',
+             {('Earl', 'occupation', 'mailman')}),
+            ("I no longer drink coffee — physician's orders — and take decaffeinated Earl Grey instead.",
+             {(ME, 'likes', 'decaffeinated earl grey')}),
+            ('I live in Ambleworth with my wife, Dr. Teodora Vasquez-Hale, who is a consultant cardiologist.',
+             {(ME, 'location', 'Ambleworth'), ('Teodora Vasquez-Hale', 'location', 'Ambleworth')}),
+            ('My principal co-author is Dr. J. R. Tamsett of Carradine College; we are finishing a monograph.',
+             {('J. R. Tamsett', 'title', 'Dr.')}),
+        ],
+    )  # fmt: skip
+    def test_facts_said_in_passing(self, text: str, expected: set[tuple[str, str, str]]) -> None:
+        assert expected <= facts(run(text)), facts(run(text))
+
+    def test_children_named_together_and_a_friend_who_does_not_live_there(self) -> None:
+        result = run('We have twins, Sem and Fenna, they are 4. I live in Leeds with my friend Bob.')
+        assert {(ME, 'child', 'Sem'), (ME, 'child', 'Fenna'), (ME, 'friend', 'Bob')} <= relations(result)
+        assert ('Bob', 'location', 'Leeds') not in facts(result)
+        assert ('self', 'co-author', 'J. R. Tamsett') in relations(run('My principal co-author is Dr. J. R. Tamsett of Carradine.'))
+
+
 class TestPetsSaidInPassing:
     @pytest.mark.parametrize(
         ('text', 'expected'),

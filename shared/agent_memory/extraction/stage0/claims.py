@@ -399,9 +399,15 @@ def _name(rest: str) -> list[Claim]:
     org = m.group('org')
     if org:
         return [Claim('name', m.group('v')), *([Claim('employer', org)] if looks_like_organisation(org) else [])]
-    # "I'm Sam, a data engineer at Acme", "I'm Ana -- a product designer -- based in Porto"
-    appositive = match(r'^\s*(?:,|\s[—–-]{1,2}|[—–])\s*(?P<rest>(?:a|an|the)\s+.+)$', rest[m.end('v') :])
-    return [Claim('name', m.group('v')), *(_title(appositive.group('rest')) if appositive else [])]
+    # "I'm Sam, a data engineer at Acme", "I'm Ana -- a product designer -- based in Porto", "I am Anneke Dijkstra, 34 years"
+    after = rest[m.end('v') :]
+    appositive = match(r'^\s*(?:,|\s[—–-]{1,2}|[—–])\s*(?P<rest>(?:a|an|the)\s+.+)$', after)
+    aged = match(r'^\s*,\s*(?P<rest>\d{1,3}(?:\s*(?:years?|yrs?)(?:\s+old)?)?\s*(?:$|,.*|\s+and\b.*))$', after)
+    return [
+        Claim('name', m.group('v')),
+        *(_title(appositive.group('rest')) if appositive else []),
+        *(_age(aged.group('rest')) if aged else []),
+    ]
 
 
 def looks_like_organisation(name: str) -> bool:
@@ -435,6 +441,8 @@ def _employment(text: str) -> list[Claim]:
     if m := match(rf'^i{_WORK}\s+as\s+(?P<rest>.+)$', text):
         parsed = split_title(m.group('rest'))
         return [Claim('occupation', parsed[0]), *_title_tail(parsed[1])] if parsed else []
+    if m := match(rf'^(?:my\s+)?new\s+job\s+is\s+(?:at|with)\s+(?P<org>{PROPER})', text):
+        return [Claim('employer', m.group('org'), change=True)]
     if m := _GOT_JOB.match(text):
         post = _POSTS.get(m.group('post').lower())
         parsed = (post, '') if post else split_title(m.group('role').strip()) if m.group('role').strip() else None
@@ -496,11 +504,12 @@ def _language(text: str) -> list[Claim]:
 
 
 def _lived_before(text: str) -> list[Claim]:
-    """ "Before we lived in Zilverdijk", "before I was six years in Hallbrück": where someone lived before."""
+    """ "Before we lived in Zilverdijk", "before I was six years in Hallbrück", "I came directly from Porto Serrano for
+    work": where someone lived before."""
     m = match(
         rf'^before\b.{{0,40}}?\b(?:i|we)\s+(?:lived|was|were|used\s+to\s+live|was\s+living|was\s+working)\b.{{0,30}}?\bin\s+(?P<v>{PROPER})',
         text,
-    )
+    ) or match(rf'^(?:i|we)\s+(?:came|come)\s+(?:here\s+|over\s+)?(?:directly\s+|straight\s+)?from\s+(?P<v>{PROPER})', text)
     return [Claim('moved_from', m.group('v'))] if m else []
 
 

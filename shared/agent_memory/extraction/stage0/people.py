@@ -39,8 +39,9 @@ PERSON_RELATIONS: dict[str, tuple[str, str | None]] = {
     'stepmother': ('stepmother', 'she'), 'stepmom': ('stepmother', 'she'), 'stepfather': ('stepfather', 'he'),
     'stepdad': ('stepfather', 'he'), 'stepson': ('stepson', 'he'), 'stepdaughter': ('stepdaughter', 'she'),
     'mentor': ('mentor', None), 'employee': ('employee', None), 'assistant': ('assistant', None),
+    'co-author': ('co-author', None), 'coauthor': ('co-author', None),
 }  # fmt: skip
-_PLURALS = {'kids': 'kid', 'children': 'child', 'sons': 'son', 'daughters': 'daughter', 'sisters': 'sister', 'brothers': 'brother',
+_PLURALS = {'kids': 'kid', 'children': 'child', 'twins': 'kid', 'sons': 'son', 'daughters': 'daughter', 'sisters': 'sister', 'brothers': 'brother',
             'dogs': 'dog', 'cats': 'cat', 'rabbits': 'rabbit', 'bunnies': 'bunny', 'kittens': 'kitten', 'puppies': 'puppy',
             'hamsters': 'hamster', 'guinea pigs': 'guinea pig', 'budgies': 'budgie', 'chickens': 'chicken', 'hens': 'hen'}  # fmt: skip
 # spoken word -> species; a breed also says its species
@@ -89,12 +90,12 @@ _PETS_WORD = _alternation([w for w, one in _PLURALS.items() if one in SPECIES])
 _KIN = rf'(?P<rel>{_PERSON_WORD}|{_PET_WORD})'
 _ADJECTIVES = (
     r'(?:(?:little|big|older|younger|elder|baby|twin|eldest|oldest|youngest|new|old|best|dear|late|lovely|sweet|crazy|other|'
-    r'adopted|rescue|senior|immediate|current|former|ex-|fluffy)\s+){0,2}'
+    r'adopted|rescue|senior|immediate|current|former|ex-|fluffy|principal|main|closest)\s+){0,2}'
 )
 _NAME_WORD = r"(?-i:[A-ZÀ-ÖØ-Þ][\w-]*(?:['’][A-ZÀ-ÖØ-Þ][\w-]*)?)"  # "O'Brien", never "That's"
 # "Dr. J. R. Tamsett", "Sir Anthony Bellweather": an honorific before the name is kept apart (``title``), initials are
 # part of the name
-_NAME = rf'(?:{HONORIFIC}\s+)?(?P<name>(?-i:[A-Z]\.\s?){{0,3}}{_NAME_WORD}(?:\s+{_NAME_WORD}){{0,2}})'
+_NAME = rf'(?:{HONORIFIC}\s+)?(?P<name>(?-i:[A-Z]\.\s?){{0,3}}(?!(?-i:[A-Z])\.){_NAME_WORD}(?:\s+{_NAME_WORD}){{0,2}})'
 _END_OF_NAME = r"(?=$|[\s,.;:!?)(—–'’-])"
 _MY = r'(?:my|our)\s+'
 _MY_OR_TERSE = r'(?:(?:my|our)\s+)?'  # at the start of a clause, terse speech drops it: "flatmate's Ines", "brother Paweł"
@@ -103,7 +104,7 @@ _MY_KIN_NAME = re.compile(rf'^{_MY_OR_TERSE}{_ADJECTIVES}{_KIN}\s*,?\s+{_NAME}{_
 # "my manager is called Priya", "my boss name is Peter Haldane", "my dog's name is Rex", "my bf is Jordan"
 _MY_KIN_IS = re.compile(
     rf"^{_MY_OR_TERSE}{_ADJECTIVES}{_KIN}(?:'s\s+name\s+is|\s+name\s+is|\s+is\s+called|\s+is\s+named|\s+goes\s+by|\s+is|'s|\s*=)\s*{_NAME}"
-    rf'\s*(?P<rest>$|[,;:!.].*|\s+(?:btw|by the way|and|who|now|lol)\b.*)$',
+    rf'\s*(?P<rest>$|[,;:!.].*|\s+(?:btw|by the way|and|who|now|lol|of|from|at)\b.*)$',
     re.I,
 )
 # "Ada, my sister, lives in …", "Waffles, our corgi, who is 3", "Pudding (our beagle)"
@@ -127,10 +128,11 @@ _NAME_IS_A_PET = re.compile(
 _NAME_THE_PET = re.compile(rf'^{_NAME}\s+the\s+{_ADJECTIVES}(?P<rel>{_PET_WORD})\b\s*,?(?P<rest>.*)$', re.I)
 # "… and then there's Waffles, our corgi, who …", "there's Mochi who's a ragdoll"
 _THERE_IS = re.compile(r"^(?:and\s+)?(?:then\s+)?there(?:'s|\s+is)\s+(?P<rest>.+)$", re.I)
-# "We have also two rabbits, Kaas and Beschuit", "we've got two cats called Pickle and Mochi"
+# "We have also two rabbits, Kaas and Beschuit", "we've got two cats called Pickle and Mochi", "We have twins, Sem and Fenna"
 _HAVE_PETS = re.compile(
-    rf"^(?:i|we)\s+(?:also\s+)?(?:have|'ve\s+got|have\s+got|got|adopted)\s+(?:also\s+)?(?:two|2|three|3)\s+{_ADJECTIVES}"
-    rf'(?P<rel>{_PETS_WORD})\s*(?:,|:|—|–|-|\s+named|\s+called)?\s*(?P<name>{_NAME_WORD})\s*(?:,|and|&)\s*(?:and\s+)?'
+    rf"^(?:i|we)\s+(?:also\s+)?(?:have|'ve\s+got|have\s+got|got|adopted)\s+(?:also\s+)?(?:(?:two|2|three|3)\s+)?{_ADJECTIVES}"
+    rf'(?P<rel>{_PETS_WORD}|twins|kids|children|sons|daughters)\s*(?:,|:|—|–|-|\s+named|\s+called)?\s*(?P<name>{_NAME_WORD})'
+    r'\s*(?:,|and|&)\s*(?:and\s+)?'
     rf'(?P<second>{_NAME_WORD})(?:\s*,?\s*and\s+(?P<third>{_NAME_WORD}))?{_END_OF_NAME}',
     re.I,
 )
@@ -242,7 +244,7 @@ def introduced(word: str, name: str, rest: str, speaker: EntityRef, title: str |
 
 
 def _several(word: str, names: list[str], speaker: EntityRef) -> Introduction:
-    """Two or three pets named together: each with the kind said, none with the rest of the clause."""
+    """Two or three pets or children named together: each with the relation said, none with the rest of the clause."""
     each = [introduced(word, name, '', speaker) for name in names]
     return Introduction(
         [r for i in each for r in i.referents], [r for i in each for r in i.relations], [a for i in each for a in i.attributes], ''

@@ -40,6 +40,8 @@ _PASTIMES = word_set(
 )
 _FIRST_PERSON_WORD = re.compile(r"\b(?:I|I'm|I've|I'll|I'd|me|my|we|we're|we've|we'll|our|us)\b")
 _USED_TO_BUT = re.compile(r'^(?P<head>(?:i|we)\s+used\s+to\s+\w.{0,200}?),?\s+but\s+(?P<tail>\w.*)$', re.IGNORECASE)
+_INSTEAD = re.compile(r"\band\s+(?:i\s+)?(?:take|drink|have|eat|do|play)\s+(?P<new>[\w' -]{2,40}?)\s+instead\b", re.IGNORECASE)
+_TERSE_MY = re.compile(r'^(?=new\s+(?:job|e-?mail|address|number)\s+is\b)', re.IGNORECASE)
 _REPORTED = re.compile(
     r'^(?:(?-i:[A-Z][\w-]+)|(?:my|our)\s+\w+|he|she)\s+(?:says|said|thinks|told\s+me|reminded\s+me)\s+(?:that\s+)?'
     r"(?P<rest>(?-i:[A-Z][\w-]+)\s+(?:is|'s|was|has|lives|works)\b.*)$",
@@ -198,6 +200,7 @@ def _without_the_leaving(reading: Reading) -> Reading:
 def read_clause(clause: str, turn: Turn, opens_turn: bool = False) -> Reading:
     if m := _REPORTED.match(clause):  # "Dolores says Buster is 6": what someone else says is said
         clause = m.group('rest')
+    clause = _TERSE_MY.sub('my ', clause, count=1)  # "new job is at Brightloom Inc.": the speaker's, "my" dropped
     if m := _USED_TO_BUT.match(clause):  # "i used to drink regular coffee but the doc switched me to decaf": two clauses
         head = read_clause(m.group('head'), turn, opens_turn)
         head.extend(read_clause(m.group('tail'), turn))
@@ -218,6 +221,8 @@ def read_clause(clause: str, turn: Turn, opens_turn: bool = False) -> Reading:
         turn.given_up.extend(Revision(entity=v.entity, old=v.value, key=v.key) for v in reading.invalidations if v.value)
     elif not revisions and not reading.findings and turn.given_up and (new := replacement(clause)):
         return _replacing(turn.given_up.pop(), new) or reading
+    if turn.given_up and not reading.findings and (m := _INSTEAD.search(text)):  # "… and take decaf Earl Grey instead"
+        reading.extend(_replacing(turn.given_up.pop(), m.group('new')) or Reading())
     return reading
 
 
@@ -277,7 +282,19 @@ def _introduction(text: str, when: TimeRef | None, turn: Turn) -> Reading | None
         reading.extend(_about(found.referents[-1].entity, found.rest, when, turn))
     if found.before:
         reading.extend(_read_clause(found.before, found.before, when, turn, opens_turn=False))
+        reading.findings += _living_together(found.before, found.relations)
     return reading
+
+
+# "I live in Ambleworth with my wife, …", "we live in Mt. Ferrin, me and my wife Dolores"
+_LIVE_WITH = re.compile(rf'^(?:i|we)\s+(?:\w+\s+)?live\s+in\s+(?P<place>{PROPER})\b[^.;]{{0,30}}\b(?:with|and)$', re.IGNORECASE)
+_HOUSEHOLD = frozenset({'wife', 'husband', 'partner'})
+
+
+def _living_together(before: str, relations: list[ExtractedRelation]) -> list[Finding]:
+    """A spouse or partner named as living with the speaker lives where the speaker says they live."""
+    m = _LIVE_WITH.match(before.strip(' ,'))
+    return [Finding(r.object, 'location', m.group('place'), 'identity') for r in relations if m and r.label in _HOUSEHOLD]
 
 
 def _about(entity: EntityRef, predicate: str, when: TimeRef | None, turn: Turn) -> Reading:
