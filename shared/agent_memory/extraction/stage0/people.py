@@ -41,7 +41,8 @@ PERSON_RELATIONS: dict[str, tuple[str, str | None]] = {
     'mentor': ('mentor', None), 'employee': ('employee', None), 'assistant': ('assistant', None),
     'co-author': ('co-author', None), 'coauthor': ('co-author', None),
 }  # fmt: skip
-_PLURALS = {'kids': 'kid', 'children': 'child', 'twins': 'kid', 'sons': 'son', 'daughters': 'daughter', 'sisters': 'sister', 'brothers': 'brother',
+_PLURALS = {'kids': 'kid', 'children': 'child', 'twins': 'kid', 'sons': 'son', 'daughters': 'daughter', 'sisters': 'sister',
+            'brothers': 'brother',
             'dogs': 'dog', 'cats': 'cat', 'rabbits': 'rabbit', 'bunnies': 'bunny', 'kittens': 'kitten', 'puppies': 'puppy',
             'hamsters': 'hamster', 'guinea pigs': 'guinea pig', 'budgies': 'budgie', 'chickens': 'chicken', 'hens': 'hen'}  # fmt: skip
 # spoken word -> species; a breed also says its species
