@@ -6,7 +6,8 @@ Every question goes to ``/chat`` (``bypassCache``, a fresh session each, no mode
 
 * answerable categories (single-hop, multi-hop, temporal, open-domain): the share of replies that answer (do not say
   they do not know) and cite a gold evidence turn (a cited passage through its turn, a cited fact through the turn it
-  was extracted from), and the share that say they do not know;
+  was extracted from), the share whose reply cites one at all (an answer, or a note listed after "I don't know"), and
+  the share that say they do not know;
 * adversarial questions (category 5: the premise is false, e.g. an event of the other speaker): the share whose reply
   says it does not know, and the share that cite a gold evidence turn anyway.
 
@@ -105,14 +106,15 @@ def child(conv: Conversation, data: Path, source: Path, out: Path, per_category:
 def report(results: dict[int, dict[str, Any]]) -> None:
     rows = [r for result in results.values() for r in result['rows']]
     names = {**CATEGORIES, ADVERSARIAL: 'adversarial'}
-    print('\n| category | questions | answered citing gold evidence | says it does not know |')
-    print('|---|---|---|---|')
+    print('\n| category | questions | answered citing gold evidence | reply cites it (answer or notes) | says it does not know |')
+    print('|---|---|---|---|---|')
     for c in sorted(names):
         mine = [r for r in rows if r['category'] == c]
         if mine:
-            cites = sum(r['cites_gold'] and not r['dont_know'] for r in mine) / len(mine)
+            answered = sum(r['cites_gold'] and not r['dont_know'] for r in mine) / len(mine)
+            cites = sum(r['cites_gold'] for r in mine) / len(mine)
             unknown = sum(r['dont_know'] for r in mine) / len(mine)
-            print(f'| {names[c]} | {len(mine)} | {cites:.3f} | {unknown:.3f} |')
+            print(f'| {names[c]} | {len(mine)} | {answered:.3f} | {cites:.3f} | {unknown:.3f} |')
     print('\n| conversation | /query r@10 before | after the /chat calls | /chat calls | ms per /chat |')
     print('|---|---|---|---|---|')
     for index, r in results.items():

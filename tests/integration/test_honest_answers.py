@@ -49,11 +49,17 @@ def test_the_reported_questions_are_answered_or_refused_honestly(api: Api, worke
     assert 'Toronto' in ask(api, 'Where does my sister live?')['reply']
     work = ask(api, 'Where does Maya work?')['reply']
     assert 'Leeds General Infirmary' in work and "St. Mary's" not in work
-    # and what memory does not hold is refused, with nothing cited: another person's plan, a pet that does not exist,
-    # a fact about the brother that was never said
+    # and what memory does not hold is refused: another person's plan, a pet that does not exist, a fact about the
+    # brother that was never said; the closest notes may follow, as notes that do not answer, each cited
     for question in ('What plan is Bob on?', 'What is my cat called?', 'Where does my brother work?'):
         refused = ask(api, question)
-        assert (refused['reply'], refused['citations']) == (DONT_KNOW, []), question
+        assert refused['reply'].startswith(DONT_KNOW), question
+        notes = refused['reply'].removeprefix(DONT_KNOW)
+        assert notes == '' or notes.startswith(' Closest notes, which do not answer it: '), notes
+        assert len(refused['citations']) == len(re.findall(r'\[S\d+\]', notes)) <= 3
+        assert all(c['kind'] == 'memory_chunk' for c in refused['citations'])
+    brother = ask(api, 'Where does my brother work?')
+    assert 'My brother Tom lives in Dublin' in brother['reply']  # the note closest to what was asked
 
 
 def test_markers_count_from_s1_in_the_order_of_the_reply(api: Api, worker: Worker) -> None:
@@ -96,3 +102,21 @@ def test_the_model_is_given_the_instructions_apart_from_the_memory(api: Api, wor
     assert 'standing instructions' in system and 'follow the more recent one' in system
     assert system.index('Always answer in bullet points') < system.index('Stop using bullet points')
     assert '<memory>\n' not in system and '<memory>\n' in prompt  # directives in the system prompt, memory as data apart
+
+
+def test_a_question_about_one_speaker_is_not_answered_from_the_others_words(api: Api, worker: Worker) -> None:
+    # Given two people talking: Caroline ran a charity race, Melanie only asked about it
+    caroline = 'I ran a charity race for mental health last Saturday, it made me realize how much self-care matters.'
+    melanie = 'Wow, a charity race! What made you realize that? I love my pottery class, it calms me.'
+    messages = [{'role': 'user', 'name': 'Caroline', 'content': caroline}, {'role': 'user', 'name': 'Melanie', 'content': melanie}]
+    code, body, _ = api.call('facts', 'POST', '/facts/batch', {'messages': messages, 'extract': 'per_message'})
+    assert code == 202, body
+    worker.drain()
+    # When asked what Caroline realised, Then her own words answer it
+    hers = ask(api, 'What did Caroline realize after the charity race?')
+    assert hers['reply'].startswith('From memory:') and 'self-care' in hers['reply'], hers['reply']
+    # When asked what Melanie realised after the race (she ran none: a false premise), Then memory holds nothing on it,
+    # and Caroline's turn is neither the answer nor a note about Melanie (Melanie's own words may be listed as a note)
+    theirs = ask(api, 'What did Melanie realize after the charity race?')
+    assert theirs['reply'].startswith(DONT_KNOW), theirs['reply']
+    assert 'self-care' not in theirs['reply'] and all('self-care' not in c['snippet'] for c in theirs['citations'])

@@ -85,6 +85,7 @@ class Asked:
     wants_name: bool = False
     places: tuple[str, ...] = ()  # names the question sets as a condition ("in Shenport", "at Acme") an answer must meet
     one_of_several: bool = False  # "Keiko's second cat", "my older brother": not simply the one memory knows
+    cue: str = ''  # the words that named the keys ("favorite", "where … live")
 
     @property
     def addressed(self) -> bool:
@@ -95,7 +96,7 @@ class Asked:
 def asked(question: str) -> Asked:
     text = ' '.join(question.split())
     relation, owner = None, None
-    keys = next((keys for keys, cue in _KEYS if cue.search(text)), frozenset())
+    keys, said = next(((keys, m.group(0)) for keys, cue in _KEYS if (m := cue.search(text))), (frozenset(), ''))
     if _WITH_ME.search(text) or 'preferred_name' in keys:
         pass  # "my wife and I", "what do my colleagues call me": about the asker
     elif m := _MY_RELATIVE.search(text):
@@ -112,7 +113,7 @@ def asked(question: str) -> Asked:
     names = tuple(n for n in _names(text) if n != owner)
     places = tuple(n for n in names if re.search(rf'\b(?:in|at|for|from|with)\s+{re.escape(n)}\b', text))
     several = bool(_ORDINAL.search(text))
-    return Asked(bool(_FIRST_PERSON.search(text)), names, relation, owner, keys, wants_name, places, several)
+    return Asked(bool(_FIRST_PERSON.search(text)), names, relation, owner, keys, wants_name, places, several, said)
 
 
 def _singular(word: str) -> str:

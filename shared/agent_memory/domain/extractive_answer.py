@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from agent_memory.domain.asked import PET_KEYS, Asked, asked, relation_labels, species_of
 from agent_memory.domain.retrieval import Hit, content_words
-from agent_memory.domain.statements import is_question
+from agent_memory.domain.statements import is_question, statements
 from agent_memory.extraction.stage0.lexicon import word_set
 
 MAX_ANSWERS = 3
@@ -25,7 +25,18 @@ _ASKING = word_set(
     'what when where which who whom whose why how did does do is are was were has have had tell remind say said mention '
     'mentioned think thought know realize realise like kind type sort name called anything something ever'
 )
-_MIN_OVERLAP = 0.75
+_SENTENCE = re.compile(r'[^.!?]+[.!?]*')
+_FIRST_PERSON = re.compile(r"\b(?:I|I'm|I've|I'd|I'll|my|me|we|we're|our|us|mine)\b", re.IGNORECASE)
+_MIN_OVERLAP = 0.75  # a question about no one in particular: a passage must state most of what it asks
+_MIN_SHARE_NAMED = 0.34  # about a named person, among their own statements: a third of the asked words (LoCoMo 0-2)
+MAX_NOTES = 3
+_KINDS_OF_LIKING = frozenset({'likes', 'dislikes', 'plays', 'preference', 'diet'})
+# What a question about a liking may ask without naming a kind of thing the answer must be
+_GENERIC_THINGS = word_set(
+    'drink drinks drinking food eat eats eating music sport sports hobby hobbie hobbies activity activitie thing things kind type sort '
+    'favorite favourite now currently usually these day days anymore like love enjoy enjoys really most much free time weekend '
+    'weekends do doing play plays hate hates dislike dislikes stand diet'
+)
 
 
 @dataclass(frozen=True)
@@ -42,7 +53,11 @@ def answer(question: str, sources: Sequence[Hit], caller_refs: frozenset[str]) -
     owners = _owners(a, question, numbered, caller_refs)
     if a.relation or (a.keys and a.keys <= PET_KEYS and a.first_person):
         return _through_relation(a, numbered, owners, caller_refs)[:MAX_ANSWERS]
-    found = [f for f in _facts(a.keys | _named_keys(question, numbered, owners), numbered, owners, caller_refs) if _explains(a, f)]
+    found = [
+        f
+        for f in _facts(a.keys | _named_keys(question, numbered, owners), numbered, owners, caller_refs)
+        if _explains(a, f) and _is_the_thing_asked(question, a, f)
+    ]
     if found:
         return found[:MAX_ANSWERS]
     if a.keys and (a.names or not a.first_person):  # about someone else, a question with an address needs a fact
@@ -61,6 +76,16 @@ def _explains(a: Asked, found: Found) -> bool:
     fact itself ("Which company did I work for in Shenport?" is not answered by the current employer elsewhere)."""
     said = f'{found.hit.text} {found.hit.resource.get("name") or ""}'.casefold()
     return all(any(w.casefold() in said for w in name.split()) for name in a.places)
+
+
+def _is_the_thing_asked(question: str, a: Asked, found: Found) -> bool:
+    """A liking answers "What is Joanna's favorite movie trilogy?" only if it names what kind of thing was asked for
+    ("likes reading" does not; "likes the Lord of the Rings trilogy" does); a generic ask ("what does Keiko like to
+    drink?", "what are Gus's hobbies?") takes any of them."""
+    if found.hit.resource.get('key') not in _KINDS_OF_LIKING:
+        return True
+    specific = _asked_words(question, a) - _stems(a.cue) - _GENERIC_THINGS
+    return not specific or bool(specific & _stems(found.hit.text))
 
 
 def _named_keys(question: str, numbered: list[tuple[int, Hit]], owners: frozenset[str]) -> frozenset[str]:
@@ -136,22 +161,66 @@ def _facts(keys: frozenset[str], numbered: list[tuple[int, Hit]], owners: frozen
 
 
 def _passages(question: str, a: Asked, numbered: list[tuple[int, Hit]], owners: frozenset[str]) -> list[Found]:
-    """An open question: a passage that shares most of what is asked, said by (or naming) whom it is asked about."""
-    names = {w.casefold() for n in a.names for w in n.split()}
-    asked_words = {w for w in _stems(question) if w not in _ASKING and w not in names}
+    """An open question: the passages whose statements share enough of what is asked. About a named person: said by
+    them (or naming them, in a turn with no speaker), sharing a third of the asked words and at least two, and only when
+    no other speaker's statements fit the question better (then the question's premise is the other one's: "What did
+    Melanie realise after the charity race?" when Caroline ran it). Otherwise the best passage sharing most words."""
+    asked_words = _asked_words(question, a)
     if not asked_words:
         return []
-    scored = []
-    for n, hit in numbered:
-        if hit.table != 'memory_chunk' or is_question(hit.text):
-            continue
-        if a.names and not (_said_by(hit, a.names) or any(name in hit.text for name in a.names)):
-            continue  # "What did Caroline …": Melanie's turn about it is not Caroline's
-        share = len(asked_words & _stems(hit.text)) / len(asked_words)
-        if share >= _MIN_OVERLAP and (len(asked_words) < 3 or len(asked_words & _stems(hit.text)) >= 2):
-            scored.append((share, -n, n, hit))
-    scored.sort(reverse=True)
-    return [Found(n, hit, hit.text.rstrip('. ')) for _, _, n, hit in scored[:1]]
+    if not a.names:
+        scored = sorted(((_share(asked_words, hit), -n, n, hit) for n, hit in _statements(numbered)), reverse=True)
+        return [Found(n, hit, hit.text.rstrip('. ')) for share, _, n, hit in scored[:1] if share >= _MIN_OVERLAP]
+    theirs, others = [], 0.0
+    for n, hit in _statements(numbered):
+        share = _share(asked_words, hit)
+        if _said_by(hit, a.names) or (hit.speaker is None and any(name in hit.text for name in a.names)):
+            if share >= _MIN_SHARE_NAMED and len(asked_words & _said(hit)) >= min(2, len(asked_words)):
+                theirs.append((share, n, hit))
+        elif hit.speaker is not None:
+            others = max(others, _share(asked_words, hit, about_themself=True))
+    if not theirs or others >= max(share for share, _, _ in theirs):
+        return []
+    return [Found(n, hit, hit.text.rstrip('. ')) for _, n, hit in theirs[:MAX_ANSWERS]]
+
+
+def notes(question: str, sources: Sequence[Hit], caller_refs: frozenset[str]) -> list[int]:
+    """When nothing answers: the numbers of the passages closest to the question, to list as notes (not as an answer):
+    said by the person asked about (by the asker for "my …"), sharing an asked word, best ranked first."""
+    a = asked(question)
+    asked_words = _asked_words(question, a)
+    numbered = list(enumerate(sources, start=1))
+    close = [
+        n
+        for n, hit in _statements(numbered)
+        if asked_words & _said(hit)
+        and (_said_by(hit, a.names) if a.names else (not a.first_person or _said_by_the_asker(hit, caller_refs)))
+    ]
+    return close[:MAX_NOTES]
+
+
+def _asked_words(question: str, a: Asked) -> set[str]:
+    names = {w.casefold() for n in a.names for w in n.split()}
+    return {w for w in _stems(question) if w not in _ASKING and w not in names}
+
+
+def _statements(numbered: list[tuple[int, Hit]]) -> list[tuple[int, Hit]]:
+    return [(n, hit) for n, hit in numbered if hit.table == 'memory_chunk' and not is_question(hit.text)]
+
+
+def _said(hit: Hit, about_themself: bool = False) -> set[str]:
+    """The stems a passage states: its sentences that do not ask ("What made you choose that shade?" states nothing
+    about the one who asks it), without a transcript's "Speaker:" label; ``about_themself``: only the sentences in
+    the first person ("Wow, a charity race!" is a reaction, "I ran a charity race" is the speaker's own)."""
+    text = hit.text.split(': ', 1)[1] if hit.speaker and hit.text.startswith(f'{hit.speaker}: ') else hit.text
+    said = statements(text)
+    if about_themself:
+        said = ' '.join(s for s in _SENTENCE.findall(said) if _FIRST_PERSON.search(s))
+    return _stems(said)
+
+
+def _share(asked_words: set[str], hit: Hit, about_themself: bool = False) -> float:
+    return len(asked_words & _said(hit, about_themself)) / len(asked_words)
 
 
 def _said_by(hit: Hit, names: tuple[str, ...]) -> bool:

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from agent_memory.domain.answer_phrasing import is_asked_question, phrase, relevance
-from agent_memory.domain.extractive_answer import DONT_KNOW, answer
+from agent_memory.domain.extractive_answer import DONT_KNOW, answer, notes
 from agent_memory.domain.reply_style import ReplyStyle, for_the_model, style_of, styled
 from agent_memory.domain.retrieval import FACT_SOURCES, Hit
 from agent_memory.errors import ProviderUnavailable, Unprocessable
@@ -204,11 +204,16 @@ class ExtractiveComposer:
             sentences = [f'{phrase(hit, caller_refs)} [S{n}].' for n, hit in chosen]
             lead, style = 'From memory:', ReplyStyle()
         else:
-            found = answer(question, [hit for _, hit in evidence], caller_refs)
+            usable = [hit for _, hit in evidence]
+            found = answer(question, usable, caller_refs)
             sentences = [f'{f.sentence} [S{evidence[f.number - 1][0]}].' for f in found]
             lead, style = 'From memory:', style_of(instructions)
+            if not sentences:  # nothing answers: say so, and show the closest notes as notes
+                closest = notes(question, usable, caller_refs)
+                sentences = [f'{_note(usable[n - 1].text)} [S{evidence[n - 1][0]}].' for n in closest]
+                lead = f'{DONT_KNOW}.' + (' Closest notes, which do not answer it:' if sentences else '')
         if not sentences:
-            reply = styled([], style, f'{DONT_KNOW}.')
+            reply = styled([], style, lead)
             return Composition(reply, [], None, None, [reply])
         reply, cited = resolve_citations(styled(sentences, style, lead), sources)
         return Composition(reply, cited, None, None, [reply])
@@ -220,6 +225,15 @@ class ExtractiveComposer:
         best = ranked[0][2] if ranked else (False, 0.0, 0)
         chosen = [(n, hit) for n, hit, score in ranked if score == best and best[2] > 0][: self.MAX_NOTES]
         return chosen or [(n, hit) for n, hit, _ in usable if hit.source in FACT_SOURCES][:1]
+
+
+NOTE_CHARS = 200
+
+
+def _note(text: str) -> str:
+    """A passage quoted as a note: at most ``NOTE_CHARS``, cut at a word."""
+    text = ' '.join(text.split()).rstrip('. ')
+    return text if len(text) <= NOTE_CHARS else text[:NOTE_CHARS].rsplit(' ', 1)[0] + ' …'
 
 
 def citation_wire(marker: str, hit: Hit) -> dict[str, Any]:
