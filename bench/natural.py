@@ -148,7 +148,7 @@ def report(split: str, total: Any, answers: Any, self_names: list[tuple[str, str
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
-    parser.add_argument('--split', default='blind', choices=('cases', 'tune', 'blind'))
+    parser.add_argument('--split', default='blind', choices=('cases', 'tune', 'tune2', 'blind'))
     parser.add_argument('--only', help='comma-separated conversation ids')
     parser.add_argument('--no-questions', action='store_true')
     parser.add_argument('--show', action='store_true', help='print the wrong and missed items (never on the blind split while tuning)')

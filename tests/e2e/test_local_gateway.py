@@ -147,7 +147,7 @@ def test_recall_chat_and_the_cache_over_http(data_dir: Path) -> None:
         status, recalled = gateway.request('POST', '/api/v1/dev/query', {'query': 'What plan is Alice on?', 'k': 3})
         assert status == 200 and recalled['hits'][0]['text'] == 'Alice plan: Pro'
         status, first = gateway.request('POST', '/api/v1/dev/chat', {'message': 'What plan is Alice on?'})
-        assert status == 200 and first['cached'] is False and 'Alice plan: Pro [S1]' in first['reply']
+        assert status == 200 and first['cached'] is False and "Alice's plan is Pro [S1]" in first['reply']
         status, second = gateway.request('POST', '/api/v1/dev/chat', {'message': 'What plan is Alice on?'})
         assert status == 200 and second['cached'] is True and second['reply'] == first['reply']
         status, stats = gateway.request('GET', '/api/v1/dev/traces/stats')

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 CORPUS_DIR = Path(__file__).resolve().parent
-SPLITS = ('cases', 'tune', 'blind')  # cases: the issue's own examples (regression); tune: tuned on; blind: never
+SPLITS = ('cases', 'tune', 'tune2', 'blind')  # cases: the issue's own examples; tune, tune2: tuned on; blind: never
 
 KEY_GROUPS: dict[str, frozenset[str]] = {
     'occupation': frozenset({'occupation', 'job', 'job_title', 'role', 'profession', 'position'}),
@@ -100,9 +100,16 @@ def load(split: str) -> list[Conversation]:
     return conversations
 
 
+_SPELLED = (
+    'one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen twenty'
+)
+_NUMBER_WORDS = {word: str(n) for n, word in enumerate(_SPELLED.split(), start=1)}
+
+
 def norm(text: str) -> str:
+    """Case, quotes, punctuation and articles aside; a number word is its digits ("aged nine" is age 9)."""
     text = unicodedata.normalize('NFKC', text).casefold().replace('’', "'")
-    text = ' '.join(_WORD.findall(text))
+    text = ' '.join(_NUMBER_WORDS.get(w, w) for w in _WORD.findall(text))
     return _ARTICLE.sub('', text).strip()
 
 

@@ -92,6 +92,65 @@ class TestMoreOfWhatPeopleSayInPassing:
         assert ('self', 'co-author', 'J. R. Tamsett') in relations(run('My principal co-author is Dr. J. R. Tamsett of Carradine.'))
 
 
+class TestPhrasingsOfASecondWriter:
+    """From the second tuning set (tests/natural_corpus/tune2), written by two writers who never saw the rules."""
+
+    @pytest.mark.parametrize(
+        ('text', 'expected'),
+        [
+            ("Home's Connel, 10 min up the road. Moved from Glasgow 2019.", {(ME, 'location', 'Connel')}),
+            ("no lol that's Dev's sister. we're still in Olympia.", {(ME, 'location', 'Olympia')}),
+            ('I am Mrs. Dorothy Haverstock-Lyle, I am seventy-eight years of age, and I live in Malvern.',
+             {(ME, 'title', 'Mrs.'), (ME, 'name', 'Dorothy Haverstock-Lyle'), (ME, 'age', '78'), (ME, 'location', 'Malvern')}),
+            ('I have coeliac disease and keep to a strictly gluten-free diet.', {(ME, 'diet', 'gluten-free')}),
+            ("also I've gone dairy-free, doc thinks", {(ME, 'diet', 'dairy-free')}),
+            ('I am vegetarian since many years, and also intolerant to the lactose, so is difficult',
+             {(ME, 'diet', 'vegetarian'), (ME, 'allergy', 'lactose')}),
+            ('And I am allergic at the kiwi, my throat become all itchy.', {(ME, 'allergy', 'kiwi')}),
+            ('I am 71 and live in Hexham, Northumberland.', {(ME, 'age', '71'), (ME, 'location', 'Hexham')}),
+            ('I work like data analyst in Maasvlakte Cargo Systems B.V., is a logistic company.',
+             {(ME, 'occupation', 'data analyst'), (ME, 'employer', 'Maasvlakte Cargo Systems B.V.')}),
+            ('Since this Monday I am in Deltaflow Analytics, same work.', {(ME, 'employer', 'Deltaflow Analytics')}),
+            ('I should add that I much prefer to be addressed simply as Dorothy.', {(ME, 'preferred_name', 'Dorothy')}),
+            ('My current address is h.pemberton@tynemail.co.uk.', {(ME, 'email', 'h.pemberton@tynemail.co.uk')}),
+            ('I share the house with a Border terrier called Mr Bennet, aged nine, who hates the postman.',
+             {('Mr Bennet', 'breed', 'border terrier'), ('Mr Bennet', 'age', '9')}),
+            ('Update: off tea. Oat flat white now.', {(ME, 'likes', 'oat flat white')}),
+        ],
+    )  # fmt: skip
+    def test_facts(self, text: str, expected: set[tuple[str, str, str]]) -> None:
+        assert expected <= facts(run(text)), facts(run(text))
+
+    @pytest.mark.parametrize(
+        ('text', 'revised'),
+        [
+            ('oh wait i lied earlier im 20 not 19, bday was last week', (ME, '19', '20')),
+            ('lol small correction Gnocchi is a gerbil not a hamster, rory just yelled at me', ('Gnocchi', 'hamster', 'gerbil')),
+            ('I must correct something. Marmaduke is not fifteen; he is in fact seventeen. I found his card.', ('Marmaduke', '15', '17')),
+        ],
+    )
+    def test_corrections(self, text: str, revised: tuple[str, str, str]) -> None:
+        assert revised in revisions(run(text, known=(('other', 'Gnocchi'), ('other', 'Marmaduke'))))
+
+    @pytest.mark.parametrize(
+        'text',
+        [
+            'My husband is Dutch, he is called Joris.',  # nationality of the husband, not a "husband" value
+            'my co-applicant is Prof. Tobias Ferreira-Lund (Uppsala).',  # a person, not a value of the speaker
+            "I'm still at the surgery, practice manager at Elm Row Medical.",  # a job or where she is: not said which
+            'also dont ever call me kaiden. only my mum calls me that',  # a name not to use
+            'my bestie is Amara shes literally the funniest human alive',  # a friend, not a "bestie" value
+        ],
+    )
+    def test_no_value_from_what_is_no_value(self, text: str) -> None:
+        result = run(text)
+        assert not any(a.entity.is_self and a.key in ('husband', 'co_applicant', 'current_location', 'preferred_name', 'bestie')
+                       for a in result.attributes), facts(result)  # fmt: skip
+
+    def test_a_partner_after_a_colon(self) -> None:
+        assert (ME, 'partner', 'Euan') in relations(run('Partner: Euan. Fisherman.'))
+
+
 class TestPetsSaidInPassing:
     @pytest.mark.parametrize(
         ('text', 'expected'),

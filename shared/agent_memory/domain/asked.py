@@ -70,7 +70,7 @@ _QUESTION_WORDS = word_set(
     'What Whats Where When Who Whom Whose Why How Which Is Are Am Was Were Do Does Did Can Could Would Will Should Remind Tell '
     'I My Me The A An And Or But Please Hey Hi Ok Okay Oh So In On At For From With To Our We Us Now Then'
 )
-_CAPITALISED = re.compile(r'(?-i:\b[A-Z][\w-]*(?:\s+[A-Z][\w-]*){0,2})')
+_WORD_OR_GAP = re.compile(r"(?P<word>[^\W\d_][\w'’-]*)\s*|[^\w\s]+\s*|\d\w*\s*")  # a word and its space, or a stop
 
 
 @dataclass(frozen=True)
@@ -125,12 +125,19 @@ def _singular(word: str) -> str:
 
 
 def _names(text: str) -> list[str]:
-    """Capitalised words that are not the question's own ("What", "Remind"): the people and things it names."""
-    found = []
-    for m in _CAPITALISED.finditer(text):
-        words = [re.sub(r"['’]s$", '', w) for w in m.group(0).split() if w not in _QUESTION_WORDS]
+    """Runs of up to three capitalised words (in any script: "Борис", "Ólafur") that are not the question's own
+    ("What", "Remind"): the people and things it names."""
+    found: list[str] = []
+    run: list[str] = []
+    for m in _WORD_OR_GAP.finditer(text + ' .'):
+        word = m.group('word')
+        if word and word[0].isupper() and len(run) < 3:
+            run.append(word)
+            continue
+        words = [re.sub(r"['’]s$", '', w) for w in run if w not in _QUESTION_WORDS]
         if words:
             found.append(' '.join(words))
+        run = [word] if word and word[0].isupper() else []
     return found
 
 

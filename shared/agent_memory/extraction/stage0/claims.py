@@ -28,7 +28,7 @@ from agent_memory.extraction.stage0.lexicon import (
     TIER_WORDS,
     word_set,
 )
-from agent_memory.extraction.stage0.people import number_word
+from agent_memory.extraction.stage0.people import NUMBER_WORDS, PERSON_RELATIONS, number_word
 from agent_memory.extraction.stage0.preferences import drinks, enthusiasm, long_held, not_a_fan, plays, preference, unnamed_favourite
 from agent_memory.extraction.stage0.text import DURATION, PROPER, clean_value, is_plausible_name, slug
 from agent_memory.extraction.stage0.titles import split_title, without_honorific
@@ -144,9 +144,7 @@ _HAVE_LIVED = r"(?:'ve|\s+have)\s+(?:been\s+living|lived)"
 _KEY_VERB = r"(?:is(?:\s+now)?|are|'s|(?:has\s+)?changed\s+to|is\s+changing\s+to)"
 _TAIL_BREAK = re.compile(r'\s*(?:,|;|\s[—–-]{1,2}\s|[—–])\s*')
 _MAX_TAIL_PARTS = 4
-_NUMBER_WORDS = (
-    'one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty'
-)
+_NUMBER_WORDS = NUMBER_WORDS
 _DIETS = r'vegetarian|vegan|pescatarian|pescetarian|gluten-free|lactose intolerant|kosher|halal|coeliac|celiac|teetotal'
 
 
@@ -193,6 +191,8 @@ def _i_am(text: str) -> list[Claim]:
     m = match(r"^(?:i'm|i am)\s+(?P<rest>.+)$", text)
     if not m:
         return []
+    if match(r'^still\s+in\s+', m.group('rest')):
+        return _in_city(m.group('rest'))
     rest = _LEADING_ADVERBS.sub('', m.group('rest'))
     if match(r'^(?:not|no longer|never)\b', rest):
         return not_a_fan(rest)
@@ -204,7 +204,8 @@ def _i_am(text: str) -> list[Claim]:
 
 _AGE = re.compile(
     rf'^(?:(?:like|only|just|now|turning|about)\s+)?(?P<v>\d{{1,3}}|{_NUMBER_WORDS})'
-    r'(?:\s*(?:years?|yrs?|y\.?o\.?)(?:\s+old)?|-years?-old)?(?:\s+(?:now|already|this year|lol|haha))?\s*(?:$|,|\b(?:and|so|but)\b|!)',
+    r'(?:\s*(?:years?|yrs?|y\.?o\.?)(?:\s+(?:old|of\s+age))?|-years?-old)?(?:\s+(?:now|already|this year|lol|haha))?'
+    r'\s*(?:$|,|\b(?:and|so|but)\b|!)',
     re.IGNORECASE,
 )
 
@@ -268,9 +269,24 @@ def _diet(rest: str) -> list[Claim]:
     return [Claim('diet', m.group('v').lower())] if m else []
 
 
+def _diet_kept(text: str) -> list[Claim]:
+    """ "I've gone dairy-free", "my husband went vegan", "I keep to a strictly gluten-free diet": a diet taken up."""
+    m = match(
+        rf"^(?:i|we)(?:'ve|\s+have)?\s+(?:(?:just|recently|now)\s+)?(?:gone|went|turned|go)\s+(?P<v>{_DIETS}|dairy-free)\b", text
+    ) or match(
+        rf'^(?:i|we)\s+(?:keep\s+to|follow|stick\s+to|eat|keep)\s+(?:a\s+)?(?:(?:strictly|strict|mostly|fully)\s+)?'
+        rf'(?P<v>{_DIETS}|dairy-free)(?:\s+diet)?\b',
+        text,
+    )
+    return [Claim('diet', m.group('v').lower(), change=True)] if m else []
+
+
 def _allergy(rest: str) -> list[Claim]:
-    m = match(r'^(?:very\s+|severely\s+|mildly\s+|deathly\s+|super\s+)?allergic\s+(?:to|for|against)\s+(?P<v>.+)$', rest)
-    return _each_allergy(m.group('v')) if m else []
+    m = match(r'^(?:very\s+|severely\s+|mildly\s+|deathly\s+|super\s+)?allergic\s+(?:to|for|against|at)\s+(?P<v>.+)$', rest)
+    if m:
+        return _each_allergy(m.group('v'))
+    m = match(r'^(?:also\s+)?intolerant\s+(?:to|of)\s+(?:the\s+)?(?P<v>lactose|gluten|dairy|fructose|histamine|wheat)\b', rest)
+    return [Claim('allergy', m.group('v').lower())] if m else []
 
 
 def _plan_membership(rest: str) -> list[Claim]:
@@ -325,14 +341,21 @@ def _aim(text: str) -> list[Claim]:
 
 
 def _at_place(rest: str) -> list[Claim]:
-    m = match(r'^(?:currently\s+|still\s+)?at\s+(?P<v>(?:the|a|an|home|work|my|our)\b.+)$', rest)
+    m = match(r'^(?:currently\s+)?at\s+(?P<v>(?:the|a|an|home|work|my|our)\b.+)$', rest)
     value = clean_value(m.group('v')) if m else ''
+    if value.split()[-1:] and value.split()[-1].lower() in ORG_SUFFIXES:
+        return []  # "I'm still at the surgery": where someone works, or just is right now; not said which
     return [Claim('current_location', value)] if value else []
 
 
 def _in_city(rest: str) -> list[Claim]:
-    m = match(r'^(?:currently\s+|still\s+)?in\s+(?P<v>.+)$', rest)
+    """ "I'm in Lisbon this week"; "Since this Monday I am in Deltaflow Analytics" is where someone works."""
+    m = match(r'^(?P<still>currently\s+|still\s+)?in\s+(?P<v>.+)$', rest)
     place = _proper(m.group('v')) if m else None
+    if place and looks_like_organisation(place):
+        return [Claim('employer', place)]
+    if place and m and (m.group('still') or '').strip().lower() == 'still':
+        return [Claim('location', place)]  # "we're still in Olympia": where they live, not where they are this week
     return [Claim('current_location', place)] if place else []
 
 
@@ -424,8 +447,11 @@ def _my_name(text: str) -> list[Claim]:
 
 
 def _preferred_name(text: str) -> list[Claim]:
+    if re.search(r"\b(?:don't|do\s+not|never|stop|dont)\b(?:\s+\w+){0,2}\s+call(?:ing)?\s+me\b", text, re.IGNORECASE):
+        return []  # "dont ever call me kaiden": a name not to use
     m = re.search(
-        r"(?<!don't )(?<!never )(?<!not )\b(?i:calls? me|i go by|refer to me as|address me as|being called|to be called)"
+        r"(?<!don't )(?<!never )(?<!not )\b(?i:calls? me|i go by|refer to me as|address me as|being called|to be called|"
+        r'(?:be\s+)?addressed\s+(?:simply\s+|just\s+)?as)'
         rf'\s+(?P<v>{PROPER})',
         text,
     )
@@ -438,7 +464,7 @@ def _employment(text: str) -> list[Claim]:
         return [Claim('employer', m.group('org')), *_as_title(m.group('tail'))]
     if m := match(_BEEN_AT, text):
         return [Claim('employer', m.group('org'))]
-    if m := match(rf'^i{_WORK}\s+as\s+(?P<rest>.+)$', text):
+    if m := match(rf'^i{_WORK}\s+(?:as|like)\s+(?P<rest>.+)$', text):  # "I work like data analyst": non-native "as"
         parsed = split_title(m.group('rest'))
         return [Claim('occupation', parsed[0]), *_title_tail(parsed[1])] if parsed else []
     if m := match(rf'^(?:my\s+)?new\s+job\s+is\s+(?:at|with)\s+(?P<org>{PROPER})', text):
@@ -475,6 +501,14 @@ def _as_title(tail: str) -> list[Claim]:
     return [Claim('occupation', parsed[0])] if parsed else []
 
 
+def _home(text: str) -> list[Claim]:
+    """ "Home's Connel, 10 min up the road", "my home is in Hexham": where someone lives."""
+    m = match(rf"^(?:my\s+|our\s+)?home(?:'s|\s+is)\s+(?:in\s+)?(?P<v>{PROPER})", text) or match(
+        rf"^(?:we're|we\s+are)\s+still\s+(?:living\s+)?in\s+(?P<v>{PROPER})", text
+    )
+    return [Claim('location', m.group('v'))] if m and not _is_tier(m.group('v')) else []
+
+
 def _residence(text: str) -> list[Claim]:
     lives = rf'^(?:i|we)(?:\s+(?:(?:currently|still|now|both)\s+)?live|{_HAVE_LIVED})\s+in\s+'
     if m := match(rf'{lives}(?P<v>{PROPER})', text):
@@ -485,6 +519,8 @@ def _residence(text: str) -> list[Claim]:
     ):
         return [Claim('location', m.group('v'))]
     if m := match(rf'^(?:i|we)\s+{_ADVERBS}(?:moved|relocated)\s+(?:back\s+)?to\s+(?P<v>{PROPER})', text):
+        if looks_like_organisation(m.group('v')):  # "Moved to Carrickvale General in September. Same ICU job."
+            return [Claim('employer', m.group('v'), change=True)]
         return [] if _is_tier(m.group('v')) else [Claim('location', m.group('v'), change=True)]
     return []
 
@@ -577,6 +613,10 @@ def _generic(text: str) -> list[Claim]:
     value = clean_value(m.group('v'))
     if not key or not value or key in _GENERIC_KEY_STOPLIST or _VALUE_REJECT.match(value) or len(value.split()) > 8:
         return []
+    if _EMAIL.fullmatch(value) and 'mail' not in key:  # "My current address is h.p@example.co.uk"
+        return [Claim('email', value)]
+    if raw_key in PERSON_RELATIONS or raw_key.split()[-1] in PERSON_RELATIONS or without_honorific(value)[0]:
+        return []  # "my husband is Dutch", "my co-applicant is Prof. Tobias …": a person, not a value of the speaker
     if key == 'occupation':
         return [Claim('occupation', value)]
     notable = bool(re.search(r'[\d@$€£]', value)) or value[0].isupper()
@@ -604,6 +644,8 @@ _AFTER_I_AM: tuple[Callable[[str], list[Claim]], ...] = (
 )
 _READERS: tuple[Callable[[str], list[Claim]], ...] = (
     _my_name,
+    _diet_kept,
+    _home,
     _years_had,
     _allergies,
     _lived_before,

@@ -45,6 +45,7 @@ ORG_SUFFIXES = word_set(
     'digital foundation institute university agency hospital infirmary clinic surgery practice school college academy '
     'museum library church hotel restaurant cafe café bakery grill bar pub brewery store shop market supermarket pharmacy '
     'dental veterinary centre center council ministry department dept office firm associates bros brothers b.v. bv. ltd. '
+    'general medical '
     'inc. co. corp. gmbh. llc. plc. s.a. sa. ag. nv n.v. oy ab kg b.v n.v s.a'
 )
 C_LEVEL = word_set('ceo cto cfo coo cio cmo cpo ciso vp svp evp pm sre gm md')

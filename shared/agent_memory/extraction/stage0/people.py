@@ -39,7 +39,7 @@ PERSON_RELATIONS: dict[str, tuple[str, str | None]] = {
     'stepmother': ('stepmother', 'she'), 'stepmom': ('stepmother', 'she'), 'stepfather': ('stepfather', 'he'),
     'stepdad': ('stepfather', 'he'), 'stepson': ('stepson', 'he'), 'stepdaughter': ('stepdaughter', 'she'),
     'mentor': ('mentor', None), 'employee': ('employee', None), 'assistant': ('assistant', None),
-    'co-author': ('co-author', None), 'coauthor': ('co-author', None),
+    'co-author': ('co-author', None), 'coauthor': ('co-author', None), 'other half': ('partner', None),
 }  # fmt: skip
 _PLURALS = {'kids': 'kid', 'children': 'child', 'twins': 'kid', 'sons': 'son', 'daughters': 'daughter', 'sisters': 'sister',
             'brothers': 'brother',
@@ -104,8 +104,8 @@ _MY_OR_TERSE = r'(?:(?:my|our)\s+)?'  # at the start of a clause, terse speech d
 _MY_KIN_NAME = re.compile(rf'^{_MY_OR_TERSE}{_ADJECTIVES}{_KIN}\s*,?\s+{_NAME}{_END_OF_NAME}\s*,?(?P<rest>.*)$', re.I)
 # "my manager is called Priya", "my boss name is Peter Haldane", "my dog's name is Rex", "my bf is Jordan"
 _MY_KIN_IS = re.compile(
-    rf"^{_MY_OR_TERSE}{_ADJECTIVES}{_KIN}(?:'s\s+name\s+is|\s+name\s+is|\s+is\s+called|\s+is\s+named|\s+goes\s+by|\s+is|'s|\s*=)\s*{_NAME}"
-    rf'\s*(?P<rest>$|[,;:!.].*|\s+(?:btw|by the way|and|who|now|lol|of|from|at)\b.*)$',
+    rf"^{_MY_OR_TERSE}{_ADJECTIVES}{_KIN}(?:'s\s+name\s+is|\s+name\s+is|\s+is\s+called|\s+is\s+named|\s+goes\s+by|\s+is|'s|\s*=|\s*:)\s*{_NAME}"
+    rf"\s*(?P<rest>$|[,;:!.].*|\s+(?:btw|by the way|and|who|now|lol|of|from|at|she|he|shes|hes|she's|he's)\b.*)$",
     re.I,
 )
 # "Ada, my sister, lives in …", "Waffles, our corgi, who is 3", "Pudding (our beagle)"
@@ -224,7 +224,7 @@ def introduce(clause: str, speaker: EntityRef) -> Introduction | None:
     if (m := _HAVE_PETS.match(text)) and all(_plausible_name(n) for n in m.group('name', 'second')):
         return _several(m.group('rel'), [n for n in m.group('name', 'second', 'third') if n], speaker)
     if (m := _PET_CALLED.search(text)) and _plausible_name(m.group('name')):
-        found = introduced(m.group('rel'), m.group('name'), text[m.end() :], speaker)
+        found = introduced(m.group('rel'), m.group('name'), text[m.end() :], speaker, m.group('title'))
         return Introduction(found.referents, found.relations, found.attributes, found.rest, text[: m.start()].strip())
     if (m := _MENTION.search(text)) and _plausible_name(m.group('name')):  # named in passing: only the relation
         rest = text[m.end() :]  # "… with my wife, Dr. Teodora Vasquez-Hale, who is a consultant cardiologist"
@@ -236,10 +236,11 @@ def introduce(clause: str, speaker: EntityRef) -> Introduction | None:
 
 def introduced(word: str, name: str, rest: str, speaker: EntityRef, title: str | None = None) -> Introduction:
     label, pronoun, species, breed = _kin(word)
-    entity = EntityRef(type='person' if species is None else 'other', name=' '.join(name.split()))
+    said = ' '.join(name.split())
+    entity = EntityRef(type='person' if species is None else 'other', name=f'{title} {said}' if title and species else said)
     age = aged(rest) if species else None  # "a whippet called Marlowe, aged 12"
-    said = (('species', species), ('breed', breed), ('title', honorific(title) if title and species is None else None), ('age', age))
-    attributes = [ExtractedAttribute(entity=entity, key=key, value=value, category='identity') for key, value in said if value]
+    facts = (('species', species), ('breed', breed), ('title', honorific(title) if title and species is None else None), ('age', age))
+    attributes = [ExtractedAttribute(entity=entity, key=key, value=value, category='identity') for key, value in facts if value]
     relation = ExtractedRelation(subject=speaker, label=label, object=entity, category='identity')
     return Introduction([Referent(entity, pronoun)], [relation], attributes, about_them(rest))
 
@@ -332,5 +333,19 @@ def pet_age(m: re.Match[str]) -> str | None:
     return n
 
 
+_TENS = {'twenty': 20, 'thirty': 30, 'forty': 40, 'fifty': 50, 'sixty': 60, 'seventy': 70, 'eighty': 80, 'ninety': 90}
+NUMBER_WORDS = (
+    r'(?:(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)(?:[-\s](?:one|two|three|four|five|six|seven|eight|nine))?|'
+    r'one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen)'
+)
+
+
 def number_word(text: str) -> str:
-    return _NUMBER_WORDS.get(text.lower(), text)
+    """A number said in words as digits ("nine" → "9", "seventy-eight" → "78"); anything else as it is."""
+    folded = text.lower()
+    if folded in _NUMBER_WORDS:
+        return _NUMBER_WORDS[folded]
+    tens, _, unit = folded.replace(' ', '-').partition('-')
+    if tens in _TENS and (not unit or unit in _NUMBER_WORDS and int(_NUMBER_WORDS[unit]) < 10):
+        return str(_TENS[tens] + (int(_NUMBER_WORDS[unit]) if unit else 0))
+    return text

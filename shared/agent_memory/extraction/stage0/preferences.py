@@ -21,7 +21,7 @@ _ASPECT = re.compile(
     r'characters?|writing|scenery|sky|lighting|shape|pattern|patterns|layout|ending|passion|dedication|thought)\b',
     re.IGNORECASE,
 )
-_LIKED_LEAD = re.compile(r'^(?:to\s+)?(?:(?:just|really|both|also|simply)\s+)*', re.IGNORECASE)
+_LIKED_LEAD = re.compile(r'^(?:(?:very|so)\s+much\s+|a\s+lot\s+)?(?:to\s+)?(?:(?:just|really|both|also|simply)\s+)*', re.IGNORECASE)
 _ADVERBS = (
     r'(?:(?:really|also|absolutely|totally|just|do|genuinely|truly|kind of|kinda|quite|generally|usually|still|actually|'
     r'definitely|much|personally|both)\s+)*'

@@ -15,7 +15,7 @@ from agent_memory.extraction.stage0.hedges import SMALL_TALK, hedge_in, hedged
 from agent_memory.extraction.stage0.lexicon import word_set
 from agent_memory.extraction.stage0.negations import find_invalidations
 from agent_memory.extraction.stage0.people import Referent, introduce, pet_kind, pet_named, pronoun_subject, unnamed_pet
-from agent_memory.extraction.stage0.retractions import find_revisions, habit_key, replacement
+from agent_memory.extraction.stage0.retractions import find_revisions, habit_key, replacement, sentence_revisions
 from agent_memory.extraction.stage0.signals import is_hypothetical, opens_hypothesis, tense
 from agent_memory.extraction.stage0.subjects import (
     Subject,
@@ -41,7 +41,17 @@ _PASTIMES = word_set(
 _FIRST_PERSON_WORD = re.compile(r"\b(?:I|I'm|I've|I'll|I'd|me|my|we|we're|we've|we'll|our|us)\b")
 _USED_TO_BUT = re.compile(r'^(?P<head>(?:i|we)\s+used\s+to\s+\w.{0,200}?),?\s+but\s+(?P<tail>\w.*)$', re.IGNORECASE)
 _INSTEAD = re.compile(r"\band\s+(?:i\s+)?(?:take|drink|have|eat|do|play)\s+(?P<new>[\w' -]{2,40}?)\s+instead\b", re.IGNORECASE)
-_TERSE_MY = re.compile(r'^(?=new\s+(?:job|e-?mail|address|number)\s+is\b)', re.IGNORECASE)
+# "I am 71 and live in Hexham", "Graham lives in Edinburgh and works as an actuary", "I am vegetarian, and also intolerant
+# to the lactose", "I have coeliac disease and keep to a strictly gluten-free diet"
+_AND_THEN = re.compile(
+    r'^(?P<head>(?P<subject>I|we|he|she|(?!(?:My|Our|The|This|That|It|There)\b)(?-i:[A-Z][\w-]+))\s+(?!and\b)[^,;]{1,80}?)'
+    r'\s*,?\s+and\s+(?:also\s+)?'
+    r'(?:(?P<state>allergic|intolerant)\b|(?=(?:live|lives|work|works|teach|teaches|keep|keeps|speak|speaks|study|studies)\b))'
+    r'(?P<rest>.*)$',
+    re.IGNORECASE,
+)
+_BE = {'i': 'am', 'we': 'are'}
+_TERSE_MY = re.compile(r"^(?=new\s+(?:job|e-?mail|address|number)\s+is\b|home(?:'s|\s+is)\s)", re.IGNORECASE)
 _REPORTED = re.compile(
     r'^(?:(?-i:[A-Z][\w-]+)|(?:my|our)\s+\w+|he|she)\s+(?:says|said|thinks|told\s+me|reminded\s+me)\s+(?:that\s+)?'
     r"(?P<rest>(?-i:[A-Z][\w-]+)\s+(?:is|'s|was|has|lives|works)\b.*)$",
@@ -109,6 +119,8 @@ class Turn:
 
 def read_sentence(text: str, turn: Turn, opens_turn: bool = False) -> Reading:
     introduced, text = _here(text)
+    if revised := sentence_revisions(text, turn.ctx, turn.referents):
+        return Reading(revisions=revised)
     reading = Reading(findings=[*introduced, *_email_given(text)])
     text = _ASIDE.sub(lambda m: m.group(0) if len(m.group(1).split()) < 4 else '', text)  # "(like, OBSESSED, he …)"
     conditional = hedging = False
@@ -201,6 +213,11 @@ def read_clause(clause: str, turn: Turn, opens_turn: bool = False) -> Reading:
     if m := _REPORTED.match(clause):  # "Dolores says Buster is 6": what someone else says is said
         clause = m.group('rest')
     clause = _TERSE_MY.sub('my ', clause, count=1)  # "new job is at Brightloom Inc.": the speaker's, "my" dropped
+    if m := _AND_THEN.match(clause):  # "I am 71 and live in Hexham": the second verb's subject is the first's
+        head = read_clause(m.group('head'), turn, opens_turn)
+        state = f'{_BE.get(m.group("subject").lower(), "is")} {m.group("state")}' if m.group('state') else ''
+        head.extend(read_clause(squash(f'{m.group("subject")} {state} {m.group("rest")}'), turn))
+        return head
     if m := _USED_TO_BUT.match(clause):  # "i used to drink regular coffee but the doc switched me to decaf": two clauses
         head = read_clause(m.group('head'), turn, opens_turn)
         head.extend(read_clause(m.group('tail'), turn))

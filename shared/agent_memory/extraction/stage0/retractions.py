@@ -22,19 +22,24 @@ from agent_memory.vocabulary import normalise_type
 # "Small correction:", "A correction to something I told you last week:", "Sorry, I make mistake before.", "wait actually i
 # messed up earlier,", "I must correct something:", "One thing I told wrong:", "scratch that,"
 CORRECTION_LEAD = re.compile(
-    r'^(?:(?:sorry|oops|oh|and|also|wait|ok|okay|actually|so|ah|hmm|no)[\s,!.]+)*'
-    r'(?:(?:(?:a|one|small|quick|little|minor|tiny)\s+)*correction(?:\s+(?:on|to|about)\s+[^:]{1,80})?\s*[:,.!-]+'
+    r'^(?:(?:sorry|oops|oh|and|also|wait|ok|okay|actually|so|ah|hmm|no|lol|ugh|haha|right)[\s,!.]+)*'
+    r'(?:(?:(?:a|one|small|quick|little|minor|tiny)\s+)*correction(?:\s+(?:on|to|about)\s+[^:]{1,80})?(?:\s*[:,.!-]+|\s+(?=\S))'
     r"|i\s+(?:made|make|have\s+made|'ve\s+made)\s+(?:a\s+)?mistake(?:\s+(?:before|earlier|last\s+time|there))?\s*[:,.!-]*"
     r'|i\s+(?:messed|mixed)\s+(?:it\s+|that\s+)?up(?:\s+(?:earlier|before))?\s*[:,.!-]*'
     r'|i\s+(?:must|need\s+to|have\s+to|should|want\s+to)\s+correct\s+(?:something|that|myself|one\s+thing)[^:,.]{0,60}[:,.]'
     r"|(?:let\s+me|i'll|i\s+will)\s+correct\s+(?:that|myself|something)\s*[:,.!-]*"
     r'|(?:one\s+thing\s+)?i\s+(?:told|said)\s+(?:you\s+)?(?:one\s+thing\s+)?wrong\s*[:,.!-]*'
     r'|i\s+(?:also\s+)?(?:say|said)\s+one\s+thing\s+wrong\s*[:,.!-]*'
-    r'|scratch\s+that\s*[:,.!-]*|my\s+(?:bad|mistake)\s*[:,.!-]*)\s*',
+    r'|scratch\s+that\s*[:,.!-]*|my\s+(?:bad|mistake)\s*[:,.!-]*'
+    r'|i\s+(?:lied|got\s+(?:that|it)\s+wrong)(?:\s+(?:earlier|before|about\s+\w+))?\s*[:,.!-]*'
+    r'|(?:scrap|forget|ignore)\s+(?:that|what\s+i\s+(?:said|told\s+you)(?:\s+(?:earlier|before|about\s+\w+))?)\s*[:,.!-]*)\s*',
     re.IGNORECASE,
 )
 _VALUE = r"[\w'.&-]+(?:\s+[\w'.&-]+){0,4}?"
-_NUMBER = r'(?:\d{1,3}|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)'
+_NUMBER = (
+    r'(?:\d{1,3}|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|'
+    r'eighteen|nineteen|twenty)'
+)
 # "its not Dubois Hardware its Duquette Hardware", "it's not Tuesday, it's Wednesday"
 _NOT_X_ITS_Y = re.compile(
     rf"^(?:it'?s|its|it\s+is)?\s*not\s+(?P<old>{_VALUE})\s*[,;.]?\s+(?:it'?s|its|it\s+is|but)\s+(?P<new>{_VALUE})\s*$", re.IGNORECASE
@@ -43,6 +48,17 @@ _NOT_X_ITS_Y = re.compile(
 _WHO_IS_Y_NOT_X = re.compile(
     rf"^(?P<who>.{{1,60}}?)\s*(?:'s|'re|'m|\s+is|\s+are|\s+am)\s+(?:(?:actually|really|only|just)\s+)?(?P<new>{_NUMBER})"
     rf'(?:\s+(?:years?|yrs?)(?:\s+old)?)?\s*,?\s+not\s+(?P<old>{_NUMBER})\b',
+    re.IGNORECASE,
+)
+# "gnocchi is a gerbil not a hamster", "Marmaduke is not fifteen; he is in fact seventeen"
+_WHO_IS_A_Y_NOT_X = re.compile(
+    r"^(?P<who>.{1,60}?)\s*(?:'s|\s+is)\s+(?:(?:actually|really)\s+)?(?:a|an)\s+(?P<new>[a-z][\w-]*(?:\s+[a-z][\w-]*)?)\s*,?\s+not\s+"
+    r'(?:a|an)\s+(?P<old>[a-z][\w-]*(?:\s+(?!and\b|but\b)[a-z][\w-]*)?)\s*(?:[,;].*)?$',
+    re.IGNORECASE,
+)
+_WHO_IS_NOT_X_BUT_Y = re.compile(
+    rf"^(?P<who>.{{1,60}}?)\s+is\s+not\s+(?P<old>{_NUMBER})\s*[;,.]?\s+(?:he|she|it|they)(?:'s|\s+is|\s+are)\s+"
+    rf'(?:(?:in\s+fact|actually|really)\s+)?(?P<new>{_NUMBER})\b',
     re.IGNORECASE,
 )
 # "correction: 32 not 31", "7, not 6"
@@ -63,6 +79,7 @@ _GAVE_UP = re.compile(
     r"^(?:i\b|we\b)?(?:'ve|\s)*(?:(?:have|just|finally|recently)\s+)*(?:quit|gave\s+up|given\s+up|stopped|cut\s+out|dropped)\s+"
     r'(?:(?:drinking|eating|having|smoking|doing)\s+)?(?P<old>[a-z][\w-]*(?:\s+(?!altogether|completely|entirely|for\s+good|now)[a-z][\w-]*)?)'
     r'(?:\s+(?:altogether|completely|entirely|for\s+good|now))?\s*$'
+    r"|^(?:i'm\s+|i\s+am\s+)?off\s+(?P<off>[a-z][\w-]*(?:\s+[a-z][\w-]*)?)\s*$"
     r'|^(?:i|we)\s+used\s+to\s+(?:drink|eat|have|do|play|go)\s+(?P<habit>[a-z][\w-]*(?:\s+[a-z][\w-]*)?)'
     r'(?:\s+(?:all\s+day(?:\s+long)?|every\s+\w+|a\s+lot|daily))?\s*$',
     re.IGNORECASE,
@@ -96,7 +113,11 @@ _VAGUE_OLD = frozenset(
 def without_lead(sentence: str) -> tuple[str, bool]:
     """The sentence without a correction's lead-in, and whether it had one."""
     m = CORRECTION_LEAD.match(sentence)
-    if not m or not m.group(0).strip() or not re.search(r'correct|mistake|messed|mixed|wrong|scratch|bad', m.group(0), re.I):
+    if (
+        not m
+        or not m.group(0).strip()
+        or not re.search(r'correct|mistake|messed|mixed|wrong|scratch|bad|lied|scrap|forget|ignore', m.group(0), re.I)
+    ):
         return sentence, False
     rest = sentence[m.end() :]
     if len(rest.split()) < 3:  # "Correction: Ovar.": a bare value corrects the sentence before (stage0/turn.py)
@@ -116,7 +137,9 @@ def find_revisions(clause: str, ctx: ExtractionContext, referents: list[Referent
             Revision(entity=who, old=number_word(m.group('old')), new=number_word(m.group('new')))
             for who in _who(m.group('who'), ctx, referents)
         ]
-    if (m := _GAVE_UP.match(text)) and (old := m.group('old') or m.group('habit')).split()[0].lower() not in _NOT_HABITS:
+    if m := _WHO_IS_A_Y_NOT_X.match(text):
+        return _revised(m, ctx, referents)
+    if (m := _GAVE_UP.match(text)) and (old := m.group('old') or m.group('habit') or m.group('off')).split()[0].lower() not in _NOT_HABITS:
         return [Revision(entity=EntityRef.me(), old=old, key=habit_key(old))]
     if (m := _NO_LONGER.match(text)) and _ANYMORE.search(text):
         old = m.group('old').strip()
@@ -146,6 +169,17 @@ def replacement(clause: str) -> str | None:
         return None
     new = m.group('new').strip()
     return None if new.split()[0].casefold() in _VAGUE_OLD | _NOT_HABITS | {'not', 'no', 'here', 'home'} else new
+
+
+def sentence_revisions(sentence: str, ctx: ExtractionContext, referents: list[Referent]) -> list[Revision]:
+    """A correction spread over a sentence's clauses: "Marmaduke is not fifteen; he is in fact seventeen"."""
+    m = _WHO_IS_NOT_X_BUT_Y.match(sentence.strip().rstrip('!.'))
+    return _revised(m, ctx, referents) if m else []
+
+
+def _revised(m: re.Match[str], ctx: ExtractionContext, referents: list[Referent]) -> list[Revision]:
+    old, new = number_word(m.group('old')), number_word(m.group('new'))
+    return [Revision(entity=who, old=old, new=new) for who in _who(m.group('who'), ctx, referents)]
 
 
 def _who(phrase: str, ctx: ExtractionContext, referents: list[Referent]) -> list[EntityRef]:

@@ -8,7 +8,8 @@ from agent_memory.extraction.stage0.lexicon import C_LEVEL, DEPARTMENTS, JOB_HEA
 
 _STOPS = word_set(
     'at for with in on from and since who here now currently too based living located working by but so because to of as over '
-    'when while if which where until there rn btw lol tbh haha though anymore up down out over'
+    'when while if which where until there rn btw lol tbh haha though anymore up down out over technically basically officially '
+    'currently actually really'
 )
 _TITLED_HEADS = word_set('head vp svp evp director chief manager lead president officer')
 # An honorific before a name ("Dr. Patel", "Sir Anthony"): kept as the person's ``title``, never part of the name
