@@ -96,7 +96,7 @@ def _one_slip(word: str, cue: str) -> bool:
 
 # ---------------------------------------------------------------------------------------------- all-lowercase names
 
-_KIN_WORDS = '|'.join(sorted((w for w in [*PERSON_RELATIONS, *SPECIES, *BREEDS] if ' ' not in w), key=len, reverse=True))
+_KIN_WORDS = '|'.join(sorted((w.replace(' ', r'\s') for w in [*PERSON_RELATIONS, *SPECIES, *BREEDS]), key=len, reverse=True))
 _PET_WORDS = '|'.join(sorted((w for w in [*SPECIES, *BREEDS] if ' ' not in w), key=len, reverse=True))
 # Where a lowercase typist puts a name: after these cues (lowercase, the first person already restored to "I").
 _NAME_SLOT = re.compile(
@@ -105,7 +105,8 @@ _NAME_SLOT = re.compile(
     r"|\b(?:live|living|lived|based|located|moved|relocated|move|moving) (?:in|to) |\bI'm (?:originally )?from "
     r'|\b(?:moved|relocated|came|moving) (?:here |over |back |down |up )?from '
     r'|\b(?:called|named) |\bbeen (?:at|with) |\bjob (?:at|with) |\b(?:a|an) [a-z]+(?: [a-z]+)? at (?:the )?'
-    rf"|\b(?:my|our) (?:{_KIN_WORDS}) |\bthere's (?=[a-z]+ who's (?:a|an) )"
+    rf"|\b(?:my|our) (?:{_KIN_WORDS}) (?:is |'s |= |: )?|\bthere's (?=[a-z]+ who's (?:a|an) )"
+    r"|(?:^|(?<=[.!?,] ))I'm (?=[a-z]+ (?:btw|tbh|lol)\b)|(?:^|(?<=[.!?] ))(?=[a-z]+ here,)"
     rf"|(?:^|(?<=[.!?] ))(?=[a-z]+ (?:is|'s) (?:a|an) (?:{_PET_WORDS})\b))"
     r'(?P<name>[a-z]+(?: [a-z]+){0,2})'
 )
@@ -116,7 +117,8 @@ _NOT_NAME_WORDS = NOT_NAMES | word_set(
     'ourselves it them as and or but since in on at for with from to now days then there here so because which who where when '
     'while if until by of about just still also really currently again too either anymore me you him us town city country '
     'office school college uni university bed love fear hope peace stuck lost bored hungry sick confused exhausted excited after '
-    'like lol rn tbh btw ago last next yrs years months weeks now is are was were has had who whose which that shes hes'
+    'like lol rn tbh btw ago last next yrs years months weeks now is are was were has had who whose which that shes hes anyone '
+    'everyone someone nobody all he she they we i it'
 )
 
 

@@ -38,7 +38,7 @@ _IS_ABBREVIATION = re.compile(rf'(?i:{_ABBREVIATIONS})|[A-Za-z]')
 _LOWER_START = re.compile(r"(?<![.\w'])([\w']+)([.!?]+)\s+(?=([a-z]+(?:'[a-z]+)?))")
 _I_WORDS = frozenset({'i', "i'm", "i've", "i'll", "i'd", 'im', 'ive'})
 # "my knees said no. Swimming now", "bare with me. I'm Augustus": a lowercase word, a full stop, a capital
-_MISSED_STOP = re.compile(r"(?<![\w.'-])([a-z]{2,})\.\s+(?=[A-Z])")
+_MISSED_STOP = re.compile(r"(?<![\w.'-])([a-z]{2,})(\.|[!?]+)\s+(?=[A-Z])")
 _LONG_RUN = re.compile(r'\S{64,}')
 _STOPS = str.maketrans('.!?…\'"‘’“”', '__________')
 
@@ -114,7 +114,7 @@ def _missed_cuts(text: str, a: int, b: int) -> Iterator[int]:
     """Cuts the library misses: after a lowercase word that is no abbreviation, before a capital ("No." before a number
     is an abbreviation, before a word it is an answer)."""
     for m in _MISSED_STOP.finditer(text, a, b):
-        if m.group(1) == 'no' or not is_abbreviation(m.group(1)):
+        if m.group(2) != '.' or m.group(1) == 'no' or not is_abbreviation(m.group(1)):
             yield m.end()
 
 
