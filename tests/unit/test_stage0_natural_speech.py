@@ -104,6 +104,7 @@ class TestPhrasingsOfASecondWriter:
              {(ME, 'title', 'Mrs.'), (ME, 'name', 'Dorothy Haverstock-Lyle'), (ME, 'age', '78'), (ME, 'location', 'Malvern')}),
             ('I have coeliac disease and keep to a strictly gluten-free diet.', {(ME, 'diet', 'gluten-free')}),
             ("also I've gone dairy-free, doc thinks", {(ME, 'diet', 'dairy-free')}),
+            ("also fyi I've gone veggie since we last saw each other", {(ME, 'diet', 'veggie')}),
             ('I am vegetarian since many years, and also intolerant to the lactose, so is difficult',
              {(ME, 'diet', 'vegetarian'), (ME, 'allergy', 'lactose')}),
             ('And I am allergic at the kiwi, my throat become all itchy.', {(ME, 'allergy', 'kiwi')}),
@@ -127,10 +128,11 @@ class TestPhrasingsOfASecondWriter:
             ('oh wait i lied earlier im 20 not 19, bday was last week', (ME, '19', '20')),
             ('lol small correction Gnocchi is a gerbil not a hamster, rory just yelled at me', ('Gnocchi', 'hamster', 'gerbil')),
             ('I must correct something. Marmaduke is not fifteen; he is in fact seventeen. I found his card.', ('Marmaduke', '15', '17')),
+            ("wait sorry Pickle's not a tortie, she's a calico, my neighbour put me right", ('Pickle', 'tortie', 'calico')),
         ],
     )
     def test_corrections(self, text: str, revised: tuple[str, str, str]) -> None:
-        assert revised in revisions(run(text, known=(('other', 'Gnocchi'), ('other', 'Marmaduke'))))
+        assert revised in revisions(run(text, known=(('other', 'Gnocchi'), ('other', 'Marmaduke'), ('other', 'Pickle'))))
 
     @pytest.mark.parametrize(
         'text',

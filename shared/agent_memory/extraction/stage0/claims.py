@@ -145,7 +145,7 @@ _KEY_VERB = r"(?:is(?:\s+now)?|are|'s|(?:has\s+)?changed\s+to|is\s+changing\s+to
 _TAIL_BREAK = re.compile(r'\s*(?:,|;|\s[—–-]{1,2}\s|[—–])\s*')
 _MAX_TAIL_PARTS = 4
 _NUMBER_WORDS = NUMBER_WORDS
-_DIETS = r'vegetarian|vegan|pescatarian|pescetarian|gluten-free|lactose intolerant|kosher|halal|coeliac|celiac|teetotal'
+_DIETS = r'vegetarian|veggie|vegan|pescatarian|pescetarian|gluten-free|lactose intolerant|kosher|halal|coeliac|celiac|teetotal'
 
 
 def find_claims(text: str, is_self: bool) -> list[Claim]:

@@ -56,6 +56,12 @@ _WHO_IS_A_Y_NOT_X = re.compile(
     r'(?:a|an)\s+(?P<old>[a-z][\w-]*(?:\s+(?!and\b|but\b)[a-z][\w-]*)?)\s*(?:[,;].*)?$',
     re.IGNORECASE,
 )
+# "Pickle's not a tortie, she's a calico"
+_WHO_IS_NOT_A_X_BUT_A_Y = re.compile(
+    r"^(?P<who>.{1,60}?)(?:'s|\s+is|\s+isn't)\s+(?:not\s+)?(?:a|an)\s+(?P<old>[a-z][\w-]*(?:\s+[a-z][\w-]*)?)\s*[,;]\s*"
+    r"(?:(?:he|she|it)(?:'s|\s+is)|but|it's)\s+(?:(?:actually|really|in\s+fact)\s+)?(?:a|an)\s+(?P<new>[a-z][\w-]*(?:\s+[a-z][\w-]*)?)\s*(?:[,;].*)?$",
+    re.IGNORECASE,
+)
 _WHO_IS_NOT_X_BUT_Y = re.compile(
     rf"^(?P<who>.{{1,60}}?)\s+is\s+not\s+(?P<old>{_NUMBER})\s*[;,.]?\s+(?:he|she|it|they)(?:'s|\s+is|\s+are)\s+"
     rf'(?:(?:in\s+fact|actually|really)\s+)?(?P<new>{_NUMBER})\b',
@@ -172,8 +178,10 @@ def replacement(clause: str) -> str | None:
 
 
 def sentence_revisions(sentence: str, ctx: ExtractionContext, referents: list[Referent]) -> list[Revision]:
-    """A correction spread over a sentence's clauses: "Marmaduke is not fifteen; he is in fact seventeen"."""
-    m = _WHO_IS_NOT_X_BUT_Y.match(sentence.strip().rstrip('!.'))
+    """A correction spread over a sentence's clauses: "Marmaduke is not fifteen; he is in fact seventeen", "Pickle's not a
+    tortie, she's a calico"."""
+    text = sentence.strip().rstrip('!.')
+    m = _WHO_IS_NOT_X_BUT_Y.match(text) or _WHO_IS_NOT_A_X_BUT_A_Y.match(text)
     return _revised(m, ctx, referents) if m else []
 
 
@@ -185,7 +193,9 @@ def _revised(m: re.Match[str], ctx: ExtractionContext, referents: list[Referent]
 def _who(phrase: str, ctx: ExtractionContext, referents: list[Referent]) -> list[EntityRef]:
     """Whom the subject of a retraction names: the speaker, someone the turn or the vocabulary knows, or a pronoun's
     referent; a name nobody introduced is taken as a person of that name. Nothing for anything else."""
-    phrase = re.sub(r'^(?:(?:and|also|so|oh|but|ok|okay)[\s,]+)+', '', phrase.strip(), flags=re.I).strip(' ,')
+    phrase = re.sub(
+        r'^(?:(?:and|also|so|oh|but|ok|okay|wait|sorry|lol|ugh|oops|actually|hmm|right|no)[\s,!.]+)+', '', phrase.strip(), flags=re.I
+    ).strip(' ,')
     if _FIRST_PERSON.match(phrase):
         return [EntityRef.me()]
     if phrase.lower() in _PRONOUNS:
