@@ -197,7 +197,10 @@ def main() -> None:
         )
     report(args.split, total, answers, self_names, time.perf_counter() - started, args.show)
     if args.json:
+        named = ('corrections', 'negations_stored', 'hedges', 'hedge_facts', 'cut_values', 'fragment_entities', 'chit_chat_instructions')
+        measures = {name: getattr(total, name) for name in (*named, 'instructions')}
         counts = {'facts': {'stored': total.stored, 'right': total.stored_right, 'labelled': total.labelled, 'found': total.found},
+                  'measures': measures | {'self_named': [sum(ok for *_, ok in self_names), len(self_names)]},
                   'answers': {k: v for k, v in vars(answers).items() if k != 'log'}}  # fmt: skip
         with open(args.json, 'w', encoding='utf-8') as out:
             json.dump(counts, out, indent=1)
