@@ -4,11 +4,13 @@ handlers on the real engine, with the extraction worker draining the queue."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from agent_memory.composition import Services
 from agent_memory.db.migrations import load_migrations
 from tests.support.handlers import Api
+from tests.support.mcp_rpc import rpc
 from tests.support.worker import Worker
 
 
@@ -40,6 +42,18 @@ def test_questions_and_replies_of_chat_never_come_back_as_evidence(api: Api, wor
     for text in [*questions, *replies]:
         assert text not in context['context']
     assert 'Leeds General Infirmary' in context['context']
+    # And MCP recall and context, the other doors to the same evidence, return none of them either
+    recalled = json.dumps(mcp_result(api, 'recall', query='Where does Maya work?', k=20))
+    block = json.dumps(mcp_result(api, 'context', query='Tell me where the user works'))
+    for text in [*set(questions), *set(replies)]:
+        assert json.dumps(text)[1:-1] not in recalled and json.dumps(text)[1:-1] not in block
+    assert 'Leeds General Infirmary' in recalled
+
+
+def mcp_result(api: Api, tool: str, **arguments: Any) -> Any:
+    result = rpc(api.key, 'tools/call', {'name': tool, 'arguments': arguments})['result']
+    assert result['isError'] is False, result
+    return result
 
 
 def test_a_chat_message_that_states_and_asks_keeps_its_statement_only(api: Api, worker: Worker, services: Services) -> None:

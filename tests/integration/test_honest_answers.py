@@ -5,6 +5,7 @@ lists what it cannot apply). Through the handlers on the real engine, with stage
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
@@ -120,3 +121,13 @@ def test_a_question_about_one_speaker_is_not_answered_from_the_others_words(api:
     theirs = ask(api, 'What did Melanie realize after the charity race?')
     assert theirs['reply'].startswith(DONT_KNOW), theirs['reply']
     assert 'self-care' not in theirs['reply'] and all('self-care' not in c['snippet'] for c in theirs['citations'])
+
+
+def test_a_streamed_reply_refuses_the_same_way(api: Api, worker: Worker) -> None:
+    # Given Maya's turns, When a question memory cannot answer is asked as server-sent events, Then the final frame
+    # says it does not know, as the JSON reply does
+    say(api, worker, *MAYA)
+    raw = api.call_raw('chat', 'POST', '/chat', {'message': 'What is my cat called?', 'stream': True, 'bypassCache': True})
+    frames = [json.loads(line[6:]) for line in raw['body'].splitlines() if line.startswith('data: ')]
+    assert frames[-1]['done'] is True and frames[-1]['reply'].startswith(DONT_KNOW)
+    assert ''.join(f.get('delta', '') for f in frames[:-1]).strip() == frames[-1]['reply'].strip()
