@@ -131,3 +131,16 @@ def test_a_streamed_reply_refuses_the_same_way(api: Api, worker: Worker) -> None
     frames = [json.loads(line[6:]) for line in raw['body'].splitlines() if line.startswith('data: ')]
     assert frames[-1]['done'] is True and frames[-1]['reply'].startswith(DONT_KNOW)
     assert ''.join(f.get('delta', '') for f in frames[:-1]).strip() == frames[-1]['reply'].strip()
+
+
+def test_a_current_value_does_not_answer_what_someone_else_or_the_past_holds(api: Api, worker: Worker) -> None:
+    # Given the user's current employer and a co-author named in passing
+    say(api, worker, 'I work at Harrowgate & Finch Ltd.', 'My co-author is Dr. J. R. Tamsett.')
+    assert 'Harrowgate & Finch' in ask(api, 'Where do I work?')['reply']  # the question it answers
+    # Then it answers none of these: another person's past employer ("us" is the asker's team, Callum is asked about),
+    # the asker's employer before this one, the co-author's institution (his name is not his institution)
+    for question in ('Which company employed Callum before he came to us?', 'Where did I work before this job?',
+                     'Which institution is my co-author at these days?'):  # fmt: skip
+        reply = ask(api, question)['reply']
+        assert reply.startswith(DONT_KNOW) and 'Harrowgate' not in reply.split('Closest notes')[0], (question, reply)
+        assert 'Your co-author is' not in reply

@@ -45,7 +45,8 @@ _KEYS: tuple[tuple[frozenset[str], re.Pattern[str]], ...] = tuple(
         ('moved_from', r'\bmov(?:e|ed|ing)\s+(?:here\s+)?from\b|\bbefore\b.*\blive|\blived?\b.*\bbefore\b|\bused\s+to\s+live|'
                        r'\bprevious(?:ly)?\b.*\blive|\b(?:leave|left)\b.*\bwhen\b.*\bcame\b'),
         ('hometown', r'\bhometown\b|\bwhere\b.*\b(?:from|grow\s+up|grew\s+up|born)\b'),
-        ('employer', r'\bwhere\b.*\bwork|\bemploy|\bcompany\b|\bwho\b.*\bwork(?:s|ing)?\s+for\b|\bworkplace\b|\battached\s+to\b|'
+        ('employer', r'\bwhere\b.*\bwork|\bemploy|\bcompany\b|\bfirm\b|\binstitution\b|\bwho\b.*\bwork(?:s|ing)?\s+for\b|\bworkplace\b|'
+                     r'\battached\s+to\b|'
                      r'\bwhich\s+\w+\b.*\bwork(?:s|ing)?\b|\bwork(?:s|ing)?\s+for\b'),
         ('occupation title', r'\bjob\b|\boccupation\b|\bprofession\b|\bcareer\b|\btrade\b|\bwork\s+as\b|\bfor\s+a\s+living\b|'
                               r'\bwhat\b.*\b(?:do|does)\b.*\bdo\b|\bwhat\b.*\bteach|\brole\b|\bposition\b|\bspecialty\b'),
@@ -63,6 +64,7 @@ _UNKNOWN_RELATIVE = re.compile(
     r"\b(?:my|our)\s+(?P<rel>[a-z]+)(?:['’]s\s+name\b|\s+called\b)|\bname\s+of\s+(?:my|our)\s+(?P<rel2>[a-z]+)", re.I
 )
 _ORDINAL = re.compile(rf'\b(?:second|third|other|another|new|next|youngest|eldest|oldest|older|younger)\s+(?:{_RELATIVE})', re.I)
+_SINGULAR_FIRST_PERSON = re.compile(r"\b(?:I|me|my|mine|I'm|I've)\b", re.IGNORECASE)
 _WITH_ME = re.compile(r'\b(?:my|our)\s+\w+\s+and\s+(?:i|me)\b', re.IGNORECASE)
 _REPORT_TO = re.compile(r'\b(?:i|me)\s+reports?\s+to\b|\bi\s+report\s+to\b', re.IGNORECASE)
 _NAME_ASKED = re.compile(r'\bname\b|\bcalled\b|\bwho\s+is\b|\bwho\'s\b', re.IGNORECASE)
@@ -86,6 +88,7 @@ class Asked:
     places: tuple[str, ...] = ()  # names the question sets as a condition ("in Shenport", "at Acme") an answer must meet
     one_of_several: bool = False  # "Keiko's second cat", "my older brother": not simply the one memory knows
     cue: str = ''  # the words that named the keys ("favorite", "where … live")
+    first_person_is_plural: bool = False  # only "we", "us", "our": the asker's group, not the asker alone
 
     @property
     def addressed(self) -> bool:
@@ -113,7 +116,8 @@ def asked(question: str) -> Asked:
     names = tuple(n for n in _names(text) if n != owner)
     places = tuple(n for n in names if re.search(rf'\b(?:in|at|for|from|with)\s+{re.escape(n)}\b', text))
     several = bool(_ORDINAL.search(text))
-    return Asked(bool(_FIRST_PERSON.search(text)), names, relation, owner, keys, wants_name, places, several, said)
+    plural = bool(_FIRST_PERSON.search(text)) and not _SINGULAR_FIRST_PERSON.search(text)
+    return Asked(bool(_FIRST_PERSON.search(text)), names, relation, owner, keys, wants_name, places, several, said, plural)
 
 
 def _singular(word: str) -> str:

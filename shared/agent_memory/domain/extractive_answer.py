@@ -30,6 +30,8 @@ _FIRST_PERSON = re.compile(r"\b(?:I|I'm|I've|I'd|I'll|my|me|we|we're|our|us|mine
 _MIN_OVERLAP = 0.75  # a question about no one in particular: a passage must state most of what it asks
 _MIN_SHARE_NAMED = 0.34  # about a named person, among their own statements: a third of the asked words (LoCoMo 0-2)
 MAX_NOTES = 3
+_PAST = re.compile(r'\b(?:before|previous(?:ly)?|formerly|former|used\s+to|old\s+job|last\s+job|earlier\s+job)\b', re.IGNORECASE)
+_CHANGING_KEYS = frozenset({'employer', 'location', 'plan', 'diet'})  # not a career: "before retirement" asks the last one
 _KINDS_OF_LIKING = frozenset({'likes', 'dislikes', 'plays', 'preference', 'diet'})
 # What a question about a liking may ask without naming a kind of thing the answer must be
 _GENERIC_THINGS = word_set(
@@ -56,7 +58,7 @@ def answer(question: str, sources: Sequence[Hit], caller_refs: frozenset[str]) -
     found = [
         f
         for f in _facts(a.keys | _named_keys(question, numbered, owners), numbered, owners, caller_refs)
-        if _explains(a, f) and _is_the_thing_asked(question, a, f)
+        if _explains(a, f) and _is_the_thing_asked(question, a, f) and not _asks_the_past(question, f)
     ]
     if found:
         return found[:MAX_ANSWERS]
@@ -76,6 +78,11 @@ def _explains(a: Asked, found: Found) -> bool:
     fact itself ("Which company did I work for in Shenport?" is not answered by the current employer elsewhere)."""
     said = f'{found.hit.text} {found.hit.resource.get("name") or ""}'.casefold()
     return all(any(w.casefold() in said for w in name.split()) for name in a.places)
+
+
+def _asks_the_past(question: str, found: Found) -> bool:
+    """ "Where did I work before the hotel?", "my previous employer": a current value is not what was asked."""
+    return found.hit.resource.get('key') in _CHANGING_KEYS and bool(_PAST.search(question))
 
 
 def _is_the_thing_asked(question: str, a: Asked, found: Found) -> bool:
@@ -102,8 +109,9 @@ def _owners(a: Asked, question: str, numbered: list[tuple[int, Hit]], caller_ref
     """The entities the question is about (before any relation is followed): the asker's for "my …", else those whose
     name the question says ("Bob", "Maya" — the asker's own shown name included)."""
     names = [a.owner] if a.owner else list(a.names)
-    if a.first_person and not a.owner:
-        return caller_refs
+    people = [n for n in a.names if not re.search(rf'\b(?:in|at|for|from|with|to|before|after|near|since)\s+{re.escape(n)}\b', question)]
+    if a.first_person and not a.owner and not (people and a.first_person_is_plural):
+        return caller_refs  # "where do I work?"; but "Which company employed Callum before he came to us?" is Callum's
     said = f' {" ".join(content_words(question).split())} '
     refs = {
         ref
