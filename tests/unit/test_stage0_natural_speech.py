@@ -309,3 +309,21 @@ def test_a_transcript_label_of_the_speaker_is_not_said() -> None:
     assert facts(said) == {(ME, 'likes', 'Painting landscapes and still life')}
     other = extract('Caroline: Painting is my favorite!', ctx)  # another name before a colon stays text
     assert ('self', 'likes', 'Caroline') not in facts(other)
+
+
+@pytest.mark.parametrize(
+    'text',
+    [
+        "I'm toying with the idea of moving to Bristol.",
+        "We're in two minds about selling the flat in Leeds.",
+        "I haven't made up my mind about the job at Acme yet.",
+        'Fingers crossed, we move to Porto in the spring.',
+        'We could end up in Glasgow if the visa comes through.',
+        "I'm tempted to go freelance next year.",
+    ],
+)
+def test_ways_of_leaving_it_open_are_unknowns_not_facts(text: str) -> None:
+    # Given a plan said with a hedge the spec's list did not name, When read, Then an open unknown and no fact
+    result = run(text)
+    assert any(u.kind == 'hedge' for u in result.uncertainties), result.uncertainties
+    assert not any(a.key in ('location', 'employer', 'occupation') for a in result.attributes), facts(result)

@@ -19,6 +19,10 @@ HEDGE = re.compile(
     r"hoping\s+to|(?:not|nothing(?:'s|\s+is|\s+has\s+been)?|haven't|hasn't|didn't|did\s+not)\s+(?:been\s+)?"
     r'(?:decided|decide|settled|fixed|fix|booked|final)(?:\s+yet)?|undecided|'
     r"depend(?:s|ing)?\s+(?:on|of)|contingent\s+on|if\s+all\s+goes\s+well|we'?ll\s+see|who\s+knows|not\s+sure\s+yet|"
+    r'toying\s+with|tempted\s+to|leaning\s+towards?|weighing\s+(?:up\s+)?(?:whether|if|the)|in\s+two\s+minds|on\s+the\s+fence|'
+    r"(?:haven't|have\s+not|not\s+yet|not)\s+made\s+up\s+(?:my|our|his|her|their)\s+minds?|not\s+sure\s+(?:if|whether|about)|"
+    r'fingers\s+crossed|touch\s+wood|if\s+(?:everything|it\s+all)\s+(?:goes|works\s+out)|(?:could|might)\s+end\s+up|tentatively|'
+    r'if\s+the\s+\w+\s+comes\s+through|'
     r'(?<!\bi\s)\bmay\s+(?=(?:be|take|go|move|get|start|quit|have|need|come|join|switch|buy|adopt|extend|apply|change)\b))',
     re.IGNORECASE,
 )

@@ -38,7 +38,7 @@ _PASTIMES = word_set(
     'play practise practice sing dance paint draw swim run ride cook bake collect read write study train teach skate surf ski '
     'hike climb fish hunt act perform compete go spend watch listen volunteer coach knit sew garden'
 )
-_FIRST_PERSON_WORD = re.compile(r"\b(?:I|I'm|I've|I'll|I'd|me|my|we|we're|we've|we'll|our|us)\b")
+_FIRST_PERSON_WORD = re.compile(r"\b(?:I|I'm|I've|I'll|I'd|(?i:me|my|we|we're|we've|we'll|our|us))\b")
 _USED_TO_BUT = re.compile(r'^(?P<head>(?:i|we)\s+used\s+to\s+\w.{0,200}?),?\s+but\s+(?P<tail>\w.*)$', re.IGNORECASE)
 _INSTEAD = re.compile(r"\band\s+(?:i\s+)?(?:take|drink|have|eat|do|play)\s+(?P<new>[\w' -]{2,40}?)\s+instead\b", re.IGNORECASE)
 # "I am 71 and live in Hexham", "Graham lives in Edinburgh and works as an actuary", "I am vegetarian, and also intolerant
@@ -124,9 +124,14 @@ def read_sentence(text: str, turn: Turn, opens_turn: bool = False) -> Reading:
     reading = Reading(findings=[*introduced, *_email_given(text)])
     text = _ASIDE.sub(lambda m: m.group(0) if len(m.group(1).split()) < 4 else '', text)  # "(like, OBSESSED, he …)"
     conditional = hedging = False
+    leading_cue = None  # "Fingers crossed, we move to Porto in the spring": a hedge standing alone opens the sentence
     for i, clause in enumerate(split_clauses(text)[:MAX_CLAUSES]):
         clause = strip_fillers(clause)
-        if not conditional and (cue := hedge_in(clause)):  # "I might be moving to Manchester": open, not a fact
+        cue = hedge_in(clause) or leading_cue
+        if not conditional and cue:  # "I might be moving to Manchester": open, not a fact
+            if i == 0 and len(clause.split()) < 4 and clause.strip(' ,.!').casefold() == cue.casefold():
+                leading_cue = cue
+                continue
             if not hedging and _about_someone(clause, turn):
                 reading.uncertainties.append(hedged(clause, cue, named_entities(turn)))
             hedging = True
