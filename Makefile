@@ -12,9 +12,10 @@ export PYTHONPATH := shared:infra
 .PHONY: test-llm openapi dev test install install-sam lint typecheck unit suite unit-ws sam-validate sam-build bench bench-lifecycle bench-auth bench-extraction bench-quality bench-retrieval bench-cache bench-mcp bench-remote-db bench-locomo clean
 
 $(STAMP): requirements-dev.txt shared/requirements.txt infra/layers/embeddings/requirements.txt infra/layers/mcp/requirements.txt pyproject.toml
+	@echo "Installing into $(VENV): ~600 MB on the first run (a few minutes), seconds afterwards."
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -r requirements-dev.txt
+	$(BIN)/pip install --progress-bar on -r requirements-dev.txt
 	$(BIN)/pip install --quiet --no-deps -e .   # the agent-memory console script
 	touch $(STAMP)
 
