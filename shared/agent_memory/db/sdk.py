@@ -1,10 +1,18 @@
 """The SurrealDB SDK without its package ``__init__`` (which imports ``aiohttp`` and ``requests`` for HTTP
-transports): only the transport the configured URL needs is imported (``agent_memory.lazy_package``)."""
+transports): only the transport the configured URL needs is imported (``agent_memory.lazy_package``).
+
+Every patch of the SDK's private modules lives here: the CBOR decoder and encoder (cbor2's C implementation), the
+datetime range guard and the packed vector encoder. The SDK is a beta (``PATCHED_FOR``); before patching, the
+attributes each patch replaces are checked, and an SDK without them refuses to start with a message naming them
+(``tests/unit/test_sdk_patches.py`` fails the same way on an upgrade). docs/architecture.md, "The database SDK", has
+the path to a stable release.
+"""
 
 from __future__ import annotations
 
 import datetime as dt
 import importlib
+import importlib.metadata
 import struct
 import uuid
 from collections.abc import Sequence
@@ -27,6 +35,44 @@ from surrealdb.data.types.datetime import PreciseDatetime  # noqa: E402
 from surrealdb.data.types.record_id import RecordID  # noqa: E402
 from surrealdb.data.types.set import SurrealSet  # noqa: E402
 from surrealdb.errors import SurrealError, UnsupportedEngineError  # noqa: E402
+
+PATCHED_FOR = '3.0.0b10'  # the SDK release the patches below were written against (shared/requirements.txt pins it)
+
+# (module, attribute): what the patches replace or call. A missing one means the SDK changed under them.
+PATCH_TARGETS: tuple[tuple[Any, str], ...] = (
+    (utils_mixin, 'decode'),
+    (request_encoding, 'encode'),
+    (cbor_encoder, 'default_encoders'),
+    (sdk_cbor, 'tag_decoder'),
+    (sdk_cbor, 'encode'),
+    (RecordID, '_unchecked'),
+    (PreciseDatetime, 'from_seconds_and_nanos'),
+    (PreciseDatetime, 'isoformat_with_nanoseconds'),
+    (constants, 'TAG_NONE'),
+    (constants, 'TAG_RECORD_ID'),
+    (constants, 'TAG_DATETIME'),
+    (constants, 'TAG_DATETIME_COMPACT'),
+    (constants, 'TAG_SET'),
+)
+
+
+def missing_patch_targets() -> list[str]:
+    return [f'{getattr(owner, "__name__", owner)}.{name}' for owner, name in PATCH_TARGETS if not hasattr(owner, name)]
+
+
+def installed_version() -> str:
+    return importlib.metadata.version('surrealdb')
+
+
+class SdkChanged(RuntimeError):
+    """The installed SDK no longer has what a patch of this module replaces."""
+
+
+if _missing := missing_patch_targets():
+    raise SdkChanged(
+        f'surrealdb {installed_version()} lacks {", ".join(_missing)}, which agent_memory/db/sdk.py patches '
+        f'(written for {PATCHED_FOR}): pin surrealdb=={PATCHED_FOR} or port the patches'
+    )
 
 _EMBEDDED = {UrlScheme.MEM, UrlScheme.MEMORY, UrlScheme.FILE, UrlScheme.SURREALKV, UrlScheme.SURREALKV_VERSIONED}
 
