@@ -45,9 +45,10 @@ unit: install
 	$(BIN)/python -m pytest -m unit tests/unit
 
 # Every tier: unit, integration (the real embedded engine, moto SQS, local HTTP test servers), e2e (the local gateway
-# as a subprocess). `make test` runs this one.
+# as a subprocess). `make test` runs this one, one pytest-xdist worker per core: each worker is its own process with its
+# own in-memory database, moto SQS and temporary folders, so tests share nothing across workers.
 suite: install
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n auto
 
 # The hosted-database path: a cross-section (writes, extraction through the worker, retrieval, the cache, sweeps,
 # tenancy) with AGENT_MEMORY_DB_URL=ws://… and credentials, through tests/support/ws_bridge.py to the real engine.
@@ -56,7 +57,7 @@ WS_SUITE := tests/integration/test_ws_mode.py tests/integration/test_api_routes.
 	tests/integration/test_response_cache.py tests/integration/test_lifecycle.py tests/integration/test_tenancy_management.py \
 	tests/integration/test_sweep_recovers_stuck_turns.py
 unit-ws: install
-	AGENT_MEMORY_TEST_DB=ws $(BIN)/python -m pytest $(WS_SUITE)
+	AGENT_MEMORY_TEST_DB=ws $(BIN)/python -m pytest -n auto $(WS_SUITE)
 
 sam-validate: install-sam
 	$(SAM_VENV)/bin/sam validate --lint --region us-east-1
