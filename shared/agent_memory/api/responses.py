@@ -627,7 +627,7 @@ class Profile(Wire):
     self_facts: list[ProfileEntry]
     """The caller's own facts: the attributes of its self entity, any category."""
     static: list[ProfileEntry]
-    """Identity-category attributes (no decay): the caller's own first, then other entities'."""
+    """Identity-category attributes (no decay): the caller's own first, then those of other entities."""
     dynamic: list[ProfileEntry]
     """Context-category attributes (decay ×0.95 a day, expire after the context TTL): the caller's own first."""
     preferences: list[ProfileEntry]
