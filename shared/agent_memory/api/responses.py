@@ -116,7 +116,7 @@ class Source(Wire):
     ref: str | None
     """The record it came from: `turn:<id>`, `uncertainty:<id>`, or for triples sent without text `decision_trace:<id>`."""
     session_id: str | None
-    """The session the source turn belongs to; null for writes outside a session."""
+    """The session of the write it came from; null when it had none (a resolved uncertainty)."""
     principal: str | None
     """The principal the write was made as (on a delegated write, the principal acted for)."""
 
@@ -135,7 +135,7 @@ class EntityDetail(Wire):
     importance: Importance
     created_at: StoredAt
     updated_at: str | None
-    """When it last changed (renamed, or a fact about it written), RFC 3339, UTC."""
+    """When a write last touched it (named it, or wrote a fact about it), RFC 3339, UTC."""
 
 
 class AttributeDetail(Wire):
@@ -281,7 +281,7 @@ class FactsResult(Wire):
     mode: Literal['full', 'triples', 'preview', 'none']
     """The `infer` mode the request ran in."""
     session_id: str | None
-    """The session the turn went to (created when the request named none); null for `triples` without text."""
+    """The session written to (created when the request named none); for `preview`, the session named, if any."""
     turn_id: str | None
     """The stored turn (bare id); null for `preview` and for `triples` without text."""
     chunk_id: str | None = None
