@@ -141,6 +141,7 @@ def main() -> int:
     print(f'[local] Agent Memory on http://{host}:{port}  ({len(routes)} routes, data in {data_dir})')
     print(f'[local] management key: {local["management_key"]}')
     print(f'[local] context "{context_id}" key: {local["bootstrap_key"]}')
+    print(f'[local] API reference: http://{host}:{port}/docs')
     print(f'[local] try: curl -H "Authorization: Bearer {local["bootstrap_key"]}" http://{host}:{port}/api/v1/{context_id}/me', flush=True)
     try:
         server.serve_forever()

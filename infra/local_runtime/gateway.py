@@ -16,6 +16,7 @@ from types import ModuleType
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
+from local_runtime import api_reference
 from local_runtime.console import request_line
 from local_runtime.events import LocalContext, http_event
 from local_runtime.template_routes import Route
@@ -81,6 +82,8 @@ def context_of(routes: list[Route], method: str, target: str) -> str | None:
 def dispatch(routes: list[Route], registry: HandlerRegistry, method: str, target: str, headers: dict[str, str],
              body: bytes | None) -> tuple[int, dict[str, str], bytes]:  # fmt: skip
     url = urlsplit(target)
+    if (page := api_reference.serve(method, url.path)) is not None:
+        return page
     for route in routes:
         params = route.match(method, url.path)
         if params is None:
