@@ -87,8 +87,8 @@ SPEAKER_NAME: Any = Field(
     max_length=128,
     description='The speaker, as in the chat-completions message format: first person binds to the person of that name.',
 )
-# Each triple costs two embeddings (value and entity) and a few statements in the write's one transaction: ~35 ms on
-# a busy 2-core host, so 100 keeps one request a few seconds, far from the 29 s API Gateway limit.
+# Each triple costs two embeddings (value and entity) and a few statements in the write's one transaction: 100 keeps
+# one request far from API Gateway's 29 s limit.
 MAX_TRIPLES = 100
 
 
