@@ -141,8 +141,8 @@ WRITE_SESSION: Any = Field(
     'absent: a new session is created and its id returned.',
 )
 ADDRESSEES: Any = Field(default=None, max_length=8, description='Accepted for compatibility with other clients (at most 8) and ignored.')
-# Each triple costs two embeddings (value and entity) and a few statements in the write's one transaction: ~35 ms on
-# a busy 2-core host, so 100 keeps one request a few seconds, far from the 29 s API Gateway limit.
+# Each triple costs two embeddings (value and entity) and a few statements in the write's one transaction: 100 keeps
+# one request far from API Gateway's 29 s limit.
 MAX_TRIPLES = 100
 
 

@@ -147,8 +147,7 @@ def engine_error(message: str) -> AgentMemoryError:
 def run_with_retry(fn: Any, attempts: int = 8) -> Any:
     """Run ``fn`` again when a concurrent writer invalidated its plan (optimistic concurrency).
 
-    The back-off is jittered: writers that collided and slept the same time would collide again, and eight
-    clients superseding one key exhausted five fixed-delay attempts (worst case here about 1.3 s of sleep)."""
+    The back-off is jittered: writers that collided and slept the same time would collide again."""
     for attempt in range(attempts):
         try:
             return fn()

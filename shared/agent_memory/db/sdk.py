@@ -95,7 +95,7 @@ def connect(url: str) -> Any:
 
 
 # The engine holds datetimes far beyond Python's years 1..9999 (SurrealQL arithmetic can make them): such a value is read
-# as the nearest end of Python's range, so no stored row can make a read fail (issue 30). The accepted input range
+# as the nearest end of Python's range, so no stored row can make a read fail. The accepted input range
 # (clock.EARLIEST..LATEST) keeps every value the service writes well inside.
 _FAR_PAST = dt.datetime.min.replace(tzinfo=dt.UTC)
 _FAR_FUTURE = dt.datetime.max.replace(tzinfo=dt.UTC)
@@ -123,8 +123,8 @@ def _tag(decoder: Any, tag: cbor2.CBORTag) -> Any:
 
 def decode(data: bytes) -> Any:
     """A SurrealDB response, decoded by cbor2's C decoder: the same values as the SDK's pure-Python decoder (record ids,
-    datetimes with nanoseconds, NONE as None, its other tags through the SDK's own hook), in a third to a half of the
-    time (bench/README.md, Session 4). One difference, on purpose: a NULL is ``None`` too (the SDK's ``Null``); no
+    datetimes with nanoseconds, NONE as None, its other tags through the SDK's own hook), in far less time. One
+    difference, on purpose: a NULL is ``None`` too (the SDK's ``Null``); no
     field of this service's schema holds NULL."""
     return cbor2.loads(data, tag_hook=_tag)
 
@@ -179,9 +179,8 @@ def _padded_iso(text: str) -> str:
 
 
 def encode(message: Any) -> bytes:
-    """A request to SurrealDB, encoded by cbor2's C encoder: the same bytes as the SDK's pure-Python encoder, which
-    took ~1.7 CPU ms of a LoCoMo ``/query`` (this: ~0.7 ms, most of it ``_wire``'s walk; bench/README.md, Session 5).
-    A message holding a type ``_wire`` does not list is encoded by the SDK's encoder."""
+    """A request to SurrealDB, encoded by cbor2's C encoder: the same bytes as the SDK's pure-Python encoder, in less
+    time (most of what is left is ``_wire``'s walk). A message holding a type ``_wire`` does not list is encoded by the SDK's encoder."""
     try:
         wire = _wire(message)
     except _Unlisted:
@@ -193,8 +192,8 @@ setattr(request_encoding, 'encode', encode)  # noqa: B010  # imported there by n
 
 
 class Vector(list[float]):
-    """An embedding bound as a query parameter. The SDK's pure-Python CBOR encoder makes one call per float (about
-    1.3 ms per 384-float vector under load, most of a write's Python time); this type is packed in one ``struct`` call
+    """An embedding bound as a query parameter. The SDK's pure-Python CBOR encoder makes one call per float (most of
+    a write's Python time); this type is packed in one ``struct`` call
     into the same bytes: an array of 64-bit floats."""
 
 
