@@ -38,6 +38,7 @@ lint: install
 typecheck: install
 	$(BIN)/mypy
 	$(BIN)/mypy functions --explicit-package-bases
+	$(BIN)/mypy bench   # each script is a top-level module (they import each other), and tests.* from the root
 
 # The fast tier only: pure code, no database, servers or subprocesses. Naming the folder spares collecting (importing)
 # the other tiers; the marker comes from the folder (tests/conftest.py), so `pytest -m unit` selects the same tests.
