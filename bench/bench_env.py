@@ -33,8 +33,10 @@ def load_handler(name: str) -> ModuleType:
     return module
 
 
-STATEMENT_ROWS = 25  # bench/insert_rates.py: on the full attribute schema a 200-row INSERT costs ~2x the CPU per row of a
-STATEMENTS_PER_QUERY = 10  # 25-row one and a 1,000-row INSERT ~12x (superlinear in the statement); 10 per round trip
+# On the full attribute schema a 200-row INSERT costs ~2x the CPU per row of a 25-row one and a 1,000-row INSERT ~12x
+# (superlinear in the statement): retired insert_rates.py, bench/README.md. So 25-row statements, 10 per round trip.
+STATEMENT_ROWS = 25
+STATEMENTS_PER_QUERY = 10
 
 
 def insert_sql(table: str, rows: list[dict[str, Any]], name: str = 'r') -> tuple[str, dict[str, Any]]:
