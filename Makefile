@@ -38,6 +38,7 @@ lint: install
 typecheck: install
 	$(BIN)/mypy
 	$(BIN)/mypy functions --explicit-package-bases
+	$(BIN)/mypy bench   # each script is a top-level module (they import each other), and tests.* from the root
 
 # The fast tier only: pure code, no database, servers or subprocesses. Naming the folder spares collecting (importing)
 # the other tiers; the marker comes from the folder (tests/conftest.py), so `pytest -m unit` selects the same tests.
@@ -84,8 +85,14 @@ test-llm: install
 	python=$$(PYTHON=$(PYTHON) tests/real_llm/server_venv.sh) && \
 		AGENT_MEMORY_LLAMA_PYTHON=$$python $(BIN)/python -m pytest -m real_llm tests/real_llm -s -v --durations=0
 
-# Benchmarks print side-by-side comparisons; they are not part of `make test`.
-bench: bench-quality bench-extraction bench-auth bench-retrieval bench-cache bench-lifecycle bench-mcp bench-remote-db
+# Benchmarks print side-by-side comparisons; they are not part of `make test` (which type-checks them and runs each on
+# tiny inputs: tests/integration/test_bench_smoke.py). What each measures and its latest figures: bench/README.md.
+# `make bench` runs every bench that needs nothing beside the repository; the bench-locomo* ones read LoCoMo from
+# ../shared/data/locomo (never copied here).
+.PHONY: bench-coldstart bench-ingest bench-natural bench-stage0-adversarial bench-locomo-stage0 bench-locomo-chat \
+	bench-locomo-replay bench-query-stages
+bench: bench-quality bench-extraction bench-auth bench-retrieval bench-cache bench-lifecycle bench-mcp bench-remote-db \
+	bench-ingest bench-natural bench-stage0-adversarial bench-coldstart
 
 bench-retrieval: install
 	PYTHONPATH=shared:infra:. $(BIN)/python bench/retrieval.py
@@ -118,6 +125,27 @@ bench-coldstart: install  # cold start per function; compare with the committed 
 
 bench-remote-db: install
 	PYTHONPATH=shared:infra:. $(BIN)/python bench/remote_db.py
+
+bench-ingest: install  # POST /facts/batch and the extraction worker, split by phase; the model alone at batch 1/8/32/64
+	PYTHONPATH=shared:infra:. $(BIN)/python bench/ingest.py --model-floor
+
+bench-natural: install  # the natural-conversation corpus through the API, on the split never tuned on
+	PYTHONPATH=shared:infra:. $(BIN)/python bench/natural.py --split blind
+
+bench-stage0-adversarial: install  # stage 0 on hostile turns grown to 20 KB: time per KB must stay flat
+	PYTHONPATH=shared:infra:. $(BIN)/python bench/stage0_adversarial.py
+
+bench-locomo-stage0: install  # LoCoMo: what stage 0 alone stores, against the hand labels (no database, no model)
+	PYTHONPATH=shared:infra:. $(BIN)/python bench/locomo_stage0.py --conversations 0,1,2,3,4 --labels
+
+bench-locomo-chat: install  # LoCoMo through /chat without an LLM (on bench-locomo's cached ingests; made if missing)
+	PYTHONPATH=shared:infra:. $(BIN)/python bench/locomo_chat.py --conversations 0,1,2,3,4
+
+bench-locomo-replay: install  # LoCoMo: fusion replayed offline on dumped candidate lists; VARIANTS=file.json adds variants
+	PYTHONPATH=shared:infra:. $(BIN)/python bench/locomo_replay.py --conversations 0,1,2,3,4 $(if $(VARIANTS),--variants $(VARIANTS))
+
+bench-query-stages: install  # where a hybrid /query on a LoCoMo conversation spends its time, stage by stage
+	PYTHONPATH=shared:infra:. $(BIN)/python bench/query_stages.py --conversation 3
 
 clean:
 	rm -rf .aws-sam .pytest_cache .mypy_cache .ruff_cache
