@@ -4,7 +4,8 @@ Lambda's /opt is read-only, so a module without a valid ``.pyc`` is compiled aga
 layer's sources alone cost the plain handlers ~300 ms: bench/README.md, "Session 10"). The layout bytecode.py builds:
 
 * ``agent_memory`` (SharedLayer) keeps its sources: every ``.py`` has ``__pycache__/<name>.cpython-312.pyc``;
-* everything else is sourceless: no ``.py`` and no ``__pycache__`` left, a ``<name>.pyc`` per module.
+* everything else is sourceless: a ``<name>.pyc`` per module, no ``.py`` and no ``__pycache__`` left, except the few
+  modules that read their own source (bytecode.SOURCES_NEEDED), which keep it like ``agent_memory``.
 
 Every ``.pyc`` must carry python3.12's magic number (another version's sourceless bytecode does not import at all) and
 be unchecked-hash (flags 0b01 in the header: a zip's rounded mtimes cannot invalidate it). Exits 1 listing what is wrong.
@@ -14,6 +15,9 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bytecode import SOURCES_NEEDED  # noqa: E402
 
 BUILD = Path('.aws-sam/build')
 LAYERS = ('SharedLayer', 'EmbeddingsLayer', 'McpLayer')
@@ -31,19 +35,25 @@ def pyc_problem(pyc: Path) -> str | None:
     return None
 
 
-def problems(layer: Path, kept: tuple[str, ...] = ()) -> list[str]:
-    found = []
+def cached_problem(source: Path) -> str | None:
+    cached = source.parent / '__pycache__' / f'{source.stem}.cpython-312.pyc'
+    return f'{source}: no {cached.name}' if not cached.is_file() else pyc_problem(cached)
+
+
+def problems(layer: Path, kept: tuple[str, ...] = (), sources_needed: tuple[str, ...] = SOURCES_NEEDED) -> list[str]:
+    found: list[str | None] = []
     root = layer / 'python'
     for entry in sorted(root.iterdir()):
         if entry.name in kept:
-            for source in sorted(entry.rglob('*.py')):
-                cached = source.parent / '__pycache__' / f'{source.stem}.cpython-312.pyc'
-                found.append(f'{source}: no {cached.name}' if not cached.is_file() else pyc_problem(cached) or '')
+            found += [cached_problem(source) for source in sorted(entry.rglob('*.py'))]
             continue
         paths = sorted(entry.rglob('*')) if entry.is_dir() else [entry]
-        found += [f'{p}: a source left beside sourceless bytecode' for p in paths if p.suffix == '.py']
-        found += [f'{p}: a __pycache__ in a sourceless package' for p in paths if p.name == '__pycache__']
-        found += [pyc_problem(p) or '' for p in paths if p.suffix == '.pyc']
+        needed = {p for p in paths if p.relative_to(root).as_posix() in sources_needed}
+        allowed_caches = {p.parent / '__pycache__' for p in needed}
+        found += [cached_problem(p) for p in sorted(needed)]
+        found += [f'{p}: a source left beside sourceless bytecode' for p in paths if p.suffix == '.py' and p not in needed]
+        found += [f'{p}: a __pycache__ in a sourceless package' for p in paths if p.name == '__pycache__' and p not in allowed_caches]
+        found += [pyc_problem(p) for p in paths if p.suffix == '.pyc' and p.parent not in allowed_caches]
     return [line for line in found if line]
 
 

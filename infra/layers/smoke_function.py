@@ -94,6 +94,9 @@ def main(config: dict[str, Any]) -> dict[str, Any]:
     started = time.perf_counter()
     app = importlib.import_module('app')  # the cold start: connect, migrate, sync management keys, load the model
     assert callable(app.lambda_handler)
+    for name in ('anyio', 'anyio.abc'):  # bytecode.SOURCES_NEEDED: their lazy imports need their own source
+        if name in sys.modules:
+            assert '__getattr__' in vars(sys.modules[name]), f'{name} imported every submodule: its source is missing'
     report: dict[str, Any] = {'function': config['name'], 'init_s': round(time.perf_counter() - started, 2)}
     events = [json.loads(Path(path).read_text(encoding='utf-8')) for path in config['events']]
     report['events'] = {Path(p).name: invoke(app, config['name'], e) for p, e in zip(config['events'], events, strict=True)}
