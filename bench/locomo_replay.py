@@ -70,8 +70,8 @@ def dump(conv: Conversation, out: Path) -> None:
     with opened_copy(source, 'replay-') as manifest:
         from agent_memory.clock import utcnow
         from agent_memory.composition import get_services
-        from agent_memory.db.retrieval_store import ReadFilter
         from agent_memory.domain.retrieval import RetrievalRequest, Retriever, to_hit
+        from agent_memory.rows.reads import ReadFilter
 
         services = get_services()
         services.embedder.warm()

@@ -1,7 +1,12 @@
 """Domain exceptions, each carrying the HTTP status, title and slug it answers with. Nothing below the API turns them
-into responses: the REST layer (api/http.py) renders them as problem+json, the MCP server as tool errors."""
+into responses: the REST layer (api/http.py) renders them as problem+json, the MCP server as tool errors.
+``run_with_retry`` re-runs a planned write that lost to a concurrent writer (``WriteConflict``)."""
 
 from __future__ import annotations
+
+import random
+import time
+from typing import Any
 
 
 class AgentMemoryError(Exception):
@@ -84,3 +89,21 @@ class WriteConflict(AgentMemoryError):
 
     def __init__(self, detail: str = '', *, retry_after: int | None = 1) -> None:
         super().__init__(detail, retry_after=retry_after)
+
+
+class AlreadyApplied(AgentMemoryError):
+    """The write was applied before (e.g. a redelivered SQS message for a turn that is already done)."""
+
+
+def run_with_retry(fn: Any, attempts: int = 8) -> Any:
+    """Run ``fn`` again when a concurrent writer invalidated its plan (optimistic concurrency).
+
+    The back-off is jittered: writers that collided and slept the same time would collide again."""
+    for attempt in range(attempts):
+        try:
+            return fn()
+        except WriteConflict:
+            if attempt == attempts - 1:
+                raise
+            time.sleep(random.uniform(0, 0.01 * 2**attempt))
+    raise AssertionError('unreachable')

@@ -14,8 +14,8 @@ import pytest
 from surrealdb import AsyncSurreal, Surreal
 
 from agent_memory.composition import Services
-from agent_memory.db.connection import ALREADY_APPLIED, CONFLICT_MARKER, ENGINE_MESSAGES, AlreadyApplied, QueryFailed, engine_error
-from agent_memory.errors import AgentMemoryError, Conflict, WriteConflict
+from agent_memory.db.connection import ALREADY_APPLIED, CONFLICT_MARKER, ENGINE_MESSAGES, QueryFailed, engine_error
+from agent_memory.errors import AgentMemoryError, AlreadyApplied, Conflict, WriteConflict
 
 # marker → (statements that make the engine say it, the error it must become); the conflict needs two sessions
 STATEMENT_CASES: dict[str, tuple[str, type[AgentMemoryError]]] = {

@@ -12,7 +12,8 @@ from agent_memory.clock import utcnow
 from agent_memory.composition import Services
 from agent_memory.db.memory_store import MemoryStore
 from agent_memory.db.migrations import load_migrations
-from agent_memory.db.retrieval_store import ReadFilter, RetrievalStore
+from agent_memory.db.retrieval_store import RetrievalStore
+from agent_memory.rows.reads import ReadFilter
 from tests.support.handlers import Api
 from tests.support.principals import make_principal
 from tests.support.round_trips import record_round_trips

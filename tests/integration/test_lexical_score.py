@@ -11,7 +11,8 @@ import pytest
 
 from agent_memory.clock import utcnow
 from agent_memory.db.memory_store import MemoryStore
-from agent_memory.db.retrieval_store import ReadFilter, RetrievalStore
+from agent_memory.db.retrieval_store import RetrievalStore
+from agent_memory.rows.reads import ReadFilter
 from tests.support.handlers import Api
 from tests.support.round_trips import record_round_trips
 from tests.support.tuning import tune

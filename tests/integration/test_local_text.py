@@ -13,8 +13,9 @@ from agent_memory.composition import Services
 from agent_memory.db.local_vectors import LocalVectors, local_vectors_of
 from agent_memory.db.memory_store import MemoryStore
 from agent_memory.db.records import rid
-from agent_memory.db.retrieval_store import ListLookup, ReadFilter, RetrievalStore
+from agent_memory.db.retrieval_store import RetrievalStore
 from agent_memory.domain.retrieval import query_terms
+from agent_memory.rows.reads import ListLookup, ReadFilter
 from tests.integration.test_local_vectors import TABLES, call, chunk_of, note, process_that_looked, vector_of
 from tests.support.handlers import Api
 from tests.support.principals import make_principal

@@ -10,9 +10,10 @@ import pytest
 from agent_memory.clock import utcnow
 from agent_memory.composition import Services
 from agent_memory.db.memory_store import MemoryStore
-from agent_memory.db.retrieval_store import ROWS, ReadFilter, RetrievalStore, TermPlan, plan_terms, scoreless
+from agent_memory.db.retrieval_store import ROWS, RetrievalStore, TermPlan, plan_terms, scoreless
 from agent_memory.db.term_frequencies import TermFrequencies
 from agent_memory.db.trace_reads import TraceReads
+from agent_memory.rows.reads import ReadFilter
 from agent_memory.rows.traces import RetrievalTraceRow
 from agent_memory.tuning import TUNING
 from tests.support.handlers import Api

@@ -11,8 +11,9 @@ from surrealdb import RecordID
 from agent_memory.clock import utcnow
 from agent_memory.composition import Services
 from agent_memory.db.caller_lookup import resolve_caller
-from agent_memory.db.retrieval_store import ReadFilter, RetrievalStore
+from agent_memory.db.retrieval_store import RetrievalStore
 from agent_memory.domain.auth import hash_key
+from agent_memory.rows.reads import ReadFilter
 from agent_memory.vocabulary import CATEGORIES
 from tests.conftest import Api, Worker
 

@@ -82,7 +82,7 @@ def test_the_domain_does_not_import_the_composition_root() -> None:
 
 
 NOT_ROWS = {
-    'db/retrieval_store.py:ReadFilter.params': 'the bound SQL parameters of a filter',
+    'db/retrieval_store.py:filter_params': 'the bound SQL parameters of a filter',
     'db/predicates.py:visibility_params': 'the bound SQL parameters of a grant region',
     'db/records.py:content_of': 'a write op as the bound CONTENT parameter of its statement',
     'db/memory_store.py:MemoryStore.rows': 'the raw query primitive the stores build their typed reads on (tests inspect with it)',

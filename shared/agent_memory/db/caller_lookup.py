@@ -12,11 +12,12 @@ import datetime as dt
 from dataclasses import dataclass
 
 from agent_memory.db import to_rows
-from agent_memory.db.connection import CONTROL_DB, Database, QueryFailed, context_db_name, run_with_retry
+from agent_memory.db.connection import CONTROL_DB, Database, QueryFailed, context_db_name
 from agent_memory.db.control_store import key_record
 from agent_memory.db.predicates import SESSIONS_NAMED
 from agent_memory.db.rate_limit_store import TAKE_TOKEN
 from agent_memory.db.records import rid
+from agent_memory.errors import run_with_retry
 from agent_memory.rows.control import ContextRow, KeyRecord, PrincipalRow
 from agent_memory.rows.conversation import SessionRow
 

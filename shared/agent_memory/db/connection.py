@@ -13,25 +13,19 @@ the transaction committed, so the client retries (with its ``Idempotency-Key`` f
 from __future__ import annotations
 
 import contextlib
-import random
 import re
 import threading
-import time
 from functools import lru_cache
 from typing import Any
 
 from agent_memory.config import get_settings
 from agent_memory.db.sdk import SurrealError, blocking_ws, connect
-from agent_memory.errors import AgentMemoryError, Conflict, StoreUnavailable, WriteConflict
+from agent_memory.errors import AgentMemoryError, AlreadyApplied, Conflict, StoreUnavailable, WriteConflict
 
 CONTROL_DB = 'control'
 _NAME = re.compile(r'[A-Za-z0-9_]{1,160}')
 CONFLICT_MARKER = 'am-write-conflict'
 ALREADY_APPLIED = 'am-already-applied'
-
-
-class AlreadyApplied(AgentMemoryError):
-    """The write was applied before (e.g. a redelivered SQS message for a turn that is already done)."""
 
 
 class QueryFailed(AgentMemoryError):
@@ -152,20 +146,6 @@ def engine_error(message: str) -> AgentMemoryError:
             # The engine's text can quote another row's indexed value: a conflict never passes it on.
             return error(WRITE_CONFLICT_DETAIL if error is WriteConflict else message)
     return QueryFailed(message)
-
-
-def run_with_retry(fn: Any, attempts: int = 8) -> Any:
-    """Run ``fn`` again when a concurrent writer invalidated its plan (optimistic concurrency).
-
-    The back-off is jittered: writers that collided and slept the same time would collide again."""
-    for attempt in range(attempts):
-        try:
-            return fn()
-        except WriteConflict:
-            if attempt == attempts - 1:
-                raise
-            time.sleep(random.uniform(0, 0.01 * 2**attempt))
-    raise AssertionError('unreachable')
 
 
 @lru_cache(maxsize=1)

@@ -12,10 +12,10 @@ import datetime as dt
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from agent_memory.db.connection import CONTROL_DB, Database, QueryFailed, context_db_name, run_with_retry
+from agent_memory.db.connection import CONTROL_DB, Database, QueryFailed, context_db_name
 from agent_memory.db.migrations import ensure_migrated, forget_migrated
 from agent_memory.db.records import rid
-from agent_memory.errors import Conflict, NotFound
+from agent_memory.errors import Conflict, NotFound, run_with_retry
 from agent_memory.rows.control import ContextRow, KeyRecord
 
 T = TypeVar('T')

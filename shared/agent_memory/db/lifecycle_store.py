@@ -12,10 +12,11 @@ import datetime as dt
 from collections.abc import Iterable
 from typing import Any
 
-from agent_memory.db.connection import Database, run_with_retry
+from agent_memory.db.connection import Database
 from agent_memory.db.memory_store import FACT_TABLES
 from agent_memory.db.records import Tx
 from agent_memory.db.reinforcement import ImportanceRule, reinforce_statement, reinforced_ids
+from agent_memory.errors import run_with_retry
 from agent_memory.tuning import knobs
 
 # Lower bound of every known-time range scan: index entries of NONE sort before any datetime.

@@ -8,10 +8,9 @@ size of the context. Vector lists rank passages and facts in the process where t
 
 from __future__ import annotations
 
-import datetime as dt
 import math
-from collections.abc import Collection, Iterable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from agent_memory.db import to_rows
@@ -30,6 +29,7 @@ from agent_memory.db.memory_store import (
 from agent_memory.db.records import Tx, rid
 from agent_memory.db.term_frequencies import TermFrequencies, frequencies_of
 from agent_memory.rows.candidates import Candidate
+from agent_memory.rows.reads import Expansion, ListLookup, ReadFilter
 from agent_memory.tuning import knobs
 
 
@@ -87,76 +87,54 @@ ROWS = ''  # term_counts' key for a table's row count (no query term is empty)
 MEAN_LENGTH = ' mean length'  # ... and for its rows' mean analysed length, in thousandths (no query term holds a space)
 
 
-@dataclass(frozen=True)
-class ReadFilter:
-    """What a request may see: visibility, time, session and labels (CONTRACT §7.1)."""
+def filter_params(where: ReadFilter) -> dict[str, Any]:
+    """The bound SQL parameters of a filter (the names ``where_clause`` uses)."""
+    return {
+        **visibility_params(where.patterns),
+        'now': where.now,
+        'as_of': where.as_of,
+        'vf': where.valid_from,
+        'vu': where.valid_until,
+        'sid': where.session_id,
+        'in_session': rid('session', where.session_id) if where.session_id else None,
+        'labels': list(where.labels),
+        **visibility_params(where.forget_region or [], 'fg'),
+    }
 
-    patterns: Sequence[str]
-    now: dt.datetime
-    as_of: dt.datetime | None = None
-    valid_from: dt.datetime | None = None
-    valid_until: dt.datetime | None = None
-    session_id: str | None = None
-    labels: Sequence[str] = field(default_factory=tuple)
-    # POST /forget: only rows inside this memory:forget region (entities: touching it) are candidates
-    forget_region: Sequence[str] | None = None
 
-    @property
-    def temporal(self) -> bool:
-        return bool(self.as_of or self.valid_from or self.valid_until)
-
-    def params(self) -> dict[str, Any]:
-        return {
-            **visibility_params(self.patterns),
-            'now': self.now,
-            'as_of': self.as_of,
-            'vf': self.valid_from,
-            'vu': self.valid_until,
-            'sid': self.session_id,
-            'in_session': rid('session', self.session_id) if self.session_id else None,
-            'labels': list(self.labels),
-            **visibility_params(self.forget_region or [], 'fg'),
-        }
-
-    def keeps_every(self, table: str) -> bool:
-        """Whether ``predicate(table)`` keeps every row: a passage or entity read by a caller who sees everything, with
-        no time, session, label or forget filter. A KNN then needs no spare neighbours (``_vector_statements``)."""
-        unfiltered = not (self.temporal or self.session_id or self.labels or self.forget_region is not None)
-        return table in ('memory_chunk', 'entity') and '*' in self.patterns and unfiltered
-
-    def predicate(self, table: str) -> str | None:
-        """The WHERE clause for ``table``; None when no row of it can match (e.g. labels on graph rows)."""
-        clauses = [VISIBLE]
-        if self.forget_region is not None:
-            clauses.append(TOUCHES_FORGET if table == 'entity' else INSIDE_FORGET)
-        if table == 'memory_chunk':
-            if self.as_of:
-                clauses.append('created_at <= $as_of')
-            if self.session_id:
-                clauses.append('session = $in_session')
-            if self.labels:
-                clauses.append('labels CONTAINSALL $labels')
-            return ' AND '.join(clauses)
-        if self.labels:
-            return None  # labels are stamped on passages only; graph rows never carry them
-        if table == 'entity':
-            if self.session_id:
-                return None
-            if self.as_of:
-                clauses.append('created_at <= $as_of')
-            return ' AND '.join(clauses)
-        if self.as_of:
-            clauses.append('created_at <= $as_of AND valid_from <= $as_of AND (valid_until IS NONE OR valid_until > $as_of)')
-        elif self.valid_from or self.valid_until:
-            if self.valid_from:
-                clauses.append('(valid_until IS NONE OR valid_until > $vf)')
-            if self.valid_until:
-                clauses.append('valid_from < $vu')
-        else:
-            clauses.append(CURRENT_EDGE if table == 'relates_to' else CURRENT)
-        if self.session_id:
-            clauses.append('source.session_id = $sid')
+def where_clause(where: ReadFilter, table: str) -> str | None:
+    """The WHERE clause for ``table``; None when no row of it can match (e.g. labels on graph rows)."""
+    clauses = [VISIBLE]
+    if where.forget_region is not None:
+        clauses.append(TOUCHES_FORGET if table == 'entity' else INSIDE_FORGET)
+    if table == 'memory_chunk':
+        if where.as_of:
+            clauses.append('created_at <= $as_of')
+        if where.session_id:
+            clauses.append('session = $in_session')
+        if where.labels:
+            clauses.append('labels CONTAINSALL $labels')
         return ' AND '.join(clauses)
+    if where.labels:
+        return None  # labels are stamped on passages only; graph rows never carry them
+    if table == 'entity':
+        if where.session_id:
+            return None
+        if where.as_of:
+            clauses.append('created_at <= $as_of')
+        return ' AND '.join(clauses)
+    if where.as_of:
+        clauses.append('created_at <= $as_of AND valid_from <= $as_of AND (valid_until IS NONE OR valid_until > $as_of)')
+    elif where.valid_from or where.valid_until:
+        if where.valid_from:
+            clauses.append('(valid_until IS NONE OR valid_until > $vf)')
+        if where.valid_until:
+            clauses.append('valid_from < $vu')
+    else:
+        clauses.append(CURRENT_EDGE if table == 'relates_to' else CURRENT)
+    if where.session_id:
+        clauses.append('source.session_id = $sid')
+    return ' AND '.join(clauses)
 
 
 @dataclass(frozen=True)
@@ -193,15 +171,6 @@ def plan_terms(terms: Sequence[str], counts: dict[str, int], rows: int) -> TermP
 
 
 @dataclass(frozen=True)
-class ListLookup:
-    """What the first stage of a retrieval searches for; None leaves a list out."""
-
-    vector: list[float] | None = None  # the query's embedding: the vector lists
-    terms: Sequence[str] | None = None  # the query's content words: the text lists
-    principal: str | None = None  # a first-person question: the caller's self entities
-
-
-@dataclass(frozen=True)
 class FoundLists:
     vector: dict[str, list[Candidate]]
     text: dict[str, list[Candidate]]
@@ -218,17 +187,6 @@ def lexical(found: dict[str, list[Candidate]]) -> dict[str, list[Candidate]]:
     conversation), so such a term adds nothing to the order; rows that match only such terms come last and are
     dropped whenever some row scored above 0 (they are no lexical evidence, only noise in the fusion)."""
     return {table: [r for r in rows if (r.bm25 or 0) > 0] or rows for table, rows in found.items()}
-
-
-@dataclass(frozen=True)
-class Expansion:
-    """What the second stage of a retrieval reads (``RetrievalStore.expand``); empty leaves a part out."""
-
-    seeds: Sequence[str] = ()  # entity refs (``type/name``) graph expansion starts from
-    depths: Sequence[int] = ()  # facts per table taken at the seeds, then at each hop
-    named: Sequence[str] = ()  # entity refs tier 1 looks up
-    parts: Collection[str] = ()  # attribute key parts (``preferred_editor`` has two) tier 1 matches
-    turns: Sequence[tuple[str, int]] = ()  # (session key, seq) whose adjacent turns' passages are read
 
 
 @dataclass(frozen=True)
@@ -289,7 +247,7 @@ class RetrievalStore:
         """Nearest rows by cosine per table, every table in one round trip (``_vector_statements``)."""
         statements, params, distances = self._vector_statements(limits, where, vector)
         measures = {table: ('distance', found) for table, found in distances.items()}
-        return self._statements(limits, statements, {**where.params(), **params, 'vector': vector}, measures)
+        return self._statements(limits, statements, {**filter_params(where), **params, 'vector': vector}, measures)
 
     def text(self, table: str, terms: Sequence[str], limit: int, where: ReadFilter) -> list[Candidate]:
         return self.text_lists({table: limit}, terms, where)[table]
@@ -298,14 +256,14 @@ class RetrievalStore:
         """BM25 per table, best first (``_text_statements``). At most two round trips whatever the number of tables:
         the document-frequency probe (skipped when every count is known), then the lists."""
         statements, params, _ = self._text_statements(limits, query_words(terms), where, SearchedHere())
-        return lexical(self._statements(limits, statements, {**where.params(), **params}))
+        return lexical(self._statements(limits, statements, {**filter_params(where), **params}))
 
     def lists(self, where: ReadFilter, limits: dict[str, int], lookup: ListLookup) -> FoundLists:
         """Every first-stage list of a retrieval in one round trip (after the look at what changed, ``_here``, and the
         document-frequency probe when a term is new to a table searched in the database): the vector lists, the text
         lists and the caller's self entities. None of them depends on another."""
         statements: dict[str, str] = {}
-        params: dict[str, Any] = {**where.params(), 'vector': lookup.vector, 'principal': lookup.principal}
+        params: dict[str, Any] = {**filter_params(where), 'vector': lookup.vector, 'principal': lookup.principal}
         distances: dict[str, dict[str, float]] = {}
         ranked_here: dict[str, LocalText] = {}
         terms = query_words(lookup.terms) if lookup.terms is not None else []
@@ -320,7 +278,7 @@ class RetrievalStore:
             text, words, ranked_here = self._text_statements(limits, terms, where, here)
             statements |= {f'bm25:{t}': sql for t, sql in text.items()}
             params |= words
-        if lookup.principal is not None and (predicate := where.predicate('entity')) is not None:
+        if lookup.principal is not None and (predicate := where_clause(where, 'entity')) is not None:
             statements['self'] = (
                 f'SELECT {lean_projection("entity")} FROM entity_lean WHERE self_principal = $principal AND {predicate} LIMIT 4;'
             )
@@ -341,7 +299,7 @@ class RetrievalStore:
         """The tables of ``limits`` this process can rank itself, brought up to date in one round trip, with ``words``
         analysed in it. A search by words alone uses what a search by meaning made the process hold."""
         held = local_vectors_of(self.store, len(vector)) if vector is not None else held_local_vectors(self.store)
-        tables = [table for table in limits if where.predicate(table) is not None]
+        tables = [table for table in limits if where_clause(where, table) is not None]
         if held is None or not tables:
             return SearchedHere(held)
         ready = held.ready(self.store, tables, words if knobs().local_text else ())
@@ -369,7 +327,7 @@ class RetrievalStore:
         below its table's ``floors`` is not read: a fact's importance comes from its whole row. Uses
         ``$vector``."""
         tuned = knobs()
-        tables = {table: predicate for table in limits if (predicate := where.predicate(table)) is not None}
+        tables = {table: predicate for table in limits if (predicate := where_clause(where, table)) is not None}
         here = here or self._here(where, limits, vector, ())
         vectors, local = here.held, here.vector_tables
         statements, params, distances = {}, {}, {}
@@ -402,7 +360,7 @@ class RetrievalStore:
         ranked in the process (``_local_text``). In the database each is ranked by BM25
         from whichever costs less (``in_query_scoring``): the engine's ``search::score`` (a pass over the index's whole
         write log per branch) or the same formula computed from the matching rows' text (``lexical_score``)."""
-        predicates = {table: where.predicate(table) for table in limits} if terms else {}
+        predicates = {table: where_clause(where, table) for table in limits} if terms else {}
         statements: dict[str, str] = {}
         params: dict[str, Any] = {}
         ranked_here: dict[str, LocalText] = {}
@@ -480,11 +438,11 @@ class RetrievalStore:
         if not short:
             return
         statements = [
-            f'SELECT {lean_projection(t)} FROM (SELECT * FROM $more_{t} WHERE {where.predicate(t)} '
+            f'SELECT {lean_projection(t)} FROM (SELECT * FROM $more_{t} WHERE {where_clause(where, t)} '
             f'LIMIT {int(limits[t] - len(found.get(t, [])))});'
             for t in short
         ]
-        results = self.store.q('\n'.join(statements), **where.params(), **{f'more_{t}': local.rest for t, local in short.items()})
+        results = self.store.q('\n'.join(statements), **filter_params(where), **{f'more_{t}': local.rest for t, local in short.items()})
         for (table, local), rows in zip(short.items(), results, strict=True):
             found[table] = found.get(table, []) + measured(table, rows, ('bm25', local.scores))
 
@@ -570,7 +528,7 @@ class RetrievalStore:
         """Tier 1 for a question with an address (``domain/asked.py``), in one round trip: the visible current relations
         labelled ``labels`` leaving ``owners`` (entity refs), and the attributes with ``keys`` of the owners and of the
         entities those relations reach."""
-        relations, attributes = where.predicate('relates_to'), where.predicate('attribute')
+        relations, attributes = where_clause(where, 'relates_to'), where_clause(where, 'attribute')
         if relations is None or attributes is None or not owners:
             return []
         edges = f'FROM relates_to WHERE in_ref IN $owners AND label IN $edge_labels AND {relations} LIMIT 20'
@@ -579,7 +537,7 @@ class RetrievalStore:
             f'SELECT {PROJECTIONS["relates_to"]} {edges};'
             f'SELECT {lean_projection("attribute")} FROM attribute_lean WHERE entity_ref IN array::concat($owners, $reached) '
             f'AND key IN $keys AND {attributes} LIMIT 40;',
-            **where.params(),
+            **filter_params(where),
             owners=list(owners),
             edge_labels=list(labels),
             keys=list(keys),
@@ -594,7 +552,7 @@ class RetrievalStore:
         tx = Tx()
         statements, kinds = ['LET $seen = [];'], ['']
         frontier = tx.p(list(lookup.seeds))
-        relations = where.predicate('relates_to')
+        relations = where_clause(where, 'relates_to')
         for depth, limit in enumerate(lookup.depths if lookup.seeds else ()):
             hop = f'$h{depth}'
             statements += [f'LET {hop} = array::slice(array::complement(array::distinct({frontier}), $seen), 0, 64);']
@@ -610,7 +568,7 @@ class RetrievalStore:
                 f'(SELECT VALUE out_ref FROM relates_to WHERE in_ref IN {hop} AND {relations} LIMIT 128), '
                 f'(SELECT VALUE in_ref FROM relates_to WHERE out_ref IN {hop} AND {relations} LIMIT 128)) }} ELSE {{ [] }}'
             )
-        attributes = where.predicate('attribute')
+        attributes = where_clause(where, 'attribute')
         if lookup.named and lookup.parts and attributes is not None:
             statements.append(
                 f'SELECT {lean_projection("attribute")} FROM attribute_lean '
@@ -618,7 +576,7 @@ class RetrievalStore:
                 f"AND string::split(key, '_') ANYINSIDE {tx.p(sorted(lookup.parts))} LIMIT 32;"
             )
             kinds.append('tier1')
-        passages = where.predicate('memory_chunk')
+        passages = where_clause(where, 'memory_chunk')
         if lookup.turns and passages is not None:
             clauses = ' OR '.join(f'(session_key = {tx.p(key)} AND seq IN {tx.p([seq - 1, seq + 1])})' for key, seq in lookup.turns)
             statements.append(f'LET $turns = SELECT VALUE record::id(id) FROM turn WHERE {clauses};')
@@ -631,7 +589,7 @@ class RetrievalStore:
         found = Expanded([], [], [])
         if not any(kinds):
             return found
-        results = self.store.q('\n'.join(statements), **where.params(), **tx.params, vector=vector)
+        results = self.store.q('\n'.join(statements), **filter_params(where), **tx.params, vector=vector)
         for kind, rows in zip(kinds, results, strict=True):
             if kind == 'tier1':
                 found.tier1.extend(to_rows.candidate('attribute', row) for row in rows or [])
@@ -699,12 +657,12 @@ def _facts_about(refs: str, limit: int, where: ReadFilter) -> dict[str, str]:
         ('relates_to', f'(in_ref IN {refs} OR out_ref IN {refs})'),
         ('action', f'(actor_ref IN {refs} OR object_ref IN {refs})'),
     ):
-        predicate = where.predicate(table)
+        predicate = where_clause(where, table)
         if predicate is not None:
             statements[table] = (
                 f'SELECT {PROJECTIONS[table]} FROM {table} WHERE {condition} AND {predicate} ORDER BY importance DESC LIMIT {int(limit)};'
             )
-    if (attributes := where.predicate('attribute')) is not None:
+    if (attributes := where_clause(where, 'attribute')) is not None:
         statements = {'attribute': _seed_attributes(refs, limit, attributes), **statements}
     return statements
 

@@ -17,9 +17,8 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from agent_memory.clock import new_id, utcnow
-from agent_memory.db.connection import run_with_retry
 from agent_memory.db.memory_store import MemoryStore
-from agent_memory.db.retrieval_store import ReadFilter, RetrievalStore
+from agent_memory.db.retrieval_store import RetrievalStore
 from agent_memory.domain import question_key as question_keys
 from agent_memory.domain import recall, transcript
 from agent_memory.domain.answer_phrasing import is_asked_question
@@ -38,10 +37,12 @@ from agent_memory.domain.turns import chunks_for, new_turn
 from agent_memory.domain.visibility import fingerprint, personal_fingerprint
 from agent_memory.domain.write_target import WriteTarget, write_target
 from agent_memory.embeddings import Embedder
+from agent_memory.errors import run_with_retry
 from agent_memory.models import ChatRequest
 from agent_memory.observability import metrics
 from agent_memory.rows.conversation import TurnRow
 from agent_memory.rows.directives import InstructionRow
+from agent_memory.rows.reads import ReadFilter
 from agent_memory.rows.traces import public_citation
 from agent_memory.vocabulary import normalise_name
 from agent_memory.write_ops import Reinforce, WritePlan, WriteTraces

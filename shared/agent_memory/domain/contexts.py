@@ -7,11 +7,10 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from agent_memory.clock import utcnow, when
-from agent_memory.db.connection import run_with_retry
 from agent_memory.db.control_store import ControlStore
 from agent_memory.domain.auth import check_context_id, hash_key, mint_token
 from agent_memory.domain.context_config import deep_merge, effective_config
-from agent_memory.errors import BadRequest, NotFound
+from agent_memory.errors import BadRequest, NotFound, run_with_retry
 from agent_memory.rows.control import ContextRow, KeyRecord
 
 if TYPE_CHECKING:

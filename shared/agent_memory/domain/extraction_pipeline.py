@@ -14,7 +14,6 @@ from typing import Any, Protocol, cast, get_args
 from aws_lambda_powertools.metrics import MetricUnit
 
 from agent_memory.clock import new_id, utcnow
-from agent_memory.db.connection import AlreadyApplied, run_with_retry
 from agent_memory.db.memory_store import MemoryStore
 from agent_memory.db.turn_store import TurnStore
 from agent_memory.domain.chunks import chunk_id
@@ -25,6 +24,7 @@ from agent_memory.domain.extraction_vocabulary import JobVocabulary, Vocabulary
 from agent_memory.domain.reconcile import Diff, Reconciler, Source, without_forged_self_refs
 from agent_memory.domain.turns import evidence_text, passage_texts
 from agent_memory.embeddings import Embedder
+from agent_memory.errors import AlreadyApplied, run_with_retry
 from agent_memory.extraction.errors import LlmFailure, ProviderOutputInvalid, ProviderRetryable
 from agent_memory.extraction.llm import LlmExtraction
 from agent_memory.extraction.model import (

@@ -9,7 +9,6 @@ from typing import Any
 
 from agent_memory.clock import new_id, utcnow
 from agent_memory.config import get_settings
-from agent_memory.db.connection import run_with_retry
 from agent_memory.db.memory_store import MemoryStore
 from agent_memory.db.turn_store import TurnStore
 from agent_memory.domain import sessions
@@ -23,7 +22,7 @@ from agent_memory.domain.reconcile import Diff, Reconciler, Source, triples_to_e
 from agent_memory.domain.scopes import visible
 from agent_memory.domain.turns import chunks_for, new_turn
 from agent_memory.domain.write_target import WriteTarget, session_for_write, write_region, write_target
-from agent_memory.errors import NotFound, PayloadTooLarge, QueueUnavailable
+from agent_memory.errors import NotFound, PayloadTooLarge, QueueUnavailable, run_with_retry
 from agent_memory.models import FactsBatchRequest, FactsRequest
 from agent_memory.write_ops import SaveIdempotency, WritePlan
 

@@ -17,12 +17,13 @@ from typing import Any
 from agent_memory.clock import utcnow
 from agent_memory.db.forget_store import ForgetStore
 from agent_memory.db.memory_store import MemoryStore, ref_address
-from agent_memory.db.retrieval_store import ReadFilter, RetrievalStore
+from agent_memory.db.retrieval_store import RetrievalStore
 from agent_memory.domain.auth import Caller
 from agent_memory.domain.retrieval import to_hit
 from agent_memory.embeddings import Embedder
 from agent_memory.errors import Forbidden
 from agent_memory.models import ForgetRequest
+from agent_memory.rows.reads import ReadFilter
 from agent_memory.rows.refs import key_of
 from agent_memory.tuning import knobs
 

@@ -11,10 +11,8 @@ from dataclasses import replace
 from typing import Any
 
 from agent_memory.clock import new_id, utcnow
-from agent_memory.db.connection import run_with_retry
 from agent_memory.db.lifecycle_store import LifecycleStore
 from agent_memory.db.memory_store import MemoryStore
-from agent_memory.db.retrieval_store import ReadFilter
 from agent_memory.domain import sessions
 from agent_memory.domain.auth import Caller
 from agent_memory.domain.ports import ContextPorts
@@ -22,8 +20,10 @@ from agent_memory.domain.retrieval import FACT_SOURCES, Hit, Retrieval, Retrieva
 from agent_memory.domain.scopes import normalise_pattern
 from agent_memory.domain.visibility import fingerprint, with_lens
 from agent_memory.embeddings import Embedder
+from agent_memory.errors import run_with_retry
 from agent_memory.models import ContextRequest, QueryRequest, ReadRequest
 from agent_memory.observability import metrics
+from agent_memory.rows.reads import ReadFilter
 from agent_memory.write_ops import Reinforce, WritePlan, WriteTraces
 
 TRACE_CANDIDATES = 50  # candidates kept on the trace (the pool itself may hold 256)

@@ -16,10 +16,11 @@ from typing import Any
 
 from agent_memory.clock import when
 from agent_memory.db.memory_store import MemoryStore
-from agent_memory.db.retrieval_store import Expansion, ListLookup, ReadFilter, RetrievalStore
+from agent_memory.db.retrieval_store import RetrievalStore
 from agent_memory.domain.plan_embeddings import attribute_text, entity_text
 from agent_memory.embeddings import Embedder
 from agent_memory.rows.candidates import Candidate
+from agent_memory.rows.reads import Expansion, ListLookup, ReadFilter
 from agent_memory.rows.refs import record_key
 from agent_memory.tuning import knobs
 

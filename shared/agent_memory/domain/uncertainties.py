@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any, cast
 
 from agent_memory.clock import utcnow
-from agent_memory.db.connection import run_with_retry
 from agent_memory.db.memory_store import MemoryStore
 from agent_memory.domain import views
 from agent_memory.domain.auth import Caller
@@ -15,7 +14,7 @@ from agent_memory.domain.ports import MemoryReads
 from agent_memory.domain.reconcile import Diff, Reconciler, Source
 from agent_memory.domain.scopes import visible, within_region
 from agent_memory.embeddings import Embedder
-from agent_memory.errors import BadRequest, NotFound, Unprocessable
+from agent_memory.errors import BadRequest, NotFound, Unprocessable, run_with_retry
 from agent_memory.extraction.model import EntityRef, ExtractedAttribute, Extraction, Invalidation
 from agent_memory.rows.refs import EntityKey
 from agent_memory.rows.scopes import ScopeSets
