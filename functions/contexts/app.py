@@ -8,18 +8,18 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 from agent_memory.api import routes
 from agent_memory.api.http import build_resolver, json_response, management, no_content, parse_body, query_param
 from agent_memory.composition import get_services
-from agent_memory.db.principal_store import PrincipalStore
 from agent_memory.domain import contexts, principal_stores, tenancy
+from agent_memory.domain.ports import Principals
 from agent_memory.models import ContextCreate, ContextPatch, KeyCreate, PrincipalCreate, PrincipalPatch
 from agent_memory.observability import logger
 
 app = build_resolver()
 
 
-def _principals(context_id: str) -> PrincipalStore:
+def _principals(context_id: str) -> Principals:
     """The principal store of an existing context (422 bad id, 404 unknown)."""
     services = get_services()
-    return principal_stores.of_existing_context(services.db, services.control, context_id)
+    return principal_stores.of_existing_context(services.control, services.principals, context_id)
 
 
 def _ttl() -> int | None:

@@ -36,7 +36,7 @@ def mint_key(context_id: str) -> Any:
 def rotate_key(context_id: str, name: str) -> Any:
     caller, _ = data_plane(app, context_id)
     services = get_services()
-    principals = principal_stores.of_caller(services.db, caller)
+    principals = principal_stores.of_caller(services.principals, caller)
     return json_response(tenancy.self_rotate_key(services.control, principals, caller, name, _ttl()))
 
 
@@ -44,7 +44,7 @@ def rotate_key(context_id: str, name: str) -> Any:
 def delete_key(context_id: str, name: str) -> Any:
     caller, _ = data_plane(app, context_id)
     services = get_services()
-    tenancy.self_delete_key(services.control, principal_stores.of_caller(services.db, caller), caller, name)
+    tenancy.self_delete_key(services.control, principal_stores.of_caller(services.principals, caller), caller, name)
     return no_content()
 
 

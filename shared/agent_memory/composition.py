@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from agent_memory.db.context_stores import ContextStores
     from agent_memory.db.lifecycle_store import LifecycleStore
     from agent_memory.db.memory_store import MemoryStore
+    from agent_memory.db.principal_store import PrincipalStore
     from agent_memory.domain.extraction_pipeline import Extractors
     from agent_memory.domain.pipeline import Pipeline
     from agent_memory.domain.synthesis import Composer
@@ -71,6 +72,12 @@ class Services:
     def migrated(self, context_id: str) -> None:
         """The context's schema migrated (once per process), without building or importing any of its stores."""
         ensure_migrated(self.db, context_db_name(context_id), 'context')
+
+    def principals(self, context_id: str) -> PrincipalStore:
+        """A context's principals (management and self-service routes)."""
+        from agent_memory.db.principal_store import PrincipalStore
+
+        return PrincipalStore(self.db, context_id)
 
     def store(self, context_id: str) -> MemoryStore:
         return self.context(context_id).memory

@@ -9,7 +9,6 @@ A remote database charges every round trip, and this one precedes every authenti
 from __future__ import annotations
 
 import datetime as dt
-from dataclasses import dataclass
 
 from agent_memory.db import to_rows
 from agent_memory.db.connection import CONTROL_DB, Database, QueryFailed, context_db_name
@@ -18,8 +17,7 @@ from agent_memory.db.predicates import SESSIONS_NAMED
 from agent_memory.db.rate_limit_store import TAKE_TOKEN
 from agent_memory.db.records import rid
 from agent_memory.errors import run_with_retry
-from agent_memory.rows.control import ContextRow, KeyRecord, PrincipalRow
-from agent_memory.rows.conversation import SessionRow
+from agent_memory.rows.control import CallerRows, RateDefaults
 
 # Never bind $c, $s, $cl, $p or $pre here (closure names in the visibility predicates, docs/architecture.md).
 # The token is taken only for a valid, unexpired key of this context whose principal exists; the bucket's
@@ -56,23 +54,6 @@ COMMIT TRANSACTION;
 _UNKNOWN_CALLER = 'am-caller-unknown'
 # What the refusal needs to know (which of key and context exist), read without leaving the control database.
 _REFUSED = 'RETURN { key: (SELECT * FROM ONLY $key_id), context: (SELECT * FROM ONLY $ctx_id) };'
-
-
-@dataclass(frozen=True)
-class RateDefaults:
-    enabled: bool
-    requests_per_minute: int
-    burst: int
-
-
-@dataclass(frozen=True)
-class CallerRows:
-    key: KeyRecord | None
-    context: ContextRow | None
-    principal: PrincipalRow | None  # None unless the key is valid for this context
-    target: PrincipalRow | None  # the delegation target, None when absent or unknown
-    sessions: list[SessionRow] | None  # the sessions named ``session`` (see SESSIONS_NAMED), None when not asked
-    wait: float  # 0 when a token was taken (or throttling is off), else seconds until one is available
 
 
 def resolve_caller(db: Database, key_hash: str, context_id: str, target: str | None, throttle: RateDefaults | None,

@@ -16,7 +16,7 @@ from agent_memory.db.connection import CONTROL_DB, Database, QueryFailed, contex
 from agent_memory.db.migrations import ensure_migrated, forget_migrated
 from agent_memory.db.records import rid
 from agent_memory.errors import Conflict, NotFound, run_with_retry
-from agent_memory.rows.control import ContextRow, KeyRecord
+from agent_memory.rows.control import CallerRows, ContextRow, KeyRecord, RateDefaults
 
 T = TypeVar('T')
 
@@ -109,6 +109,19 @@ class ControlStore:
         return self.db.query(CONTROL_DB, sql, params)
 
     # ---- deployment ---------------------------------------------------------------------------
+    def resolve_caller(self, key_hash: str, context_id: str, target: str | None, throttle: RateDefaults | None,
+                       now: dt.datetime, session: str | None = None) -> CallerRows:  # fmt: skip
+        """Everything a data-plane request needs to know about its caller, in one round trip (``db/caller_lookup.py``)."""
+        from agent_memory.db.caller_lookup import resolve_caller
+
+        return resolve_caller(self.db, key_hash, context_id, target, throttle, now, session)
+
+    def key_context(self, key_hash: str) -> str | None:
+        """The context a key belongs to, or None for an unknown key (``db/caller_lookup.py``)."""
+        from agent_memory.db.caller_lookup import key_context
+
+        return key_context(self.db, key_hash)
+
     def claim_embedding_model(self, model: str, dimension: int, now: dt.datetime) -> tuple[str, int]:
         """Record the embedding model on first start; return what the database was built with."""
         row = self._q(

@@ -40,6 +40,11 @@ from agent_memory.rows.memory import AttributeRow, RelationRow
 from agent_memory.rows.refs import EntityKey
 
 if TYPE_CHECKING:
+    from agent_memory.db.forget_store import ForgetStore
+    from agent_memory.db.lifecycle_store import LifecycleStore
+    from agent_memory.db.retrieval_store import RetrievalStore
+    from agent_memory.db.trace_store import TraceStore
+    from agent_memory.db.turn_store import TurnStore
     from agent_memory.write_ops import WritePlan
 
 # Where an entity's facts point at it: (LET name, table, indexed string field).
@@ -66,6 +71,32 @@ class MemoryStore:
     def rows(self, sql: str, **params: Any) -> list[dict[str, Any]]:
         """The rows of a single SELECT/UPDATE statement."""
         return list(self.q(sql, **params)[0] or [])
+
+    # ---- the stores built on this one (each built per call, as the domain built them before) -----
+    def turns(self) -> TurnStore:
+        from agent_memory.db.turn_store import TurnStore
+
+        return TurnStore(self)
+
+    def traces(self) -> TraceStore:
+        from agent_memory.db.trace_store import TraceStore
+
+        return TraceStore(self)
+
+    def search(self) -> RetrievalStore:
+        from agent_memory.db.retrieval_store import RetrievalStore
+
+        return RetrievalStore(self)
+
+    def lifecycle(self) -> LifecycleStore:
+        from agent_memory.db.lifecycle_store import LifecycleStore
+
+        return LifecycleStore(self.db, self.database, self.importance)
+
+    def forgetting(self, region: Sequence[str], read: Sequence[str]) -> ForgetStore:
+        from agent_memory.db.forget_store import ForgetStore
+
+        return ForgetStore(self, region, read)
 
     # ---- principals -------------------------------------------------------------------------
     def ensure_reserved_principals(self, now: dt.datetime, admin_display_name: str = 'Admin', admin_external_id: str | None = None) -> None:

@@ -9,6 +9,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from agent_memory.rows.refs import address_key as address_key
+from agent_memory.rows.refs import ref_address as ref_address
+
 CURRENT = 'superseded_by IS NONE AND valid_from <= $now AND (valid_until IS NONE OR valid_until > $now)'
 # What reconciliation compares against and re-checks at commit: rows not superseded and not ended.
 # Unlike CURRENT it ignores valid_from, so a row written by a concurrent request whose clock ran a
@@ -47,18 +50,6 @@ ALL_TABLES = (
 def entity_ref_key(entity_key: Sequence[str]) -> str:
     """The indexed string form of an entity id (migration 0004: record-valued fields are not indexable)."""
     return f'{entity_key[0]}/{entity_key[1]}'
-
-
-def address_key(entity_key: Sequence[str], key: str) -> str:
-    """The indexed address of (entity, key), injective: '%' and '#' in the name are escaped (migration 0013)."""
-    name = entity_key[1].replace('%', '%25').replace('#', '%23')
-    return f'{entity_key[0]}/{name}#{key}'
-
-
-def ref_address(entity_ref: str, key: str) -> str:
-    """``address_key`` from an entity ref (``type/name``; the type never holds '/')."""
-    entity_type, _, name = entity_ref.partition('/')
-    return address_key((entity_type, name), key)
 
 
 def visibility_params(patterns: Sequence[str], prefix: str = 'vis') -> dict[str, Any]:

@@ -29,7 +29,7 @@ from agent_memory.db.memory_store import (
 from agent_memory.db.records import Tx, rid
 from agent_memory.db.term_frequencies import TermFrequencies, frequencies_of
 from agent_memory.rows.candidates import Candidate
-from agent_memory.rows.reads import Expansion, ListLookup, ReadFilter
+from agent_memory.rows.reads import Expanded, Expansion, FoundLists, ListLookup, ReadFilter
 from agent_memory.tuning import knobs
 
 
@@ -170,13 +170,6 @@ def plan_terms(terms: Sequence[str], counts: dict[str, int], rows: int) -> TermP
     return TermPlan(rare, together)
 
 
-@dataclass(frozen=True)
-class FoundLists:
-    vector: dict[str, list[Candidate]]
-    text: dict[str, list[Candidate]]
-    self_entities: list[Candidate]
-
-
 def query_words(terms: Sequence[str]) -> list[str]:
     """The distinct non-empty query terms a text list searches for, in order, at most ``max_terms``."""
     return [t for t in dict.fromkeys(terms) if t][: knobs().max_terms]
@@ -187,13 +180,6 @@ def lexical(found: dict[str, list[Candidate]]) -> dict[str, list[Candidate]]:
     conversation), so such a term adds nothing to the order; rows that match only such terms come last and are
     dropped whenever some row scored above 0 (they are no lexical evidence, only noise in the fusion)."""
     return {table: [r for r in rows if (r.bm25 or 0) > 0] or rows for table, rows in found.items()}
-
-
-@dataclass(frozen=True)
-class Expanded:
-    graph: list[Candidate]  # by depth, then table, each best first
-    tier1: list[Candidate]
-    adjacent: list[Candidate]
 
 
 VectorStatements = tuple[dict[str, str], dict[str, Any], dict[str, dict[str, float]]]  # statements, params, distances

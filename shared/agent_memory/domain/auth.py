@@ -15,13 +15,12 @@ from dataclasses import dataclass, field, replace
 
 from agent_memory.clock import utcnow
 from agent_memory.config import get_settings
-from agent_memory.db.caller_lookup import CallerRows, RateDefaults, key_context, resolve_caller
-from agent_memory.db.control_store import ControlStore
 from agent_memory.domain.context_config import ContextConfig, RateLimitConfig, effective_config
 from agent_memory.domain.key_hashes import hash_key as hash_key  # re-exported: callers name it from auth
+from agent_memory.domain.ports import Control
 from agent_memory.domain.scopes import intersect_grants
 from agent_memory.errors import Forbidden, TooManyRequests, Unauthorized, Unprocessable
-from agent_memory.rows.control import PrincipalRow
+from agent_memory.rows.control import CallerRows, PrincipalRow, RateDefaults
 from agent_memory.rows.conversation import SessionRow
 from agent_memory.rows.scopes import ScopeSets
 
@@ -98,7 +97,7 @@ def _principal_grants(principal: PrincipalRow) -> dict[str, list[str]]:
     return {verb: list(stored.get(verb, [])) for verb in VERBS}
 
 
-def authenticate(control: ControlStore, migrate: Callable[[str], object], headers: Mapping[str, str], context_id: str, *,
+def authenticate(control: Control, migrate: Callable[[str], object], headers: Mapping[str, str], context_id: str, *,
                  throttle: bool = False, session_id: str | None = None) -> Caller:  # fmt: skip
     """Resolve the caller of a data-plane request or raise 401 (same body for every failure), in one round trip.
 
@@ -109,7 +108,7 @@ def authenticate(control: ControlStore, migrate: Callable[[str], object], header
     target = _header(headers, DELEGATION_HEADERS)
     if target is not None:
         target = target.removeprefix('principal:')  # clients send the bare id or the record form
-    rows = resolve_caller(control.db, digest, context_id, target, _RATE_DEFAULTS if throttle else None, utcnow(), session_id)
+    rows = control.resolve_caller(digest, context_id, target, _RATE_DEFAULTS if throttle else None, utcnow(), session_id)
     caller = _caller_for(context_id, digest, rows)
     if session_id is not None and rows.sessions is not None:
         caller = replace(caller, sessions_named=(session_id, tuple(rows.sessions)))
@@ -152,13 +151,13 @@ def _caller_for(context_id: str, digest: str, rows: CallerRows) -> Caller:
 CONTEXT_HEADERS = ('x-agent-memory-context', 'x-memory-context', 'x-spectron-context')
 
 
-def authenticate_key(control: ControlStore, migrate: Callable[[str], object], headers: Mapping[str, str],
+def authenticate_key(control: Control, migrate: Callable[[str], object], headers: Mapping[str, str],
                      requested: str | None = None, *, throttle: bool = False) -> Caller:  # fmt: skip
     """Resolve a caller whose context is the one its key belongs to (MCP has no context in the path).
 
     A context named by ``requested`` or a context header must be the key's own; any mismatch is the same 401.
     """
-    context_id = key_context(control.db, hash_key(bearer(headers)))
+    context_id = control.key_context(hash_key(bearer(headers)))
     if context_id is None:
         raise Unauthorized(UNAUTHORIZED)
     for named in (requested, _header(headers, CONTEXT_HEADERS)):
@@ -190,7 +189,7 @@ def delegate(caller: Caller, target_id: str, target: PrincipalRow | None) -> Cal
     )
 
 
-def authenticate_management(control: ControlStore, headers: Mapping[str, str]) -> None:
+def authenticate_management(control: Control, headers: Mapping[str, str]) -> None:
     """401 for anything but a configured management key; 429 when that key's bucket is empty (one round trip)."""
     digest = hash_key(bearer(headers))
     settings = get_settings()

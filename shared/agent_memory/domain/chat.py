@@ -17,8 +17,6 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from agent_memory.clock import new_id, utcnow
-from agent_memory.db.memory_store import MemoryStore
-from agent_memory.db.retrieval_store import RetrievalStore
 from agent_memory.domain import question_key as question_keys
 from agent_memory.domain import recall, transcript
 from agent_memory.domain.answer_phrasing import is_asked_question
@@ -28,6 +26,7 @@ from agent_memory.domain.commit import commit
 from agent_memory.domain.derived_scope import derived_scope, reply_sources
 from agent_memory.domain.entity_keys import self_entity_ref
 from agent_memory.domain.pipeline import Pipeline, enqueue
+from agent_memory.domain.ports import MemoryWrites
 from agent_memory.domain.question_key import QuestionKey
 from agent_memory.domain.response_cache import CacheDecision, consult_cache
 from agent_memory.domain.response_trace import response_trace
@@ -85,7 +84,7 @@ class Answer:
 
 
 def chat(
-    store: MemoryStore, embedder: Embedder, composer: Composer, pipeline: Pipeline, caller: Caller, request: ChatRequest
+    store: MemoryWrites, embedder: Embedder, composer: Composer, pipeline: Pipeline, caller: Caller, request: ChatRequest
 ) -> ChatResult:
     started = time.perf_counter()
     target = write_target(store, caller, request.session_id, request.scopes, utcnow())
@@ -110,7 +109,7 @@ def chat(
                       answer.composition.deltas or [answer.composition.reply])  # fmt: skip
 
 
-def conversation_window(store: MemoryStore, caller: Caller, target: WriteTarget) -> tuple[list[TurnRow], bool]:
+def conversation_window(store: MemoryWrites, caller: Caller, target: WriteTarget) -> tuple[list[TurnRow], bool]:
     """The session's recent turns the caller may read, and whether the conversation is under way (a new session is not)."""
     if target.session is None:
         return [], False
@@ -133,7 +132,7 @@ def cached_answer(decision: CacheDecision) -> Answer:
 
 
 def retrieve(
-    store: MemoryStore, embedder: Embedder, caller: Caller, request: ChatRequest, question: Question, now: dt.datetime
+    store: MemoryWrites, embedder: Embedder, caller: Caller, request: ChatRequest, question: Question, now: dt.datetime
 ) -> Retrieval:
     metrics.add_metric(name='CacheMiss', unit='Count', value=1)
     where = ReadFilter(caller.patterns('memory:read'), now, labels=tuple(request.labels))
@@ -173,7 +172,7 @@ def with_structured(retrieval: Retrieval, structured: list[Hit]) -> Retrieval:
     return replace(retrieval, hits=structured + hits, context_hits=rest, pool=structured + [h for h in retrieval.pool if h.id not in ids])
 
 
-def addressed(store: MemoryStore, caller: Caller, question: str, now: dt.datetime, labels: Sequence[str]) -> list[Hit]:
+def addressed(store: MemoryWrites, caller: Caller, question: str, now: dt.datetime, labels: Sequence[str]) -> list[Hit]:
     """Tier 1 for a question that names a fact (``domain/asked.py``): the asker's or the named entity's relation and
     attributes it asks for, read straight from current memory, so an answer does not depend on their rank."""
     a = asked(question)
@@ -184,7 +183,7 @@ def addressed(store: MemoryStore, caller: Caller, question: str, now: dt.datetim
     word = a.relation or ('pet' if a.keys <= PET_KEYS else None)
     keys = set(a.keys) | ({'occupation'} if 'title' in a.keys else set()) | ({'species'} if word and species_of(word) else set())
     where = ReadFilter(caller.patterns('memory:read'), now, labels=tuple(labels))
-    found = RetrievalStore(store).addressed(where, owners, sorted(relation_labels(word)) if word else [], sorted(keys))
+    found = store.search().addressed(where, owners, sorted(relation_labels(word)) if word else [], sorted(keys))
     return [to_hit(row) for row in found]
 
 
@@ -210,7 +209,7 @@ def citations(composition: Composition) -> list[dict[str, Any]]:
 
 
 def record(
-    store: MemoryStore,
+    store: MemoryWrites,
     caller: Caller,
     pipeline: Pipeline,
     request: ChatRequest,

@@ -4,19 +4,16 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from agent_memory.clock import utcnow, when
-from agent_memory.db.control_store import ControlStore
 from agent_memory.domain.auth import check_context_id, hash_key, mint_token
 from agent_memory.domain.context_config import deep_merge, effective_config
+from agent_memory.domain.ports import Control, MemoryWrites
 from agent_memory.errors import BadRequest, NotFound, run_with_retry
 from agent_memory.rows.control import ContextRow, KeyRecord
 
-if TYPE_CHECKING:
-    from agent_memory.db.memory_store import MemoryStore
-
-StoreFor = Callable[[str], 'MemoryStore']  # a context's memory store, migrated
+StoreFor = Callable[[str], MemoryWrites]  # a context's memory store, migrated
 
 
 def context_view(row: ContextRow) -> dict[str, Any]:
@@ -29,7 +26,7 @@ def context_view(row: ContextRow) -> dict[str, Any]:
     }
 
 
-def create_context(control: ControlStore, store_for: StoreFor, context_id: str, config: dict[str, Any], *, description: str | None = None,
+def create_context(control: Control, store_for: StoreFor, context_id: str, config: dict[str, Any], *, description: str | None = None,
                    admin_display_name: str | None = None, admin_external_id: str | None = None) -> dict[str, Any]:  # fmt: skip
     """Provision a context: its control record, its own database (migrated) and reserved principals (the admin one
     with the given display name and external id)."""
@@ -41,11 +38,11 @@ def create_context(control: ControlStore, store_for: StoreFor, context_id: str, 
     return context_view(row)
 
 
-def list_contexts(control: ControlStore) -> list[dict[str, Any]]:
+def list_contexts(control: Control) -> list[dict[str, Any]]:
     return [{'id': r.id, 'createdAt': when(r.created_at)} for r in control.list_contexts()]
 
 
-def existing_context(control: ControlStore, context_id: str) -> ContextRow:
+def existing_context(control: Control, context_id: str) -> ContextRow:
     """The control record of a context (422 for a bad id, 404 when it does not exist)."""
     check_context_id(context_id)
     row = control.get_context(context_id)
@@ -54,11 +51,11 @@ def existing_context(control: ControlStore, context_id: str) -> ContextRow:
     return row
 
 
-def get_context(control: ControlStore, context_id: str) -> dict[str, Any]:
+def get_context(control: Control, context_id: str) -> dict[str, Any]:
     return context_view(existing_context(control, context_id))
 
 
-def patch_context(control: ControlStore, context_id: str, patch: dict[str, Any]) -> dict[str, Any]:
+def patch_context(control: Control, context_id: str, patch: dict[str, Any]) -> dict[str, Any]:
     """Deep-merge ``patch`` into the stored override; the result must validate (400 changes nothing)."""
     if not isinstance(patch, dict):
         raise BadRequest('config must be an object')
@@ -74,21 +71,21 @@ def patch_context(control: ControlStore, context_id: str, patch: dict[str, Any])
     return result
 
 
-def delete_context(control: ControlStore, context_id: str) -> None:
+def delete_context(control: Control, context_id: str) -> None:
     """Drop the context's database, its keys and its control record (irreversible)."""
     check_context_id(context_id)
     if not control.delete_context(context_id):
         raise NotFound('context not found')
 
 
-def mint_context_key(control: ControlStore, context_id: str, principal: str, name: str, token: str | None = None) -> str:
+def mint_context_key(control: Control, context_id: str, principal: str, name: str, token: str | None = None) -> str:
     """Register a key for ``principal`` (replacing one of the same name); return the plaintext (shown once, never stored)."""
     secret = token or mint_token()
     control.put_key(KeyRecord(context_id, principal, name, hash_key(secret), None, None), utcnow())
     return secret
 
 
-def bootstrap(control: ControlStore, store_for: StoreFor, context_id: str, context_key: str | None) -> str:
+def bootstrap(control: Control, store_for: StoreFor, context_id: str, context_key: str | None) -> str:
     """Idempotent local/first-deploy bootstrap: the context and one admin key for it (management keys come from
     the configuration, registered at cold start)."""
     if control.get_context(context_id) is None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from agent_memory.db.memory_store import MemoryStore
+from agent_memory.domain.ports import MemoryWrites
 from agent_memory.domain.scopes import MAX_CLAUSES, within_region
 from agent_memory.domain.synthesis import Composition
 from agent_memory.rows.conversation import TurnRow
@@ -39,7 +39,7 @@ def narrowest(intended: ScopeSets, sources: Iterable[ScopeSets]) -> ScopeSets | 
 Source = tuple[str, ScopeSets | None]  # a row's wire ref and its scope when the read already returned it
 
 
-def derived_scope(store: MemoryStore, intended: ScopeSets, sources: Sequence[Source], write_patterns: Sequence[str]) -> ScopeSets | None:
+def derived_scope(store: MemoryWrites, intended: ScopeSets, sources: Sequence[Source], write_patterns: Sequence[str]) -> ScopeSets | None:
     """The scope a row built from ``sources`` is stored in, or None when no scope both hides it from everyone who could
     not read every source and lies inside the caller's write region. Scopes not already known are read in one query."""
     known = dict(sources)

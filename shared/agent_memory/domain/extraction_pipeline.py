@@ -14,13 +14,12 @@ from typing import Any, Protocol, cast, get_args
 from aws_lambda_powertools.metrics import MetricUnit
 
 from agent_memory.clock import new_id, utcnow
-from agent_memory.db.memory_store import MemoryStore
-from agent_memory.db.turn_store import TurnStore
 from agent_memory.domain.chunks import chunk_id
 from agent_memory.domain.commit import commit
 from agent_memory.domain.context_config import ContextConfig
 from agent_memory.domain.entity_keys import Speaker
 from agent_memory.domain.extraction_vocabulary import JobVocabulary, Vocabulary
+from agent_memory.domain.ports import MemoryWrites
 from agent_memory.domain.reconcile import Diff, Reconciler, Source, without_forged_self_refs
 from agent_memory.domain.turns import evidence_text, passage_texts
 from agent_memory.embeddings import Embedder
@@ -139,9 +138,9 @@ class TurnInput:
 
 
 def extraction_context(
-    store: MemoryStore, turn: TurnInput, speaker: Speaker, read_patterns: list[str], vocabulary: Vocabulary
+    store: MemoryWrites, turn: TurnInput, speaker: Speaker, read_patterns: list[str], vocabulary: Vocabulary
 ) -> ExtractionContext:
-    recent, open_rows = TurnStore(store).context_window(
+    recent, open_rows = store.turns().context_window(
         turn.session_key, turn.seq, CONTEXT_WINDOW_TURNS, read_patterns, OPEN_UNCERTAINTY_LIMIT
     )
     return ExtractionContext(
@@ -171,7 +170,7 @@ def _open_uncertainty(row: UncertaintyRow, speaker: Speaker) -> ExtractedUncerta
 
 
 def plan_turn(
-    store: MemoryStore,
+    store: MemoryWrites,
     turn: TurnInput,
     extraction: Extraction,
     speaker: Speaker,
@@ -219,9 +218,9 @@ class JobReads:
     """What the turns of one job share, read once: the turns (their attempts started in the same round trip), their
     writers, and the vocabulary of each read region, kept current with what each committed turn wrote."""
 
-    def __init__(self, store: MemoryStore, turn_ids: tuple[str, ...]) -> None:
+    def __init__(self, store: MemoryWrites, turn_ids: tuple[str, ...]) -> None:
         self.store = store
-        self.turns = TurnStore(store).start_job(turn_ids)
+        self.turns = store.turns().start_job(turn_ids)
         self._principals: dict[str, PrincipalRow | None] = {}
         self._vocabularies: dict[tuple[str, ...], JobVocabulary] = {}
 
@@ -238,7 +237,7 @@ class JobReads:
 
 
 def process_turn(
-    store: MemoryStore,
+    store: MemoryWrites,
     extractors: Extractors,
     embedder: Embedder,
     config: ContextConfig,
@@ -287,7 +286,7 @@ def process_turn(
 
 
 def preview_turn(
-    store: MemoryStore, extractors: Extractors, config: ContextConfig, turn: TurnInput, speaker: Speaker, read_patterns: list[str]
+    store: MemoryWrites, extractors: Extractors, config: ContextConfig, turn: TurnInput, speaker: Speaker, read_patterns: list[str]
 ) -> dict[str, Any]:
     """``infer: preview``: the diff a full extraction would produce now, with nothing persisted."""
     vocabulary = JobVocabulary(store, tuple(read_patterns)).current()

@@ -10,7 +10,6 @@ from aws_lambda_powertools.metrics import MetricUnit
 
 from agent_memory.clock import utcnow
 from agent_memory.config import get_settings
-from agent_memory.db.turn_store import TurnStore
 from agent_memory.jobs import ExtractionJob
 from agent_memory.observability import metrics
 
@@ -37,7 +36,7 @@ def _resend(services: WorkerServices, sent_before: dt.datetime, *, every_page: b
         return 0
     resent = 0
     for context_id in services.control.list_context_ids():
-        turns = TurnStore(services.store(context_id))
+        turns = services.store(context_id).turns()
         while stale := turns.stale_pending(sent_before, RESEND_LIMIT):
             services.queue.send([ExtractionJob(context_id, (t,)) for t in stale])
             turns.mark_enqueued(stale, utcnow())  # now later than sent_before: the next page holds other turns

@@ -14,8 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from agent_memory.db.memory_store import MemoryStore
-from agent_memory.db.turn_store import TurnStore
+from agent_memory.domain.ports import MemoryWrites
 from agent_memory.domain.scopes import visible
 from agent_memory.extraction.model import KnownEntity
 from agent_memory.rows.memory import VocabularyRow
@@ -46,7 +45,7 @@ def _distinct(rows: Sequence[VocabularyRow]) -> tuple[str, ...]:
 class JobVocabulary:
     """The vocabulary sample of one read region, read on first use and after anything the merge cannot reproduce."""
 
-    store: MemoryStore
+    store: MemoryWrites
     patterns: tuple[str, ...]
     _entities: list[VocabularyRow] = field(default_factory=list)
     _attributes: list[VocabularyRow] = field(default_factory=list)
@@ -55,7 +54,7 @@ class JobVocabulary:
 
     def current(self) -> Vocabulary:
         if self._stale:
-            sample = TurnStore(self.store).vocabulary(self.patterns, VOCABULARY_LIMIT, SAMPLE)
+            sample = self.store.turns().vocabulary(self.patterns, VOCABULARY_LIMIT, SAMPLE)
             self._entities, self._attributes, self._relations = list(sample.entities), list(sample.attributes), list(sample.relations)
             self._stale = False
         return Vocabulary(

@@ -6,12 +6,10 @@ from typing import Protocol
 
 from aws_lambda_powertools.metrics import MetricUnit
 
-from agent_memory.db.memory_store import MemoryStore
-from agent_memory.db.turn_store import TurnStore
 from agent_memory.domain.chunks import split_text
 from agent_memory.domain.context_config import effective_config
 from agent_memory.domain.extraction_pipeline import Extractors, JobReads, process_turn
-from agent_memory.domain.ports import ContextDirectory
+from agent_memory.domain.ports import ContextDirectory, MemoryWrites
 from agent_memory.embeddings import Embedder
 from agent_memory.extraction.errors import ProviderError
 from agent_memory.jobs import ExtractionJob, JobQueue
@@ -31,7 +29,7 @@ class WorkerServices(Protocol):
     def embedder(self) -> Embedder: ...
     @property
     def max_receives(self) -> int: ...
-    def store(self, context_id: str) -> MemoryStore: ...
+    def store(self, context_id: str) -> MemoryWrites: ...
 
 
 def handle_job(services: WorkerServices, body: str, receive_count: int) -> None:
@@ -53,7 +51,7 @@ def handle_job(services: WorkerServices, body: str, receive_count: int) -> None:
         try:
             result = process_turn(store, services.extractors, services.embedder, config, turn_id, final_delivery=final, job=reads)
         except Exception as exc:
-            TurnStore(store).mark(turn_id, 'failed' if final else 'queued', _stored_error(exc))
+            store.turns().mark(turn_id, 'failed' if final else 'queued', _stored_error(exc))
             metrics.add_metric(name='ExtractionFailed', unit=MetricUnit.Count, value=1)
             logger.exception(
                 'extraction failed', extra={'context': job.context_id, 'turn': turn_id, 'receive_count': receive_count, 'final': final}

@@ -9,8 +9,6 @@ from typing import Any
 
 from agent_memory.clock import new_id, utcnow
 from agent_memory.config import get_settings
-from agent_memory.db.memory_store import MemoryStore
-from agent_memory.db.turn_store import TurnStore
 from agent_memory.domain import sessions
 from agent_memory.domain.auth import Caller
 from agent_memory.domain.commit import commit
@@ -18,6 +16,7 @@ from agent_memory.domain.entity_keys import Speaker
 from agent_memory.domain.extraction_pipeline import TurnInput, preview_turn
 from agent_memory.domain.idempotency import body_hash, replay_or_run
 from agent_memory.domain.pipeline import Pipeline, enqueue, wait_for_extractions
+from agent_memory.domain.ports import MemoryWrites
 from agent_memory.domain.reconcile import Diff, Reconciler, Source, triples_to_extraction
 from agent_memory.domain.scopes import visible
 from agent_memory.domain.turns import chunks_for, new_turn
@@ -46,7 +45,7 @@ def check_batch_size(texts: list[str]) -> None:
 
 
 def remember(
-    store: MemoryStore,
+    store: MemoryWrites,
     caller: Caller,
     pipeline: Pipeline,
     request: FactsRequest,
@@ -82,7 +81,7 @@ def remember(
     return 200, {**body, 'status': 'done', 'extraction': done[0]}
 
 
-def _plan_facts(store: MemoryStore, caller: Caller, target: WriteTarget, request: FactsRequest) -> tuple[int, dict[str, Any], WritePlan]:
+def _plan_facts(store: MemoryWrites, caller: Caller, target: WriteTarget, request: FactsRequest) -> tuple[int, dict[str, Any], WritePlan]:
     started = time.perf_counter()
     plan = target.plan()
     turn_id, chunks = None, []
@@ -120,7 +119,7 @@ def _plan_facts(store: MemoryStore, caller: Caller, target: WriteTarget, request
     return 200, response | {'extraction': diff.as_json(), 'traceId': f'decision_trace:{trace_id}'}, plan
 
 
-def _preview(store: MemoryStore, caller: Caller, pipeline: Pipeline, request: FactsRequest) -> dict[str, Any]:
+def _preview(store: MemoryWrites, caller: Caller, pipeline: Pipeline, request: FactsRequest) -> dict[str, Any]:
     session = session_for_write(store, caller, request.session_id)
     scope_sets = write_region(caller, request.scopes, session)
     seq = 1 << 62  # the preview turn would follow every stored one
@@ -143,7 +142,7 @@ def _preview(store: MemoryStore, caller: Caller, pipeline: Pipeline, request: Fa
 
 
 def remember_batch(
-    store: MemoryStore,
+    store: MemoryWrites,
     caller: Caller,
     pipeline: Pipeline,
     request: FactsBatchRequest,
@@ -183,8 +182,8 @@ def remember_batch(
     return (202, body) if done is None else (200, {**body, 'status': 'done', 'extractions': done})
 
 
-def extraction_status(store: MemoryStore, caller: Caller, turn_id: str) -> dict[str, Any]:
-    row = TurnStore(store).get_turn(turn_id)
+def extraction_status(store: MemoryWrites, caller: Caller, turn_id: str) -> dict[str, Any]:
+    row = store.turns().get_turn(turn_id)
     if row is None or not visible(row.scope_sets, caller.patterns('memory:read')):
         raise NotFound('turn not found')
     status = row.extraction_status or 'none'

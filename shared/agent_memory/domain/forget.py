@@ -15,27 +15,25 @@ from __future__ import annotations
 from typing import Any
 
 from agent_memory.clock import utcnow
-from agent_memory.db.forget_store import ForgetStore
-from agent_memory.db.memory_store import MemoryStore, ref_address
-from agent_memory.db.retrieval_store import RetrievalStore
 from agent_memory.domain.auth import Caller
+from agent_memory.domain.ports import MemoryWrites
 from agent_memory.domain.retrieval import to_hit
 from agent_memory.embeddings import Embedder
 from agent_memory.errors import Forbidden
 from agent_memory.models import ForgetRequest
 from agent_memory.rows.reads import ReadFilter
-from agent_memory.rows.refs import key_of
+from agent_memory.rows.refs import key_of, ref_address
 from agent_memory.tuning import knobs
 
 
-def forget(store: MemoryStore, embedder: Embedder, caller: Caller, request: ForgetRequest) -> dict[str, Any]:
+def forget(store: MemoryWrites, embedder: Embedder, caller: Caller, request: ForgetRequest) -> dict[str, Any]:
     region = caller.patterns('memory:forget')
     if not region:
         raise Forbidden('forgetting needs a memory:forget grant')
     now = utcnow()
     vector = embedder.embed([request.query])[0]
     where = ReadFilter(caller.patterns('memory:read'), now, forget_region=region)
-    lookup = RetrievalStore(store)
+    lookup = store.search()
     matched = []
     for table in ('attribute', 'entity'):
         for row in lookup.vector(table, vector, request.limit, where):
@@ -49,7 +47,7 @@ def forget(store: MemoryStore, embedder: Embedder, caller: Caller, request: Forg
     listed = [{'id': hit.id, 'text': hit.text, 'similarity': round(s, 4)} for s, hit in matched]
     if request.dry_run:
         return {'deleted': 0, 'dryRun': True, 'matched': listed}
-    forgetting = ForgetStore(store, region, caller.patterns('memory:read'))
+    forgetting = store.forgetting(region, caller.patterns('memory:read'))
     if request.purge:
         addresses = [ref_address(hit.entity_refs[0], hit.resource['key']) for hit in attributes]
         deleted = forgetting.purge(addresses, entity_refs)

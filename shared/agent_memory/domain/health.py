@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from agent_memory.db.connection import Database
+from agent_memory.domain.ports import Pingable
 from agent_memory.errors import AgentMemoryError
 from agent_memory.observability import logger
 
 
-def database_reachable(db: Database) -> bool:
+def database_reachable(db: Pingable) -> bool:
     try:
         db.ping()
     except AgentMemoryError as exc:

@@ -15,8 +15,8 @@ from collections.abc import Callable
 from typing import Any
 
 from agent_memory.clock import utcnow
-from agent_memory.db.memory_store import MemoryStore
 from agent_memory.domain.auth import Caller
+from agent_memory.domain.ports import MemoryWrites
 from agent_memory.domain.scopes import covered, region_within, within_region
 from agent_memory.errors import BadRequest, Conflict, Forbidden
 from agent_memory.plan_reads import StoredReply
@@ -31,7 +31,7 @@ def body_hash(method: str, path: str, body: Any) -> str:
 
 
 def replay_or_run(
-    store: MemoryStore, caller: Caller, key: str | None, digest: str, run: Callable[[], tuple[int, dict[str, Any]]]
+    store: MemoryWrites, caller: Caller, key: str | None, digest: str, run: Callable[[], tuple[int, dict[str, Any]]]
 ) -> tuple[int, dict[str, Any]]:
     """Return the stored response for a repeated key, or run the write (which stores its response atomically)."""
     if key is None:
@@ -56,7 +56,7 @@ def may_replay(record: StoredReply, caller: Caller) -> bool:
     return may_write and region_within(record.read_region, caller.patterns('memory:read'))
 
 
-def _stored(store: MemoryStore, caller: Caller, key: str, digest: str) -> tuple[int, dict[str, Any]] | None:
+def _stored(store: MemoryWrites, caller: Caller, key: str, digest: str) -> tuple[int, dict[str, Any]] | None:
     principal = caller.principal_id
     record = store.idempotency_record(principal, key)
     if record is None:

@@ -11,13 +11,13 @@ import hmac
 
 from agent_memory.clock import utcnow
 from agent_memory.config import get_settings
-from agent_memory.db.control_store import ControlStore
+from agent_memory.domain.ports import Control
 
 
 def hash_key(token: str) -> str:
     return hmac.new(get_settings().key_secret.encode(), token.encode(), hashlib.sha256).hexdigest()
 
 
-def sync_management_keys(control: ControlStore, tokens: tuple[str, ...]) -> None:
+def sync_management_keys(control: Control, tokens: tuple[str, ...]) -> None:
     """The configured management keys are authoritative: register them and revoke every other one (cold start)."""
     control.replace_management_keys([hash_key(t) for t in tokens], utcnow())

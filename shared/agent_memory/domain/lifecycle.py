@@ -10,31 +10,31 @@ from typing import Any
 from aws_lambda_powertools.metrics import MetricUnit
 
 from agent_memory.clock import utcnow
-from agent_memory.db.lifecycle_store import LifecycleStore
 from agent_memory.domain.auth import Caller
 from agent_memory.domain.context_config import ContextConfig
+from agent_memory.domain.ports import Lifecycle
 from agent_memory.domain.scopes import covered
 from agent_memory.errors import Forbidden, NotFound
 from agent_memory.observability import logger, metrics
 from agent_memory.tuning import knobs
 
-Sweep = Callable[[LifecycleStore, ContextConfig, dt.datetime], int]
+Sweep = Callable[[Lifecycle, ContextConfig, dt.datetime], int]
 
 
-def decay(store: LifecycleStore, _config: ContextConfig, now: dt.datetime, day: str | None = None) -> int:
+def decay(store: Lifecycle, _config: ContextConfig, now: dt.datetime, day: str | None = None) -> int:
     """Scheduled runs pass the calendar day (a redelivered event then changes nothing); manual runs always step."""
     return store.decay(day)
 
 
-def scheduled_decay(store: LifecycleStore, config: ContextConfig, now: dt.datetime) -> int:
+def scheduled_decay(store: Lifecycle, config: ContextConfig, now: dt.datetime) -> int:
     return decay(store, config, now, day=now.date().isoformat())
 
 
-def expire(store: LifecycleStore, config: ContextConfig, now: dt.datetime) -> int:
+def expire(store: Lifecycle, config: ContextConfig, now: dt.datetime) -> int:
     return store.expire(now, now - dt.timedelta(days=config.lifecycle.context_ttl_days))
 
 
-def purge_traces(store: LifecycleStore, config: ContextConfig, now: dt.datetime) -> int:
+def purge_traces(store: Lifecycle, config: ContextConfig, now: dt.datetime) -> int:
     retention = config.trace_retention
     windows = {
         'decision_trace': retention.decision_trace_days,
@@ -52,7 +52,7 @@ def purge_traces(store: LifecycleStore, config: ContextConfig, now: dt.datetime)
 # more than reindex_max_backlog unbuilt rows.
 
 
-def reindex(store: LifecycleStore, _config: ContextConfig, now: dt.datetime) -> int:
+def reindex(store: Lifecycle, _config: ContextConfig, now: dt.datetime) -> int:
     """Rebuild each vector index whose table grew enough since its last build; returns how many were rebuilt."""
     rebuilt, tuned = 0, knobs()
     for table, (rows, at_rebuild) in store.vector_index_growth().items():
@@ -75,7 +75,7 @@ def requested_sweep(caller: Caller, name: str) -> Sweep:
     return SWEEPS[name]
 
 
-def run_sweep(name: str, sweep: Sweep, store: LifecycleStore, context_id: str, config: ContextConfig) -> dict[str, Any]:
+def run_sweep(name: str, sweep: Sweep, store: Lifecycle, context_id: str, config: ContextConfig) -> dict[str, Any]:
     started = time.perf_counter()
     affected = sweep(store, config, utcnow())
     ms = round((time.perf_counter() - started) * 1000, 2)

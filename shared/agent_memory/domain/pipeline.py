@@ -10,9 +10,8 @@ from typing import Any
 from aws_lambda_powertools.metrics import MetricUnit
 
 from agent_memory.clock import utcnow
-from agent_memory.db.memory_store import MemoryStore
-from agent_memory.db.turn_store import TurnStore
 from agent_memory.domain.extraction_pipeline import Extractors
+from agent_memory.domain.ports import MemoryWrites
 from agent_memory.embeddings import Embedder
 from agent_memory.jobs import ExtractionJob, JobQueue
 from agent_memory.observability import logger, metrics
@@ -29,7 +28,7 @@ class Pipeline:
     embedder: Embedder
 
 
-def enqueue(store: MemoryStore, context_id: str, pipeline: Pipeline, turn_ids: list[str], per_turn: bool = True) -> None:
+def enqueue(store: MemoryWrites, context_id: str, pipeline: Pipeline, turn_ids: list[str], per_turn: bool = True) -> None:
     """Send the job(s). The turns are already durable: if sending fails they stay queued and the hourly sweep re-sends."""
     jobs = [ExtractionJob(context_id, (t,)) for t in turn_ids] if per_turn else [ExtractionJob(context_id, tuple(turn_ids))]
     try:
@@ -39,14 +38,14 @@ def enqueue(store: MemoryStore, context_id: str, pipeline: Pipeline, turn_ids: l
         logger.exception('could not enqueue extraction; the hourly sweep will re-send', extra={'turns': turn_ids})
         metrics.add_metric(name='ExtractionEnqueueFailed', unit=MetricUnit.Count, value=len(turn_ids))
         return
-    TurnStore(store).mark_enqueued(turn_ids, utcnow())
+    store.turns().mark_enqueued(turn_ids, utcnow())
 
 
-def wait_for_extractions(store: MemoryStore, turn_ids: list[str], wait_seconds: float) -> list[dict[str, Any]] | None:
+def wait_for_extractions(store: MemoryWrites, turn_ids: list[str], wait_seconds: float) -> list[dict[str, Any]] | None:
     """``Prefer: wait=N``: poll until every turn's extraction is done, or give up (None)."""
     if wait_seconds <= 0:
         return None
-    turns = TurnStore(store)
+    turns = store.turns()
     deadline = time.monotonic() + wait_seconds
     while True:
         rows = [turns.get_turn(t) for t in turn_ids]

@@ -11,11 +11,9 @@ from dataclasses import replace
 from typing import Any
 
 from agent_memory.clock import new_id, utcnow
-from agent_memory.db.lifecycle_store import LifecycleStore
-from agent_memory.db.memory_store import MemoryStore
 from agent_memory.domain import sessions
 from agent_memory.domain.auth import Caller
-from agent_memory.domain.ports import ContextPorts
+from agent_memory.domain.ports import ContextPorts, MemoryWrites
 from agent_memory.domain.retrieval import FACT_SOURCES, Hit, Retrieval, RetrievalRequest, Retriever, fact_refs
 from agent_memory.domain.scopes import normalise_pattern
 from agent_memory.domain.visibility import fingerprint, with_lens
@@ -132,9 +130,9 @@ def fresh_trace(
     )
 
 
-def reinforce(store: MemoryStore, hits: Sequence[Hit]) -> int:
+def reinforce(store: MemoryWrites, hits: Sequence[Hit]) -> int:
     """×1.1 (cap 2.0) on the facts returned to the caller, in one statement (CONTRACT §5)."""
-    return LifecycleStore(store.db, store.database, store.importance).reinforce(fact_refs(hits))
+    return store.lifecycle().reinforce(fact_refs(hits))
 
 
 def record(ports: ContextPorts, trace: dict[str, Any], returned: Sequence[Hit], now: dt.datetime) -> None:

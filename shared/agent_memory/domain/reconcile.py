@@ -14,9 +14,9 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from agent_memory.clock import in_range, new_id
-from agent_memory.db.memory_store import MemoryStore
 from agent_memory.domain.entity_keys import Speaker, entity_key, entity_ref
 from agent_memory.domain.importance import INITIAL_IMPORTANCE
+from agent_memory.domain.ports import MemoryWrites
 from agent_memory.domain.scopes import overlaps, readers_also_read, visible
 from agent_memory.extraction.model import (
     EntityRef,
@@ -183,7 +183,7 @@ def given_name(extraction: Extraction, floor: float) -> str | None:
 class Reconciler:
     def __init__(
         self,
-        store: MemoryStore,
+        store: MemoryWrites,
         plan: WritePlan,
         diff: Diff,
         source: Source,

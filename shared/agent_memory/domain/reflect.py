@@ -13,13 +13,12 @@ import time
 from typing import Any
 
 from agent_memory.clock import new_id, utcnow
-from agent_memory.db.memory_store import MemoryStore
-from agent_memory.db.trace_store import TraceStore
 from agent_memory.domain import recall
 from agent_memory.domain.auth import Caller
 from agent_memory.domain.derived_scope import derived_scope, reply_sources
 from agent_memory.domain.facts import remember
 from agent_memory.domain.pipeline import Pipeline
+from agent_memory.domain.ports import MemoryWrites
 from agent_memory.domain.response_trace import response_trace
 from agent_memory.domain.retrieval import RetrievalRequest, Retriever
 from agent_memory.domain.synthesis import MAX_SOURCES, REFLECT_SYSTEM, Composer
@@ -33,7 +32,7 @@ REFLECTION_CONFIDENCE = 0.6
 
 
 def reflect(
-    store: MemoryStore, embedder: Embedder, composer: Composer, pipeline: Pipeline, caller: Caller, request: ReflectRequest
+    store: MemoryWrites, embedder: Embedder, composer: Composer, pipeline: Pipeline, caller: Caller, request: ReflectRequest
 ) -> dict[str, Any]:
     started = time.perf_counter()
     caller, lens = recall.reader(caller, request)
@@ -70,7 +69,7 @@ def reflect(
     citations = [{'marker': m, 'id': h.id, 'table': h.table, 'key': h.key} for m, h in composition.cited]
     answer = response_trace(response_id, 'reflect', caller, request.query, composition, citations,
                             fingerprint=trace['visibility_fingerprint'], latency_ms=trace['latency_ms'], now=now)  # fmt: skip
-    TraceStore(store).write(trace, answer)
+    store.traces().write(trace, answer)
     recall.reinforce(store, retrieval.hits)
     return {
         'reflection': composition.reply,

@@ -18,9 +18,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from agent_memory.db.memory_store import MemoryStore
-from agent_memory.db.trace_store import TraceStore
 from agent_memory.domain.context_config import ResponseCacheConfig
+from agent_memory.domain.ports import MemoryWrites
 from agent_memory.domain.question_key import QuestionKey, Specifics, specifics
 from agent_memory.domain.retrieval import Hit
 from agent_memory.domain.synthesis import Composition
@@ -68,7 +67,7 @@ def _cited_hit(citation: dict[str, Any], scopes: dict[str, ScopeSets]) -> Hit:
 
 
 def consult_cache(
-    store: MemoryStore,
+    store: MemoryWrites,
     config: ResponseCacheConfig,
     request: ChatRequest,
     has_prior_turns: bool,
@@ -81,7 +80,7 @@ def consult_cache(
     refused = admission(config, request, has_prior_turns)
     if refused is not None:
         return refused
-    traces = TraceStore(store)
+    traces = store.traces()
     since = now - dt.timedelta(seconds=config.freshness_window_seconds)
     threshold, key = config.similarity_threshold, str(question) if question else None
     checked: dict[str, dict[str, ScopeSets] | None] = {}

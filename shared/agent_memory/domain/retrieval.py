@@ -15,9 +15,8 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from agent_memory.clock import when
-from agent_memory.db.memory_store import MemoryStore
-from agent_memory.db.retrieval_store import RetrievalStore
 from agent_memory.domain.plan_embeddings import attribute_text, entity_text
+from agent_memory.domain.ports import MemoryWrites
 from agent_memory.embeddings import Embedder
 from agent_memory.rows.candidates import Candidate
 from agent_memory.rows.reads import Expansion, ListLookup, ReadFilter
@@ -246,12 +245,12 @@ def fuse(lists: dict[str, list[Hit]], pool: int | None = None) -> list[Hit]:
 
 class Retriever:
     """Two database round trips per retrieval (plus the document-frequency probe when a query term is new): the lists
-    that need only the query (``RetrievalStore.lists``), then what needs their result (``RetrievalStore.expand``): the
+    that need only the query (``Search.lists``), then what needs their result (``Search.expand``): the
     seeds' graph, tier 1 and the turns adjacent to the best passages."""
 
-    def __init__(self, store: MemoryStore, embedder: Embedder) -> None:
+    def __init__(self, store: MemoryWrites, embedder: Embedder) -> None:
         self.store = store
-        self.search = RetrievalStore(store)
+        self.search = store.search()
         self.embedder = embedder
 
     def run(self, request: RetrievalRequest, vector: list[float] | None = None) -> Retrieval:

@@ -16,8 +16,8 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from agent_memory.clock import new_id
-from agent_memory.db.memory_store import MemoryStore
 from agent_memory.domain.auth import Caller
+from agent_memory.domain.ports import MemoryWrites
 from agent_memory.domain.scopes import visible, within_region
 from agent_memory.rows.conversation import SessionRow
 from agent_memory.rows.scopes import ScopeSets
@@ -33,7 +33,7 @@ def key_of(session: SessionRow) -> str:
     return session.key
 
 
-def _find(store: MemoryStore, caller: Caller, session_id: str, patterns: Sequence[str], inside: Region) -> SessionRow | None:
+def _find(store: MemoryWrites, caller: Caller, session_id: str, patterns: Sequence[str], inside: Region) -> SessionRow | None:
     prefetched = caller.sessions_named
     if prefetched is not None and prefetched[0] == session_id:
         candidates: Sequence[SessionRow] = prefetched[1]  # read in the authentication round trip
@@ -42,11 +42,11 @@ def _find(store: MemoryStore, caller: Caller, session_id: str, patterns: Sequenc
     return next((s for s in candidates if inside(s.scope_sets, patterns)), None)
 
 
-def readable(store: MemoryStore, caller: Caller, session_id: str) -> SessionRow | None:
+def readable(store: MemoryWrites, caller: Caller, session_id: str) -> SessionRow | None:
     return _find(store, caller, session_id, caller.patterns('memory:read'), visible)
 
 
-def readable_key(store: MemoryStore, caller: Caller, session_id: str | None) -> str | None:
+def readable_key(store: MemoryWrites, caller: Caller, session_id: str | None) -> str | None:
     """The storage key a read filter by ``session_id`` uses; an unreadable id filters to the caller's own namespace
     (which then matches nothing the caller could not see anyway)."""
     if session_id is None:
@@ -55,7 +55,7 @@ def readable_key(store: MemoryStore, caller: Caller, session_id: str | None) -> 
     return key_of(found) if found is not None else storage_key(caller.principal_id, session_id)
 
 
-def writable(store: MemoryStore, caller: Caller, session_id: str) -> SessionRow | None:
+def writable(store: MemoryWrites, caller: Caller, session_id: str) -> SessionRow | None:
     return _find(store, caller, session_id, caller.patterns('memory:write'), within_region)
 
 

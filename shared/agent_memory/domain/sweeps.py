@@ -6,10 +6,9 @@ import datetime as dt
 from typing import Any, Protocol
 
 from agent_memory.clock import utcnow
-from agent_memory.db.lifecycle_store import LifecycleStore
 from agent_memory.domain import lifecycle
 from agent_memory.domain.context_config import effective_config
-from agent_memory.domain.ports import ContextDirectory
+from agent_memory.domain.ports import ContextDirectory, Lifecycle
 from agent_memory.errors import AgentMemoryError
 from agent_memory.observability import logger
 
@@ -25,7 +24,7 @@ class SweepServices(Protocol):
     def control(self) -> ContextDirectory: ...
     @property
     def rate_limits(self) -> IdleBuckets: ...
-    def lifecycle(self, context_id: str) -> LifecycleStore: ...
+    def lifecycle(self, context_id: str) -> Lifecycle: ...
 
 
 HOURLY = (('expire', lifecycle.expire), ('purge-traces', lifecycle.purge_traces), ('reindex', lifecycle.reindex))

@@ -19,10 +19,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from agent_memory.clock import new_id, utcnow, when
-from agent_memory.db.control_store import ControlStore
-from agent_memory.db.principal_store import PrincipalStore
 from agent_memory.domain.auth import VERBS, Caller, hash_key, mint_token
 from agent_memory.domain.params import parse_int
+from agent_memory.domain.ports import Control, Principals
 from agent_memory.domain.scopes import (
     ROOT,
     attenuate,
@@ -110,7 +109,7 @@ def principal_view(row: PrincipalRow) -> dict[str, Any]:
     }
 
 
-def create_principal(principals: PrincipalStore, request: PrincipalCreate) -> tuple[dict[str, Any], bool]:
+def create_principal(principals: Principals, request: PrincipalCreate) -> tuple[dict[str, Any], bool]:
     """Create a principal; with ``externalId`` it is create-or-get. Returns (view, created)."""
     if request.external_id is not None:
         existing = principals.by_external_id(request.external_id)
@@ -149,14 +148,14 @@ def create_principal(principals: PrincipalStore, request: PrincipalCreate) -> tu
         raise
 
 
-def get_principal(principals: PrincipalStore, principal_id: str) -> PrincipalRow:
+def get_principal(principals: Principals, principal_id: str) -> PrincipalRow:
     row = principals.get(principal_id)
     if row is None:
         raise NotFound('principal not found')
     return row
 
 
-def update_principal(principals: PrincipalStore, principal_id: str, request: PrincipalPatch) -> dict[str, Any]:
+def update_principal(principals: Principals, principal_id: str, request: PrincipalPatch) -> dict[str, Any]:
     """Apply a PATCH (displayName, kind, grants, defaultScopes); ``system`` is immutable."""
     if principal_id == SYSTEM:
         raise Forbidden('the system principal cannot be changed')
@@ -192,7 +191,7 @@ def update_principal(principals: PrincipalStore, principal_id: str, request: Pri
     return principal_view(row)
 
 
-def delete_principal(principals: PrincipalStore, principal_id: str) -> None:
+def delete_principal(principals: Principals, principal_id: str) -> None:
     """Delete a principal, its keys and everything bound to it (db/principal_store.py); ``system`` and ``admin`` stay."""
     if principal_id in RESERVED_PRINCIPALS:
         raise Forbidden(f'the {principal_id} principal cannot be deleted')
@@ -240,14 +239,14 @@ def expiry(ttl_seconds: int | None, expires_at: dt.datetime | None, now: dt.date
     return expires_at
 
 
-def _mintable_principal(principals: PrincipalStore, principal_id: str) -> PrincipalRow:
+def _mintable_principal(principals: Principals, principal_id: str) -> PrincipalRow:
     if principal_id == SYSTEM:
         raise Forbidden('the system principal cannot hold keys')
     return get_principal(principals, principal_id)
 
 
 def mint_key(
-    control: ControlStore, principals: PrincipalStore, principal_id: str, name: str, request: KeyCreate, ttl_query: int | None = None
+    control: Control, principals: Principals, principal_id: str, name: str, request: KeyCreate, ttl_query: int | None = None
 ) -> dict[str, Any]:
     """Management mint: grants may only attenuate the principal's (400), duplicate name → 409; secret shown once."""
     check_key_name(name)
@@ -264,19 +263,19 @@ def mint_key(
     return key_view(record, secret)
 
 
-def list_keys(control: ControlStore, principals: PrincipalStore, principal_id: str) -> list[dict[str, Any]]:
+def list_keys(control: Control, principals: Principals, principal_id: str) -> list[dict[str, Any]]:
     get_principal(principals, principal_id)
     return [key_view(k) for k in control.list_keys(principals.context_id, principal_id)]
 
 
-def _existing_key(control: ControlStore, context_id: str, principal_id: str, name: str) -> KeyRecord:
+def _existing_key(control: Control, context_id: str, principal_id: str, name: str) -> KeyRecord:
     key = control.key_by_name(context_id, principal_id, name)
     if key is None:
         raise NotFound('key not found')
     return key
 
 
-def rotate_key(control: ControlStore, context_id: str, principal_id: str, name: str, ttl_seconds: int | None = None) -> dict[str, Any]:
+def rotate_key(control: Control, context_id: str, principal_id: str, name: str, ttl_seconds: int | None = None) -> dict[str, Any]:
     """New secret for an existing key; the old secret stops working in the same transaction.
 
     Grants are kept; the expiry is kept unless ``ttlSeconds`` is given.
@@ -288,13 +287,13 @@ def rotate_key(control: ControlStore, context_id: str, principal_id: str, name: 
     return key_view(control.rotate_key(old, hash_key(secret), expires_at, now), secret)
 
 
-def delete_key(control: ControlStore, context_id: str, principal_id: str, name: str) -> None:
+def delete_key(control: Control, context_id: str, principal_id: str, name: str) -> None:
     if not control.delete_key(context_id, principal_id, name):
         raise NotFound('key not found')
 
 
 # ---- self-service (data plane, the caller's own principal) --------------------------------------------
-def _calling_key(control: ControlStore, caller: Caller) -> KeyRecord:
+def _calling_key(control: Control, caller: Caller) -> KeyRecord:
     if caller.delegated:
         raise Forbidden('keys cannot be managed while acting on behalf of another principal')
     key = control.get_key(caller.key_id)
@@ -307,7 +306,7 @@ def _earliest(a: dt.datetime | None, b: dt.datetime | None) -> dt.datetime | Non
     return min((x for x in (a, b) if x is not None), default=None)
 
 
-def _no_stronger_than_caller(principals: PrincipalStore, caller: Caller, calling: KeyRecord, key: KeyRecord) -> None:
+def _no_stronger_than_caller(principals: Principals, caller: Caller, calling: KeyRecord, key: KeyRecord) -> None:
     """A key may rotate or delete sibling keys only if they grant nothing it lacks and expire no later."""
     if key.hash == calling.hash:
         return
@@ -318,13 +317,13 @@ def _no_stronger_than_caller(principals: PrincipalStore, caller: Caller, calling
         raise Forbidden('that key has more authority than the calling key')
 
 
-def self_list_keys(control: ControlStore, caller: Caller) -> dict[str, Any]:
+def self_list_keys(control: Control, caller: Caller) -> dict[str, Any]:
     current = caller.key_id
     keys = control.list_keys(caller.context_id, caller.principal_id)
     return {'keys': [{**key_view(k), 'current': k.hash == current} for k in keys]}
 
 
-def self_mint_key(control: ControlStore, caller: Caller, request: SelfKeyCreate, ttl_query: int | None) -> dict[str, Any]:
+def self_mint_key(control: Control, caller: Caller, request: SelfKeyCreate, ttl_query: int | None) -> dict[str, Any]:
     """Mint a key for the caller's own principal, never wider or longer-lived than the calling key."""
     calling = _calling_key(control, caller)
     if ttl_query is not None and request.ttl_seconds is not None:
@@ -343,9 +342,7 @@ def self_mint_key(control: ControlStore, caller: Caller, request: SelfKeyCreate,
     return key_view(record, secret)
 
 
-def self_rotate_key(
-    control: ControlStore, principals: PrincipalStore, caller: Caller, name: str, ttl_seconds: int | None
-) -> dict[str, Any]:
+def self_rotate_key(control: Control, principals: Principals, caller: Caller, name: str, ttl_seconds: int | None) -> dict[str, Any]:
     calling = _calling_key(control, caller)
     key = _existing_key(control, caller.context_id, caller.principal_id, check_key_name(name))
     _no_stronger_than_caller(principals, caller, calling, key)
@@ -356,7 +353,7 @@ def self_rotate_key(
     return key_view(control.rotate_key(key, hash_key(secret), expires_at, now), secret)
 
 
-def self_delete_key(control: ControlStore, principals: PrincipalStore, caller: Caller, name: str) -> None:
+def self_delete_key(control: Control, principals: Principals, caller: Caller, name: str) -> None:
     calling = _calling_key(control, caller)
     key = _existing_key(control, caller.context_id, caller.principal_id, check_key_name(name))
     _no_stronger_than_caller(principals, caller, calling, key)

@@ -5,17 +5,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
-from agent_memory.db.memory_store import MemoryStore
-from agent_memory.db.turn_store import TurnStore
+from agent_memory.domain.ports import MemoryWrites
 from agent_memory.rows.conversation import TurnRow
 from agent_memory.tuning import knobs
 
 
-def window(store: MemoryStore, session_id: str, patterns: Sequence[str]) -> list[TurnRow]:
+def window(store: MemoryWrites, session_id: str, patterns: Sequence[str]) -> list[TurnRow]:
     """Up to ``window_turns`` user/assistant turns the reader (``patterns``) may see, at most ``window_chars`` of the
     newest content, oldest first."""
     tuned = knobs()
-    recent = TurnStore(store).recent_turns(session_id, 1 << 62, tuned.window_turns * 2, patterns)
+    recent = store.turns().recent_turns(session_id, 1 << 62, tuned.window_turns * 2, patterns)
     said = [t for t in recent if t.role in ('user', 'assistant')]
     kept: list[TurnRow] = []
     budget = tuned.window_chars
@@ -28,6 +27,6 @@ def window(store: MemoryStore, session_id: str, patterns: Sequence[str]) -> list
     return list(reversed(kept))
 
 
-def has_turns(store: MemoryStore, session_id: str) -> bool:
+def has_turns(store: MemoryWrites, session_id: str) -> bool:
     """Any turn at all (system and tool turns count: the conversation is under way)."""
-    return TurnStore(store).session_has_turns(session_id)
+    return store.turns().session_has_turns(session_id)

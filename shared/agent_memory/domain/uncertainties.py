@@ -5,12 +5,11 @@ from __future__ import annotations
 from typing import Any, cast
 
 from agent_memory.clock import utcnow
-from agent_memory.db.memory_store import MemoryStore
 from agent_memory.domain import views
 from agent_memory.domain.auth import Caller
 from agent_memory.domain.commit import commit
 from agent_memory.domain.entity_keys import Speaker
-from agent_memory.domain.ports import MemoryReads
+from agent_memory.domain.ports import MemoryReads, MemoryWrites
 from agent_memory.domain.reconcile import Diff, Reconciler, Source
 from agent_memory.domain.scopes import visible, within_region
 from agent_memory.embeddings import Embedder
@@ -23,7 +22,7 @@ from agent_memory.write_ops import ResolveUncertainty, WritePlan
 
 
 def _system_reconciler(
-    store: MemoryStore, plan: WritePlan, diff: Diff, scope_sets: ScopeSets, source: Source, reader: list[str]
+    store: MemoryWrites, plan: WritePlan, diff: Diff, scope_sets: ScopeSets, source: Source, reader: list[str]
 ) -> Reconciler:
     return Reconciler(
         store,
@@ -41,7 +40,7 @@ def _system_reconciler(
 
 def accept_value(
     reads: MemoryReads,
-    store: MemoryStore,
+    store: MemoryWrites,
     embedder: Embedder,
     caller: Caller,
     uncertainty_id: str,
@@ -84,7 +83,7 @@ def accept_value(
     return {'uncertainty': views.uncertainty_detail(settled), 'attributes': diff.attributes, 'corrections': diff.corrections}
 
 
-def row_category(store: MemoryStore, entity: EntityKey, key: str) -> MemoryCategory | None:
+def row_category(store: MemoryWrites, entity: EntityKey, key: str) -> MemoryCategory | None:
     """The accepted value keeps the category of the values it settles (or the reconciler's default)."""
     rows = store.live_attributes([(entity, key)], utcnow())
     categories = [cast(MemoryCategory, r.memory_category) for r in rows]  # stored rows hold a valid category

@@ -10,9 +10,9 @@ import datetime as dt
 from dataclasses import dataclass
 from typing import Any
 
-from agent_memory.db.memory_store import MemoryStore
 from agent_memory.domain import sessions
 from agent_memory.domain.auth import Caller
+from agent_memory.domain.ports import MemoryWrites
 from agent_memory.domain.scopes import normalise_scope_sets, within_region
 from agent_memory.errors import Conflict, Forbidden
 from agent_memory.rows.conversation import SessionRow
@@ -31,7 +31,7 @@ def write_region(caller: Caller, requested: Any, session: SessionRow | None) -> 
     return scope_sets
 
 
-def session_for_write(store: MemoryStore, caller: Caller, session_id: str | None) -> SessionRow | None:
+def session_for_write(store: MemoryWrites, caller: Caller, session_id: str | None) -> SessionRow | None:
     if session_id is None:
         return None
     session = sessions.writable(store, caller, session_id)
@@ -59,7 +59,7 @@ class WriteTarget:
         return plan
 
 
-def write_target(store: MemoryStore, caller: Caller, session_id: str | None, requested_scopes: Any, now: dt.datetime) -> WriteTarget:
+def write_target(store: MemoryWrites, caller: Caller, session_id: str | None, requested_scopes: Any, now: dt.datetime) -> WriteTarget:
     session = session_for_write(store, caller, session_id)
     scope_sets = write_region(caller, requested_scopes, session)
     session_key, client_id, fresh = sessions.target(caller, session, session_id, scope_sets, now)

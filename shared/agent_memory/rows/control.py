@@ -6,6 +6,8 @@ import datetime as dt
 from dataclasses import dataclass, field
 from typing import Any
 
+from agent_memory.rows.conversation import SessionRow
+
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ContextRow:
@@ -39,3 +41,20 @@ class PrincipalRow:
     external_id: str | None = None
     created_at: dt.datetime | None = None
     updated_at: dt.datetime | None = None
+
+
+@dataclass(frozen=True)
+class RateDefaults:
+    enabled: bool
+    requests_per_minute: int
+    burst: int
+
+
+@dataclass(frozen=True)
+class CallerRows:
+    key: KeyRecord | None
+    context: ContextRow | None
+    principal: PrincipalRow | None  # None unless the key is valid for this context
+    target: PrincipalRow | None  # the delegation target, None when absent or unknown
+    sessions: list[SessionRow] | None  # the sessions named ``session`` (see SESSIONS_NAMED), None when not asked
+    wait: float  # 0 when a token was taken (or throttling is off), else seconds until one is available

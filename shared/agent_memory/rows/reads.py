@@ -9,6 +9,8 @@ import datetime as dt
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 
+from agent_memory.rows.candidates import Candidate
+
 
 @dataclass(frozen=True)
 class ReadFilter:
@@ -54,3 +56,17 @@ class Expansion:
     named: Sequence[str] = ()  # entity refs tier 1 looks up
     parts: Collection[str] = ()  # attribute key parts (``preferred_editor`` has two) tier 1 matches
     turns: Sequence[tuple[str, int]] = ()  # (session key, seq) whose adjacent turns' passages are read
+
+
+@dataclass(frozen=True)
+class FoundLists:
+    vector: dict[str, list[Candidate]]
+    text: dict[str, list[Candidate]]
+    self_entities: list[Candidate]
+
+
+@dataclass(frozen=True)
+class Expanded:
+    graph: list[Candidate]  # by depth, then table, each best first
+    tier1: list[Candidate]
+    adjacent: list[Candidate]

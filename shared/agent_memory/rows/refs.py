@@ -37,3 +37,15 @@ def record_key(ref: str) -> str | list[str]:
 def key_of(ref: str) -> str:
     """The key part of ``<table>:<key>`` (a bare id is returned as is)."""
     return ref.partition(':')[2] or ref
+
+
+def address_key(entity_key: Sequence[str], key: str) -> str:
+    """The indexed address of (entity, key), injective: '%' and '#' in the name are escaped (migration 0013)."""
+    name = entity_key[1].replace('%', '%25').replace('#', '%23')
+    return f'{entity_key[0]}/{name}#{key}'
+
+
+def ref_address(entity_ref: str, key: str) -> str:
+    """``address_key`` from an entity ref (``type/name``; the type never holds '/')."""
+    entity_type, _, name = entity_ref.partition('/')
+    return address_key((entity_type, name), key)
