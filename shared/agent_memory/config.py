@@ -6,12 +6,24 @@ import os
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-
-from agent_memory.extraction.structured_output import Setting, parse_setting
+from typing import Literal, get_args
 
 DEFAULT_DATA_DIR = '.data'
 EMBEDDING_PROVIDERS = ('local', 'openai')
 DB_USER_LEVELS = ('root', 'namespace')  # where AGENT_MEMORY_DB_USER is defined: DEFINE USER … ON ROOT | ON NAMESPACE
+
+
+Setting = Literal['auto', 'json_schema', 'json_object', 'prompt']  # the LLM stage's structured-output modes
+SETTINGS: tuple[Setting, ...] = get_args(Setting)
+
+
+def parse_setting(value: str | None) -> Setting:
+    """``AGENT_MEMORY_LLM_STRUCTURED_OUTPUT``; unset or empty is ``auto``."""
+    setting = (value or 'auto').strip().lower()
+    for known in SETTINGS:
+        if setting == known:
+            return known
+    raise ValueError(f'AGENT_MEMORY_LLM_STRUCTURED_OUTPUT must be one of {", ".join(SETTINGS)}, got {value!r}')
 
 
 @dataclass(frozen=True)

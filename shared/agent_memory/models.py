@@ -8,7 +8,7 @@ from typing import Any, Literal
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from agent_memory.clock import parse_observation, parse_timestamp
-from agent_memory.domain.speakers import check_speaker_name
+from agent_memory.speakers import check_speaker_name
 from agent_memory.vocabulary import MemoryCategory, names_self_entity
 
 InferMode = Literal['full', 'triples', 'preview', 'none']

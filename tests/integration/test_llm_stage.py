@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from agent_memory.config import parse_setting
 from agent_memory.extraction import prompts
 from agent_memory.extraction.errors import ProviderError, ProviderOutputInvalid, ProviderRetryable
 from agent_memory.extraction.llm import LlmExtractor, ProviderRequestRejected, build_llm_extractor
@@ -21,7 +22,7 @@ from agent_memory.extraction.model import (
     KnownEntity,
     PriorTurn,
 )
-from agent_memory.extraction.structured_output import LearnedModes, Mode, parse_setting
+from agent_memory.extraction.structured_output import LearnedModes, Mode
 from tests.support.llm_server import VALIDATION_MESSAGE, LlmTestServer
 
 OBSERVED = dt.datetime(2026, 3, 2, 9, 30, tzinfo=dt.UTC)

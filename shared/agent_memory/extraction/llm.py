@@ -31,11 +31,12 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
+from agent_memory.config import Setting
 from agent_memory.extraction import prompts
 from agent_memory.extraction.context_window import exceeds_context_window
 from agent_memory.extraction.errors import LlmFailure, ProviderOutputInvalid, ProviderRetryable
 from agent_memory.extraction.model import Extraction, ExtractionContext
-from agent_memory.extraction.structured_output import LEARNED, LearnedModes, Mode, Setting
+from agent_memory.extraction.structured_output import LEARNED, LearnedModes, Mode
 from agent_memory.observability import logger
 
 if TYPE_CHECKING:

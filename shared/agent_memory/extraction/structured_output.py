@@ -16,19 +16,10 @@ from __future__ import annotations
 import threading
 from typing import Literal, get_args
 
+from agent_memory.config import Setting
+
 Mode = Literal['json_schema', 'json_object', 'prompt']
-Setting = Literal['auto', 'json_schema', 'json_object', 'prompt']
 MODES: tuple[Mode, ...] = get_args(Mode)
-SETTINGS: tuple[Setting, ...] = get_args(Setting)
-
-
-def parse_setting(value: str | None) -> Setting:
-    """``AGENT_MEMORY_LLM_STRUCTURED_OUTPUT``; unset or empty is ``auto``."""
-    setting = (value or 'auto').strip().lower()
-    for known in SETTINGS:
-        if setting == known:
-            return known
-    raise ValueError(f'AGENT_MEMORY_LLM_STRUCTURED_OUTPUT must be one of {", ".join(SETTINGS)}, got {value!r}')
 
 
 class LearnedModes:
