@@ -71,6 +71,7 @@ import numpy as np  # noqa: E402
 import trace_questions  # noqa: E402
 from bench_vectors import cache_path  # noqa: E402
 
+from agent_memory.adapters.openai_composer import LlmComposer  # noqa: E402
 from agent_memory.clock import new_id, utcnow  # noqa: E402
 from agent_memory.composition import Services, get_services  # noqa: E402
 from agent_memory.config import get_settings  # noqa: E402
@@ -84,7 +85,6 @@ from agent_memory.domain import question_key as question_keys  # noqa: E402
 from agent_memory.domain.context_config import ResponseCacheConfig  # noqa: E402
 from agent_memory.domain.contexts import create_context, mint_context_key  # noqa: E402
 from agent_memory.domain.question_key import QuestionKey, Specifics, question_key, specifics  # noqa: E402
-from agent_memory.domain.synthesis import LlmComposer  # noqa: E402
 from agent_memory.rows.traces import ResponseTraceRow  # noqa: E402
 from agent_memory.tuning import TUNING  # noqa: E402
 from agent_memory.write_ops import ResponseTrace  # noqa: E402

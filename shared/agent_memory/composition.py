@@ -104,7 +104,7 @@ class Services:
         if self._composer is None:
             settings = get_settings()
             if settings.llm_base_url:
-                from agent_memory.domain.synthesis import LlmComposer
+                from agent_memory.adapters.openai_composer import LlmComposer
 
                 default_model = settings.llm_synthesis_model or settings.llm_extraction_model
                 self._composer = LlmComposer(

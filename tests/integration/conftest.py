@@ -6,9 +6,9 @@ from collections.abc import Iterator
 
 import pytest
 
+from agent_memory.adapters.openai_composer import LlmComposer
 from agent_memory.composition import Services
 from agent_memory.domain.extraction_pipeline import Extractors
-from agent_memory.domain.synthesis import LlmComposer
 from agent_memory.extraction.llm import LlmExtractor
 from agent_memory.extraction.structured_output import LearnedModes
 from tests.support.chat import seed_alice

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from agent_memory.adapters.openai_composer import LlmComposer
 from agent_memory.composition import Services
-from agent_memory.domain.synthesis import LlmComposer
 from tests.support.handlers import Api
 from tests.support.llm_server import LlmTestServer
 from tests.support.worker import Worker

@@ -16,11 +16,11 @@ from typing import Any
 
 import pytest
 
+from agent_memory.adapters.openai_composer import LlmComposer
 from agent_memory.composition import Services, build_extractors
 from agent_memory.config import get_settings
 from agent_memory.db.trace_reads import TraceReads
 from agent_memory.domain.extraction_pipeline import Extractors
-from agent_memory.domain.synthesis import LlmComposer
 from agent_memory.extraction.llm import LlmExtractor
 from agent_memory.extraction.structured_output import LearnedModes
 from tests.support.handlers import Api

@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 
+from agent_memory.adapters.openai_composer import LlmComposer
 from agent_memory.composition import Services
 from agent_memory.db.memory_store import MemoryStore
-from agent_memory.domain.synthesis import LlmComposer
 from tests.support.chat import QUESTION
 from tests.support.db_snapshot import snapshot
 from tests.support.handlers import Api

@@ -1,4 +1,6 @@
-"""Answer composition for /chat and /reflect: an LLM through the ``openai`` client, or an extractive composer.
+"""Answer composition for /chat and /reflect: the ``Composer`` port, the prompt, citations and the extractive composer.
+
+The LLM composer (the ``openai`` client) is an adapter, ``adapters/openai_composer.py``, built by the composition root.
 
 Sources are numbered ``[S1]…[Sn]``; only those markers can become citations (a marker the model
 invents is removed from the reply). Memory and the transcript are framed as untrusted data.
@@ -9,25 +11,17 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
 from agent_memory.domain.answer_phrasing import is_asked_question, phrase, relevance
 from agent_memory.domain.extractive_answer import DONT_KNOW, answer, notes
-from agent_memory.domain.reply_style import ReplyStyle, for_the_model, style_of, styled
+from agent_memory.domain.reply_style import ReplyStyle, style_of, styled
 from agent_memory.domain.retrieval import FACT_SOURCES, Hit
-from agent_memory.errors import ProviderUnavailable, Unprocessable
-from agent_memory.extraction.context_window import exceeds_context_window
-from agent_memory.extraction.llm import NO_API_KEY, error_message
 from agent_memory.rows.conversation import TurnRow
 from agent_memory.rows.directives import InstructionRow
 
-if TYPE_CHECKING:
-    from openai.types.chat import ChatCompletion
-
 MAX_SOURCES = 12
 _MARKER = re.compile(r'\[S(\d{1,3})\]')
-_TOO_LONG = "the message alone is longer than the synthesis model's context window"
-_DELTA = re.compile(r'\S+\s*')  # the SSE frames of a reply: a word and the space after it
 CHAT_SYSTEM = (
     "You are the user's assistant with access to their long-term memory. Answer the question using the memory "
     'sources when they are relevant, citing each source you use inline as [S1], [S2], ... exactly as numbered. '
@@ -104,71 +98,6 @@ def resolve_citations(reply: str, sources: Sequence[Hit]) -> tuple[str, list[tup
 
     cleaned = re.sub(r'\s+([.,;:!?])', r'\1', _MARKER.sub(renumber, reply)).strip()
     return cleaned, [(f'[S{marker}]', sources[number - 1]) for number, marker in numbers.items()]
-
-
-class LlmComposer:
-    """One client per cold start; one chat.completions call per answer (more only while the prompt is too long).
-
-    The call is not streamed: the reply is needed whole (citations are resolved, and the reply stored and traced,
-    before the first byte is sent), and a streamed completion can end early without an error: llama-cpp-python's
-    server, by default, ends a stream with ``[DONE]`` as soon as another request waits for the model (an extraction
-    of an earlier turn, say), which left an empty or cut reply (docs/llm-providers.md).
-
-    A prompt the server refuses as longer than the model's context window is sent again with the better-ranked half
-    of the sources and the newer half of the transcript, until it fits; the answer is built from what was sent.
-    """
-
-    def __init__(
-        self, base_url: str, default_model: str | None, api_key: str | None, timeout_seconds: float, max_output_tokens: int | None = None
-    ) -> None:
-        import openai
-
-        self.default_model = default_model
-        self.max_output_tokens = max_output_tokens
-        self._client = openai.OpenAI(base_url=base_url, api_key=api_key or NO_API_KEY, timeout=timeout_seconds, max_retries=1)
-
-    def compose(
-        self,
-        question: str,
-        sources: Sequence[Hit],
-        transcript: Sequence[TurnRow],
-        model: str | None,
-        system: str = CHAT_SYSTEM,
-        caller_refs: frozenset[str] = frozenset(),
-        instructions: Sequence[InstructionRow] = (),
-    ) -> Composition:
-        import openai
-
-        system += for_the_model(instructions)
-        chosen = model or self.default_model
-        if not chosen:
-            raise ProviderUnavailable('no synthesis model is configured (models.synthesis or AGENT_MEMORY_LLM_SYNTHESIS_MODEL)')
-        shown, window = list(sources), list(transcript)
-        while True:
-            try:
-                completion = self._complete(chosen, system, user_prompt(question, shown, window, caller_refs))
-                break
-            except openai.APIStatusError as exc:
-                if not exceeds_context_window(exc.status_code, exc.code, error_message(exc)):
-                    raise ProviderUnavailable(f'synthesis failed: {type(exc).__name__}') from exc
-                if not shown and not window:
-                    raise Unprocessable(_TOO_LONG) from exc
-                shown, window = shown[: len(shown) // 2], window[len(window) // 2 :]
-            except openai.OpenAIError as exc:
-                raise ProviderUnavailable(f'synthesis failed: {type(exc).__name__}') from exc
-        content = completion.choices[0].message.content if completion.choices else None
-        reply, cited = resolve_citations(content or '', shown)
-        if not reply:
-            raise ProviderUnavailable('synthesis returned an empty reply')
-        usage = {'prompt': completion.usage.prompt_tokens, 'completion': completion.usage.completion_tokens} if completion.usage else None
-        return Composition(reply, cited, chosen, usage, _DELTA.findall(reply), read_sources=shown, read_transcript=bool(window))
-
-    def _complete(self, model: str, system: str, prompt: str) -> ChatCompletion:
-        cap: dict[str, Any] = {} if self.max_output_tokens is None else {'max_tokens': self.max_output_tokens}
-        completion: ChatCompletion = self._client.chat.completions.create(
-            model=model, messages=[{'role': 'system', 'content': system}, {'role': 'user', 'content': prompt}], **cap
-        )
-        return completion
 
 
 def user_prompt(question: str, sources: Sequence[Hit], transcript: Sequence[TurnRow], caller_refs: frozenset[str]) -> str:
