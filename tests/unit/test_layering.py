@@ -1,7 +1,9 @@
 """The layers import only downwards (docs/architecture.md, "Layers"), read from the source's import statements.
 
-The repository (``db/``) imports nothing from the domain, the API or the composition root; the typed rows and the
-leaf modules import nothing from the service; and the SDK's record ids stay inside ``db/``. A module still being
+The repository (``db/``) imports nothing from the domain, the API or the composition root; the domain and extraction
+import nothing from the repository (they depend on ``domain/ports.py``; the composition root builds the stores); the
+typed rows and the leaf modules import nothing from the service; ``models.py`` and ``config.py`` import no layer; and
+the SDK's record ids stay inside ``db/``. A probe module written for the test shows each import rule can fail. A module still being
 moved across the boundary is listed in ``PENDING`` (none is now): the checks expect it to fail (strict), so the list
 has to shrink when it moves.
 """
@@ -9,13 +11,13 @@ has to shrink when it moves.
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
 import pytest
 
 PACKAGE = Path(__file__).resolve().parents[2] / 'shared' / 'agent_memory'
-LEAVES = ('clock', 'vocabulary', 'errors', 'write_ops', 'plan_reads')
+LEAVES = ('clock', 'vocabulary', 'errors', 'write_ops', 'plan_reads', 'speakers', 'config')
 PENDING: dict[str, str] = {}
 
 
@@ -31,6 +33,29 @@ def imported(path: Path) -> Iterator[str]:
         elif isinstance(node, ast.ImportFrom) and node.module:
             yield node.module
             yield from (f'{node.module}.{alias.name}' for alias in node.names)
+
+
+def under(name: str, prefixes: Sequence[str]) -> bool:
+    return any(name == prefix or name.startswith(prefix + '.') for prefix in prefixes)
+
+
+def forbidden_imports(paths: Iterable[Path], prefixes: Sequence[str], root: Path = PACKAGE) -> dict[str, list[str]]:
+    """Each module of ``paths`` that imports one of ``prefixes`` (or a module under one), with what it imports.
+
+    Every import statement counts: at the top, under ``if TYPE_CHECKING:`` and inside a function alike."""
+    found = {}
+    for path in paths:
+        bad = sorted({m for m in imported(path) if under(m, prefixes)})
+        if bad:
+            found[path.relative_to(root).as_posix()] = bad
+    return found
+
+
+def domain_modules(root: Path = PACKAGE) -> list[Path]:
+    return sorted(p for folder in ('domain', 'extraction') for p in (root / folder).rglob('*.py') if '__pycache__' not in p.parts)
+
+
+LAYERS = ('agent_memory.domain', 'agent_memory.extraction', 'agent_memory.db', 'agent_memory.api', 'agent_memory.composition')
 
 
 def names_record_ids(path: Path) -> bool:
@@ -71,14 +96,59 @@ def test_rows_and_leaves_import_nothing_of_the_service_but_rows(path: Path) -> N
 
 
 def test_the_domain_does_not_import_the_composition_root() -> None:
-    # Given every domain module, When their imports are read, Then none reaches up to the composition root or the API
+    # Given every domain module, When their imports are read, Then none reaches up to the composition root, the API or
+    # an adapter
     upward = {
         p.relative_to(PACKAGE).as_posix(): m
         for p in modules('domain')
         for m in imported(p)
-        if m.startswith(('agent_memory.composition', 'agent_memory.api'))
+        if m.startswith(('agent_memory.composition', 'agent_memory.api', 'agent_memory.adapters'))
     }
     assert upward == {}
+
+
+def test_the_domain_imports_nothing_from_the_repository() -> None:
+    # Given every domain and extraction module, When their imports are read (TYPE_CHECKING ones included),
+    # Then none names agent_memory.db: the domain sees the stores only through domain/ports.py
+    assert forbidden_imports(domain_modules(), ['agent_memory.db']) == {}
+
+
+def test_models_and_config_import_no_layer() -> None:
+    # Given the request models and the configuration, When their imports are read, Then neither reaches a layer
+    assert forbidden_imports([PACKAGE / 'models.py', PACKAGE / 'config.py'], LAYERS) == {}
+
+
+def test_the_import_rules_report_a_probe_that_breaks_them(tmp_path: Path) -> None:
+    # Given a tree with a domain module importing the repository (at run time, under TYPE_CHECKING and in a function),
+    # a clean extraction module, and a models.py importing the domain
+    (tmp_path / 'domain').mkdir()
+    (tmp_path / 'extraction').mkdir()
+    (tmp_path / 'domain' / 'probe.py').write_text(
+        'from typing import TYPE_CHECKING\n'
+        'import agent_memory.db.connection\n'
+        'from agent_memory import db\n'
+        'if TYPE_CHECKING:\n'
+        '    from agent_memory.db.memory_store import MemoryStore\n'
+        'def later() -> None:\n'
+        '    from agent_memory.db.turn_store import TurnStore\n'
+    )
+    (tmp_path / 'extraction' / 'clean.py').write_text('from agent_memory.dbx import y\nfrom agent_memory.rows.reads import ReadFilter\n')
+    (tmp_path / 'models.py').write_text('from agent_memory.domain.speakers import check_speaker_name\n')
+    # When the same checks read that tree
+    domain = forbidden_imports(domain_modules(tmp_path), ['agent_memory.db'], tmp_path)
+    models = forbidden_imports([tmp_path / 'models.py'], LAYERS, tmp_path)
+    # Then the probe is reported with every offending import, and nothing else is
+    assert domain == {
+        'domain/probe.py': [
+            'agent_memory.db',
+            'agent_memory.db.connection',
+            'agent_memory.db.memory_store',
+            'agent_memory.db.memory_store.MemoryStore',
+            'agent_memory.db.turn_store',
+            'agent_memory.db.turn_store.TurnStore',
+        ]
+    }
+    assert models == {'models.py': ['agent_memory.domain.speakers', 'agent_memory.domain.speakers.check_speaker_name']}
 
 
 NOT_ROWS = {
