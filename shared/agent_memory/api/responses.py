@@ -358,6 +358,7 @@ class UncertaintyResolved(Wire):
 
 
 class Me(Wire):
+    context_id: str
     principal_id: str
     display_name: str
     kind: str

@@ -146,6 +146,8 @@ UNCERTAINTIES = _op('uncertainty', 'views', 'GET', f'{CTX}/uncertainty', 'Uncert
 RESOLVE = _op('resolve_uncertainty', 'views', 'POST', f'{CTX}/uncertainty/{{uncertainty_id}}/resolve', 'Settle an uncertainty flag',
               _ok('UncertaintyResolved'), DATA_BODY | {404}, 'ResolveUncertainty')  # fmt: skip
 ME = _op('me', 'views', 'GET', f'{CTX}/me', 'Who the key speaks for, and with which grants', _ok('Me'), DATA_GET)
+WHOAMI = _op('whoami', 'views', 'GET', '/api/v1/me', 'Who the key speaks for, in the context the key belongs to',
+             _ok('Me'), _errors(401, 403, 429, 503))  # fmt: skip
 INSPECT = _op('inspect', 'views', 'GET', f'{CTX}/inspect', 'The object a typed ref names', _ok('Inspection'), DATA_GET | {404, 501},
               query=('asOf', 'atInstant', 'ref', 'validFrom', 'validUntil'))  # fmt: skip
 
