@@ -158,6 +158,13 @@ class SessionCreate(StrictModel):
     metadata: dict[str, Any] = Field(default_factory=dict)
 
 
+class ImportRecords(StrictModel):
+    """A batch of an export's lines, in file order: ``startLine`` is the number of the first one in the file."""
+
+    start_line: int = Field(ge=2, le=2**53, validation_alias=AliasChoices('startLine', 'start_line'))
+    records: list[Any] = Field(min_length=1, max_length=10_000)
+
+
 class ContextCreate(StrictModel):
     """A new context: its config override, an optional description, and who its first (admin) principal is."""
 

@@ -9,12 +9,12 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from agent_memory.cli.__main__ import EXAMPLES, default_url, main, parser
+from agent_memory.cli.__main__ import EXAMPLES, default_url, parser
 from agent_memory.cli.client import Client
+from tests.support.cli import Cli
 from tests.support.gateway import KEY, MGMT, ROOT, Gateway
 from tests.support.ports import free_port
 
@@ -26,37 +26,6 @@ def gateway(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Gateway]:
     running = Gateway(tmp_path_factory.mktemp('cli') / 'data', free_port())
     yield running
     running.stop()
-
-
-class Cli:
-    """Runs ``main()`` with a clean ``AGENT_MEMORY_*`` environment: (exit code, stdout as JSON or text, stderr)."""
-
-    def __init__(self, gateway: Gateway, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
-        self.gateway, self.monkeypatch, self.capsys = gateway, monkeypatch, capsys
-
-    def __call__(self, *args: str, key: str | None = KEY, management: str | None = MGMT,
-                 env: dict[str, str] | None = None) -> tuple[int, Any, str]:  # fmt: skip
-        for name in [n for n in os.environ if n.startswith('AGENT_MEMORY_')] + ['PORT']:
-            self.monkeypatch.delenv(name, raising=False)
-        values = {'AGENT_MEMORY_URL': self.gateway.base, 'AGENT_MEMORY_KEY': key, 'AGENT_MEMORY_MANAGEMENT_KEY': management, **(env or {})}
-        for name, value in values.items():
-            if value is not None:
-                self.monkeypatch.setenv(name, value)
-        self.capsys.readouterr()
-        try:
-            code = main(list(args))
-        except SystemExit as exit_:  # --help
-            code = int(exit_.code or 0)
-        out, err = self.capsys.readouterr()
-        try:
-            return code, json.loads(out) if out.strip() else None, err
-        except json.JSONDecodeError:
-            return code, out, err
-
-
-@pytest.fixture
-def cli(gateway: Gateway, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> Cli:
-    return Cli(gateway, monkeypatch, capsys)
 
 
 def test_contexts_and_keys_lifecycle(gateway: Gateway, cli: Cli) -> None:

@@ -357,6 +357,24 @@ class UncertaintyResolved(Wire):
     corrections: list[Json]
 
 
+class ImportStarted(Wire):
+    import_id: str
+    context: str
+    records: int
+
+
+class ImportStaged(Wire):
+    received: int
+    staged: int
+
+
+class ImportCommitted(Wire):
+    context: str
+    source_context: str
+    counts: dict[str, int]
+    ms: int
+
+
 class Me(Wire):
     context_id: str
     principal_id: str

@@ -213,6 +213,32 @@ KEY_ROTATE = _op('rotate_key', 'contexts', 'POST', f'{_PRINCIPAL}/keys/{{name}}/
 KEY_DELETE = _op('delete_key', 'contexts', 'DELETE', f'{_PRINCIPAL}/keys/{{name}}', "Revoke a principal's key", {204: NO_CONTENT},
                  IN_CONTEXT | {400})  # fmt: skip
 
+# ---- management: export and restore (docs/backup-format.md) ----------------------------------------------------------------
+NDJSON = 'application/x-ndjson'
+_IMPORT = f'{MGMT}/{{context_id}}/import'
+_EXPORT_HEADER = {
+    'type': 'object',
+    'description': "The export's first line (its header): the import checks it, then takes the records that follow.",
+    'required': ['format', 'version', 'context', 'exportedAt', 'counts', 'embedding'],
+    'properties': {'format': {'const': 'agent-memory-export'}, 'version': {'type': 'integer'}, 'context': {'type': 'string'},
+                   'exportedAt': {'type': 'string'}, 'counts': {'type': 'object', 'additionalProperties': {'type': 'integer'}},
+                   'embedding': {'type': 'object'}, 'traces': {'type': 'boolean'}},
+}  # fmt: skip
+EXPORT = _op('export_context', 'contexts', 'GET', f'{MGMT}/{{context_id}}/export', 'Export a context: a page of NDJSON',
+             {200: Answer('A page of the export (the first starts with the header); header X-Next-Cursor names the next page',
+                          media=(NDJSON,), schema={'type': 'string'})},
+             IN_CONTEXT | {400}, query=('cursor', 'traces'))  # fmt: skip
+IMPORT_START = _op('start_import', 'contexts', 'POST', _IMPORT, 'Start restoring an export into this empty context',
+                   {201: Answer('Import opened: send the records, then commit', 'ImportStarted')}, IN_CONTEXT | {400, 409, 413},
+                   _EXPORT_HEADER)  # fmt: skip
+IMPORT_RECORDS = _op('stage_import', 'contexts', 'POST', f'{_IMPORT}/{{import_id}}',
+                     "Send a batch of the export's lines (checked and staged)", _ok('ImportStaged'), IN_CONTEXT | {400, 413},
+                     'ImportRecords')  # fmt: skip
+IMPORT_COMMIT = _op('commit_import', 'contexts', 'POST', f'{_IMPORT}/{{import_id}}/commit', 'Write the whole import in one transaction',
+                    _ok('ImportCommitted'), IN_CONTEXT | {400, 409})  # fmt: skip
+IMPORT_DISCARD = _op('discard_import', 'contexts', 'DELETE', f'{_IMPORT}/{{import_id}}', 'Discard an unfinished import', {204: NO_CONTENT},
+                     IN_CONTEXT)  # fmt: skip
+
 # ---- MCP (JSON-RPC through the MCP SDK: bodies described as schemas, not models) ---------------------------------------------
 _MCP_MESSAGE = {
     'type': 'object',

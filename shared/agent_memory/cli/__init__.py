@@ -5,7 +5,8 @@
     agent-memory keys list CTX PRINCIPAL | mint CTX PRINCIPAL NAME [--ttl S] | rotate ... | revoke ...
     agent-memory sweep decay|expire|purge-traces|reindex [--all]
     agent-memory import-conversations FILE [--format auto|chatgpt|claude|jsonl] [--infer full|none] [--wait]
-    agent-memory export [--output FILE]
+    agent-memory export [--output FILE] [--traces]
+    agent-memory import FILE
     agent-memory stats [--window-hours 24]
 
 Options go before or after the command. --url / AGENT_MEMORY_URL (default http://127.0.0.1:$PORT, PORT defaulting to

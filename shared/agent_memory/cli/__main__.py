@@ -43,7 +43,17 @@ EXAMPLES = {
   agent-memory sweep expire --context acme --management-key "$MGMT"
   agent-memory sweep purge-traces --all     # every context (management key)""",
     'export': """examples:
-  agent-memory export --context acme --output acme.json""",
+  agent-memory export --context acme --output acme.ndjson             # everything but the traces
+  agent-memory export --context acme --traces -o acme-full.ndjson
+  agent-memory export --key "$ACME_KEY" > acme.ndjson                 # the key's context (and a management key)
+
+The format is documented in docs/backup-format.md: a header line, then one record per line.""",
+    'import': """examples:
+  agent-memory contexts create acme-restored
+  agent-memory import acme.ndjson --context acme-restored
+
+The context must be empty. Every line is checked before anything is sent; the service writes the
+whole file in one transaction, or nothing.""",
     'import-conversations': """examples:
   agent-memory import-conversations conversations.json            # a ChatGPT or Claude export
   agent-memory import-conversations chat.jsonl --wait              # wait for extraction, report failures
@@ -174,9 +184,14 @@ def parser() -> argparse.ArgumentParser:
     sweep.add_argument('--all', action='store_true', help='every context (needs the management key)')
     sweep.set_defaults(run=run_sweep)
 
-    export = command('export', "export a context's current state as JSON", examples=EXAMPLES['export'])
-    export.add_argument('--output', '-o', type=Path, help='write here instead of stdout')
-    export.set_defaults(run=run_export)
+    export = command('export', 'write everything of a context to a file (NDJSON; management key)', examples=EXAMPLES['export'])
+    export.add_argument('--output', '-o', type=Path, help='write here (default: stdout)')
+    export.add_argument('--traces', action='store_true', help='include the retrieval, response and decision traces')
+    export.set_defaults(run=_lazy('agent_memory.cli.backup', 'run_export'))
+
+    restore = command('import', 'restore an export into an empty context (management key)', examples=EXAMPLES['import'])
+    restore.add_argument('file', type=Path, metavar='FILE')
+    restore.set_defaults(run=_lazy('agent_memory.cli.backup', 'run_import'))
 
     conversations = command('import-conversations', 'import chat conversations (ChatGPT or Claude exports, JSONL), one session each',
                             examples=EXAMPLES['import-conversations'])  # fmt: skip
@@ -266,30 +281,6 @@ def run_sweep(client: Client, args: argparse.Namespace) -> Any:
         results.append({'context': context_id, **outcome})
         print(f'{args.sweep} {context_id}: {outcome["affected"]} affected in {outcome["ms"]} ms', file=sys.stderr)
     return {'sweep': args.sweep, 'results': results}
-
-
-def run_export(client: Client, args: argparse.Namespace) -> Any:
-    context = context_of(client, args)
-    base = f'/api/v1/{context}'
-    entities, cursor = [], None
-    while True:
-        page = client.call('GET', f'{base}/entities', query={'limit': '500', **({'cursor': cursor} if cursor else {})})
-        entities.extend(page['entities'])
-        cursor = page['page']['nextCursor']
-        if not page['page']['hasMore'] or not cursor:
-            break
-    document = {
-        'context': context,
-        'exportedAt': time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime()),
-        'state': client.call('GET', f'{base}/state', query={'limit': '500'}),
-        'profile': client.call('GET', f'{base}/profile'),
-        'entities': entities,
-    }
-    if args.output:
-        args.output.write_text(json.dumps(document, indent=2, ensure_ascii=False) + '\n', encoding='utf-8')
-        print(f'exported {len(entities)} entities to {args.output}', file=sys.stderr)
-        return None
-    return document
 
 
 if __name__ == '__main__':

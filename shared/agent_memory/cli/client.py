@@ -50,7 +50,8 @@ class Client:
 
     def call(self, method: str, path: str, body: Any = None, *, management: bool = False, query: dict[str, str] | None = None,
              key: str | None = None, headers: dict[str, str] | None = None) -> Any:  # fmt: skip
-        """The JSON body of a successful answer (None for an empty one); ApiError for an error status."""
+        """The JSON body of a successful answer (None for an empty one); ApiError for an error status. ``body`` is sent as
+        JSON, or as it is when it is already encoded (bytes)."""
         return self.send(method, path, body, management=management, query=query, key=key, headers=headers).json()
 
     def send(self, method: str, path: str, body: Any = None, *, management: bool = False, query: dict[str, str] | None = None,
@@ -59,7 +60,7 @@ class Client:
         if not token:
             raise ApiError(401, f'this command needs {MANAGEMENT_KEY_HINT if management else KEY_HINT}')
         target = self.url.rstrip('/') + urllib.parse.quote(path) + (f'?{urllib.parse.urlencode(query)}' if query else '')
-        data = json.dumps(body, ensure_ascii=False).encode() if body is not None else None
+        data = body if isinstance(body, bytes) else json.dumps(body, ensure_ascii=False).encode() if body is not None else None
         for attempt in range(RETRIES + 1):
             request = urllib.request.Request(target, data=data, method=method)
             request.add_header('Authorization', f'Bearer {token}')

@@ -1,0 +1,250 @@
+"""A context's rows out to the export format and back (docs/backup-format.md).
+
+Export: each kind's rows in key order, a page at a time (``id > $after``: the engine filters keys before decoding rows),
+rendered field by field as the format says (record ids as keys, times with their nanoseconds, vectors packed).
+
+Import: every batch of checked records is staged in ``import_row`` (migration 0033; ids ``[import, kind, key]``), where
+no read looks; the commit copies each kind's staged rows into its table in one transaction, after checking the context
+is still empty. The database computes the derived fields again (string keys, search text, importance) and its events
+write the lean mirrors, exactly as for rows written by the service.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from agent_memory.backup_format import KIND, Field, Instant, Kind, Record, encode_vector, format_instant
+from agent_memory.db.connection import Database, QueryFailed
+from agent_memory.db.records import rid
+from agent_memory.db.sdk import PreciseDatetime, RecordID, vector
+from agent_memory.errors import Conflict
+
+RESERVED_PRINCIPALS = ('admin', 'system')
+NOT_EMPTY = 'am-import-context-not-empty'
+# The tables that hold memory: a context with a row in any of them (or a principal beyond the reserved two) is not empty.
+MEMORY_TABLES = ('session', 'turn', 'memory_chunk', 'entity', 'attribute', 'relates_to', 'action', 'instruction', 'uncertainty')
+_EMPTY = (
+    'array::len(array::flatten(['
+    + ', '.join(f'(SELECT VALUE id FROM {table} LIMIT 1)' for table in MEMORY_TABLES)
+    + ', (SELECT VALUE id FROM principal WHERE id NOTINSIDE [principal:admin, principal:system] LIMIT 1)])) = 0'
+)
+Key = str | tuple[str, str]
+
+
+@dataclass(frozen=True)
+class ExportRow:
+    key: Key
+    line: str  # the record, as one line of JSON
+
+
+@dataclass(frozen=True)
+class Staged:
+    """What staging a batch did: how many records are new, and the first one whose key an earlier line already had."""
+
+    new: int
+    duplicate: tuple[int, int] | None = None  # (line, the earlier line)
+
+
+@dataclass(frozen=True)
+class Dangling:
+    """A staged record whose required link names no row of the file."""
+
+    line: int
+    kind: str
+    field: str
+    key: Any
+
+
+class BackupStore:
+    def __init__(self, db: Database, database: str) -> None:
+        self.db = db
+        self.database = database
+
+    def _q(self, sql: str, **params: Any) -> list[Any]:
+        return self.db.query(self.database, sql, params)
+
+    # ---- export ---------------------------------------------------------------------------------------------------------
+    def counts(self, kinds: Sequence[str]) -> dict[str, int]:
+        results = self._q(''.join(f'SELECT count() FROM {kind} GROUP ALL;' for kind in kinds))
+        return {kind: int(rows[0]['count']) if rows else 0 for kind, rows in zip(kinds, results, strict=True)}
+
+    def clock(self) -> tuple[int, str | None]:
+        """The decay clock: how many decay steps this context has taken, and the day of the last scheduled one."""
+        row = self._q('SELECT decay_epoch, scheduled_day FROM ONLY lifecycle_clock:decay;')[0] or {}
+        return int(row.get('decay_epoch') or 0), row.get('scheduled_day')
+
+    def export_rows(self, kind: str, after: Key | None, limit: int) -> list[ExportRow]:
+        """Up to ``limit`` rows of ``kind`` after the key ``after``, in key order, each as a line of the format."""
+        spec = KIND[kind]
+        projection = ', '.join(['id', *(f'`{f.name}`' for f in spec.fields)])
+        where = ' WHERE id > $after' if after is not None else ''
+        rows = self._q(f'SELECT {projection} FROM {kind}{where} LIMIT $limit;', after=_record(kind, after), limit=limit)[0]
+        return [_render(spec, row) for row in rows or []]
+
+    # ---- import ---------------------------------------------------------------------------------------------------------
+    def is_empty(self) -> bool:
+        return bool(self._q(f'RETURN {_EMPTY};')[0])
+
+    def start_import(self, job: str, header: str, now: dt.datetime) -> None:
+        """A new import (its header as JSON text); whatever an earlier, unfinished import staged is dropped."""
+        self._q('DELETE import_row; DELETE import_job; CREATE $job SET header = $header, created_at = $now;',
+                job=rid('import_job', job), header=header, now=now)  # fmt: skip
+
+    def import_header(self, job: str) -> str | None:
+        """The header (JSON text) of an import in progress, None when there is none of that id."""
+        row = self._q('SELECT header FROM ONLY $job;', job=rid('import_job', job))[0]
+        return str(row['header']) if row else None
+
+    def save_settings(self, job: str, settings: str) -> None:
+        """The context record (JSON text), kept until the commit applies it."""
+        self._q('UPDATE $job SET settings = $settings RETURN NONE;', job=rid('import_job', job), settings=settings)
+
+    def settings(self, job: str) -> str | None:
+        row = self._q('SELECT settings FROM ONLY $job;', job=rid('import_job', job))[0]
+        return str(row['settings']) if row and row.get('settings') else None
+
+    def stage(self, job: str, records: Sequence[Record]) -> Staged:
+        """Stage checked records; a record already staged from the same line (a batch sent again) is skipped."""
+        seen: dict[Any, int] = {}
+        for record in records:
+            staged_id = _staged_id(job, record)
+            if staged_id in seen:
+                return Staged(0, (record.line, seen[staged_id]))
+            seen[staged_id] = record.line
+        existing = {row['id']: row['line'] for row in self._q('SELECT id, line FROM $ids;', ids=list(seen))[0] or []}
+        for staged_id, line in seen.items():
+            if staged_id in existing and existing[staged_id] != line:
+                return Staged(0, (line, existing[staged_id]))
+        fresh = [{'id': _staged_id(job, r), 'line': r.line, 'row': _row(r)} for r in records if _staged_id(job, r) not in existing]
+        if fresh:
+            self._q('INSERT INTO import_row $rows RETURN NONE;', rows=fresh)
+        return Staged(len(fresh))
+
+    def staged_counts(self, job: str, kinds: Sequence[str]) -> dict[str, int]:
+        sql = ''.join(f"SELECT count() FROM import_row:[$job, '{kind}', NONE]..[$job, '{kind}', {{}}] GROUP ALL;" for kind in kinds)
+        results = self._q(sql, job=job)
+        return {kind: int(rows[0]['count']) if rows else 0 for kind, rows in zip(kinds, results, strict=True)}
+
+    def dangling(self, job: str, kinds: Sequence[str]) -> Dangling | None:
+        """The first staged record (by line) whose required link names no staged row, if any."""
+        checks = [(kind, name, KIND[kind].fields) for kind in kinds for name in KIND[kind].required_links]
+        if not checks:
+            return None
+        statements = []
+        for kind, name, fields in checks:
+            target = next(f.target for f in fields if f.name == name)
+            statements.append(
+                f"SELECT line, row.`{name}` AS target FROM import_row:[$job, '{kind}', NONE]..[$job, '{kind}', {{}}] "
+                f"WHERE !record::exists(type::record('import_row', [$job, '{target}', record::id(row.`{name}`)])) "
+                'ORDER BY line LIMIT 1;'
+            )
+        found = [(rows[0], kind, name) for (kind, name, _), rows in zip(checks, self._q(''.join(statements), job=job), strict=True) if rows]
+        if not found:
+            return None
+        row, kind, name = min(found, key=lambda f: f[0]['line'])
+        return Dangling(int(row['line']), kind, name, _wire_key(row['target']))
+
+    def commit(self, job: str, kinds: Sequence[str], decay_epoch: int, scheduled_day: str | None) -> None:
+        """Copy the staged rows into the context in one transaction (Conflict when the context is no longer empty)."""
+        copies = [
+            f'INSERT {"RELATION " if kind == "relates_to" else ""}INTO {kind} '
+            f"(SELECT VALUE row FROM import_row:[$job, '{kind}', NONE]..[$job, '{kind}', {{}}]) RETURN NONE;"
+            for kind in kinds
+        ]
+        sql = (
+            'BEGIN TRANSACTION;\n'
+            f"IF !({_EMPTY}) {{ THROW '{NOT_EMPTY}' }};\n"
+            'DELETE principal RETURN NONE;\n' + '\n'.join(copies) + '\n'
+            'UPSERT lifecycle_clock:decay SET decay_epoch = $epoch, scheduled_day = $day RETURN NONE;\n'
+            'COMMIT TRANSACTION;'
+        )
+        try:
+            self._q(sql, job=job, epoch=decay_epoch, day=scheduled_day)
+        except QueryFailed as exc:
+            if NOT_EMPTY in str(exc):
+                raise Conflict('the context is no longer empty: something was written to it during the import') from None
+            raise
+
+    def discard(self, job: str) -> None:
+        """Drop an import's staged rows and the import itself (after its commit, or when it is abandoned)."""
+        self._q('DELETE import_row:[$job]..[$job, {}] RETURN NONE; DELETE $id RETURN NONE;', job=job, id=rid('import_job', job))
+
+
+# ---- rows to lines ------------------------------------------------------------------------------------------------------
+
+
+def _render(spec: Kind, row: dict[str, Any]) -> ExportRow:
+    key = _wire_key(row['id'])
+    record: dict[str, Any] = {'record': spec.name, 'id': list(key) if isinstance(key, tuple) else key}
+    for field in spec.fields:
+        value = row.get(field.name)
+        if value is not None:
+            record[field.wire] = _wire(field, value)
+    return ExportRow(key, json.dumps(record, ensure_ascii=False, separators=(',', ':'), default=str))
+
+
+def _wire(field: Field, value: Any) -> Any:
+    if field.type == 'time':
+        return format_instant(value, getattr(value, 'nanosecond', 0))
+    if field.type == 'link':
+        return _json_key(_wire_key(value))
+    if field.type == 'links':
+        return [_json_key(_wire_key(v)) for v in value]
+    if field.type == 'vector':
+        return encode_vector([float(v) for v in value])
+    if field.type == 'float':
+        return float(value)
+    return value
+
+
+def _wire_key(value: Any) -> Key:
+    key = value.id if isinstance(value, RecordID) else value
+    if isinstance(key, list):
+        return str(key[0]), str(key[1])
+    return str(key)
+
+
+def _json_key(key: Key) -> str | list[str]:
+    return list(key) if isinstance(key, tuple) else key
+
+
+def _record(table: str, key: Key | None) -> RecordID | None:
+    return None if key is None else rid(table, list(key) if isinstance(key, tuple) else key)
+
+
+# ---- records to staged rows ------------------------------------------------------------------------------------------------
+
+
+def _staged_id(job: str, record: Record) -> RecordID:
+    assert record.key is not None
+    return rid('import_row', [job, record.kind, _json_key(record.key)])
+
+
+def _row(record: Record) -> dict[str, Any]:
+    spec = KIND[record.kind]
+    row: dict[str, Any] = {'id': _record(record.kind, record.key)}
+    for field in spec.fields:
+        if field.name in record.values:
+            row[field.name] = _value(field, record.values[field.name])
+    return row
+
+
+def _value(field: Field, value: Any) -> Any:
+    if field.type == 'time':
+        return _datetime(value)
+    if field.type == 'link':
+        return _record(field.target, value)
+    if field.type == 'links':
+        return [_record(field.target, v) for v in value]
+    if field.type == 'vector':
+        return vector(value)
+    return value
+
+
+def _datetime(instant: Instant) -> dt.datetime:
+    m = instant.moment
+    return PreciseDatetime(m.year, m.month, m.day, m.hour, m.minute, m.second, m.microsecond, tzinfo=dt.UTC, nanosecond=instant.nanosecond)

@@ -1,0 +1,209 @@
+"""Export a context, and restore an export into an empty context (management API; docs/backup-format.md).
+
+Export is paged: each ``GET …/export`` answers at most ``PAGE_BYTES`` of NDJSON (the first page starts with the
+header and the context record) and a cursor for the next. Import is staged: ``POST …/import`` checks the header and
+that the context is empty; each ``POST …/import/{id}`` checks a batch of lines and stages it, where nothing reads it;
+``POST …/import/{id}/commit`` checks the whole file arrived (the header's counts) and that every required link names a
+row of the file, then writes everything in one transaction. A bad or truncated file is refused with its line and
+writes nothing to the context.
+
+Embeddings travel in the file (``f32:``/``f64:`` base64), so a restored context ranks exactly as the original did: an
+entity's vector is of its name when first seen and an attribute's of the words of the turn that stated it, which a
+recomputation could not always rebuild; the vectors are refused when the deployment's model differs.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import time
+from collections.abc import Callable
+from dataclasses import asdict
+from typing import TYPE_CHECKING, Any
+
+from agent_memory.backup_format import CONTEXT, KINDS, ContextSettings, FormatError, Header, Record, check_record, parse_header
+from agent_memory.clock import iso, new_id
+from agent_memory.db.control_store import ControlStore
+from agent_memory.domain.context_config import effective_config
+from agent_memory.domain.contexts import existing_context
+from agent_memory.domain.params import decode_cursor, encode_cursor
+from agent_memory.errors import BadRequest, Conflict, NotFound
+
+if TYPE_CHECKING:
+    from agent_memory.db.backup_store import BackupStore, Key
+    from agent_memory.db.context_stores import ContextStores
+
+PAGE_ROWS = 500
+PAGE_BYTES = 2 * 1024 * 1024  # of NDJSON per export page: well under Lambda's 6 MB response limit
+VECTOR_KINDS = ('memory_chunk', 'entity', 'attribute', 'retrieval_trace')
+NO_IMPORT = 'no such import in progress (it was committed or discarded, or a newer import replaced it)'
+
+StoresOf = Callable[[str], 'ContextStores']
+
+
+def export_page(control: ControlStore, stores_of: StoresOf, embedding: tuple[str, int], context_id: str, cursor: str | None,
+                traces: bool, now: dt.datetime) -> tuple[str, str | None]:  # fmt: skip
+    """One page of the export (NDJSON text) and the cursor of the next page (None on the last)."""
+    row = existing_context(control, context_id)
+    backup = stores_of(context_id).backup
+    kind_index, after, traces = _position(cursor, traces)
+    kinds = [k.name for k in KINDS if traces or not k.trace]
+    lines: list[str] = []
+    if cursor is None:
+        counts = {CONTEXT: 1, **backup.counts(kinds)}
+        header = Header(context_id, iso(now) or '', counts, embedding[0], embedding[1], traces)
+        epoch, day = backup.clock()
+        settings = {'record': CONTEXT, 'config': row.config, 'description': row.description, 'decayEpoch': epoch, 'scheduledDay': day}
+        lines = [_json(header.to_json()), _json(settings)]
+    size = sum(len(line) + 1 for line in lines)
+    while kind_index < len(kinds):
+        rows = backup.export_rows(kinds[kind_index], after, PAGE_ROWS)
+        for exported in rows:
+            if lines and size + len(exported.line) + 1 > PAGE_BYTES:
+                return _body(lines), encode_cursor([kind_index, _json_key(after), traces])
+            lines.append(exported.line)
+            size += len(exported.line) + 1
+            after = exported.key
+        if len(rows) < PAGE_ROWS:
+            kind_index, after = kind_index + 1, None
+    return _body(lines), None
+
+
+def _position(cursor: str | None, traces: bool) -> tuple[int, Key | None, bool]:
+    """Where a cursor resumes: the kind's index, the last key exported, and whether traces are exported."""
+    if cursor is None:
+        return 0, None, traces
+    value = decode_cursor(cursor)
+    valid = isinstance(value, list) and len(value) == 3 and isinstance(value[0], int) and 0 <= value[0] <= len(KINDS)
+    after = value[1] if valid else None
+    if not valid or not isinstance(value[2], bool) or not (after is None or isinstance(after, str) or _is_pair(after)):
+        raise BadRequest('invalid cursor')
+    return value[0], tuple(after) if isinstance(after, list) else after, value[2]
+
+
+def _is_pair(value: Any) -> bool:
+    return isinstance(value, list) and len(value) == 2 and all(isinstance(v, str) for v in value)
+
+
+def _json_key(key: Key | None) -> Any:
+    return list(key) if isinstance(key, tuple) else key
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(',', ':'))
+
+
+def _body(lines: list[str]) -> str:
+    return '\n'.join(lines) + '\n' if lines else ''
+
+
+# ---- import -------------------------------------------------------------------------------------------------------------
+
+
+def start_import(control: ControlStore, stores_of: StoresOf, embedding: tuple[str, int], context_id: str, body: Any,
+                 now: dt.datetime) -> dict[str, Any]:  # fmt: skip
+    """Check the header (line 1) and that the context is empty; open an import for the records that follow."""
+    existing_context(control, context_id)
+    header = _header(body)
+    carries_vectors = any(header.counts.get(kind, 0) for kind in VECTOR_KINDS)
+    if carries_vectors and (header.embedding_model, header.embedding_dimension) != embedding:
+        raise BadRequest(
+            f'line 1: the export holds {header.embedding_dimension}-d vectors of {header.embedding_model!r}; this deployment embeds '
+            f'with {embedding[1]}-d {embedding[0]!r}, whose vectors are not comparable'
+        )
+    backup = stores_of(context_id).backup
+    if not backup.is_empty():
+        raise Conflict(f'context {context_id!r} is not empty: an export is restored into a new context (create one first)')
+    job = new_id()
+    backup.start_import(job, _json(header.to_json()), now)
+    return {'importId': job, 'context': context_id, 'records': header.records}
+
+
+def stage(control: ControlStore, stores_of: StoresOf, context_id: str, job: str, start_line: int, values: list[Any]) -> dict[str, Any]:
+    """Check a batch of lines (``start_line`` is the first one's number in the file) and stage them; nothing is staged
+    unless every line of the batch is right."""
+    existing_context(control, context_id)
+    backup = stores_of(context_id).backup
+    header = _job_header(backup, job)
+    records: list[Record] = []
+    settings: ContextSettings | None = None
+    settings_line: int | None = None
+    for offset, value in enumerate(values):
+        try:
+            record = check_record(value, start_line + offset, header)
+        except FormatError as exc:
+            raise BadRequest(str(exc)) from None
+        if record.settings is None:
+            records.append(record)
+            continue
+        saved = backup.settings(job)
+        first = json.loads(saved)['line'] if saved else settings_line
+        if first is not None and first != record.line:
+            raise BadRequest(f'line {record.line}: a second context record (the first is line {first}; an export holds one)')
+        if saved is None:  # a batch sent again finds its context record saved
+            settings, settings_line = _checked_settings(record.settings, record.line), record.line
+    staged = backup.stage(job, records)
+    if staged.duplicate is not None:
+        line, first = staged.duplicate
+        raise BadRequest(f'line {line}: the same kind and id as line {first}')
+    if settings is not None:
+        backup.save_settings(job, _json({'line': settings_line, **asdict(settings)}))
+    return {'received': len(values), 'staged': staged.new + (settings is not None)}
+
+
+def _checked_settings(settings: ContextSettings, line: int) -> ContextSettings:
+    try:
+        effective_config(settings.config)
+    except (ValueError, BadRequest) as exc:  # pydantic's ValidationError is a ValueError
+        raise BadRequest(f'line {line}: context.config is not a valid configuration: {exc}') from None
+    return settings
+
+
+def commit(control: ControlStore, stores_of: StoresOf, context_id: str, job: str, now: dt.datetime) -> dict[str, Any]:
+    """Check the import is whole and consistent, then write it in one transaction and apply the context's settings."""
+    existing_context(control, context_id)
+    stores = stores_of(context_id)
+    backup = stores.backup
+    header = _job_header(backup, job)
+    kinds = [kind for kind in header.kinds() if kind != CONTEXT]
+    saved = backup.settings(job)
+    counts = {CONTEXT: int(saved is not None), **backup.staged_counts(job, kinds)}
+    short = [(kind, header.counts.get(kind, 0), counts[kind]) for kind in header.kinds() if counts[kind] != header.counts.get(kind, 0)]
+    if short:
+        kind, announced, arrived = short[0]
+        raise BadRequest(f'incomplete import: the header announces {announced} {kind} record(s) and {arrived} arrived '
+                         '(a truncated file?); nothing was written')  # fmt: skip
+    dangling = backup.dangling(job, kinds)
+    if dangling is not None:
+        field = next(f.wire for k in KINDS if k.name == dangling.kind for f in k.fields if f.name == dangling.field)
+        raise BadRequest(f'line {dangling.line}: {dangling.kind}.{field} names {dangling.key!r}, which is not in the file; '
+                         'nothing was written')  # fmt: skip
+    assert saved is not None
+    settings = ContextSettings(**{k: v for k, v in json.loads(saved).items() if k != 'line'})
+    started = time.monotonic()
+    backup.commit(job, kinds, settings.decay_epoch, settings.scheduled_day)
+    stores.memory.ensure_reserved_principals(now)  # a file without them still leaves the context its admin and system
+    control.restore_context_settings(context_id, settings.config, settings.description, now)
+    backup.discard(job)
+    return {'context': context_id, 'sourceContext': header.context, 'counts': counts, 'ms': round((time.monotonic() - started) * 1000)}
+
+
+def discard(control: ControlStore, stores_of: StoresOf, context_id: str, job: str) -> None:
+    existing_context(control, context_id)
+    backup = stores_of(context_id).backup
+    _job_header(backup, job)
+    backup.discard(job)
+
+
+def _header(body: Any) -> Header:
+    try:
+        return parse_header(body)
+    except FormatError as exc:
+        raise BadRequest(str(exc)) from None
+
+
+def _job_header(backup: BackupStore, job: str) -> Header:
+    text = backup.import_header(job) if job.isalnum() else None
+    if text is None:
+        raise NotFound(NO_IMPORT)
+    return _header(json.loads(text))
