@@ -26,11 +26,6 @@ def gateway(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Gateway]:
     running.stop()
 
 
-@pytest.fixture
-def cli(gateway: Gateway, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> Cli:
-    return Cli(gateway, monkeypatch, capsys)
-
-
 def ok(gateway: Gateway, method: str, path: str, body: Any = None, key: str = KEY) -> Any:
     code, answer = gateway.request(method, path, body, key=key)
     assert code in (200, 201, 202), (method, path, code, answer)

@@ -36,8 +36,3 @@ class Cli:
             return code, json.loads(out) if out.strip() else None, err
         except json.JSONDecodeError:
             return code, out, err
-
-
-@pytest.fixture
-def cli(gateway: Gateway, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> Cli:
-    return Cli(gateway, monkeypatch, capsys)
