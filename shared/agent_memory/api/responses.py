@@ -369,9 +369,13 @@ class ImportStaged(Wire):
 
 
 class ImportCommitted(Wire):
+    """``done`` false: call commit again, it resumes (``written`` rows this time)."""
+
     context: str
     source_context: str
-    counts: dict[str, int]
+    done: bool
+    written: int
+    counts: dict[str, int] | None
     ms: int
 
 

@@ -232,12 +232,13 @@ IMPORT_START = _op('start_import', 'contexts', 'POST', _IMPORT, 'Start restoring
                    {201: Answer('Import opened: send the records, then commit', 'ImportStarted')}, IN_CONTEXT | {400, 409, 413},
                    _EXPORT_HEADER)  # fmt: skip
 IMPORT_RECORDS = _op('stage_import', 'contexts', 'POST', f'{_IMPORT}/{{import_id}}',
-                     "Send a batch of the export's lines (checked and staged)", _ok('ImportStaged'), IN_CONTEXT | {400, 413},
+                     "Send a batch of the export's lines (checked and staged)", _ok('ImportStaged'), IN_CONTEXT | {400, 409, 413},
                      'ImportRecords')  # fmt: skip
-IMPORT_COMMIT = _op('commit_import', 'contexts', 'POST', f'{_IMPORT}/{{import_id}}/commit', 'Write the whole import in one transaction',
-                    _ok('ImportCommitted'), IN_CONTEXT | {400, 409})  # fmt: skip
-IMPORT_DISCARD = _op('discard_import', 'contexts', 'DELETE', f'{_IMPORT}/{{import_id}}', 'Discard an unfinished import', {204: NO_CONTENT},
-                     IN_CONTEXT)  # fmt: skip
+IMPORT_COMMIT = _op('commit_import', 'contexts', 'POST', f'{_IMPORT}/{{import_id}}/commit',
+                    'Check the import is whole, then write it (call again until done)', _ok('ImportCommitted'),
+                    IN_CONTEXT | {400, 409})  # fmt: skip
+IMPORT_DISCARD = _op('discard_import', 'contexts', 'DELETE', f'{_IMPORT}/{{import_id}}', 'Discard an import before its commit',
+                     {204: NO_CONTENT}, IN_CONTEXT | {409})  # fmt: skip
 
 # ---- MCP (JSON-RPC through the MCP SDK: bodies described as schemas, not models) ---------------------------------------------
 _MCP_MESSAGE = {

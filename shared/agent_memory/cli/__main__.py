@@ -191,6 +191,7 @@ def parser() -> argparse.ArgumentParser:
 
     restore = command('import', 'restore an export into an empty context (management key)', examples=EXAMPLES['import'])
     restore.add_argument('file', type=Path, metavar='FILE')
+    restore.add_argument('--resume', metavar='IMPORT_ID', help='finish the commit of an import that stopped part way')
     restore.set_defaults(run=_lazy('agent_memory.cli.backup', 'run_import'))
 
     conversations = command('import-conversations', 'import chat conversations (ChatGPT or Claude exports, JSONL), one session each',

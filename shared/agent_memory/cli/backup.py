@@ -3,7 +3,8 @@
 Both stream: the export is fetched a page at a time and written as it comes (into a temporary file renamed at the end,
 so a failed export never leaves a file that looks whole); the import reads the file twice, line by line: first to check
 every line with the format's own checks (a bad or truncated file is refused with its line before anything is sent),
-then to send it in batches, which the service stages and writes in one transaction at the commit.
+then to send it in batches, which the service checks again and stages. The commit writes nothing unless the whole file
+arrived and holds together; it then writes in batches, and a commit cut short resumes (``--resume``).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from agent_memory.backup_format import FormatError, Header, check_record, parse_header
-from agent_memory.cli.client import ApiError, Client
+from agent_memory.cli.client import ApiError, Client, Unreachable
 from agent_memory.cli.common import Incomplete, context_of
 from agent_memory.cli.jsonstream import InputError
 from agent_memory.cli.progress import Progress
@@ -80,25 +81,45 @@ def run_export(client: Client, args: argparse.Namespace) -> Any:
 
 
 def run_import(client: Client, args: argparse.Namespace) -> Any:
-    header = check_file(args.file)
-    context = context_of(client, args)
     started = time.monotonic()
+    header = check_file(args.file)
+    checked = time.monotonic()
+    context = context_of(client, args)
     base = f'/api/v1/contexts/{context}/import'
-    opened = client.call('POST', base, header.to_json(), management=True)
-    job = opened['importId']
+    job = args.resume or client.call('POST', base, header.to_json(), management=True)['importId']
+    if not args.resume:
+        try:
+            progress = Progress(header.records, 'records', 'send')
+            for start_line, batch in _batches(args.file):
+                body = f'{{"startLine": {start_line}, "records": [{",".join(batch)}]}}'.encode()
+                client.call('POST', f'{base}/{job}', body, management=True)
+                progress.advance(len(batch))
+            progress.finish()
+        except BaseException:
+            with contextlib.suppress(ApiError, OSError):
+                client.call('DELETE', f'{base}/{job}', management=True)
+            raise
+    sent = time.monotonic()
     try:
-        progress = Progress(header.records, 'records', 'import')
-        for start_line, batch in _batches(args.file):
-            body = f'{{"startLine": {start_line}, "records": [{",".join(batch)}]}}'.encode()
-            client.call('POST', f'{base}/{job}', body, management=True)
-            progress.advance(len(batch))
-        progress.finish()
-        done = client.call('POST', f'{base}/{job}/commit', management=True)
-    except BaseException:
-        with contextlib.suppress(ApiError, OSError):
-            client.call('DELETE', f'{base}/{job}', management=True)
-        raise
-    return {**done, 'records': header.records, 'seconds': round(time.monotonic() - started, 2)}
+        done = _commit(client, f'{base}/{job}/commit', header.records - 1)
+    except (ApiError, Unreachable) as exc:
+        if isinstance(exc, ApiError) and exc.status in (400, 404, 409):
+            raise
+        resume = f'agent-memory import {args.file} --context {context} --resume {job}'
+        raise Incomplete(f'{exc}; the restore stopped part way: run `{resume}` to finish it') from None
+    seconds = {'check': checked - started, 'send': sent - checked, 'write': time.monotonic() - sent, 'total': time.monotonic() - started}
+    return {**done, 'importId': job, 'records': header.records, 'seconds': {k: round(v, 2) for k, v in seconds.items()}}
+
+
+def _commit(client: Client, path: str, rows: int) -> Any:
+    """Commit until the service says it is done (each call writes for a few seconds and resumes the last one)."""
+    progress = Progress(rows, 'records', 'write')
+    while True:
+        done = client.call('POST', path, management=True)
+        progress.advance(done['written'])
+        if done['done']:
+            progress.finish()
+            return done
 
 
 def check_file(path: Path) -> Header:

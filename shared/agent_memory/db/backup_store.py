@@ -4,9 +4,10 @@ Export: each kind's rows in key order, a page at a time (``id > $after``: the en
 rendered field by field as the format says (record ids as keys, times with their nanoseconds, vectors packed).
 
 Import: every batch of checked records is staged in ``import_row`` (migration 0033; ids ``[import, kind, key]``), where
-no read looks; the commit copies each kind's staged rows into its table in one transaction, after checking the context
-is still empty. The database computes the derived fields again (string keys, search text, importance) and its events
-write the lean mirrors, exactly as for rows written by the service.
+no read looks; once the whole file is staged and checked, the commit moves the staged rows into their tables kind by
+kind, a batch per transaction that also deletes what it moved (so memory stays bounded, and an interrupted commit
+resumes). The database computes the derived fields again (string keys, search text, importance) and its events write
+the lean mirrors, exactly as for rows written by the service.
 """
 
 from __future__ import annotations
@@ -148,26 +149,54 @@ class BackupStore:
         row, kind, name = min(found, key=lambda f: f[0]['line'])
         return Dangling(int(row['line']), kind, name, _wire_key(row['target']))
 
-    def commit(self, job: str, kinds: Sequence[str], decay_epoch: int, scheduled_day: str | None) -> None:
-        """Copy the staged rows into the context in one transaction (Conflict when the context is no longer empty)."""
-        copies = [
-            f'INSERT {"RELATION " if kind == "relates_to" else ""}INTO {kind} '
-            f"(SELECT VALUE row FROM import_row:[$job, '{kind}', NONE]..[$job, '{kind}', {{}}]) RETURN NONE;"
-            for kind in kinds
-        ]
+    def committing(self, job: str) -> bool:
+        """Whether the commit of this import has begun (its checks passed and rows may already be in the context)."""
+        return bool(self._q('RETURN $job.committing;', job=rid('import_job', job))[0])
+
+    def begin_commit(self, job: str) -> None:
+        """Start moving rows in: the context must still be empty (Conflict otherwise); its reserved principals make way
+        for the file's."""
         sql = (
             'BEGIN TRANSACTION;\n'
             f"IF !({_EMPTY}) {{ THROW '{NOT_EMPTY}' }};\n"
-            'DELETE principal RETURN NONE;\n' + '\n'.join(copies) + '\n'
-            'UPSERT lifecycle_clock:decay SET decay_epoch = $epoch, scheduled_day = $day RETURN NONE;\n'
+            'DELETE principal RETURN NONE;\n'
+            'UPDATE $job SET committing = true RETURN NONE;\n'
             'COMMIT TRANSACTION;'
         )
         try:
-            self._q(sql, job=job, epoch=decay_epoch, day=scheduled_day)
+            self._q(sql, job=rid('import_job', job))
         except QueryFailed as exc:
             if NOT_EMPTY in str(exc):
                 raise Conflict('the context is no longer empty: something was written to it during the import') from None
             raise
+
+    def move_batch(self, job: str, kinds: Sequence[str], limit: int) -> int:
+        """Move up to ``limit`` staged rows of the first kind that has any into its table, in one transaction that also
+        deletes them from the staging: how many were moved (0: nothing is left)."""
+        for kind in kinds:
+            insert = 'INSERT RELATION INTO' if kind == 'relates_to' else 'INSERT INTO'
+            # A key range in FROM is read whole before LIMIT applies (3.2.4: a scan of every staged row per batch); a
+            # table scan with the range as its predicate stops at LIMIT and compares keys before decoding rows.
+            moved = self._q(
+                'BEGIN TRANSACTION;\n'
+                f"LET $ids = (SELECT VALUE id FROM import_row WHERE id > import_row:[$job, '{kind}', NONE] "
+                f"AND id < import_row:[$job, '{kind}', {{}}] LIMIT $limit);\n"
+                f'{insert} {kind} (SELECT VALUE row FROM $ids) RETURN NONE;\n'
+                'DELETE $ids RETURN NONE;\n'
+                'RETURN array::len($ids);\n'
+                'COMMIT TRANSACTION;',
+                job=job,
+                limit=limit,
+            )
+            count = int(next((r for r in reversed(moved) if isinstance(r, int)), 0))
+            if count:
+                return count
+        return 0
+
+    def finish_commit(self, job: str, decay_epoch: int, scheduled_day: str | None) -> None:
+        """The decay clock as exported; the import is done."""
+        self._q('UPSERT lifecycle_clock:decay SET decay_epoch = $epoch, scheduled_day = $day RETURN NONE; DELETE $job RETURN NONE;',
+                epoch=decay_epoch, day=scheduled_day, job=rid('import_job', job))  # fmt: skip
 
     def discard(self, job: str) -> None:
         """Drop an import's staged rows and the import itself (after its commit, or when it is abandoned)."""
