@@ -6,6 +6,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import math
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -33,6 +34,12 @@ ENTITY = {'record': 'entity', 'id': ['person', 'priya'], 'name': 'Priya', 'type'
 
 def header(**changes: Any) -> Header:
     return parse_header({**HEADER, **changes})
+
+
+def test_the_documentation_names_every_kind_and_field() -> None:
+    doc = (Path(__file__).resolve().parents[2] / 'docs' / 'backup-format.md').read_text(encoding='utf-8')
+    missing = [f'{k.name}.{f.wire}' for k in KINDS for f in k.fields if f'`{f.wire}`' not in doc]
+    assert missing == [] and [k.name for k in KINDS if f'`{k.name}`' not in doc] == []
 
 
 def test_every_kind_names_each_field_once_with_a_known_type() -> None:
