@@ -21,7 +21,9 @@ QUERIES = ('what plan am I on?', 'where does Alice live?', 'Apollo status', 'how
 
 @pytest.fixture(scope='module')
 def gateway(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Gateway]:
+    """A gateway whose dev context holds a realistic memory (``build``)."""
     running = Gateway(tmp_path_factory.mktemp('backup') / 'data', free_port())
+    build(running)
     yield running
     running.stop()
 
@@ -100,9 +102,7 @@ def records(path: Path) -> list[str]:
 
 
 def test_a_restored_context_reads_exactly_as_the_original(gateway: Gateway, cli: Cli, tmp_path: Path) -> None:
-    # Given a realistic context
-    build(gateway)
-    # When it is exported, and imported into a new, empty context
+    # Given a realistic context (the gateway's dev), When it is exported, and imported into a new, empty context
     backup = tmp_path / 'dev.ndjson'
     code, exported, err = cli('export', '-o', str(backup), '--context', 'dev')
     assert code == 0, err
@@ -178,6 +178,10 @@ def test_bad_truncated_or_misplaced_files_write_nothing(gateway: Gateway, cli: C
         bad = lines[:attribute] + [json.dumps({**record, **change})] + lines[attribute + 1 :]
         code, _, err = cli('import', str(_file(tmp_path, 'bad.ndjson', bad)), '--context', 'empty')
         assert code == 2 and f'bad.ndjson:{attribute + 1}: {expected}' in err, err
+    # A conversation file given to import: it is not an export, and the error says which command takes it
+    talk = _file(tmp_path, 'talk.jsonl', ['{"role": "user", "content": "hi"}'])
+    code, _, err = cli('import', str(talk), '--context', 'empty')
+    assert code == 2 and 'talk.jsonl:1: not an agent-memory export' in err and 'agent-memory import-conversations' in err
     # Into a context that is not empty: 409, and the context is as it was
     code, _, err = cli('import', str(backup), '--context', 'dev')
     assert code == 1 and 'HTTP 409' in err and 'not empty' in err

@@ -138,7 +138,8 @@ def check_file(path: Path) -> Header:
                 continue
             record = check_record(value, number, header)
         except FormatError as exc:
-            raise InputError(f'{path}:{exc.line}: {exc.reason}') from None
+            hint = f'; to import chat conversations: agent-memory import-conversations {path}' if header is None else ''
+            raise InputError(f'{path}:{exc.line}: {exc.reason}{hint}') from None
         found[record.kind] += 1
         if found[record.kind] > header.counts.get(record.kind, 0):
             raise InputError(f'{path}:{number}: more {record.kind} records than the header announces ({header.counts.get(record.kind, 0)})')

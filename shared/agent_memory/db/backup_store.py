@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from agent_memory.backup_format import KIND, Field, Instant, Kind, Record, encode_vector, format_instant
+from agent_memory.backup_format import KIND, KINDS, Field, Instant, Kind, Record, encode_vector, format_instant
 from agent_memory.db.connection import Database, QueryFailed
 from agent_memory.db.records import rid
 from agent_memory.db.sdk import PreciseDatetime, RecordID, vector
@@ -58,6 +58,25 @@ class Dangling:
     kind: str
     field: str
     key: Any
+
+
+@dataclass(frozen=True)
+class LinkCheck:
+    dangling: Dangling | None
+    done: bool  # every staged row has been checked
+
+
+def _target(kind: str, name: str) -> str:
+    return next(f.target for f in KIND[kind].fields if f.name == name)
+
+
+# A staged row whose required link names no staged row (the links that must be in the file: backup_format.Kind).
+_LINK_CHECK = ' OR '.join(
+    f"(record::id(id)[1] = '{kind.name}' AND !record::exists(type::record('import_row', [$job, '{_target(kind.name, name)}', "
+    f'record::id(row.`{name}`)])))'
+    for kind in KINDS
+    for name in kind.required_links
+)
 
 
 class BackupStore:
@@ -130,24 +149,25 @@ class BackupStore:
         results = self._q(sql, job=job)
         return {kind: int(rows[0]['count']) if rows else 0 for kind, rows in zip(kinds, results, strict=True)}
 
-    def dangling(self, job: str, kinds: Sequence[str]) -> Dangling | None:
-        """The first staged record (by line) whose required link names no staged row, if any."""
-        checks = [(kind, name, KIND[kind].fields) for kind in kinds for name in KIND[kind].required_links]
-        if not checks:
-            return None
-        statements = []
-        for kind, name, fields in checks:
-            target = next(f.target for f in fields if f.name == name)
-            statements.append(
-                f"SELECT line, row.`{name}` AS target FROM import_row:[$job, '{kind}', NONE]..[$job, '{kind}', {{}}] "
-                f"WHERE !record::exists(type::record('import_row', [$job, '{target}', record::id(row.`{name}`)])) "
-                'ORDER BY line LIMIT 1;'
-            )
-        found = [(rows[0], kind, name) for (kind, name, _), rows in zip(checks, self._q(''.join(statements), job=job), strict=True) if rows]
-        if not found:
-            return None
-        row, kind, name = min(found, key=lambda f: f[0]['line'])
-        return Dangling(int(row['line']), kind, name, _wire_key(row['target']))
+    def check_links(self, job: str, limit: int) -> LinkCheck:
+        """Check the next ``limit`` staged rows (in key order, after the last call's): the first whose required link
+        names no staged row, or whether every row has been checked. Pages keep the memory and time of a call bounded."""
+        rows = self._q(
+            "LET $after = $job_row.checked_after ?? $start;\n"
+            'LET $ids = (SELECT VALUE id FROM import_row WHERE id > $after AND id < $end LIMIT $limit);\n'
+            f'LET $bad = (SELECT line, record::id(id)[1] AS kind, row FROM $ids WHERE {_LINK_CHECK} ORDER BY line LIMIT 1);\n'
+            'IF array::len($ids) > 0 { UPDATE $job_row SET checked_after = array::last($ids) RETURN NONE; };\n'
+            'RETURN [array::len($ids), $bad];',
+            job=job, job_row=rid('import_job', job), start=rid('import_row', [job]), end=rid('import_row', [job, {}]), limit=limit,
+        )  # fmt: skip
+        checked, bad = rows[-1]
+        if not bad:
+            return LinkCheck(None, done=not checked)
+        line, kind, row = int(bad[0]['line']), str(bad[0]['kind']), bad[0]['row']
+        links = {name: rid('import_row', [job, _target(kind, name), _json_key(_wire_key(row[name]))]) for name in KIND[kind].required_links}
+        staged = set(self._q('SELECT VALUE id FROM $ids;', ids=list(links.values()))[0] or [])
+        name = next(n for n, staged_id in links.items() if staged_id not in staged)
+        return LinkCheck(Dangling(line, kind, name, _wire_key(row[name])), done=False)
 
     def committing(self, job: str) -> bool:
         """Whether the commit of this import has begun (its checks passed and rows may already be in the context)."""

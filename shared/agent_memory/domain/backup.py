@@ -24,7 +24,7 @@ from collections.abc import Callable
 from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
-from agent_memory.backup_format import CONTEXT, KINDS, ContextSettings, FormatError, Header, Record, check_record, parse_header
+from agent_memory.backup_format import CONTEXT, KIND, KINDS, ContextSettings, FormatError, Header, Record, check_record, parse_header
 from agent_memory.clock import iso, new_id
 from agent_memory.db.control_store import ControlStore
 from agent_memory.domain.context_config import effective_config
@@ -40,6 +40,7 @@ PAGE_ROWS = 500
 PAGE_BYTES = 2 * 1024 * 1024  # of NDJSON per export page: well under Lambda's 6 MB response limit
 COMMIT_ROWS = 100  # rows per commit transaction (see above)
 COMMIT_SECONDS = 10.0  # per commit request, well under the HTTP API's 30 s
+CHECK_ROWS = 1000  # staged rows per page of the link check
 VECTOR_KINDS = ('memory_chunk', 'entity', 'attribute', 'retrieval_trace')
 NO_IMPORT = 'no such import in progress (it was committed or discarded, or a newer import replaced it)'
 
@@ -176,10 +177,18 @@ def commit(control: ControlStore, stores_of: StoresOf, context_id: str, job: str
     header = _job_header(backup, job)
     kinds = [kind for kind in header.kinds() if kind != CONTEXT]
     settings = _saved_settings(backup, job)
-    if not backup.committing(job):
-        _check_whole(backup, job, header, kinds, settings is not None)
-        backup.begin_commit(job)
     started = time.monotonic()
+    if not backup.committing(job):
+        _check_counts(backup, job, header, kinds, settings is not None)
+        while not (check := backup.check_links(job, CHECK_ROWS)).done:
+            if check.dangling is not None:
+                found = check.dangling
+                field = next(f.wire for f in KIND[found.kind].fields if f.name == found.field)
+                raise BadRequest(f'line {found.line}: {found.kind}.{field} names {found.key!r}, which is not in the file; '
+                                 'nothing was written')  # fmt: skip
+            if time.monotonic() - started >= COMMIT_SECONDS:
+                return _committed(context_id, header, False, 0, started)
+        backup.begin_commit(job)
     moved = 0
     while batch := backup.move_batch(job, kinds, COMMIT_ROWS):
         moved += batch
@@ -202,19 +211,14 @@ def _saved_settings(backup: BackupStore, job: str) -> ContextSettings | None:
     return ContextSettings(**{k: v for k, v in json.loads(saved).items() if k != 'line'}) if saved else None
 
 
-def _check_whole(backup: BackupStore, job: str, header: Header, kinds: list[str], has_settings: bool) -> None:
-    """Every record the header announces arrived, and every required link names a row of the file (else 400)."""
+def _check_counts(backup: BackupStore, job: str, header: Header, kinds: list[str], has_settings: bool) -> None:
+    """Every record the header announces arrived (else 400: a truncated file)."""
     counts = {CONTEXT: int(has_settings), **backup.staged_counts(job, kinds)}
     short = [(kind, header.counts.get(kind, 0), counts[kind]) for kind in header.kinds() if counts[kind] != header.counts.get(kind, 0)]
     if short:
         kind, announced, arrived = short[0]
         raise BadRequest(f'incomplete import: the header announces {announced} {kind} record(s) and {arrived} arrived '
                          '(a truncated file?); nothing was written')  # fmt: skip
-    dangling = backup.dangling(job, kinds)
-    if dangling is not None:
-        field = next(f.wire for k in KINDS if k.name == dangling.kind for f in k.fields if f.name == dangling.field)
-        raise BadRequest(f'line {dangling.line}: {dangling.kind}.{field} names {dangling.key!r}, which is not in the file; '
-                         'nothing was written')  # fmt: skip
 
 
 def discard(control: ControlStore, stores_of: StoresOf, context_id: str, job: str) -> None:
