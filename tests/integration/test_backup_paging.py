@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from agent_memory.composition import Services
 from agent_memory.domain import backup
 from agent_memory.domain.params import encode_cursor
 from tests.support.handlers import MANAGEMENT_KEY, Api, mgmt
@@ -86,3 +87,28 @@ def test_the_commit_writes_a_batch_per_call_and_resumes(filled: Api, monkeypatch
     assert sum(c['written'] for c in calls) == len(records) - 1 and calls[-1]['counts'] == header['counts']
     assert exported(target)[1:] == exported(filled.context_id)[1:]
     assert mgmt('POST', f'{job}/commit')[0] == 404  # done: the import is gone
+
+
+def test_an_abandoned_import_is_dropped_by_the_next_or_by_discard(filled: Api, services: Services) -> None:
+    # Given an import staged and left unfinished
+    header, *records = [json.loads(line) for line in exported(filled.context_id)]
+    target = f'{filled.context_id}d'
+    assert mgmt('POST', f'/{target}', {})[0] == 201
+    staged = services.store(target)
+
+    def opened() -> str:
+        code, answer = mgmt('POST', f'/{target}/import', header)
+        assert code == 201, answer
+        job = f'/{target}/import/{answer["importId"]}'
+        assert mgmt('POST', job, {'startLine': 2, 'records': records})[0] == 200
+        return job
+
+    first = opened()
+    # When another import starts, Then the first one is gone, staged rows and all
+    second = opened()
+    assert mgmt('POST', f'{first}/commit')[0] == 404
+    assert staged.rows('SELECT count() AS n FROM import_row GROUP ALL;')[0]['n'] == len(records) - 1
+    # And a discarded import leaves nothing staged, and the context empty for the next one
+    assert mgmt('DELETE', second)[0] == 204
+    assert staged.rows('SELECT VALUE id FROM import_row;') == [] and staged.rows('SELECT VALUE id FROM import_job;') == []
+    assert mgmt('POST', f'/{target}/import', header)[0] == 201

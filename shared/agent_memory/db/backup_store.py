@@ -111,8 +111,10 @@ class BackupStore:
 
     def start_import(self, job: str, header: str, now: dt.datetime) -> None:
         """A new import (its header as JSON text); whatever an earlier, unfinished import staged is dropped."""
-        self._q('DELETE import_row; DELETE import_job; CREATE $job SET header = $header, created_at = $now;',
-                job=rid('import_job', job), header=header, now=now)  # fmt: skip
+        self._drop_staged(rid('import_row', []), rid('import_row', [{}]))
+        self._q(
+            'DELETE import_job; CREATE $job SET header = $header, created_at = $now;', job=rid('import_job', job), header=header, now=now
+        )
 
     def import_header(self, job: str) -> str | None:
         """The header (JSON text) of an import in progress, None when there is none of that id."""
@@ -129,17 +131,17 @@ class BackupStore:
 
     def stage(self, job: str, records: Sequence[Record]) -> Staged:
         """Stage checked records; a record already staged from the same line (a batch sent again) is skipped."""
-        seen: dict[Any, int] = {}
+        seen: dict[Any, Record] = {}
         for record in records:
             staged_id = _staged_id(job, record)
             if staged_id in seen:
-                return Staged(0, (record.line, seen[staged_id]))
-            seen[staged_id] = record.line
+                return Staged(0, (record.line, seen[staged_id].line))
+            seen[staged_id] = record
         existing = {row['id']: row['line'] for row in self._q('SELECT id, line FROM $ids;', ids=list(seen))[0] or []}
-        for staged_id, line in seen.items():
-            if staged_id in existing and existing[staged_id] != line:
-                return Staged(0, (line, existing[staged_id]))
-        fresh = [{'id': _staged_id(job, r), 'line': r.line, 'row': _row(r)} for r in records if _staged_id(job, r) not in existing]
+        for staged_id, record in seen.items():
+            if existing.get(staged_id, record.line) != record.line:
+                return Staged(0, (record.line, existing[staged_id]))
+        fresh = [{'id': staged_id, 'line': r.line, 'row': _row(r)} for staged_id, r in seen.items() if staged_id not in existing]
         if fresh:
             self._q('INSERT INTO import_row $rows RETURN NONE;', rows=fresh)
         return Staged(len(fresh))
@@ -219,8 +221,18 @@ class BackupStore:
                 epoch=decay_epoch, day=scheduled_day, job=rid('import_job', job))  # fmt: skip
 
     def discard(self, job: str) -> None:
-        """Drop an import's staged rows and the import itself (after its commit, or when it is abandoned)."""
-        self._q('DELETE import_row:[$job]..[$job, {}] RETURN NONE; DELETE $id RETURN NONE;', job=job, id=rid('import_job', job))
+        """Drop an import's staged rows and the import itself (when it is abandoned)."""
+        self._drop_staged(rid('import_row', [job]), rid('import_row', [job, {}]))
+        self._q('DELETE $id RETURN NONE;', id=rid('import_job', job))
+
+    def _drop_staged(self, after: RecordID, before: RecordID) -> None:
+        """Delete the staged rows between two keys, 1,000 per statement (a FROM key range would be read whole first)."""
+        sql = (
+            'LET $ids = (SELECT VALUE id FROM import_row WHERE id > $after AND id < $before LIMIT 1000);'
+            'DELETE $ids RETURN NONE; RETURN array::len($ids);'
+        )
+        while self._q(sql, after=after, before=before)[-1]:
+            pass
 
 
 # ---- rows to lines ------------------------------------------------------------------------------------------------------
