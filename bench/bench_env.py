@@ -1,5 +1,9 @@
 """Imported before anything else by the benchmark scripts: the repository on ``sys.path`` and a quiet service
-environment on an in-memory SurrealDB (the scripts run in-process; nothing here talks to AWS)."""
+environment on an in-memory SurrealDB (the scripts run in-process; nothing here talks to AWS).
+
+``CACHE`` is where benches keep what they compute once (embeddings, LoCoMo ingests): ``bench/.cache`` (gitignored), or
+``$AGENT_MEMORY_BENCH_CACHE`` when set (the smoke tests point it at a temporary folder, so a tiny run never touches a
+real cache)."""
 
 from __future__ import annotations
 
@@ -17,6 +21,7 @@ os.environ.setdefault('AGENT_MEMORY_KEY_SECRET', 'bench-secret')
 os.environ.setdefault('POWERTOOLS_LOG_LEVEL', 'ERROR')
 os.environ.setdefault('POWERTOOLS_METRICS_DISABLED', 'true')
 os.environ.pop('AGENT_MEMORY_QUEUE_URL', None)  # writes are stored, not queued: no extraction job runs mid-measurement
+CACHE = Path(os.environ.get('AGENT_MEMORY_BENCH_CACHE') or ROOT / 'bench' / '.cache')
 
 
 def load_handler(name: str) -> ModuleType:
@@ -28,8 +33,10 @@ def load_handler(name: str) -> ModuleType:
     return module
 
 
-STATEMENT_ROWS = 25  # bench/insert_rates.py: on the full attribute schema a 200-row INSERT costs ~2x the CPU per row of a
-STATEMENTS_PER_QUERY = 10  # 25-row one and a 1,000-row INSERT ~12x (superlinear in the statement); 10 per round trip
+# On the full attribute schema a 200-row INSERT costs ~2x the CPU per row of a 25-row one and a 1,000-row INSERT ~12x
+# (superlinear in the statement): retired insert_rates.py, bench/README.md. So 25-row statements, 10 per round trip.
+STATEMENT_ROWS = 25
+STATEMENTS_PER_QUERY = 10
 
 
 def insert_sql(table: str, rows: list[dict[str, Any]], name: str = 'r') -> tuple[str, dict[str, Any]]:

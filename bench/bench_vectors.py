@@ -1,4 +1,4 @@
-"""Embeddings of generated bench texts, computed once and kept on disk under ``bench/.cache`` (gitignored).
+"""Embeddings of generated bench texts, computed once and kept on disk under ``bench_env.CACHE`` (``bench/.cache``).
 
 A file is named by what decides its contents: the generator's name and version (bump it when the texts change),
 the embedding model id, the text count and a hash of the texts themselves, so a stale file is never read. Texts
@@ -17,10 +17,10 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from bench_env import CACHE
 
 from agent_memory.embeddings import Embedder
 
-CACHE = Path(__file__).resolve().parent / '.cache'
 SLICE = 4096
 
 

@@ -69,6 +69,7 @@ os.environ.setdefault('OPENBLAS_NUM_THREADS', '1')
 
 import numpy as np  # noqa: E402
 import trace_questions  # noqa: E402
+from bench_vectors import cache_path  # noqa: E402
 
 from agent_memory.clock import new_id, utcnow  # noqa: E402
 from agent_memory.composition import Services, get_services  # noqa: E402
@@ -496,9 +497,12 @@ def part_economics(args: argparse.Namespace, services: Services, data: dict[str,
         bench = ChatBench(services, server, data)
         bench.timer.install()
         workloads = {
-            'paraphrase': (paraphrase_workload(data, args.seed, 'tune'), [float(t) for t in args.thresholds.split(',')]),
-            'held-out': (paraphrase_workload(data, args.seed, 'held_out'), [float(t) for t in args.held_out_thresholds.split(',')]),
-            'repeat-heavy': (repeat_heavy_workload(data, args.seed), [float(t) for t in args.repeat_thresholds.split(',')]),
+            'paraphrase': (paraphrase_workload(data, args.seed, 'tune')[: args.asks], [float(t) for t in args.thresholds.split(',')]),
+            'held-out': (
+                paraphrase_workload(data, args.seed, 'held_out')[: args.asks],
+                [float(t) for t in args.held_out_thresholds.split(',')],
+            ),
+            'repeat-heavy': (repeat_heavy_workload(data, args.seed)[: args.asks], [float(t) for t in args.repeat_thresholds.split(',')]),
         }
         results: dict[str, list[RunResult]] = {}
         for name, (asks, thresholds) in workloads.items():
@@ -515,7 +519,7 @@ def part_economics(args: argparse.Namespace, services: Services, data: dict[str,
     intents, unrelated = len(data['intents']), len(data['unrelated'])
     pairs = {split: sum(p['split'] == split for p in data['near_miss_pairs']) for split in ('tune', 'held_out')}
     out.append('## 1. Cache economics through /chat\n')
-    out += curve(bench, workloads, args.seed)
+    out += curve(bench, workloads, args.seed, args.asks)
     for name, description in (
         ('paraphrase', f'every paraphrase of every intent ({intents} × 10), both sides of {pairs["tune"]} near-miss pairs, '
                        f'shuffled with {unrelated} unrelated questions (the split the question-key rule was built on)'),
@@ -576,7 +580,7 @@ def part_economics(args: argparse.Namespace, services: Services, data: dict[str,
 CURVE_THRESHOLDS = [round(0.70 + 0.02 * i, 2) for i in range(15)]
 
 
-def curve(bench: ChatBench, workloads: dict[str, tuple[list[Ask], list[float]]], seed: int) -> list[str]:
+def curve(bench: ChatBench, workloads: dict[str, tuple[list[Ask], list[float]]], seed: int, asks_cap: int | None = None) -> list[str]:
     """Hit and wrong-hit rate against the threshold, old rule vs new, from the exact replay of each paraphrase workload
     (the /chat runs below check that the service makes the same decisions). "issue 13" is the paraphrase workload
     without the near-miss pairs, on which the issue measured 1.2 % at 0.92."""
@@ -586,7 +590,7 @@ def curve(bench: ChatBench, workloads: dict[str, tuple[list[Ask], list[float]]],
     for threshold in CURVE_THRESHOLDS:
         row = [f'{threshold:.2f}' + (' *' if threshold == DEFAULT_THRESHOLD else '')]
         for name in names:
-            asks = workloads[name][0] if name in workloads else paraphrase_workload(bench.data, seed, 'tune', near_misses=False)
+            asks = workloads[name][0] if name in workloads else paraphrase_workload(bench.data, seed, 'tune', near_misses=False)[:asks_cap]
             vectors = [bench.vector(a.text) for a in asks]
             for rule in ('old', 'new'):
                 replay = exact_replay(asks, vectors, threshold, rule)
@@ -723,7 +727,7 @@ def time_numpy(queries: list[np.ndarray], data: TraceSet, threshold: float) -> T
         q = query.astype(np.float32)
         t0 = time.perf_counter()
         sims = np.where(usable, matrix @ q, -np.inf)
-        top = np.argpartition(-sims, CACHE_NEIGHBOURS)[:CACHE_NEIGHBOURS]
+        top = np.argpartition(-sims, min(CACHE_NEIGHBOURS, len(sims) - 1))[:CACHE_NEIGHBOURS]
         _ = [int(i) for i in top[np.argsort(-sims[top])] if sims[i] >= threshold]
         latencies.append((time.perf_counter() - t0) * 1000)
     return Timing(len(latencies), pct(latencies, 0.5), pct(latencies, 0.95))
@@ -740,7 +744,7 @@ def postfilter_recall(queries: list[np.ndarray], data: TraceSet, threshold: floa
         if masked[best] < threshold:
             continue
         total += 1
-        kept += best in set(np.argpartition(-sims, k)[:k].tolist())
+        kept += best in set(np.argpartition(-sims, min(k, len(sims) - 1))[:k].tolist())
     return kept, total
 
 
@@ -796,6 +800,9 @@ def part_lookup(args: argparse.Namespace, services: Services, data: dict[str, An
     if max(sizes) + args.pending > TRACE_QUESTIONS:
         raise SystemExit(f'at most {TRACE_QUESTIONS:,} traces (sizes + pending): that many distinct questions are embedded')
     texts = trace_questions.questions(TRACE_QUESTIONS, args.seed)  # one cached file serves every size
+    needed = max(sizes) + args.pending  # the same questions in the same order, however many are taken
+    if needed < TRACE_QUESTIONS and not cache_path('trace-questions', trace_questions.VERSION, services.embedder.model_id, texts).exists():
+        texts = texts[:needed]  # a small run with no full cache embeds only the rows it loads
     log(f'  {len(texts):,} distinct trace questions: embeddings from bench/.cache (computed now if missing) …')
     question_vectors = trace_questions.question_vectors(services.embedder, texts)
     log('  embedding the workload questions …')
@@ -954,6 +961,7 @@ def main() -> None:
     parser.add_argument('--pending', type=int, default=1000, help='rows added after the rebuild')
     parser.add_argument('--hit-intents', type=int, default=20, help='part 0: questions asked once, then repeated')
     parser.add_argument('--hit-repeats', type=int, default=5, help='part 0: verbatim repeats of each question (hits)')
+    parser.add_argument('--asks', type=int, help='part 1: only the first N asks of each workload (a quick check; default: all)')
     parser.add_argument('--skip-hit-cost', action='store_true')
     parser.add_argument('--skip-economics', action='store_true')
     parser.add_argument('--skip-lookup', action='store_true')

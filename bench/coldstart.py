@@ -25,7 +25,9 @@ first), under python3.12 as Lambda runs them: the function's folder, then each o
 stand-in for the runtime's own packages (boto3 and the embedded engine, built once under ``bench/.cache``). Two
 layouts alternate: ``bytecode`` (the layers as built, each with compiled ``.pyc``) and ``sources only`` (the same
 SharedLayer with every ``.pyc`` removed: what SAM's python builder shipped before Session 10). Lambda's /opt is
-read-only, so nothing is compiled to disk between runs in either layout.
+read-only, so nothing is compiled to disk between runs in either layout. Since the layers ship third-party modules as
+sourceless bytecode there is no sources-only variant; ``--built --old LABEL=PATH`` runs PATH's ``.aws-sam/build``
+(another checkout, built there) alongside instead.
 """
 
 from __future__ import annotations
@@ -213,27 +215,38 @@ def runtime_standin(interpreter: str) -> Path:
     return RUNTIME_STANDIN
 
 
-def built_layouts(tmp: str) -> list[Layout]:
-    """``bytecode`` (the build as it is) and ``sources only`` (its SharedLayer without .pyc), Lambda's path order."""
+def built_layouts(tmp: str, others: dict[str, Path] | None = None) -> list[Layout]:
+    """The build as it is (``bytecode``) and either other trees' builds (``--old LABEL=PATH`` with ``--built``: PATH's
+    ``.aws-sam/build``) or ``sources only`` (its SharedLayer without .pyc), Lambda's path order. A SharedLayer whose
+    third-party modules are sourceless (infra/layers/bytecode.py) has no sources-only variant: compare with an older
+    build instead."""
     sys.path.insert(0, str(ROOT / 'infra'))
     from local_runtime.template_routes import load_template_long_form
 
     if not (BUILD / 'template.yaml').is_file():
         raise SystemExit('no .aws-sam/build/template.yaml: run `make sam-build` first')
-    resources = load_template_long_form(BUILD / 'template.yaml')['Resources']
-    globals_layers = [ref['Ref'] for ref in load_template_long_form(BUILD / 'template.yaml')['Globals']['Function']['Layers']]
     interpreter = python312()
     runtime = runtime_standin(interpreter)
-    sources_only = Path(tmp) / 'SharedLayer-sources-only'
-    shutil.copytree(BUILD / 'SharedLayer', sources_only, ignore=shutil.ignore_patterns('__pycache__', '*.pyc'))
+    builds: list[tuple[str, Path, Path]] = [(label, tree / '.aws-sam' / 'build', tree / '.aws-sam' / 'build' / 'SharedLayer')
+                                            for label, tree in (others or {}).items()]  # fmt: skip
+    builds.append(('bytecode', BUILD, BUILD / 'SharedLayer'))
+    sourceless = any((BUILD / 'SharedLayer' / 'python').glob('*/__init__.pyc'))
+    if not others and not sourceless:
+        sources_only = Path(tmp) / 'SharedLayer-sources-only'
+        shutil.copytree(BUILD / 'SharedLayer', sources_only, ignore=shutil.ignore_patterns('__pycache__', '*.pyc'))
+        builds.append(('sources only', BUILD, sources_only))
     layouts = []
-    for label, shared in (('bytecode', BUILD / 'SharedLayer'), ('sources only', sources_only)):
+    for label, build, shared in builds:
+        if not (build / 'template.yaml').is_file():
+            raise SystemExit(f'no {build}/template.yaml: run `make sam-build` in that tree first')
+        template = load_template_long_form(build / 'template.yaml')
+        globals_layers = [ref['Ref'] for ref in template['Globals']['Function']['Layers']]
         paths: dict[str, list[Path]] = {}
         for name in FUNCTIONS:
             logical_id = ''.join(part.title() for part in name.split('_')) + 'Function'
-            layers = globals_layers + [ref['Ref'] for ref in resources[logical_id]['Properties'].get('Layers', [])]
-            dirs = [shared if layer == 'SharedLayer' else BUILD / layer for layer in layers]
-            paths[name] = [BUILD / logical_id, *(d / 'python' for d in dirs), runtime]
+            layers = globals_layers + [ref['Ref'] for ref in template['Resources'][logical_id]['Properties'].get('Layers', [])]
+            dirs = [shared if layer == 'SharedLayer' else build / layer for layer in layers]
+            paths[name] = [build / logical_id, *(d / 'python' for d in dirs), runtime]
         layouts.append(Layout(label, f'surrealkv://{tmp}/{label.replace(" ", "-")}', interpreter=interpreter, paths=paths))
     return layouts
 
@@ -388,7 +401,7 @@ def main() -> None:
         with tempfile.TemporaryDirectory(prefix='coldstart-') as tmp:
             trees = {**{k: Path(v).resolve() for k, v in olds.items()}, 'new': ROOT}
             sources = [Layout(label, f'surrealkv://{tmp}/{label}', tree) for label, tree in trees.items()]
-            layouts = built_layouts(tmp) if args.built else sources
+            layouts = built_layouts(tmp, {k: Path(v).resolve() for k, v in olds.items()}) if args.built else sources
             for layout in layouts:
                 print(f'preparing the database of {layout.label}', file=sys.stderr)
                 prepare(layout.db_url, layout.tree)

@@ -16,10 +16,7 @@ turn and principal reads, the extraction context, the handler). Each path and ph
 (``time.process_time``: every thread of the process, so the embedded engine's and onnxruntime's too), which moves
 far less than wall time on a loaded machine; and the worker's database round trips. ``--model-floor`` times the
 embedding model alone at batch sizes 1/8/32/64. Nothing here asserts on timings. The machine's load average is
-printed with the results. The script also runs in an export of an older tree (4f2dae3 on), for old-beside-new loops.
-
-``--vector-types coerced,plain`` (the default) runs the whole measurement on the vector fields as declared before
-migration 0017 and then as migrated, same code and texts (bench/vector_types.py).
+printed with the results.
 
 Run: ``PYTHONPATH=shared:infra:. .venv/bin/python bench/ingest.py`` (about a minute per vector type on 2 idle vCPUs).
 """
@@ -37,8 +34,8 @@ from collections.abc import Callable
 from typing import Any
 
 from bench_env import load_handler  # noqa: E402,I001  # first: paths and environment before the service imports
-from vector_types import VECTOR_TYPES, declare, parse_types  # noqa: E402
 
+from agent_memory.composition import get_services  # noqa: E402
 from agent_memory.db.connection import Database  # noqa: E402
 from agent_memory.db.memory_store import MemoryStore  # noqa: E402
 from agent_memory.domain.contexts import create_context, mint_context_key  # noqa: E402
@@ -47,11 +44,6 @@ from agent_memory.domain.reconcile import Reconciler  # noqa: E402
 from agent_memory.jobs import ExtractionJob  # noqa: E402
 from local_runtime.events import LocalContext, http_event, sqs_record  # noqa: E402
 from tests.extraction_corpus.scoring import load_corpus  # noqa: E402
-
-try:
-    from agent_memory.composition import get_services
-except ImportError:  # the session-2 start (4f2dae3), measured with this same script copied into its export
-    from agent_memory.api.services import get_services  # type: ignore[no-redef]
 
 PHASES = ('extraction', 'embedding', 'reconcile', 'commit', 'reads')
 
@@ -133,9 +125,7 @@ def instrument(clock: Clock) -> None:
 
 def forget_vectors() -> None:
     """Each path starts with no remembered vectors (both send the same texts; a warm process would be unfair)."""
-    memo = getattr(get_services().embedder, '_memo', None)  # absent before issue 14: the same script measures both
-    if memo is not None:
-        memo.clear()
+    get_services().embedder._memo.clear()
 
 
 def call(function: Any, event: dict[str, Any]) -> dict[str, Any]:
@@ -166,7 +156,7 @@ def split(spent: dict[str, float], total: float) -> dict[str, float]:
     return phases
 
 
-def run(args: argparse.Namespace, texts: list[str], clock: Clock, types: str) -> dict[str, Any]:
+def run(args: argparse.Namespace, texts: list[str], clock: Clock) -> dict[str, Any]:
     services = get_services()
     queue = CollectingQueue()
     services.queue = queue
@@ -175,7 +165,6 @@ def run(args: argparse.Namespace, texts: list[str], clock: Clock, types: str) ->
     for infer in ('none', 'full'):
         ctx = f'benchingest{uuid.uuid4().hex[:10]}'
         create_context(services.control, services.store, ctx, {})
-        declare(services.db, services.store(ctx).database, types)
         key = mint_context_key(services.control, ctx, 'admin', 'bench')
         clock.reset()
         forget_vectors()
@@ -202,7 +191,7 @@ def run(args: argparse.Namespace, texts: list[str], clock: Clock, types: str) ->
             result['rows'] = facts
         queue.jobs.clear()
         services.control.delete_context(ctx)
-        getattr(services, 'drop_context', getattr(services, 'forget_store', None))(ctx)
+        services.drop_context(ctx)
     return result
 
 
@@ -226,7 +215,6 @@ def main() -> None:
     parser.add_argument('--turns', type=int, default=200, help='user turns of the corpus (repeated if it has fewer)')
     parser.add_argument('--batch', type=int, default=25, help='messages per POST /facts/batch (max 100)')
     parser.add_argument('--model-floor', action='store_true', help='also time the embedding model alone at batch sizes 1/8/32/64')
-    parser.add_argument('--vector-types', type=parse_types, default=list(VECTOR_TYPES), help='coerced (before 0017), plain, or both')
     args = parser.parse_args()
     corpus = [t.text for s in load_corpus() for t in s.turns if t.role == 'user']
     texts = [corpus[i % len(corpus)] + ('' if i < len(corpus) else f' (again, {i // len(corpus)})') for i in range(args.turns)]
@@ -234,17 +222,16 @@ def main() -> None:
     get_services().embedder.warm()
     floor = model_floor(texts) if args.model_floor else []
     instrument(clock)
-    for types in args.vector_types:
-        load_before = os.getloadavg()
-        report(run(args, texts, clock, types), args, len(texts), types, load_before[0])
+    load_before = os.getloadavg()
+    report(run(args, texts, clock), args, len(texts), load_before[0])
     if floor:
         print('\n'.join(['', *floor]))
 
 
-def report(r: dict[str, Any], args: argparse.Namespace, n: int, types: str, load_before: float) -> None:
+def report(r: dict[str, Any], args: argparse.Namespace, n: int, load_before: float) -> None:
     worker_s, worker_cpu, seconds, cpus, calls, model_texts, jobs, round_trips = r['worker']
     lines = [
-        f'# Ingest, {types} vector fields: {n} turns, {args.batch} per POST /facts/batch, {jobs} worker jobs; load average before / after: '
+        f'# Ingest: {n} turns, {args.batch} per POST /facts/batch, {jobs} worker jobs; load average before / after: '
         f'{load_before:.1f} / {os.getloadavg()[0]:.1f} (1 min), {os.cpu_count()} CPUs',
         '',
         '| path | seconds | turns/s | CPU s (process) | turns per CPU s | model calls / texts |',

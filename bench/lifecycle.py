@@ -14,9 +14,7 @@ each other and against the value computed in Python from the deterministic data.
 The embedded engine (``mem://``) runs inside this process, so RSS figures include the database.
 Progress goes to stderr; the report goes to stdout.
 
-Session 4: ``--vectors`` gives every row an embedding, as production attributes have (the rows had none before), and
-``--vector-types coerced`` runs on the vector fields as declared before migration 0017 (bench/vector_types.py);
-run it once per type for old beside new.
+``--vectors`` gives every row an embedding, as production attributes have.
 """
 
 from __future__ import annotations
@@ -29,6 +27,7 @@ import math
 import os
 import pickle
 import platform
+import random
 import re
 import resource
 import statistics
@@ -42,16 +41,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path[:0] = [str(ROOT / 'shared'), str(ROOT / 'infra')]
-
+from bench_env import ROOT  # noqa: I001  # first: paths and environment (a key secret, mem://) before the service imports
 from surrealdb import RecordID  # noqa: E402
-from vector_types import VECTOR_TYPES, declare, unit_vector  # noqa: E402
 
 from agent_memory.composition import IMPORTANCE  # noqa: E402
 from agent_memory.db.connection import Database  # noqa: E402
 from agent_memory.db.lifecycle_store import LifecycleStore  # noqa: E402
 from agent_memory.db.migrations import ensure_migrated  # noqa: E402
+from agent_memory.db.sdk import Vector  # noqa: E402
 from agent_memory.domain.importance import DAILY_DECAY, IMPORTANCE_MAX, IMPORTANCE_MIN, INITIAL_IMPORTANCE  # noqa: E402
 from agent_memory.tuning import TUNING  # noqa: E402
 
@@ -216,13 +213,20 @@ def expected(n: int) -> Expected:
 _RUN = 0
 
 
-def fresh_database(url: str, label: str, vector_types: str) -> tuple[Database, str]:
+def unit_vector(seed: int, dimension: int = 384) -> Vector:
+    """A deterministic random unit vector (the write cost does not depend on what the vector means)."""
+    rng = random.Random(seed)
+    values = [rng.gauss(0.0, 1.0) for _ in range(dimension)]
+    norm = math.sqrt(sum(v * v for v in values))
+    return Vector(v / norm for v in values)
+
+
+def fresh_database(url: str, label: str) -> tuple[Database, str]:
     global _RUN
     _RUN += 1
     name = f'bench_{label}_{os.getpid()}_{_RUN}'
     db = Database(url, 'bench')
     ensure_migrated(db, name, 'context')
-    declare(db, name, vector_types)
     return db, name
 
 
@@ -359,7 +363,7 @@ def run_size(n: int, args: argparse.Namespace, now: dt.datetime) -> SizeResult:
     cutoff = now - dt.timedelta(days=7)
     log(f'== N = {n:,}')
     # Set-based: LifecycleStore exactly as the sweeps call it.
-    db, name = fresh_database(args.url, f'set_{n}', args.vector_types)
+    db, name = fresh_database(args.url, f'set_{n}')
     _, load_phase = measure(f'load {n:,} rows (set-based copy)', lambda: load(db, name, n, now, args.stmt_rows, args.vectors))
     recorder = Recorder(db)
     store = LifecycleStore(recorder, name, IMPORTANCE)  # type: ignore[arg-type]  # duck-typed: only .query is used
@@ -373,7 +377,7 @@ def run_size(n: int, args: argparse.Namespace, now: dt.datetime) -> SizeResult:
 
     # Naive: a fresh copy (a sample above --naive-max), one UPDATE per row.
     naive_n = n if n <= args.naive_max else min(n, args.naive_sample)
-    db, name = fresh_database(args.url, f'naive_{naive_n}', args.vector_types)
+    db, name = fresh_database(args.url, f'naive_{naive_n}')
     label = f'load {naive_n:,} rows (naive copy{", sample" if naive_n < n else ""})'
     _, naive_load = measure(label, lambda: load(db, name, naive_n, now, args.stmt_rows, args.vectors))
     naive_decayed, naive_decay_phase = measure(f'naive decay N={naive_n:,}', lambda: naive_decay(db, name))
@@ -422,7 +426,7 @@ def run_size_isolated(n: int, args: argparse.Namespace, now: dt.datetime) -> Siz
         cmd = [
             sys.executable, str(Path(__file__).resolve()), '--child-size', str(n), '--child-out', str(out), '--now', now.isoformat(),
             '--url', args.url, '--naive-max', str(args.naive_max), '--naive-sample', str(args.naive_sample),
-            '--stmt-rows', str(args.stmt_rows), '--vector-types', args.vector_types, *(['--vectors'] if args.vectors else []),
+            '--stmt-rows', str(args.stmt_rows), *(['--vectors'] if args.vectors else []),
         ]  # fmt: skip
         proc = subprocess.run(cmd, stdout=subprocess.DEVNULL)
         if proc.returncode != 0 or not out.exists():
@@ -455,7 +459,7 @@ def cold_starts(runs: int = 3) -> list[tuple[str, float | None, float | None, st
         'PYTHONPATH': os.pathsep.join([str(ROOT / 'shared'), str(ROOT / 'infra')]),
         'POWERTOOLS_SERVICE_NAME': os.environ.get('POWERTOOLS_SERVICE_NAME', 'agent-memory-bench'),
     }
-    out = []
+    out: list[tuple[str, float | None, float | None, str]] = []
     for path in sorted(glob.glob(str(ROOT / 'functions' / '*' / 'app.py'))):
         name = Path(path).parent.name
         imports, walls, error = [], [], ''
@@ -616,11 +620,10 @@ def main() -> None:
     parser.add_argument('--url', default='mem://', help='SurrealDB URL (default: embedded in-memory)')
     parser.add_argument(
         '--stmt-rows', type=int, default=50,
-        help='rows per INSERT statement inside each 5000-row load query (one statement = one transaction; see bench/README.md)',
+        help='rows per INSERT statement inside each 5000-row load query (one statement = one transaction)',
     )  # fmt: skip
     parser.add_argument('--skip-cold-start', action='store_true', help='skip the handler import timings')
     parser.add_argument('--vectors', action='store_true', help='every row carries an embedding (production rows do)')
-    parser.add_argument('--vector-types', choices=VECTOR_TYPES, default='plain', help='vector fields before (coerced) or after 0017')
     parser.add_argument('--in-process', action='store_true', help='run every size in this process instead of one worker per size')
     parser.add_argument('--child-size', type=int, help=argparse.SUPPRESS)
     parser.add_argument('--child-out', help=argparse.SUPPRESS)
@@ -640,7 +643,7 @@ def main() -> None:
     print(f'- LifecycleStore batch: {DEFAULT_BATCH}; load: {LOAD_BATCH} rows per query, {args.stmt_rows} rows per INSERT statement')
     print('- data: 1/3 context, 1/3 knowledge, 1/3 identity; half of context created 10 days ago; decay day "bench-day-1"; '
           'expiry cutoff now - 7 days')  # fmt: skip
-    print(f'- {"a" if args.vectors else "no"} 384-float embedding per row; {args.vector_types} vector fields')
+    print(f'- {"a" if args.vectors else "no"} 384-float embedding per row')
     sys.stdout.flush()
 
     results, failures = [], []

@@ -17,7 +17,7 @@ not make a repeated question worse).
 The data set is CC BY-NC 4.0, for evaluation only: it is read from ``../shared/data/locomo/locomo-dev.json``
 (or ``--data``) and never copied into the repository.
 
-Ingested databases are cached under ``bench/.cache/locomo/`` keyed by the hash of the code that shapes what
+Ingested databases are cached under ``bench/.cache/locomo/`` (``bench_env.CACHE``) keyed by the hash of the code that shapes what
 is stored (each run works on a copy, since reads reinforce); ``--fresh`` re-ingests (final numbers).
 Run: ``PYTHONPATH=shared:infra:. .venv/bin/python bench/locomo.py --conversations 0,1,2 [--fast] [--fresh]``.
 """
@@ -42,10 +42,11 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from bench_env import ROOT, load_handler  # noqa: E402,I001  # first: paths and environment before the service imports
+from bench_env import CACHE as BENCH_CACHE  # noqa: E402,I001  # first: paths and environment before the service imports
+from bench_env import ROOT, load_handler
 from locomo_data import CATEGORIES, Conversation, Okapi, Question, default_data_path, load  # noqa: E402
 
-CACHE = ROOT / 'bench' / '.cache' / 'locomo'
+CACHE = BENCH_CACHE / 'locomo'
 K = 20
 CUTS = (5, 10, 20)
 MODES = ('hybrid', 'vector', 'bm25')
@@ -101,7 +102,7 @@ def ingest(conversations: list[Conversation], out: Path) -> None:
     services = get_services()
     services.embedder.warm()
     queue = CollectingQueue()
-    services.queue = queue  # type: ignore[assignment]
+    services.queue = queue
     facts_fn, worker_fn = load_handler('facts'), load_handler('extraction_worker')
     named = 'name' in BatchMessage.model_fields  # speakers are passed once the service accepts them
     for conv in conversations:

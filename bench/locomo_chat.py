@@ -33,7 +33,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from bench_env import ROOT, load_handler  # noqa: E402,I001  # first: paths and environment before the service imports
+from bench_env import CACHE, ROOT, load_handler  # noqa: E402,I001  # first: paths and environment before the service imports
 from locomo import CollectingQueue, Scores, cached_ingest, opened_copy, source_turns
 from locomo_data import CATEGORIES, Conversation, Question, default_data_path, load
 
@@ -145,7 +145,7 @@ def main() -> None:
             args.evaluate_into.write_text(json.dumps(result))
         return
     results: dict[int, dict[str, Any]] = {}
-    work = ROOT / 'bench' / '.cache' / 'locomo-chat'
+    work = CACHE / 'locomo-chat'
     work.mkdir(parents=True, exist_ok=True)
     for conv in conversations:
         source = cached_ingest(conv, args.data, args.fresh)

@@ -22,15 +22,19 @@ import sys
 import time
 from typing import Any
 
+import numpy as np
 from bench_env import ROOT, load_handler  # noqa: I001  # first: paths and environment before the service imports
 
 from agent_memory.composition import get_services  # noqa: E402
 from agent_memory.domain.contexts import create_context, mint_context_key  # noqa: E402
-from bench.retrieval import pct
 from local_runtime.events import LocalContext, http_event  # noqa: E402
 
 QUESTION = 'What is the plan of person 17?'
 ACCEPT = 'application/json, text/event-stream'
+
+
+def pct(values: list[float], q: float) -> float:
+    return float(np.percentile(values, q)) if values else float('nan')
 
 
 def seed(fn_facts: Any, ctx: str, key: str, n: int) -> None:
@@ -82,6 +86,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument('--runs', type=int, default=200)
     parser.add_argument('--facts', type=int, default=500)
+    parser.add_argument('--warm-up', type=int, default=10, help='calls of each kind before the timed ones')
+    parser.add_argument('--cold-imports', type=int, default=3, help='fresh interpreters per handler module (0: skip that table)')
     args = parser.parse_args()
     services = get_services()
     ctx = 'benchmcp'
@@ -100,21 +106,23 @@ def main() -> None:
     rows: list[tuple[str, list[float]]] = []
     for first, second in pairs:  # interleaved, so both sides see the same data (traces and importance grow as it runs)
         print(f'{first[0]} / {second[0]}: {args.runs} calls each…', file=sys.stderr)
-        samples: dict[str, list[float]] = {first[0]: [], second[0]: []}
-        for i in range(args.runs + 10):
+        by_call: dict[str, list[float]] = {first[0]: [], second[0]: []}
+        for i in range(args.runs + args.warm_up):
             for label, fn, event_for in (first, second):
                 sample = timed(fn, event_for, 1)
-                if i >= 10:  # the first ten of each are warm-up
-                    samples[label] += sample
-        rows += list(samples.items())
+                if i >= args.warm_up:  # the first calls of each are warm-up
+                    by_call[label] += sample
+        rows += list(by_call.items())
     print(f'\nPer-call latency, {args.runs} calls each, {args.facts} facts (ms):')
     print(f'  {"call":<30} {"p50":>8} {"p95":>8} {"mean":>8}')
     for label, samples in rows:
         print(f'  {label:<30} {pct(samples, 50):>8.2f} {pct(samples, 95):>8.2f} {sum(samples) / len(samples):>8.2f}')
+    if not args.cold_imports:
+        return
     print('\nCold import of the handler module in a fresh interpreter (ms, model load excluded):')
     for name in ('retrieval', 'mcp'):
-        samples = [cold_import(str(ROOT / 'functions' / name / 'app.py')) for _ in range(3)]
-        print(f'  functions/{name + "/app.py":<22} min {min(samples):>8.1f}  max {max(samples):>8.1f}')
+        imports = [cold_import(str(ROOT / 'functions' / name / 'app.py')) for _ in range(args.cold_imports)]
+        print(f'  functions/{name + "/app.py":<22} min {min(imports):>8.1f}  max {max(imports):>8.1f}')
 
 
 if __name__ == '__main__':

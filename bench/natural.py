@@ -58,7 +58,7 @@ class Service:
         self.services = get_services()
         self.services.embedder.warm()
         self.queue = CollectingQueue()
-        self.services.queue = self.queue  # type: ignore[assignment]
+        self.services.queue = self.queue
         self.fns = {name: load_handler(name) for name in ('facts', 'extraction_worker', 'views', 'chat')}
 
     def context(self, name: str) -> tuple[str, str]:
@@ -179,9 +179,12 @@ def main() -> None:
         call = lambda fn, method, path, body, query, ctx=ctx, key=key: service.call(fn, ctx, key, method, path, body, query)  # noqa: E731
         database = service.services.store(ctx).database
         turns = ingest(call, service.drain, conversation)
-        stored, shown_as = stored_state(
-            call, lambda db=database: service.services.db.query(db, ACTIVE_INSTRUCTIONS)[0] or [], conversation, turns
-        )
+
+        def active_instructions(db: str = database) -> list[dict[str, Any]]:
+            rows: list[dict[str, Any]] = service.services.db.query(db, ACTIVE_INSTRUCTIONS)[0] or []
+            return rows
+
+        stored, shown_as = stored_state(call, active_instructions, conversation, turns)
         result = score(conversation, stored)
         total.add(result)
         given = [

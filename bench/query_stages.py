@@ -9,11 +9,9 @@ absolute time, is what compares across runs.
 The script only wraps names it finds, so the same file runs against an older tree (copy it into that tree's
 ``bench/`` and point ``--ingest`` at this tree's cached ingest) and old and new can alternate in one shell loop.
 
-Needs an ingest made by ``bench/locomo.py`` (same code version, or ``--ingest``/``--cache``). Run:
+Runs on the conversation's cached ingest of ``bench/locomo.py`` (made first if this code has none), or on another
+tree's (``--ingest``/``--cache``). Run:
 ``PYTHONPATH=shared:infra:. .venv/bin/python bench/query_stages.py --conversation 0``
-
-``--vector-types coerced`` runs on the vector fields as declared before migration 0017 (the copy is migrated, then the
-four fields are put back; bench/vector_types.py), ``plain`` (the default) as migrated: alternate the two in a loop.
 """
 
 from __future__ import annotations
@@ -33,9 +31,8 @@ from pathlib import Path
 from typing import Any
 
 from bench_env import ROOT, load_handler  # noqa: I001  # first: paths and environment before the service imports
-from locomo import CACHE, Api, code_version
+from locomo import CACHE, Api, cached_ingest
 from locomo_data import default_data_path, load
-from vector_types import VECTOR_TYPES, declare
 
 # (module, attribute path, label): what is timed besides the RetrievalStore methods, where it exists in the tree
 STAGES = (
@@ -115,10 +112,9 @@ def main() -> None:
     parser.add_argument('--ingest', help="the cached ingest's code version (default: this code's)")
     parser.add_argument('--cache', type=Path, default=CACHE, help='where the cached ingests are (default: this tree)')
     parser.add_argument('--label', default=str(ROOT), help='printed with the results')
-    parser.add_argument('--vector-types', choices=VECTOR_TYPES, default='plain', help='vector fields before (coerced) or after 0017')
     args = parser.parse_args()
     conv = load(args.data, [args.conversation])[0]
-    source = args.cache / f'{args.ingest or code_version()}-{conv.index}'
+    source = args.cache / f'{args.ingest}-{conv.index}' if args.ingest else cached_ingest(conv, args.data, False)
     manifest = json.loads((source / 'manifest.json').read_text())
     work = Path(tempfile.mkdtemp(prefix='stages-'))
     try:
@@ -141,7 +137,6 @@ def main() -> None:
         stages.count_round_trips(Database)
         questions = [q.text for q in conv.questions[:: max(1, len(conv.questions) // args.questions)]][: args.questions]
         api.post('query', {'query': questions[0], 'k': 10}, 'warm')  # also migrates the copy
-        declare(services.db, services.store(manifest['context']).database, args.vector_types)
         stages.times.clear()
         stages.cpu.clear()
         stages.round_trips = 0
@@ -153,7 +148,7 @@ def main() -> None:
         total = [t for r in range(args.repeats) for t in api.times[f'pass {r + 1}']]
         calls = len(total)
         load_avg = f'load average {load_before:.1f} → {load_after:.1f} on {os.cpu_count()} CPUs'
-        print(f'{args.label}: conversation {conv.index}, {calls} hybrid queries, {args.vector_types} vector fields; {load_avg}')
+        print(f'{args.label}: conversation {conv.index}, {calls} hybrid queries; {load_avg}')
         # CPU = process time (this thread, the embedded engine's threads): less sensitive to other processes' load
         print(f'{"stage":<22} {"calls/query":>11} {"ms/query":>9} {"CPU ms/query":>12} {"p50 ms/call":>12} {"p95 ms/call":>12}')
         accounted, accounted_cpu = 0.0, 0.0

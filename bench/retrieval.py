@@ -263,9 +263,9 @@ def query_api(fn: Any, ctx: str, key: str, questions: list[tuple[str, str]], mod
     return times, top1 / len(questions), top10 / len(questions)
 
 
-def asked(rows: list[tuple[str, str, str]], size: int) -> list[tuple[str, str]]:
-    """``QUERIES`` questions, each about one fact, with the hit text that answers it."""
-    picks = random.Random(size).sample(range(size), QUERIES)
+def asked(rows: list[tuple[str, str, str]], size: int, count: int = QUERIES) -> list[tuple[str, str]]:
+    """``count`` questions, each about one fact, with the hit text that answers it."""
+    picks = random.Random(size).sample(range(size), min(count, size))
     return [(QUESTIONS[rows[i][1]].format(n=rows[i][0]), attribute_text(*rows[i])) for i in picks]
 
 
@@ -275,25 +275,25 @@ def new_context(services: Services, size: int) -> tuple[str, str]:
     return ctx, mint_context_key(services.control, ctx, 'admin', 'bench')
 
 
-def run_lexical(size: int, services: Services, fn: Any) -> list[dict[str, Any]]:
+def run_lexical(size: int, services: Services, fn: Any, queries: int = QUERIES) -> list[dict[str, Any]]:
     """The lexical list alone (``mode: bm25``) over rows without embeddings: for sizes whose embeddings would take
     longer to compute than the run may last (100k on a loaded 2-vCPU machine)."""
     rows = facts(size)
     ctx, key = new_context(services, size)
     load_s = load_rows(services, ctx, rows, None, sorted({name for name, _, _ in rows}), None)
-    times, hit1, hit10 = query_api(fn, ctx, key, asked(rows, size), 'bm25')
+    times, hit1, hit10 = query_api(fn, ctx, key, asked(rows, size, queries), 'bm25')
     services.control.delete_context(ctx)
     services.drop_context(ctx)
     return [{'size': size, 'state': 'lexical only', 'load_s': load_s, 'bm25_p50': pct(times, 50), 'bm25_p95': pct(times, 95),
              'bm25_hit1': hit1, 'bm25_hit10': hit10, 'bm25_load': os.getloadavg()[0]}]  # fmt: skip
 
 
-def run(size: int, services: Services, fn: Any) -> list[dict[str, Any]]:
+def run(size: int, services: Services, fn: Any, queries: int = QUERIES) -> list[dict[str, Any]]:
     rows = facts(size)
     names = sorted({name for name, _, _ in rows})
     vectors, by_name = corpus_vectors(services, size)
     name_vectors = np.asarray([by_name[n] for n in names], dtype=np.float32)
-    questions = asked(rows, size)
+    questions = asked(rows, size, queries)
     qv = np.asarray(services.embedder.embed([q for q, _ in questions]), dtype=np.float32)
     ctx, key = new_context(services, size)
     load_s = load_rows(services, ctx, rows, vectors, names, name_vectors)
@@ -338,6 +338,7 @@ def main() -> None:
     parser.add_argument('--sizes', default='1000,10000,100000')
     parser.add_argument('--lexical-only', action='store_true', help='no embeddings: mode bm25 alone (see run_lexical)')
     parser.add_argument('--embed-only', action='store_true', help=f'fill the embedding cache for {LARGEST:,} facts and stop')
+    parser.add_argument('--questions', type=int, default=QUERIES, help='questions asked per size and mode')
     args = parser.parse_args()
     services = get_services()
     services.embedder.warm()
@@ -348,7 +349,7 @@ def main() -> None:
     results = []
     for size in (int(s) for s in args.sizes.split(',')):
         print(f'size {size}', file=sys.stderr)
-        results.extend((run_lexical if args.lexical_only else run)(size, services, fn))
+        results.extend((run_lexical if args.lexical_only else run)(size, services, fn, args.questions))
     print(f'\nHNSW (k=10, ef={EF_SEARCH}) vs exact, and the hourly rebuild')
     columns = ('KNN p50 ms', 'KNN p95 ms', 'recall@10', 'numpy ms/q', 'load s', 'rebuild s', 'load avg')
     print(f'{"facts":>7} {"state":<14} ' + ' '.join(f'{c:>10}' for c in columns))

@@ -1,4 +1,4 @@
-"""POST /lifecycle/{decay,expire,purge-traces} — run one sweep now for this context."""
+"""POST /lifecycle/{decay,expire,purge-traces,reindex} — run one sweep now for this context."""
 
 from typing import Any
 

@@ -28,7 +28,7 @@ def _time_left(context: LambdaContext) -> float:
 
 def _caller() -> Caller:
     """The key's caller, or the same 401 problem+json as REST before any MCP parsing; every MCP request (initialize,
-    tools/list, ping, tools/call, GET) takes a rate-limit token, so 429 problem+json with Retry-After."""
+    tools/list, ping, tools/call, GET, DELETE) takes a rate-limit token, so 429 problem+json with Retry-After."""
     services = get_services()
     caller = authenticate_key(services.control, services.migrated, app.current_event.headers or {}, throttle=True)
     logger.append_keys(context=caller.context_id, principal=caller.principal_id)

@@ -1,8 +1,9 @@
 """`make sam-sizes`: unzipped sizes of the `sam build` output against Lambda's limit.
 
-A function's deployment package plus all its layers must stay within 250 MB unzipped (262,144,000 bytes). Reads
-.aws-sam/build/template.yaml (Globals layers + each function's own), sums file sizes, lists each layer's biggest
-top-level entries, and exits 1 if any function is over the limit. Run after `make sam-build`.
+A function's deployment package plus all its layers must stay within 250 MB unzipped (262,144,000 bytes), or the
+deployment fails. Reads .aws-sam/build/template.yaml (Globals layers + each function's own), sums file sizes, lists each
+layer's biggest top-level entries, and exits 1 if any function is above 80 % of the limit (BUDGET): the margin keeps a
+dependency bump from turning into a failed deployment. Run after `make sam-build` (`make deploy-check`, `make test`).
 """
 
 from __future__ import annotations
@@ -16,7 +17,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # infra/, for loca
 
 from local_runtime.template_routes import load_template_long_form  # noqa: E402
 
-LIMIT = 262_144_000
+LIMIT = 262_144_000  # Lambda: function + layers, unzipped
+BUDGET = 0.80  # of LIMIT: what `make test` allows
 BUILD = Path('.aws-sam/build')
 TOP = 12
 
@@ -25,6 +27,11 @@ def tree_bytes(path: Path) -> int:
     if path.is_file():
         return path.stat().st_size
     return sum((Path(root) / name).lstat().st_size for root, _, files in os.walk(path) for name in files)
+
+
+def verdict(total: int) -> str:
+    """'ok' within the budget, 'over budget' above 80 % of the limit, 'OVER THE LIMIT' when Lambda would refuse it."""
+    return 'OVER THE LIMIT' if total > LIMIT else 'over budget' if total > BUDGET * LIMIT else 'ok'
 
 
 def mb(n: int) -> str:
@@ -48,8 +55,8 @@ def main() -> int:
         for entry_size, entry in entries[:TOP]:
             print(f'      {entry:32} {mb(entry_size)}')
 
-    print(f'\nFunctions (own + layers, limit {LIMIT:,} bytes = 250 MB):')
-    over = False
+    print(f'\nFunctions (own + layers; Lambda limit {LIMIT:,} bytes = 250 MB, budget {BUDGET:.0%} = {mb(int(BUDGET * LIMIT)).strip()}):')
+    over = []
     for name, r in resources.items():
         if r['Type'] != 'AWS::Serverless::Function':
             continue
@@ -57,9 +64,14 @@ def main() -> int:
         unknown = [str(ref) for ref in refs if ref not in layers]
         own = tree_bytes(BUILD / name)
         total = own + sum(layers[ref] for ref in refs if ref in layers)
-        over |= total > LIMIT
+        status = verdict(total)
+        if status != 'ok':
+            over.append(name)
         note = f'  + external layers {unknown} not counted' if unknown else ''
-        print(f'  {name:28} own {mb(own)}  total {mb(total)}  {100 * total / LIMIT:5.1f}% of limit  [{", ".join(map(str, refs))}]{note}')
+        print(f'  {name:28} own {mb(own)}  total {mb(total)}  {100 * total / LIMIT:5.1f}% of limit  {status:11}  '
+              f'[{", ".join(map(str, refs))}]{note}')  # fmt: skip
+    if over:
+        print(f'\n{len(over)} function(s) above {BUDGET:.0%} of the unzipped limit: {", ".join(over)}', file=sys.stderr)
     return 1 if over else 0
 
 

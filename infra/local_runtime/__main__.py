@@ -2,7 +2,8 @@
 
 Serves every HttpApi route in template.yaml on http://127.0.0.1:$PORT (default 3000), feeds extraction
 jobs to the SQS worker handler in-process, runs the sweep handlers on timers, bootstraps context ``dev``
-and prints its keys. Ctrl-C stops cleanly.
+and prints its keys, then one line per request. EMF metrics are not echoed unless AGENT_MEMORY_LOCAL_METRICS=1.
+A busy port or a data folder locked by another process ends with a one-line reason (exit 1). Ctrl-C stops cleanly.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from local_runtime.console import bind_failure, locked_data_folder
 from local_runtime.events import schedule_event
 from local_runtime.gateway import HandlerRegistry, make_server
 from local_runtime.local_queue import LocalQueue
@@ -96,25 +98,37 @@ def main() -> int:
     os.environ.setdefault('POWERTOOLS_SERVICE_NAME', 'agent-memory')
     os.environ.setdefault('POWERTOOLS_METRICS_NAMESPACE', 'AgentMemory')
     os.environ.setdefault('POWERTOOLS_LOG_LEVEL', 'WARNING')
-
-    from agent_memory.composition import get_services, reset_services
-    from agent_memory.domain.contexts import bootstrap
-
-    services = get_services()
-    context_id = os.environ.get('AGENT_MEMORY_BOOTSTRAP_CONTEXT') or 'dev'
-    bootstrap(services.control, services.store, context_id, local['bootstrap_key'])
+    if os.environ.get('AGENT_MEMORY_LOCAL_METRICS') != '1':
+        os.environ.setdefault('POWERTOOLS_METRICS_DISABLED', 'true')
 
     template = load_template(ROOT / 'template.yaml')
     routes = http_routes(template, ROOT)
     registry = HandlerRegistry()
+    host, port = os.environ.get('HOST', '127.0.0.1'), int(os.environ.get('PORT', '3000'))
+    try:
+        server = make_server(host, port, routes, registry)  # bound before the database opens: a busy port fails fast
+    except OSError as exc:
+        print(f'[local] {bind_failure(exc, host, port)}', file=sys.stderr)
+        return 1
+
+    from agent_memory.composition import get_services, reset_services
+    from agent_memory.domain.contexts import bootstrap
+    from agent_memory.errors import StoreUnavailable
+
+    try:
+        services = get_services()
+    except StoreUnavailable as exc:
+        server.server_close()
+        print(f'[local] {locked_data_folder(data_dir) if "already locked" in str(exc) else exc}', file=sys.stderr)
+        return 1
+    context_id = os.environ.get('AGENT_MEMORY_BOOTSTRAP_CONTEXT') or 'dev'
+    bootstrap(services.control, services.store, context_id, local['bootstrap_key'])
     local_queue = None
     if services.queue is None:  # no AGENT_MEMORY_QUEUE_URL: extraction jobs run in-process
         local_queue = LocalQueue(registry, sqs_worker_dir(template, ROOT), max_receives=services.max_receives).start()
         services.queue = local_queue
         # The jobs of the previous process died with it (kill -9 runs no shutdown code): send them again now.
         threading.Thread(target=_resend_lost_jobs, args=(services,), name='resend-lost-jobs', daemon=True).start()
-    host, port = os.environ.get('HOST', '127.0.0.1'), int(os.environ.get('PORT', '3000'))
-    server = make_server(host, port, routes, registry)
     stop = threading.Event()
     _start_timers(registry, stop)
 
@@ -127,6 +141,7 @@ def main() -> int:
     print(f'[local] Agent Memory on http://{host}:{port}  ({len(routes)} routes, data in {data_dir})')
     print(f'[local] management key: {local["management_key"]}')
     print(f'[local] context "{context_id}" key: {local["bootstrap_key"]}')
+    print(f'[local] API reference: http://{host}:{port}/docs')
     print(f'[local] try: curl -H "Authorization: Bearer {local["bootstrap_key"]}" http://{host}:{port}/api/v1/{context_id}/me', flush=True)
     try:
         server.serve_forever()

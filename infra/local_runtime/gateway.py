@@ -8,6 +8,7 @@ import json
 import re
 import sys
 import threading
+import time
 import traceback
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -15,6 +16,8 @@ from types import ModuleType
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
+from local_runtime import api_reference
+from local_runtime.console import request_line
 from local_runtime.events import LocalContext, http_event
 from local_runtime.template_routes import Route
 
@@ -66,9 +69,21 @@ def _problem(status: int, detail: str, path: str, title: str = 'Not found', slug
     return status, {'content-type': 'application/problem+json'}, json.dumps(body).encode()
 
 
+def context_of(routes: list[Route], method: str, target: str) -> str | None:
+    """The context a request addresses (its route's ``context_id`` parameter), for the request log."""
+    path = urlsplit(target).path
+    for route in routes:
+        params = route.match(method, path)
+        if params is not None:
+            return unquote(params['context_id']) if 'context_id' in params else None
+    return None
+
+
 def dispatch(routes: list[Route], registry: HandlerRegistry, method: str, target: str, headers: dict[str, str],
              body: bytes | None) -> tuple[int, dict[str, str], bytes]:  # fmt: skip
     url = urlsplit(target)
+    if (page := api_reference.serve(method, url.path)) is not None:
+        return page
     for route in routes:
         params = route.match(method, url.path)
         if params is None:
@@ -103,8 +118,10 @@ def make_server(host: str, port: int, routes: list[Route], registry: HandlerRegi
         server_version = 'agent-memory-local'
 
         timeout = READ_TIMEOUT_SECONDS  # socket timeout for every read of this connection
+        started = 0.0
 
         def _serve(self) -> None:
+            self.started = time.perf_counter()
             if self.headers.get('transfer-encoding'):  # a chunked body is not read: its bytes would poison the connection
                 self._refuse(*_problem(411, 'send the body with a Content-Length', self.path, 'Length required', 'length-required'))
                 return
@@ -138,6 +155,9 @@ def make_server(host: str, port: int, routes: list[Route], registry: HandlerRegi
             self.send_header('content-length', str(len(data)))
             self.end_headers()
             self.wfile.write(data)
+            ms = (time.perf_counter() - self.started) * 1000
+            context = context_of(routes, self.command, self.path)
+            print(request_line(self.command, self.path, status, ms, context, headers, data), flush=True)
 
         do_GET = do_POST = do_DELETE = do_PATCH = do_PUT = _serve
 

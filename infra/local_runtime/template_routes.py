@@ -105,11 +105,16 @@ def http_routes(template: dict[str, Any], root: Path) -> list[Route]:
 
 
 def schedules(template: dict[str, Any], root: Path) -> list[Schedule]:
+    parameters = template.get('Parameters') or {}
     found = []
     for logical_id, code_dir, events in _functions(template, root):
         for event in events.values():
             if event.get('Type') in ('Schedule', 'ScheduleV2'):
-                found.append(Schedule(logical_id, code_dir, event['Properties']['ScheduleExpression']))
+                expression = event['Properties']['ScheduleExpression']
+                ref = expression.get('Ref') if isinstance(expression, dict) else expression  # !Ref X: 'X' or {'Ref': 'X'}
+                if ref in parameters:  # a template parameter (HourlySweepSchedule, …): run on its default
+                    expression = parameters[ref]['Default']
+                found.append(Schedule(logical_id, code_dir, expression))
     return found
 
 

@@ -29,6 +29,24 @@ ROOT = Path(__file__).resolve().parents[2]
 OUTPUT = ROOT / 'infra' / 'openapi' / 'openapi.json'
 REF = '#/components/schemas/{model}'
 SSE = 'text/event-stream'
+DESCRIPTION = (
+    'Memory layer for AI agents: facts, retrieval, chat with a semantic response cache, lifecycle.\n\n'
+    'Agents send conversation turns and explicit facts; the service extracts entities, attributes, relations, actions, '
+    'instructions and uncertainties, reconciles them with what it holds (a new value supersedes, nothing is overwritten '
+    'blindly), and serves ranked recall, prompt-ready context blocks, profiles, state snapshots and chat answers. Every '
+    'read and write leaves a trace.\n\n'
+    "Data-plane routes live under `/api/v1/{context_id}/…` (a context is a tenant) and take that context's keys; the "
+    'management routes under `/api/v1/contexts` take the management key. A key of a principal with `grant:manage` may act '
+    'for another principal with the `X-Memory-On-Behalf-Of: <principal id>` header. Request bodies accept snake_case or '
+    'camelCase field names; responses are camelCase, timestamps RFC 3339 in UTC. Errors are `application/problem+json` '
+    '(`Problem`); 429 and 503 carry `Retry-After`.'
+)
+BEARER = {
+    'type': 'http',
+    'scheme': 'bearer',
+    'description': '`Authorization: Bearer <key>`: a context key (shown once when minted; `make dev` prints one for the `dev` '
+    "context) or, for `/api/v1/contexts…`, the management key. Missing, unknown, expired or another context's key: 401.",
+}
 
 
 def template_routes() -> list[tuple[str, str, str]]:
@@ -122,8 +140,12 @@ def _request(request: str | Mapping[str, Any], components: Components) -> dict[s
     return {'required': False, 'content': {JSON: {'schema': components.schema_of(model)}}}
 
 
-def _parameter(name: str, where: str) -> dict[str, Any]:
-    return {'name': name, 'in': where, 'required': where == 'path', 'schema': {'type': 'string'}}
+def _parameter(op: Operation, name: str, where: str) -> dict[str, Any]:
+    try:
+        description = op.parameter(name)
+    except KeyError:
+        raise SystemExit(f'{op.method} {op.path}: describe the parameter {name!r} (Operation.parameters or routes.PARAMETERS)') from None
+    return {'name': name, 'in': where, 'required': where == 'path', 'description': description, 'schema': {'type': 'string'}}
 
 
 def _operation(op: Operation, components: Components) -> dict[str, Any]:
@@ -132,14 +154,14 @@ def _operation(op: Operation, components: Components) -> dict[str, Any]:
         str(status): _answer(op.answers[status], components) if status in op.answers else {'description': ERRORS[status], **problem}
         for status in sorted(op.statuses)
     }
+    query = [*op.query, 'lens'] if op.reads_lens else list(op.query)
     document: dict[str, Any] = {
         'operationId': f'{op.function}_{op.name}',
         'summary': op.summary,
+        'description': op.description,
         'tags': [op.function],
-        'parameters': [
-            {'name': name, 'in': 'path', 'required': True, 'schema': {'type': 'string'}} for name in re.findall(r'{(\w+)}', op.path)
-        ]
-        + [{'name': name, 'in': 'query', 'required': False, 'schema': {'type': 'string'}} for name in op.query],
+        'parameters': [_parameter(op, name, 'path') for name in re.findall(r'{(\w+)}', op.path)]
+        + [_parameter(op, name, 'query') for name in query],
         'responses': answers,
     }
     if not document['parameters']:
@@ -159,14 +181,10 @@ def build() -> dict[str, Any]:
         paths.setdefault(op.path, {})[op.method.lower()] = _operation(op, components)
     return {
         'openapi': '3.1.0',
-        'info': {
-            'title': 'Agent Memory',
-            'version': '1.0.0',
-            'description': 'Memory layer for AI agents: facts, retrieval, chat with a semantic response cache, lifecycle.',
-        },
+        'info': {'title': 'Agent Memory', 'version': '1.0.0', 'description': DESCRIPTION},
         'servers': [{'url': '/'}],
         'security': [{'bearerAuth': []}],
-        'components': {'securitySchemes': {'bearerAuth': {'type': 'http', 'scheme': 'bearer'}}, 'schemas': components.schemas},
+        'components': {'securitySchemes': {'bearerAuth': BEARER}, 'schemas': components.schemas},
         'paths': paths,
     }
 

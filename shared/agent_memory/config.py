@@ -11,6 +11,7 @@ from agent_memory.extraction.structured_output import Setting, parse_setting
 
 DEFAULT_DATA_DIR = '.data'
 EMBEDDING_PROVIDERS = ('local', 'openai')
+DB_USER_LEVELS = ('root', 'namespace')  # where AGENT_MEMORY_DB_USER is defined: DEFINE USER … ON ROOT | ON NAMESPACE
 
 
 @dataclass(frozen=True)
@@ -42,6 +43,7 @@ class Settings:
     max_batch_text_bytes: int = 64 * 1024  # every message of one /facts/batch together: one turn's worth of work
     management_requests_per_minute: int = 600  # per management key; 0 turns the management API's limit off
     management_burst: int = 100
+    db_user_level: str = 'root'  # 'namespace': a namespace user (signs in naming AGENT_MEMORY_DB_NAMESPACE)
 
     @property
     def management_keys(self) -> tuple[str, ...]:
@@ -100,6 +102,9 @@ def get_settings() -> Settings:
     provider = (_env('EMBEDDING_PROVIDER', 'local') or 'local').lower()
     if provider not in EMBEDDING_PROVIDERS:
         raise RuntimeError(f'AGENT_MEMORY_EMBEDDING_PROVIDER must be one of {EMBEDDING_PROVIDERS}, not {provider!r}')
+    user_level = (_env('DB_USER_LEVEL', 'root') or 'root').lower()
+    if user_level not in DB_USER_LEVELS:
+        raise RuntimeError(f'AGENT_MEMORY_DB_USER_LEVEL must be one of {DB_USER_LEVELS}, not {user_level!r}')
     return Settings(
         db_url=_env('DB_URL') or default_db_url(),
         db_namespace=_env('DB_NAMESPACE', 'agent_memory') or 'agent_memory',
@@ -128,4 +133,5 @@ def get_settings() -> Settings:
         max_batch_text_bytes=int(_env('MAX_BATCH_TEXT_BYTES', str(64 * 1024)) or 0),
         management_requests_per_minute=int(_env('MANAGEMENT_REQUESTS_PER_MINUTE', '600') or 0),
         management_burst=max(1, int(_env('MANAGEMENT_BURST', '100') or 100)),
+        db_user_level=user_level,
     )

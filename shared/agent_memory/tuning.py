@@ -1,9 +1,9 @@
 """Tuning knobs: the numbers that trade recall, latency and cost, in one typed object with their measured defaults.
 
 They are code, not deployment configuration (README.md lists the ``AGENT_MEMORY_*`` settings): each
-default was chosen with a benchmark (bench/README.md) and changing one is a code change that re-runs it. Modules
-read them through ``knobs()`` when they run, never at import, so a test changes one for its duration with
-``monkeypatch.setattr(tuning, 'TUNING', dataclasses.replace(tuning.TUNING, reindex_min_new_rows=20))``.
+default was chosen with a benchmark (docs/architecture.md, "Decisions", names it) and changing one is a code change
+that re-runs it. Modules read them through ``knobs()`` when they run, never at import, so a test changes one for its
+duration (``tests/support/tuning.py``: ``tune(monkeypatch, reindex_min_new_rows=20)``).
 """
 
 from __future__ import annotations
@@ -23,8 +23,8 @@ class Tuning:
     # Passages found by meaning and by words count alike; an entity row ("Alice (person)") answers little by itself; a
     # fact only *about* a named entity (graph) is weak evidence, a structured tier-1 match strong evidence. Every fact
     # and entity list counts half a passage list at the same rank: facts are derived from what was said, and at equal
-    # weight they took top-10 places from the passages that said it (LoCoMo dev split recall@10 0.655 -> 0.682 at
-    # half weight, 0.686 at a quarter; bench/README.md). The order among facts is unchanged; tier 1 keeps its weight.
+    # weight they took top-10 places from the passages that said it (bench/locomo_replay.py). The order among facts is
+    # unchanged; tier 1 keeps its weight.
     list_weights: Mapping[str, float] = field(
         default_factory=lambda: MappingProxyType({
             'vector:attribute': 0.5,
@@ -42,14 +42,13 @@ class Tuning:
     similarity_floor: Mapping[str, float] = field(default_factory=lambda: MappingProxyType({'vector:attribute': 0.5, 'vector:entity': 0.5}))
     graph_limits: tuple[int, ...] = (32, 16, 16)  # facts taken from the seeds, then from 1-hop and 2-hop neighbours
     # Up to this many current facts of a hop's entities are all read and ordered by closeness to the query; beyond it they
-    # are taken among the query's nearest facts (db/retrieval_store._seed_attributes: each read costs ~0.2 ms, 128 ~26).
+    # are taken among the query's nearest facts (db/retrieval_store._seed_attributes: each read decodes a vector).
     seed_facts_exact: int = 128
     neighbour_from: int = 4  # the best passages whose adjacent turns (the question before, the reply after) join the ranking
     neighbour_share: float = 0.5  # an adjacent turn scores this share of the passage that brought it
     # A question about time ("When did …?"): a passage whose turn carries a time expression scores this many times as
     # much. A fact adds source_credit of its score to the passage it was extracted from, when both are in the pool.
-    # Chosen on LoCoMo conversations 0-2 (bench/README.md, Session 3): recall@10 0.711 -> 0.736 with both; the weight
-    # alone 0.731, the credit alone 0.719; weight 1.5 / 3 -> 0.729 / 0.731; credit 0.5 / 2 -> 0.733 / 0.725.
+    # Chosen together on LoCoMo conversations 0-2 (bench/locomo.py): each helps alone, both help most.
     dated_passage_weight: float = 2.0
     source_credit: float = 1.0
     seed_similarity: float = 0.55  # an entity this close to the query (cosine) seeds graph expansion
@@ -61,13 +60,13 @@ class Tuning:
     # max_rows rows hold both, larger ones up to local_text_max_rows their texts only (their KNN runs in the database; 0
     # and 0: every list runs in the database); what a process holds across contexts weighs at most budget (a row's text
     # counts 1 and its vector 1, each ~1.5 KB: 150,000 ~225 MB), least recently used table out first. A table new to a
-    # process is read load_rows rows per search (~0.3-0.6 ms a row, most of it the vector; its lists run in the database
-    # until it is whole), a texts-only one local_text_load_rows by a key-order scan (~9 µs a row: 100k facts in 5
-    # searches instead of 200, each of which paid the database's lists, bench/README.md, Session 11); a larger one is
-    # counted again after retry seconds. Each search looks up the changes since the last look, and every
-    # verify seconds since write_lag (the longest a write transaction stays open) before the last such look; a process
-    # reads everything again after reload seconds (the sweep keeps deletions a day). 20,000: 10k facts gain with texts
-    # ranked here too, 100k facts lose with their vectors here but gain with their texts (bench/README.md, Sessions 8-9).
+    # process is read load_rows rows per search (each row read whole, vector included; its lists run in the database
+    # until it is whole), a texts-only one local_text_load_rows by a key-order scan (far cheaper a row, so a large table
+    # is whole after a few searches, bench/fresh_process.py); a larger one is counted again after retry seconds. Each
+    # search looks up the changes since the last look, and every verify seconds since write_lag (the longest a write
+    # transaction stays open) before the last such look; a process reads everything again after reload seconds (the
+    # sweep keeps deletions a day). 20,000: 10k facts gain with texts
+    # ranked here too, 100k facts lose with their vectors here but gain with their texts (bench/local_search_scale.py).
     local_vectors_max_rows: int = 20_000
     local_text_max_rows: int = 100_000
     local_vectors_budget_rows: int = 150_000
@@ -81,30 +80,30 @@ class Tuning:
     # sends them to the database's full-text indexes.
     local_text: bool = True
     # ... and when the request's filter keeps too few of a text list's first candidates, at most this many more matching
-    # rows are read on, best first (the engine reads each id it is given, ~25 µs, whatever the LIMIT).
+    # rows are read on, best first (the engine reads each id it is given, whatever the LIMIT: the first read stays small).
     local_text_read_on: int = 4096
     max_terms: int = 8  # query terms sent to a full-text list (content words, in query order)
-    df_cap: int = 256  # a term in more rows than this costs > ~13 ms per list alone: searched for only ANDed with others
+    df_cap: int = 256  # a term in more rows than this costs too much alone (per matching row): searched for only ANDed
     # A lexical list is scored in the query (db/lexical_score.py) when its matching rows × scorer_rows < its branches ×
-    # the table's rows: per matching row that costs ~35 µs (search::analyze and the arithmetic), the engine's scorer ~1.1
-    # µs per row of the table and branch whatever it matches (3.2.4 embedded: bench/README.md, Session 5).
+    # the table's rows: scoring in the query costs per matching row (search::analyze and the arithmetic) about what the
+    # engine's scorer costs per scorer_rows rows of the table and branch, whatever it matches (bench/lexical_score.py).
     scorer_rows: int = 32
     # In a table of more rows than this a common term is scored (to find whether it is in half the rows: its score is 0)
     # only when it is in half_sample_share of the first or of the last 128 rows in id order (the oldest, the newest): the
-    # score costs ~1.1 µs per row of the table (db/retrieval_store._scoreless_among).
+    # score costs in proportion to the table's rows (db/retrieval_store._scoreless_among).
     half_sample_above: int = 4096
     half_sample_share: float = 0.35
     term_counts_ttl_seconds: float = 60.0  # how long a probed document frequency is trusted per process
     term_counts_max_entries: int = 100_000  # document frequencies remembered per process
 
     # -- the response cache (db/trace_store.py) ----------------------------------------------------------------------
-    cache_neighbours: int = 32  # nearest traces examined (any caller, any endpoint) before giving up
+    cache_neighbours: int = 32  # nearest traces holding a question vector (any caller) examined before giving up
     cache_ef: int = 64  # HNSW candidate list of that search
     same_question_limit: int = 8  # newest answers to the same canonical question examined
 
     # -- sweeps (domain/lifecycle.py, db/lifecycle_store.py) ---------------------------------------------------------
     # An HNSW index is rebuilt once the rows added since its last build reach reindex_min_new_rows and either
-    # reindex_min_growth of the index or reindex_max_backlog rows (bench/README.md, "HNSW rebuilds").
+    # reindex_min_growth of the index or reindex_max_backlog rows (bench/cache.py, bench/retrieval.py).
     reindex_min_new_rows: int = 1000
     reindex_min_growth: float = 0.2
     reindex_max_backlog: int = 10_000

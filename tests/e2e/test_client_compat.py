@@ -119,6 +119,15 @@ def test_state_profile_and_inspect(memory: Memory) -> None:
     assert attribute['current']['value'] == 'CET'
 
 
+def test_profile_shows_the_users_own_facts(memory: Memory, gateway: Gateway) -> None:
+    # Given a user who says where they work (a fact about their own self entity), When the published client reads the
+    # profile (it reads static, dynamic and preferences, not selfFacts), Then the fact is there
+    queued = memory.remember('I work at Initech.')
+    assert queued.turn_id and _wait_done(gateway, queued.turn_id)['status'] == 'done'
+    profile = memory.profile()
+    assert ('employer', 'Initech') in [(entry.key, entry.value) for entry in profile.static + profile.dynamic + profile.preferences]
+
+
 def test_entities_list_get_history_delete(memory: Memory) -> None:
     # Given a person whose name has a space and a superseded plan, When the client lists, gets, reads history and
     # deletes, Then each works through the percent-encoded path

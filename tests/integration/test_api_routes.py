@@ -122,10 +122,42 @@ def test_profile_reads_every_section_in_one_round_trip_and_the_names_in_a_second
     # Then the context's database sees two round trips, and each section holds its own rows
     assert code == 200 and len(recorded) == 2, [trip.sql for trip in recorded]
     assert {(f['key'], f['value']) for f in profile['selfFacts']} >= {('name', 'Sam'), ('occupation', 'data engineer')}
-    assert [(p['key'], p['entity']) for p in profile['static']] == [('title', 'Alice')]
+    own = [(f['key'], f['entity']) for f in profile['selfFacts']]  # extracted self facts are identity facts
+    assert [(p['key'], p['entity']) for p in profile['static']] == [*own, ('title', 'Alice')]
     assert [(p['key'], p['entity']) for p in profile['preferences']] == [('plan', 'Alice')]
     assert [(p['key'], p['entity']) for p in profile['dynamic']] == [('mood', 'Alice')]
     assert [i['description'] for i in profile['instructions']] == ['Always answer in bullet points']
+
+
+SECTIONS = ('static', 'dynamic', 'preferences')
+
+
+def test_the_callers_own_facts_are_also_in_the_section_of_their_category(api: Api, worker: Worker) -> None:
+    # Given the caller's own facts in each memory category (the name it gave, where it lives, where it works) and a fact
+    # about Alice
+    for text, category in (("I'm Sam.", 'identity'), ('I live in Lisbon.', 'context'), ('I work at Acme.', 'knowledge')):
+        assert api.call('facts', 'POST', '/facts', {'text': text, 'memory_category': category})[0] == 202
+    worker.drain()
+    api.call('facts', 'POST', '/facts', {'infer': 'triples', 'triples': [triple('Alice', 'title', 'CTO', memory_category='identity')]})
+    # When the profile is read
+    code, profile, _ = api.call('views', 'GET', '/profile')
+    # Then selfFacts holds all three, and each also leads the section of its category, shown by the name the user gave:
+    # a client that reads only static/dynamic/preferences (the published one) sees them too
+    assert code == 200
+    assert sorted((f['key'], f['value']) for f in profile['selfFacts']) == [('employer', 'Acme'), ('location', 'Lisbon'), ('name', 'Sam')]
+    entries = {part: [(p['key'], p['value'], p['entity'], p['entityType']) for p in profile[part]] for part in SECTIONS}
+    assert entries == {
+        'static': [('name', 'Sam', 'Sam', 'person'), ('title', 'CTO', 'Alice', 'person')],
+        'dynamic': [('location', 'Lisbon', 'Sam', 'person')],
+        'preferences': [('employer', 'Acme', 'Sam', 'person')],
+    }
+    # And /state and /context still list each of them once
+    _, state, _ = api.call('views', 'GET', '/state')
+    listed = [a['value'] for part in ('identity', 'knowledge', 'context') for a in state[part]['attributes']]
+    assert sorted(listed) == ['Acme', 'CTO', 'Lisbon', 'Sam']
+    _, block, _ = api.call('retrieval', 'POST', '/context', {'query': 'Where does Sam live?'})
+    profile_section = block['context'].split('## Profile\n', 1)[1].split('\n\n', 1)[0]
+    assert sorted(profile_section.splitlines()) == ['- employer: Acme', '- location: Lisbon', '- name: Sam']
 
 
 def test_state_limit_truncates(api: Api) -> None:

@@ -156,7 +156,7 @@ def test_a_new_edge_or_action_on_either_side_of_a_cited_entity_invalidates(seede
 
 def test_every_validity_probe_is_an_index_range_on_its_entity(store: MemoryStore) -> None:
     """Each "something new about this entity" probe reads the (entity, created_at) index from the answer's time on,
-    whatever the entity already has (bench/cache_validity.py measures the old IN/OR form reading all of it)."""
+    whatever the entity already has (the old IN/OR form read all of it: retired cache_validity.py, bench/README.md)."""
     # Given the validity probes, When each is explained, Then each is an index range on its entity from the answer's time
     for table, field, index in ABOUT_ENTITY:
         probe = NEWER_THAN.format(table=table, index=index, field=field, ref='$ref').strip('()')

@@ -53,7 +53,7 @@ def test_local_model_batches_match_single_calls(services: Services) -> None:
 
 def test_the_local_model_threads_sleep_rather_than_spin_between_calls(services: Services) -> None:
     # Given the loaded local model, When its onnxruntime session options are read, Then idle intra-op threads do not
-    # spin (spinning burned the 2 vCPUs the database engine shares with it: bench/README.md, Session 3)
+    # spin (spinning burned the 2 vCPUs the database engine shares with it: docs/history/bench-log.md, Session 3)
     model: Any = services.embedder.warm()
     options = model._session.get_session_options()
     assert options.get_session_config_entry('session.intra_op.allow_spinning') == '0'

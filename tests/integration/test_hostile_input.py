@@ -84,12 +84,15 @@ def test_session_bodies_the_database_cannot_hold_are_400_and_write_nothing(servi
     assert snapshot(services.store(api.context_id)) == before
 
 
-def test_the_largest_accepted_values_are_stored_and_read_back(api: Api) -> None:
+def test_the_largest_accepted_values_are_stored_and_read_back(services: Services, api: Api) -> None:
     # Given metadata at the largest accepted integers and nesting, When it is stored and read, Then it comes back
     # unchanged
     metadata = {'max': 2**63 - 1, 'min': -(2**63), 'deep': json.loads(nested(30))}
     code, body, _ = api.call('sessions', 'POST', '/sessions', {'id': 's3', 'metadata': metadata})
     assert code == 201, body
+    assert body['metadata'] == metadata
+    stored = services.store(api.context_id).sessions_named('nobody/s3', 's3')
+    assert [s.metadata for s in stored] == [metadata]
 
 
 @pytest.mark.parametrize('raw', [nested(100_000), '[' * 100_000 + ']' * 100_000])
@@ -171,9 +174,16 @@ def test_the_largest_accepted_config_keeps_chat_and_sweeps_working(api: Api) -> 
     assert code == 200, body
     triple = {'entity': {'type': 'person', 'name': 'Ada'}, 'key': 'city', 'value': 'Paris'}
     assert api.call('facts', 'POST', '/facts', {'infer': 'triples', 'triples': [triple]})[0] == 200
+    replies = []
     for _ in range(2):  # the second one consults the cache with the widest freshness window
         code, body, _ = api.call('chat', 'POST', '/chat', {'message': 'Where does Ada live?'})
         assert code == 200, body
+        replies.append(body)
+    assert 'Paris' in replies[0]['reply'] and [r['cached'] for r in replies] == [False, True], replies
     for sweep in ('expire', 'purge-traces', 'decay'):
         code, body, _ = api.call('lifecycle', 'POST', f'/lifecycle/{sweep}')
         assert code == 200, (sweep, body)
+        assert isinstance(body['affected'], int), (sweep, body)
+    # and the widest TTL and retention expired nothing
+    code, body, _ = api.call('entities', 'GET', '/entities/person/ada')
+    assert code == 200 and ('city', 'Paris') in {(a['key'], a['value']) for a in body['attributes']}, body

@@ -235,7 +235,8 @@ def test_unsupported_refs_say_what_is_missing(api: Api) -> None:
 def test_headers_beyond_latin_1_are_carried(api: Api) -> None:
     # Given a header value beyond latin-1, When tools/list is called with it, Then the request is served (no encoding
     # crash)
-    assert rpc(api.key, 'tools/list', **{'x-client-name': 'café € 日本'})['result']['tools']
+    tools = rpc(api.key, 'tools/list', **{'x-client-name': 'café € 日本'})['result']['tools']
+    assert {t['name'] for t in tools} == {'remember', 'recall', 'context', 'reflect', 'forget', 'inspect'}
 
 
 def test_unknown_tool_is_method_not_found(api: Api) -> None:

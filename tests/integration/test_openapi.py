@@ -45,10 +45,11 @@ def test_request_schemas_are_the_models_the_handlers_validate_with() -> None:
     query = DOCUMENT['components']['schemas']['QueryRequest']
     assert query['properties']['k']['maximum'] == 50 and query['additionalProperties'] is False
     assert set(query['properties']['mode']['enum']) == {'hybrid', 'vector', 'bm25', 'graph'}
-    assert DOCUMENT['paths']['/api/v1/{context_id}/traces']['get']['parameters'][-2:] == [
-        {'name': 'cursor', 'in': 'query', 'required': False, 'schema': {'type': 'string'}},
-        {'name': 'limit', 'in': 'query', 'required': False, 'schema': {'type': 'string'}},
-    ]
+    traces = DOCUMENT['paths']['/api/v1/{context_id}/traces']['get']['parameters']
+    assert [(p['name'], p['in'], p['required']) for p in traces] == [
+        ('context_id', 'path', True), ('cursor', 'query', False), ('limit', 'query', False), ('lens', 'query', False),
+    ]  # fmt: skip
+    assert '(default 50)' in traces[2]['description']  # the route's own page size, not the shared default
     assert set(DOCUMENT['paths']['/api/v1/{context_id}/facts']['post']['responses']) >= {'200', '202', '400', '401', '413'}
     assert DOCUMENT['paths']['/api/v1/health']['get']['security'] == []
 

@@ -304,14 +304,105 @@ def test_extraction_queue_has_a_bounded_dead_letter_queue_and_partial_batch_fail
 
 
 def test_sweeps_are_scheduled_hourly_and_daily_with_retries() -> None:
-    # Given the sweep functions, When their schedules are read, Then they run hourly and daily in UTC with two retries
-    expected = {'SweepHourlyFunction': 'rate(1 hour)', 'SweepDailyFunction': 'cron(15 3 * * ? *)'}
-    for name, expression in expected.items():
+    # Given the sweep functions, When their schedules are read, Then they run on the schedule parameters, hourly and
+    # daily in UTC by default, with two retries
+    expected = {
+        'SweepHourlyFunction': ('HourlySweepSchedule', 'rate(1 hour)'),
+        'SweepDailyFunction': ('DailySweepSchedule', 'cron(15 3 * * ? *)'),
+    }
+    for name, (parameter, expression) in expected.items():
         (event,) = functions()[name]['Events'].values()
         assert event['Type'] == 'ScheduleV2'
-        assert event['Properties']['ScheduleExpression'] == expression
+        assert event['Properties']['ScheduleExpression'] == {'Ref': parameter}
+        assert template()['Parameters'][parameter]['Default'] == expression
         assert event['Properties']['ScheduleExpressionTimezone'] == 'UTC'
         assert event['Properties']['RetryPolicy']['MaximumRetryAttempts'] == 2
+
+
+@pytest.mark.parametrize('parameter', ['HourlySweepSchedule', 'DailySweepSchedule'])
+def test_schedule_parameters_take_scheduler_expressions_only(parameter: str) -> None:
+    # Given a schedule parameter's AllowedPattern, When expressions are tried, Then rate() and cron() pass, anything else
+    # is refused by CloudFormation before the schedule is touched
+    allowed = re.compile(template()['Parameters'][parameter]['AllowedPattern'])
+    for good in ('rate(1 hour)', 'rate(30 minutes)', 'cron(15 3 * * ? *)', 'cron(0 */6 * * ? *)'):
+        assert allowed.fullmatch(good), good
+    for bad in ('', '1 hour', 'hourly', 'at(2026-01-01T00:00:00)', 'rate(1 hour); x'):
+        assert not allowed.fullmatch(bad), bad
+
+
+def test_local_runtime_runs_the_schedules_on_their_defaults() -> None:
+    # Given the parameterised schedules, When the local runtime (make dev) reads them, Then it gets the default
+    # expressions, from which it picks its hourly and daily timers
+    from local_runtime.template_routes import schedules
+
+    for loaded in (load_template(TEMPLATE), template()):  # short form (!Ref X -> 'X'), as local_runtime reads it, and long
+        found = {s.function: s.expression for s in schedules(loaded, ROOT)}
+        assert found == {'SweepHourlyFunction': 'rate(1 hour)', 'SweepDailyFunction': 'cron(15 3 * * ? *)'}
+
+
+# The memory of each function: the parameter it comes from and today's size (the defaults keep it).
+MEMORY = {'RetrievalFunction': 'QueryMemorySize', 'ChatFunction': 'QueryMemorySize', 'McpFunction': 'QueryMemorySize',
+          'ExtractionWorkerFunction': 'WorkerMemorySize'}  # fmt: skip
+MEMORY_DEFAULTS = {'DefaultMemorySize': 512, 'QueryMemorySize': 1024, 'WorkerMemorySize': 1024}
+
+
+def test_memory_sizes_come_from_parameters_with_todays_defaults() -> None:
+    # Given every function, When its memory size is resolved (its own, else the Globals one), Then it is a parameter's,
+    # and the defaults give the sizes the functions had before the parameters: 1024 MB where the model runs on every
+    # request, 512 MB elsewhere
+    assert template()['Globals']['Function']['MemorySize'] == {'Ref': 'DefaultMemorySize'}
+    parameters = template()['Parameters']
+    for name, props in functions().items():
+        size = props.get('MemorySize', template()['Globals']['Function']['MemorySize'])
+        assert size == {'Ref': MEMORY.get(name, 'DefaultMemorySize')}, name
+    for parameter, default in MEMORY_DEFAULTS.items():
+        assert parameters[parameter]['Type'] == 'Number' and parameters[parameter]['Default'] == default, parameter
+        assert parameters[parameter]['MinValue'] == 128 and parameters[parameter]['MaxValue'] == 10240, parameter
+    # the functions that load the model at cold start are the ones sized by QueryMemorySize/WorkerMemorySize
+    warm = {name for name, props in functions().items()
+            if 'embedder.warm()' in (ROOT / 'functions' / folder_of(props) / 'app.py').read_text(encoding='utf-8')}  # fmt: skip
+    assert warm == set(MEMORY)
+
+
+LLM_ENV = {
+    'AGENT_MEMORY_LLM_BASE_URL': 'LlmBaseUrl',
+    'AGENT_MEMORY_LLM_EXTRACTION_MODEL': 'LlmExtractionModel',
+    'AGENT_MEMORY_LLM_STRUCTURED_OUTPUT': 'LlmStructuredOutput',
+    'AGENT_MEMORY_LLM_TIMEOUT_SECONDS': 'LlmTimeoutSeconds',
+    'AGENT_MEMORY_LLM_MAX_OUTPUT_TOKENS': 'LlmMaxOutputTokens',
+}
+
+
+def test_llm_settings_reach_every_function_that_calls_the_llm_with_the_key_only_in_the_secret() -> None:
+    # Given the functions that call an LLM (the worker extracts; Retrieval, Chat and MCP synthesise answers), When their
+    # environment is read, Then every LLM setting comes from its parameter, and no parameter carries the API key
+    answering = {'RetrievalFunction', 'ChatFunction', 'McpFunction'}
+    for name, props in functions().items():
+        variables = (props.get('Environment') or {}).get('Variables', {})
+        wanted = {**LLM_ENV, 'AGENT_MEMORY_LLM_SYNTHESIS_MODEL': 'LlmSynthesisModel'} if name in answering else LLM_ENV
+        if name in answering | {'ExtractionWorkerFunction'}:
+            assert {k: v for k, v in variables.items() if k.startswith('AGENT_MEMORY_LLM_')} == {k: {'Ref': p} for k, p in wanted.items()}
+        else:
+            assert not [k for k in variables if k.startswith('AGENT_MEMORY_LLM_')], name
+    parameters = template()['Parameters']
+    # the defaults are what config assumes when the variables are unset: no LLM, auto, 20 s, no max_tokens
+    defaults = {p: parameters[p]['Default'] for p in ('LlmBaseUrl', 'LlmStructuredOutput', 'LlmTimeoutSeconds', 'LlmMaxOutputTokens')}
+    assert defaults == {'LlmBaseUrl': '', 'LlmStructuredOutput': 'auto', 'LlmTimeoutSeconds': 20, 'LlmMaxOutputTokens': ''}
+    tokens = re.compile(parameters['LlmMaxOutputTokens']['AllowedPattern'])
+    assert tokens.fullmatch('') and tokens.fullmatch('512') and not tokens.fullmatch('0') and not tokens.fullmatch('-1')
+    assert not [p for p in parameters if re.search('api_?key', p, re.IGNORECASE)]
+    assert 'llm_api_key' in parameters['SecretArn']['Description']
+
+
+def test_template_settings_are_ones_config_reads() -> None:
+    # Given every AGENT_MEMORY_* variable the template sets, When config.py is read, Then config reads each of them (a
+    # misspelt variable would silently keep the default)
+    source = (ROOT / 'shared' / 'agent_memory' / 'config.py').read_text(encoding='utf-8')
+    variables = set(template()['Globals']['Function']['Environment']['Variables'])
+    for props in functions().values():
+        variables |= set((props.get('Environment') or {}).get('Variables', {}))
+    for variable in sorted(v for v in variables if v.startswith('AGENT_MEMORY_')):
+        assert f"_env('{variable.removeprefix('AGENT_MEMORY_')}'" in source, variable
 
 
 def test_every_function_logs_to_its_own_log_group_with_retention() -> None:
@@ -336,8 +427,10 @@ def test_secrets_are_read_at_run_time_with_least_privilege() -> None:
     assert variables['AGENT_MEMORY_SECRET_ID'] == {'Ref': 'SecretArn'}
     for var in ('AGENT_MEMORY_DB_PASSWORD', 'AGENT_MEMORY_KEY_SECRET', 'AGENT_MEMORY_MANAGEMENT_KEY'):
         assert variables[var] == '', f'{var} must not carry a secret in the function configuration'
-    for var, param in (('AGENT_MEMORY_DB_URL', 'DbUrl'), ('AGENT_MEMORY_DB_NAMESPACE', 'DbNamespace'), ('AGENT_MEMORY_DB_USER', 'DbUser')):
+    for var, param in (('AGENT_MEMORY_DB_URL', 'DbUrl'), ('AGENT_MEMORY_DB_NAMESPACE', 'DbNamespace'), ('AGENT_MEMORY_DB_USER', 'DbUser'),
+                       ('AGENT_MEMORY_DB_USER_LEVEL', 'DbUserLevel')):  # fmt: skip
         assert variables[var] == {'Ref': param}, var
+    assert template()['Parameters']['DbUserLevel']['AllowedValues'] == ['root', 'namespace']
     secret = {'AWSSecretsManagerGetSecretValuePolicy': {'SecretArn': {'Ref': 'SecretArn'}}}
     send = {'SQSSendMessagePolicy': {'QueueName': {'Fn::GetAtt': ['ExtractionQueue', 'QueueName']}}}
     senders = {'FactsFunction', 'ChatFunction', 'McpFunction', 'SweepHourlyFunction'}  # they enqueue (and re-send) extraction jobs

@@ -61,7 +61,9 @@ def stored_state(
         ref = (source or {}).get('ref') or ''
         return turns.get(ref.removeprefix('turn:'))
 
-    facts, relations, first_turn = [], [], {}
+    facts: list[tuple[str, str, str, int | None]] = []
+    relations: list[tuple[str, str, str]] = []
+    first_turn: dict[str, int | None] = {}
     for category in ('identity', 'knowledge', 'context'):
         for a in state[category]['attributes']:
             turn = turn_of(a.get('source'))

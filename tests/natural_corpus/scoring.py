@@ -167,7 +167,7 @@ def says_dont_know(reply: str) -> bool:
 class Stored:
     """What the memory holds after the conversation, as plain values (entity ids resolved to names)."""
 
-    facts: list[tuple[str, str, str, str | None]]  # (entity name, key, value, source turn index or None)
+    facts: list[tuple[str, str, str, int | None]]  # (entity name, key, value, source turn index or None)
     relations: list[tuple[str, str, str]]  # (subject name, label, object name)
     entities: list[tuple[str, str, int | None]]  # (type, name, first source turn index)
     instructions: list[tuple[str, int | None]]  # (description, source turn index)

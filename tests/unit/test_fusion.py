@@ -84,7 +84,7 @@ def test_an_adjacent_turn_already_in_the_pool_adds_to_its_own_score() -> None:
 
 def test_a_passage_ranked_first_leads_a_fact_derived_from_what_was_said() -> None:
     # Given a stage-0 fact both fact lists rank first and a passage one passage list ranks first, When fused, Then the
-    # passage leads: facts count half a passage list at the same rank (LoCoMo dev split, bench/README.md)
+    # passage leads: facts count half a passage list at the same rank (LoCoMo dev split, docs/history/bench-log.md)
     pool = fuse(
         {
             'vector:attribute': [fact('Joanna likes: hiking', 0.71)],

@@ -327,3 +327,19 @@ def test_ways_of_leaving_it_open_are_unknowns_not_facts(text: str) -> None:
     result = run(text)
     assert any(u.kind == 'hedge' for u in result.uncertainties), result.uncertainties
     assert not any(a.key in ('location', 'employer', 'occupation') for a in result.attributes), facts(result)
+
+
+@pytest.mark.parametrize(
+    ('text', 'expected'),
+    [
+        ('Actually I moved to Porto last month.', {(ME, 'location', 'Porto')}),
+        ('In fact I live in Porto.', {(ME, 'location', 'Porto')}),
+        ('Actually Ben lives in Rome.', {('Ben', 'location', 'Rome')}),
+        ('Well Ben works at Acme.', {('Ben', 'employer', 'Acme')}),
+    ],
+)
+def test_a_discourse_word_opening_the_sentence_is_never_part_of_a_name(text: str, expected: set[tuple[str, str, str]]) -> None:
+    # "Actually I moved to Porto" once stored location Porto on an entity named "Actually I"
+    result = run(text)
+    assert facts(result) == expected
+    assert not [e.name for e in result.entities if e.name.split()[0] in {'Actually', 'In', 'Well'}]

@@ -1,4 +1,5 @@
-"""Everything a data-plane request needs to know about its caller, in one database round trip.
+"""Everything a data-plane request needs to know about its caller, in one database round trip (two when the key is
+not valid for the context: the refusal reads the key and context again without entering the context's database).
 
 One transaction reads the key (control database), the context it names, the key's principal and the
 delegation target (the context's own database), and takes a token from the principal's rate-limit bucket.
@@ -11,7 +12,7 @@ import datetime as dt
 from dataclasses import dataclass
 
 from agent_memory.db import to_rows
-from agent_memory.db.connection import CONTROL_DB, Database, context_db_name, run_with_retry
+from agent_memory.db.connection import CONTROL_DB, Database, QueryFailed, context_db_name, run_with_retry
 from agent_memory.db.control_store import key_record
 from agent_memory.db.predicates import SESSIONS_NAMED
 from agent_memory.db.rate_limit_store import TAKE_TOKEN
@@ -28,6 +29,8 @@ LET $am_key = (SELECT * FROM ONLY $key_id);
 LET $am_ctx = (SELECT * FROM ONLY $ctx_id);
 LET $am_ok = $am_key != NONE AND $am_ctx != NONE AND $am_key.context = $ctx
     AND ($am_key.expires_at = NONE OR $am_key.expires_at > $now);
+-- Switching into a database creates it: an unknown key or context stops here, before the switch.
+IF !$am_ok { THROW '%(unknown)s' };
 USE DB %(context_db)s;
 LET $am_principal = IF $am_ok THEN (SELECT * FROM ONLY type::record('principal', $am_key.principal)) END;
 LET $am_target = IF $am_principal != NONE AND $target != NONE THEN (SELECT * FROM ONLY type::record('principal', $target)) END;
@@ -47,6 +50,11 @@ LET $rate = ($am_limit.requests_per_minute ?? $default_rpm) / 60.0;
 RETURN { key: $am_key, context: $am_ctx, principal: $am_principal, target: $am_target, sessions: $am_sessions, wait: $wait };
 COMMIT TRANSACTION;
 """
+
+
+_UNKNOWN_CALLER = 'am-caller-unknown'
+# What the refusal needs to know (which of key and context exist), read without leaving the control database.
+_REFUSED = 'RETURN { key: (SELECT * FROM ONLY $key_id), context: (SELECT * FROM ONLY $ctx_id) };'
 
 
 @dataclass(frozen=True)
@@ -75,6 +83,7 @@ def resolve_caller(db: Database, key_hash: str, context_id: str, target: str | N
         'control_db': CONTROL_DB,
         'take': TAKE_TOKEN,
         'sessions_named': SESSIONS_NAMED,
+        'unknown': _UNKNOWN_CALLER,
     }
     defaults = throttle or RateDefaults(False, 1, 1)
     params = {
@@ -89,7 +98,12 @@ def resolve_caller(db: Database, key_hash: str, context_id: str, target: str | N
         'default_rpm': defaults.requests_per_minute,
         'default_burst': defaults.burst,
     }
-    row = run_with_retry(lambda: db.query(CONTROL_DB, sql, params))[-2]
+    try:
+        row = run_with_retry(lambda: db.query(CONTROL_DB, sql, params))[-2]
+    except QueryFailed as exc:
+        if _UNKNOWN_CALLER not in str(exc):
+            raise
+        row = db.query(CONTROL_DB, _REFUSED, {'key_id': params['key_id'], 'ctx_id': params['ctx_id']})[0]
     return CallerRows(
         key=key_record(row['key']) if row.get('key') else None,
         context=to_rows.context(row['context']) if row.get('context') else None,

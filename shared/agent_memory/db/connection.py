@@ -39,13 +39,23 @@ class QueryFailed(AgentMemoryError):
 
 
 class Database:
+    """``user_level`` says where ``user`` is defined: ``root`` (``DEFINE USER … ON ROOT``) or ``namespace`` (``DEFINE USER …
+    ON NAMESPACE`` in ``namespace``: the sign-in names it). A namespace EDITOR is all the service needs: it creates and
+    removes one database per context and defines their schema (docs/deploy.md)."""
+
     def __init__(self, url: str, namespace: str, user: str | None = None, password: str | None = None,
-                 timeout_seconds: float | None = None) -> None:  # fmt: skip
+                 timeout_seconds: float | None = None, user_level: str = 'root') -> None:  # fmt: skip
         if not _NAME.fullmatch(namespace):
             raise ValueError(f'invalid namespace {namespace!r}')
+        if user_level not in ('root', 'namespace'):
+            raise ValueError(f'invalid user level {user_level!r}')
         self.url = url
         self.namespace = namespace
-        self._credentials = {'username': user, 'password': password} if user and password else None
+        self._credentials: dict[str, str] | None = None
+        if user and password:
+            self._credentials = {'username': user, 'password': password}
+            if user_level == 'namespace':
+                self._credentials['namespace'] = namespace
         self._remote = url.split('://', 1)[0] in ('ws', 'wss')
         if timeout_seconds is not None:
             # The SDK has no per-connection setting: its ws transport reads this module constant on every RPC.
@@ -147,8 +157,7 @@ def engine_error(message: str) -> AgentMemoryError:
 def run_with_retry(fn: Any, attempts: int = 8) -> Any:
     """Run ``fn`` again when a concurrent writer invalidated its plan (optimistic concurrency).
 
-    The back-off is jittered: writers that collided and slept the same time would collide again, and eight
-    clients superseding one key exhausted five fixed-delay attempts (worst case here about 1.3 s of sleep)."""
+    The back-off is jittered: writers that collided and slept the same time would collide again."""
     for attempt in range(attempts):
         try:
             return fn()
@@ -163,7 +172,8 @@ def run_with_retry(fn: Any, attempts: int = 8) -> Any:
 def get_database() -> Database:
     """The process-wide connection, opened lazily on first use and reused while warm."""
     settings = get_settings()
-    return Database(settings.db_url, settings.db_namespace, settings.db_user, settings.db_password, settings.db_timeout_seconds)
+    s = settings
+    return Database(s.db_url, s.db_namespace, s.db_user, s.db_password, s.db_timeout_seconds, s.db_user_level)
 
 
 def context_db_name(context_id: str) -> str:

@@ -1,8 +1,8 @@
 """Inspection reads (CONTRACT §10): entities, attribute history, state, profile, instructions and uncertainties.
 
 Every read is visibility-filtered in the statement and returns typed rows (``agent_memory.rows``). A view made of
-several reads is sent as one query text: a hosted database charges every round trip (issue 12: reads ≤ 3 per
-request, auth included), so a view's statements go together.
+several reads is sent as one query text: a hosted database charges every round trip, so a view's statements go
+together.
 """
 
 from __future__ import annotations

@@ -3,9 +3,9 @@ engine's scorer.
 
 On 3.2.4 embedded, every ``search::score(n)`` builds a scorer that first sums the index's document-length log: one
 entry per document ever written to the index (each write of the text adds one, a rewrite two), never compacted here. So
-each scored ``@n@`` costs ~1.1 µs per row of the table whatever it matches (10k facts: ~11 ms a branch, 100k: ~110 ms),
-while matching without a score costs only what the terms' postings and the matched rows cost (bench/README.md, Session
-5). Scoring in the query costs ~35 µs per matching row instead, so a list that matches few rows of a large table is
+each scored ``@n@`` costs in proportion to the table's rows whatever it matches, while matching without a score costs
+only what the terms' postings and the matched rows cost. Scoring in the query costs per matching row instead (far more
+per row, but few rows), so a list that matches few rows of a large table is
 scored here (``in_query_scoring``), with the engine's own formula (``Scorer::compute_bm25_score``):
 
     idf = max(0, ln((N − df + 0.5) / (df + 0.5)))     tf′ = 1 + ln(tf)
@@ -44,7 +44,7 @@ def in_query_scoring(plan: TermPlan, df: Mapping[str, int], rows: int) -> bool:
     scorer costs per ``scorer_rows`` rows of the table and scored branch. The matching rows are estimated as the
     selective terms' counts plus the smallest count of the common group (an upper bound of their intersection). A table
     of at most ``df_cap`` rows is scored by the engine (its terms are not counted: ``retrieval_store._probe``): its
-    scorer costs at most ~0.3 ms a branch there, and the probes would cost more on a question's new words."""
+    scorer is cheap there, and the probes would cost more on a question's new words."""
     if rows <= knobs().df_cap:
         return False
     matching = sum(df[t] for t in plan.rare) + min((df[t] for group in plan.together for t in group), default=0)
@@ -59,7 +59,7 @@ def mean_length_probe(table: str, field: str) -> str:
 
 def end_sample(table: str, field: str, newest: bool) -> str:
     """The analysed ``field`` (``toks``) of the first (or last) ``END_SAMPLE`` rows of ``table`` in id order, as a
-    SELECT; the engine scans the table's keys from either end (128 rows either way: ~2.7 ms at 10k rows)."""
+    SELECT; the engine scans the table's keys from either end, so the cost does not grow with the table."""
     order = 'ORDER BY id DESC ' if newest else ''
     return f"(SELECT id, search::analyze('{ANALYZER}', {field}) AS toks FROM {table} {order}LIMIT {END_SAMPLE})"
 
@@ -70,8 +70,8 @@ def scored_select(table: str, field: str, match: str, projection: str, limit: in
     BM25 above, projected after the LIMIT; and its parameters (names start with ``prefix``; ``$<prefix>length`` is
     avgdl, set by the caller). ``idfs`` holds one IDF per word of ``branches``, in order.
 
-    The expression is unrolled per word (no closure: the engine runs a closure per element per row, ~100 µs a row for
-    a five-word question): each word's first token is counted in the row's tokens (tf), the word is present when all
+    The expression is unrolled per word (no closure: the engine runs a closure per element per row, which costs more
+    than the whole unrolled score): each word's first token is counted in the row's tokens (tf), the word is present when all
     its tokens are, and a branch adds its words' scores when all of them are present. A word of several tokens ("o'neil")
     is weighed by its first token's tf and the word's own document frequency. A block's value is its last expression:
     the statement returns the rows as a SELECT does."""

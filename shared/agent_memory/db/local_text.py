@@ -4,9 +4,9 @@ The rows are the ones ``local_vectors`` holds, kept exact by the same looks; eac
 (``search::analyze`` with the full-text indexes' analyzer), so its tokens are the index's. Scores use the formula
 ``lexical_score`` computes in the query (the engine's own, ``Scorer::compute_bm25_score``) with the held rows' counts:
 a word is present in a row when all its tokens are, weighed by its first token's count, and a branch of several words
-scores only in rows holding all of them. On 3.2.4 the engine's list costs ~35 µs per matching row, or ~1.1 µs per row
-of the table and branch (bench/README.md, Session 5): 21–55 ms a question at 10k facts; here a question costs a few
-dictionary reads per matching row, and the database reads only the best rows, with the request's filter.
+scores only in rows holding all of them. The engine's list costs per matching row, or per row of the table and branch
+(``lexical_score``), and was a hybrid query's most expensive statement; here a question costs a few dictionary reads
+per matching row, and the database reads only the best rows, with the request's filter.
 """
 
 from __future__ import annotations

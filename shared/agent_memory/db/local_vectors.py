@@ -1,8 +1,8 @@
 """Passage, fact and entity vectors held in the process and searched exactly with numpy (docs/architecture.md, "Local
 vector search").
 
-An HNSW KNN on 3.2.4 costs ~4 ms a statement plus ~0.2 ms per neighbour, which it reads whole, vector included
-(bench/README.md, Session 7); numpy ranks 680 × 384 floats in ~0.05 ms. A table's vectors are read once per process
+An HNSW KNN on 3.2.4 costs a fixed price per statement plus a whole-row read per neighbour, vector included; numpy ranks
+a conversation's vectors exactly in a small fraction of that. A table's vectors are read once per process
 (tables of at most ``local_vectors_max_rows`` rows; larger ones up to ``local_text_max_rows`` hold their texts only;
 ``local_vectors_budget_rows`` in all, the least recently used table out first). Before each search the database is
 asked what changed since the last look, by its own clock: mirror rows written (``written_at``, context migrations 0021
@@ -70,7 +70,7 @@ class _Vectors:
     verified: float = field(default_factory=time.monotonic)  # when that was, on this process's clock
     pending: dict[str, None] = field(default_factory=dict)  # keys still to read, in order (a chunk per look)
     # A table new to the process that holds texts only is read in key order, a chunk per look from the last key read
-    # (a scan: ~4x cheaper than by ids on SurrealKV); the keys it did not meet are read by ids after it.
+    # (a scan: cheaper than by ids on SurrealKV); the keys it did not meet are read by ids after it.
     scanning: bool = False
     scanned_to: Any = None  # the last mirror record the scan read
     loaded: float = field(default_factory=time.monotonic)
@@ -106,7 +106,7 @@ class _Vectors:
 
     def put(self, rows: Sequence[dict[str, Any]]) -> None:
         """Add or replace rows ``{'id': record, 'embedding': [...]}``; a row without a usable vector is dropped. One
-        array conversion for the whole batch (680 rows: ~8 ms)."""
+        array conversion for the whole batch."""
         import numpy as np
 
         usable = {local_key(row['id'].id): row.get('embedding') for row in rows}
@@ -170,9 +170,9 @@ class LocalVectors:
     def ready(self, store: Queries, tables: Collection[str], words: Sequence[str] = ()) -> dict[str, bool]:
         """Bring the vectors and texts of ``tables`` up to date (at most two round trips) and return those that can be
         searched here, each with whether its vectors are held (or its texts only). A table new to the process is read
-        ``local_vectors_load_rows`` rows per call (~0.1-0.4 ms a row), ``local_text_load_rows`` when it holds texts only
-        (a key-order scan, ~9 µs a row), its keys first; until it is whole its lists run in the database. ``words`` not
-        yet analysed are analysed in the same round trip (``local_text.ANALYSED``)."""
+        ``local_vectors_load_rows`` rows per call (each read whole, vector included), ``local_text_load_rows`` when it
+        holds texts only (a key-order scan, far cheaper a row), its keys first; until it is whole its lists run in the
+        database. ``words`` not yet analysed are analysed in the same round trip (``local_text.ANALYSED``)."""
         tuned = knobs()
         vector_rows, max_rows = _row_limits(tuned)
         if max_rows <= 0:

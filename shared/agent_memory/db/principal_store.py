@@ -1,6 +1,6 @@
 """Every SurrealQL statement about the principals of one context (its own database), CONTRACT §3 / §10.
 
-Keys live in the control database. Deleting a principal (issue 30) first removes its keys, its rate-limit bucket and
+Keys live in the control database. Deleting a principal first removes its keys, its rate-limit bucket and
 its mint row (one transaction: from then on nobody acts as it), then everything bound to it batch by batch — its
 sessions with their turns and passages, its turns in other sessions, its self entity with every fact, relation,
 action and doubt about it, its traces and its idempotency records — and last the principal row. A deletion cut short

@@ -44,8 +44,8 @@ def _name(link: str) -> str:
 
 
 # Every projection carries scope_sets: a reply built from these rows is stored no wider (domain/derived_scope.py).
-# No projection fetches an entity row (it carries an embedding, ~0.1 ms a read): a fact's entity name comes from the
-# entity's lean mirror and its type from the entity's id (``[type, normalised name]``).
+# No projection fetches an entity row (it carries an embedding, which the engine decodes whole): a fact's entity name
+# comes from the entity's lean mirror and its type from the entity's id (``[type, normalised name]``).
 PROJECTIONS = {
     # turn (facts): the turn a fact was extracted from, so fusion credits the passage that said it (domain/retrieval.py)
     'attribute': f'id, key, value, importance, created_at, scope_sets, entity, {_name("entity")} AS entity_name, '
@@ -165,15 +165,15 @@ class TermPlan:
 
     rare: tuple[str, ...]  # in at most df_cap rows (or unknown to the table): each its own scored OR branch
     together: tuple[tuple[str, ...], ...]  # common terms, ANDed: "dana", "ray" and "editor" are each in thousands of
-    # rows of a large context, their intersection in one; matching each alone would cost ~50 µs per matching row
+    # rows of a large context, their intersection in one; matching each alone would cost every row it is in
 
 
 def scoreless(count: int, rows: int) -> bool:
-    """A term in at least half of a table's rows scores 0 there (3.2 clamps a BM25 IDF ≤ 0; measured: 150 of 300 rows
-    score 0, 149 score > 0), so it can neither rank a row nor keep one in the list: the two speakers' names of a
-    conversation. ``count`` is capped (``term_counts``); a term counted in no row is never scoreless. In a table of at
-    most ``df_cap`` rows no term is: searching is cheap there, and a context of a few rows, each word in half of them,
-    would otherwise find nothing (its rows come back at score 0, ``lexical``)."""
+    """A term in at least half of a table's rows scores 0 there (3.2 clamps a BM25 IDF ≤ 0), so it can neither rank a
+    row nor keep one in the list: the two speakers' names of a conversation. ``count`` is capped (``term_counts``); a
+    term counted in no row is never scoreless. In a table of at most ``df_cap`` rows no term is: searching is cheap
+    there, and a context of a few rows, each word in half of them, would otherwise find nothing (its rows come back at
+    score 0, ``lexical``)."""
     return count > 0 and 2 * count >= rows and rows > knobs().df_cap
 
 
@@ -182,8 +182,8 @@ def plan_terms(terms: Sequence[str], counts: dict[str, int], rows: int) -> TermP
     and scored; the common ones (in more than ``df_cap`` rows, agent_memory/tuning.py) are searched for only together,
     as one AND branch, when there are several of them or nothing else to search for. A single common term beside
     selective ones is left out: alone it would match (and cost) every row it is in and rank nothing the selective
-    terms do not (the fixed cap used to drop every common term, so at 10k synthetic facts a question naming a person
-    and a key found nothing: bench/README.md)."""
+    terms do not. Dropping every common term instead would leave a question naming a person and a key in a large
+    context with nothing to match."""
     cap = knobs().df_cap
     scoring = [t for t in terms if not scoreless(counts[t], rows)]
     rare = tuple(t for t in scoring if counts[t] <= cap)
@@ -360,13 +360,13 @@ class RetrievalStore:
         Passages and facts are ranked in the process where their table fits (``local_vectors``): the statement then
         reads the nearest candidates' lean rows in order of distance, applies the request's filter and keeps ``limit``.
         Otherwise the KNN runs in the database, unfiltered, and the filter applies to its result: on 3.2 a predicate
-        inside the KNN is evaluated per scanned row and costs ~10x (bench/README.md). Either way ``overfetch`` ×
+        inside the KNN is evaluated per scanned row, which costs far more. Either way ``overfetch`` ×
         ``limit`` candidates are taken and filtered down to ``limit``. The neighbours leave the KNN without their
-        embedding (``OMIT``): nothing after it reads the vector, and copying 384 floats per neighbour into the outer
-        SELECT cost ~16 % of a 629-passage KNN (bench/README.md). When the filter keeps every row
+        embedding (``OMIT``): nothing after it reads the vector, and copying it per neighbour into the outer SELECT
+        is not free. When the filter keeps every row
         (``ReadFilter.keeps_every``) ``limit`` candidates are taken: a KNN reads each neighbour whole, embedding
-        included (~0.1 ms), and the spares would all be cut. A candidate ranked in the process whose similarity is
-        below its table's ``floors`` is not read: a fact's importance comes from its whole row (~0.2 ms). Uses
+        included, and the spares would all be cut. A candidate ranked in the process whose similarity is
+        below its table's ``floors`` is not read: a fact's importance comes from its whole row. Uses
         ``$vector``."""
         tuned = knobs()
         tables = {table: predicate for table in limits if (predicate := where.predicate(table)) is not None}
@@ -495,11 +495,9 @@ class RetrievalStore:
         ``scoreless``); in a larger table a common term whose first match scores 0 is recorded as in half the rows (3.2
         scores 0 exactly then). Counts come from ``self.frequencies`` when fresh; the others are probed in one round trip.
 
-        Counting a term reads every matching row, and a row with a 384-float embedding costs ~0.08 ms to read
-        (bench/README.md, Session 3), so the table's size is ``count()`` (no row is read) and remembered too; a
-        common term's score costs ~15 ms once, counting it to half of a 663-row table ~35 ms. The score costs ~1.1 µs
-        per row of the table, though (``lexical_score``: ~15 ms at 10k rows, 125–180 ms at 100k), so in a table of
-        more than ``half_sample_above`` rows a common term is scored only when a sample shows it could be in half the
+        Counting a term reads every matching row whole, embedding included, so the table's size is ``count()`` (no row
+        is read) and remembered too. An engine score costs in proportion to the table's rows (``lexical_score``), so in a
+        table of more than ``half_sample_above`` rows a common term is scored only when a sample shows it could be in half the
         rows (``_scoreless_among``)."""
         cap = knobs().df_cap
         keys = [(table, term) for table in tables for term in (ROWS, MEAN_LENGTH, *terms)]
@@ -537,9 +535,9 @@ class RetrievalStore:
         the first or of the last ``lexical_score.END_SAMPLE`` rows of the table in id order: a term spread over half
         the rows is in ~50 % ± 4.4 % of 128 rows (35 % is 3.4 standard deviations below, at both ends at once far more),
         and ids start with their creation time, so a term that fills the recent (or the early) half of a context's
-        history fills one end. The two ends cost ~5–9 ms whatever the table's size. A term in half the rows but in
+        history fills one end. The two ends cost the same whatever the table's size. A term in half the rows but in
         neither end (the middle of the history; for entities, whose ids are type and name, neither end of that order)
-        is kept as common (docs/architecture.md)."""
+        is kept as common (docs/architecture.md, "Retrieval")."""
         if not keys:
             return []
         tables = list(dict.fromkeys(table for table, _ in keys))
@@ -646,7 +644,7 @@ class RetrievalStore:
 
 def _probe(table: str, term: str, param: str, cap: int) -> str:
     """The expression ``term_counts`` probes ``(table, term)`` with. A table of at most ``cap`` rows is always scored by
-    the engine (``in_query_scoring``; its scorer costs ~1 µs a row there), so its terms and length are not counted: 0."""
+    the engine (``in_query_scoring``; its scorer is cheap on so few rows), so its terms and length are not counted: 0."""
     if term == ROWS:
         return f'$n_{table}'
     if term == MEAN_LENGTH:
@@ -688,7 +686,7 @@ def _scored_up_to() -> int:
 
 def _unless_empty(hop: str, sql: str) -> str:
     """``sql`` run only when the hop has an entity: a hop past the last relation is empty, and each statement over it
-    would still cost the engine ~0.4-0.6 ms (bench/README.md, Session 5). Its result is then ``[]``, as it would be.
+    would still cost the engine a statement's work. Its result is then ``[]``, as it would be.
     (A block that RETURNs the SELECT: ``IF … THEN (SELECT …) ELSE [] END`` gives one row unwrapped, and NONE for none.)"""
     return f'IF array::len({hop}) > 0 {{ RETURN {sql.removesuffix(";")} }} ELSE {{ RETURN [] }};'
 
@@ -713,11 +711,11 @@ def _facts_about(refs: str, limit: int, where: ReadFilter) -> dict[str, str]:
 
 def _seed_attributes(refs: str, limit: int, predicate: str) -> str:
     """The current facts of the entities in ``refs``, closest to ``$vector`` first. Ordering by closeness reads every
-    one of them with its embedding (~0.2 ms a row), and a user's own entity gathers most of a memory's facts: 500 of
-    them cost 80-110 ms a query (bench/README.md, Session 5). So beyond ``seed_facts_exact`` facts (counted on the lean
-    mirror, at most that many read) they are taken among the query's ``ef_search`` nearest facts: an unfiltered KNN
-    filtered after (filtered inside, the KNN cost ~950 ms there). Bounded by the KNN whatever the entities' size, and a
-    large entity's closest facts are among the nearest neighbours; those of a smaller one fall back to exact reads."""
+    one of them with its embedding, and a user's own entity gathers most of a memory's facts. So beyond
+    ``seed_facts_exact`` facts (counted on the lean mirror, at most that many read) they are taken among the query's
+    ``ef_search`` nearest facts: an unfiltered KNN filtered after (a filter inside the KNN is evaluated per scanned
+    row). Bounded by the KNN whatever the entities' size, and a large entity's closest facts are among the nearest
+    neighbours; those of a smaller one fall back to exact reads."""
     tuned = knobs()
     cap, k = tuned.seed_facts_exact, tuned.ef_search
     projection = PROJECTIONS['attribute']

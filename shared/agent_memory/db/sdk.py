@@ -1,10 +1,18 @@
 """The SurrealDB SDK without its package ``__init__`` (which imports ``aiohttp`` and ``requests`` for HTTP
-transports): only the transport the configured URL needs is imported (``agent_memory.lazy_package``)."""
+transports): only the transport the configured URL needs is imported (``agent_memory.lazy_package``).
+
+Every patch of the SDK's private modules lives here: the CBOR decoder and encoder (cbor2's C implementation), the
+datetime range guard and the packed vector encoder. The SDK is a beta (``PATCHED_FOR``); before patching, the
+attributes each patch replaces are checked, and an SDK without them refuses to start with a message naming them
+(``tests/unit/test_sdk_patches.py`` fails the same way on an upgrade). docs/architecture.md, "The database SDK", has
+the path to a stable release.
+"""
 
 from __future__ import annotations
 
 import datetime as dt
 import importlib
+import importlib.metadata
 import struct
 import uuid
 from collections.abc import Sequence
@@ -28,6 +36,44 @@ from surrealdb.data.types.record_id import RecordID  # noqa: E402
 from surrealdb.data.types.set import SurrealSet  # noqa: E402
 from surrealdb.errors import SurrealError, UnsupportedEngineError  # noqa: E402
 
+PATCHED_FOR = '3.0.0b10'  # the SDK release the patches below were written against (shared/requirements.txt pins it)
+
+# (module, attribute): what the patches replace or call. A missing one means the SDK changed under them.
+PATCH_TARGETS: tuple[tuple[Any, str], ...] = (
+    (utils_mixin, 'decode'),
+    (request_encoding, 'encode'),
+    (cbor_encoder, 'default_encoders'),
+    (sdk_cbor, 'tag_decoder'),
+    (sdk_cbor, 'encode'),
+    (RecordID, '_unchecked'),
+    (PreciseDatetime, 'from_seconds_and_nanos'),
+    (PreciseDatetime, 'isoformat_with_nanoseconds'),
+    (constants, 'TAG_NONE'),
+    (constants, 'TAG_RECORD_ID'),
+    (constants, 'TAG_DATETIME'),
+    (constants, 'TAG_DATETIME_COMPACT'),
+    (constants, 'TAG_SET'),
+)
+
+
+def missing_patch_targets() -> list[str]:
+    return [f'{getattr(owner, "__name__", owner)}.{name}' for owner, name in PATCH_TARGETS if not hasattr(owner, name)]
+
+
+def installed_version() -> str:
+    return importlib.metadata.version('surrealdb')
+
+
+class SdkChanged(RuntimeError):
+    """The installed SDK no longer has what a patch of this module replaces."""
+
+
+if _missing := missing_patch_targets():
+    raise SdkChanged(
+        f'surrealdb {installed_version()} lacks {", ".join(_missing)}, which agent_memory/db/sdk.py patches '
+        f'(written for {PATCHED_FOR}): pin surrealdb=={PATCHED_FOR} or port the patches'
+    )
+
 _EMBEDDED = {UrlScheme.MEM, UrlScheme.MEMORY, UrlScheme.FILE, UrlScheme.SURREALKV, UrlScheme.SURREALKV_VERSIONED}
 
 
@@ -49,7 +95,7 @@ def connect(url: str) -> Any:
 
 
 # The engine holds datetimes far beyond Python's years 1..9999 (SurrealQL arithmetic can make them): such a value is read
-# as the nearest end of Python's range, so no stored row can make a read fail (issue 30). The accepted input range
+# as the nearest end of Python's range, so no stored row can make a read fail. The accepted input range
 # (clock.EARLIEST..LATEST) keeps every value the service writes well inside.
 _FAR_PAST = dt.datetime.min.replace(tzinfo=dt.UTC)
 _FAR_FUTURE = dt.datetime.max.replace(tzinfo=dt.UTC)
@@ -77,8 +123,8 @@ def _tag(decoder: Any, tag: cbor2.CBORTag) -> Any:
 
 def decode(data: bytes) -> Any:
     """A SurrealDB response, decoded by cbor2's C decoder: the same values as the SDK's pure-Python decoder (record ids,
-    datetimes with nanoseconds, NONE as None, its other tags through the SDK's own hook), in a third to a half of the
-    time (bench/README.md, Session 4). One difference, on purpose: a NULL is ``None`` too (the SDK's ``Null``); no
+    datetimes with nanoseconds, NONE as None, its other tags through the SDK's own hook), in far less time. One
+    difference, on purpose: a NULL is ``None`` too (the SDK's ``Null``); no
     field of this service's schema holds NULL."""
     return cbor2.loads(data, tag_hook=_tag)
 
@@ -133,9 +179,8 @@ def _padded_iso(text: str) -> str:
 
 
 def encode(message: Any) -> bytes:
-    """A request to SurrealDB, encoded by cbor2's C encoder: the same bytes as the SDK's pure-Python encoder, which
-    took ~1.7 CPU ms of a LoCoMo ``/query`` (this: ~0.7 ms, most of it ``_wire``'s walk; bench/README.md, Session 5).
-    A message holding a type ``_wire`` does not list is encoded by the SDK's encoder."""
+    """A request to SurrealDB, encoded by cbor2's C encoder: the same bytes as the SDK's pure-Python encoder, in less
+    time (most of what is left is ``_wire``'s walk). A message holding a type ``_wire`` does not list is encoded by the SDK's encoder."""
     try:
         wire = _wire(message)
     except _Unlisted:
@@ -147,8 +192,8 @@ setattr(request_encoding, 'encode', encode)  # noqa: B010  # imported there by n
 
 
 class Vector(list[float]):
-    """An embedding bound as a query parameter. The SDK's pure-Python CBOR encoder makes one call per float (about
-    1.3 ms per 384-float vector under load, most of a write's Python time); this type is packed in one ``struct`` call
+    """An embedding bound as a query parameter. The SDK's pure-Python CBOR encoder makes one call per float (most of
+    a write's Python time); this type is packed in one ``struct`` call
     into the same bytes: an array of 64-bit floats."""
 
 

@@ -3,7 +3,7 @@ per process.
 
 The lexical lists search for a term in more than ``df_cap`` rows only together with the other common terms, and for a
 term in half the table's rows or more not at all: it scores 0 (retrieval_store.plan_terms). Probing that costs one
-full-text search per term and table, more than the lists themselves (bench/README.md, query stages), while the same
+full-text search per term and table, more than the lists themselves (``bench/query_stages.py``), while the same
 words (speaker names, "what", "when") come back in nearly every question. A stale count only decides how a term is
 searched for: a term that grew common since is searched for alone one more minute (slower, never wrong), one that was
 deleted away (or whose table doubled since) is searched for only with the other common terms, or not at all, for at

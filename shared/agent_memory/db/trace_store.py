@@ -22,7 +22,7 @@ from agent_memory.write_ops import ResponseTrace
 # Rows that are "something new about an entity" for cache validity: (table, entity field, index on (field, created_at)).
 # One index range probe per entity and field (``LIMIT 1``); the planner picks a union of index scans (or a table scan)
 # for an ``IN``/``OR`` over several entities or fields and a single-field index for ``entity_ref``, all of which read
-# every row the entity already has (measured in bench/README.md), hence one probe each, with the index named.
+# every row the entity already has, hence one probe each, with the index named.
 ABOUT_ENTITY = (
     ('attribute', 'entity_ref', 'attribute_entity_ref_created'),
     ('relates_to', 'in_ref', 'relates_to_in_ref_created'),
@@ -60,9 +60,9 @@ class TraceStore:
         common hit skips the KNN; the caller asks again with ``question_key=None`` when none of those is still valid).
 
         The KNN runs unfiltered over ``cache_neighbours`` traces and the filters apply to its result: on
-        3.2 filters inside a KNN are evaluated per scanned row, 11-31x slower (bench/cache.py). The price:
-        an eligible answer ranked below that many closer ineligible traces (other callers' answers to the
-        same question, /query traces) is not found, and the call is answered fresh. The same-question
+        3.2 filters inside a KNN are evaluated per scanned row, far slower (``bench/cache.py``). The price:
+        an eligible answer ranked below that many closer traces it may not use (other callers' answers to the
+        same question) is not found, and the call is answered fresh. The same-question
         lookup is an index equality (``retrieval_trace_question_key``).
         """
         tuned = knobs()

@@ -45,13 +45,15 @@ _KEYS: tuple[tuple[frozenset[str], re.Pattern[str]], ...] = tuple(
         ('moved_from', r'\bmov(?:e|ed|ing)\s+(?:here\s+)?from\b|\bbefore\b.*\blive|\blived?\b.*\bbefore\b|\bused\s+to\s+live|'
                        r'\bprevious(?:ly)?\b.*\blive|\b(?:leave|left)\b.*\bwhen\b.*\bcame\b'),
         ('hometown', r'\bhometown\b|\bwhere\b.*\b(?:from|grow\s+up|grew\s+up|born)\b'),
-        ('employer', r'\bwhere\b.*\bwork|\bemploy|\bcompany\b|\bfirm\b|\binstitution\b|\bwho\b.*\bwork(?:s|ing)?\s+for\b|\bworkplace\b|'
-                     r'\battached\s+to\b|'
-                     r'\bwhich\s+\w+\b.*\bwork(?:s|ing)?\b|\bwork(?:s|ing)?\s+for\b'),
+        ('employer company workplace',
+         r'\bwhere\b.*\bwork|\bemploy|\bcompany\b|\bfirm\b|\binstitution\b|\bwho\b.*\bwork(?:s|ing)?\s+for\b|\bworkplace\b|'
+         r'\battached\s+to\b|'
+         r'\bwhich\s+\w+\b.*\bwork(?:s|ing)?\b|\bwork(?:s|ing)?\s+for\b'),
         ('occupation title', r'\bjob\b|\boccupation\b|\bprofession\b|\bcareer\b|\btrade\b|\bwork\s+as\b|\bfor\s+a\s+living\b|'
                               r'\bwhat\b.*\b(?:do|does)\b.*\bdo\b|\bwhat\b.*\bteach|\brole\b|\bposition\b|\bspecialty\b'),
-        ('location', r'\bwhere\b.*\b(?:live|living|based|stay|reside)|\bwhich\s+(?:city|town|country)\b|\bwhat\s+(?:city|town)\b|'
-                     r'\bhome\s*town\b|\bmoved\s+to\b|\b(?:town|city|country|place)\b.*\bliv(?:e|es|ing)\b'),
+        ('location city lives_in residence',
+         r'\bwhere\b.*\b(?:live|living|based|stay|reside)|\bwhich\s+(?:city|town|country)\b|\bwhat\s+(?:city|town)\b|'
+         r'\bhome\s*town\b|\bmoved\s+to\b|\b(?:town|city|country|place)\b.*\bliv(?:e|es|ing)\b'),
         ('age', r'\bhow\s+old\b|\bage\b|\bbirthday\b'),
         ('title', r'\btitle\b|\bhonorific\b|\baddress(?:ed)?\s+(?:me|him|her)\s+as\b'),
         ('dislikes', r"\bhates?\b|\bdislikes?\b|\bcan'?t\s+stand\b|\bnot\s+like\b"),

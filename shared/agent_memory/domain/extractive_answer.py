@@ -31,7 +31,8 @@ _MIN_OVERLAP = 0.75  # a question about no one in particular: a passage must sta
 _MIN_SHARE_NAMED = 0.34  # about a named person, among their own statements: a third of the asked words (LoCoMo 0-2)
 MAX_NOTES = 3
 _PAST = re.compile(r'\b(?:before|previous(?:ly)?|formerly|former|used\s+to|old\s+job|last\s+job|earlier\s+job)\b', re.IGNORECASE)
-_CHANGING_KEYS = frozenset({'employer', 'location', 'plan', 'diet'})  # not a career: "before retirement" asks the last one
+# Not a career: "before retirement" asks the last one.
+_CHANGING_KEYS = frozenset({'employer', 'company', 'workplace', 'location', 'city', 'lives_in', 'residence', 'plan', 'diet'})
 _KINDS_OF_LIKING = frozenset({'likes', 'dislikes', 'plays', 'preference', 'diet'})
 # What a question about a liking may ask without naming a kind of thing the answer must be
 _GENERIC_THINGS = word_set(

@@ -39,8 +39,8 @@ def check_text_size(*texts: str | None) -> None:
 
 def check_batch_size(texts: list[str]) -> None:
     """The messages of one batch together hold at most ``max_batch_text_bytes`` (64 KiB): each message is a turn with its
-    own extraction budget, so 100 messages of 8.8 KB cost a hundred turns' work (~14 s of worker CPU, and more of request
-    CPU embedding and indexing them). 413 before anything is written."""
+    own extraction budget, so a batch of many messages costs a hundred turns' work (worker CPU, and request CPU embedding
+    and indexing them). 413 before anything is written."""
     limit = get_settings().max_batch_text_bytes
     if sum(len(t.encode()) for t in texts) > limit:
         raise PayloadTooLarge(f'the messages of one batch hold at most {limit} bytes of text together; send several batches')

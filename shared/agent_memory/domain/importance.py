@@ -1,7 +1,8 @@
 """Importance: where a fact starts, how it decays and how a use reinforces it (CONTRACT §5).
 
-The repository applies these factors; it is handed them (``db.reinforcement.Reinforcement``, the decaying categories)
-rather than importing them.
+The repository is handed the reinforcement factor, the cap and the decaying categories (``db.reinforcement.ImportanceRule``,
+built by the composition root) rather than importing them. The daily factors are also written into the schema's
+``fn::decayed_importance`` (context migration 0015), which computes ``importance`` on read: the two must agree.
 """
 
 from __future__ import annotations

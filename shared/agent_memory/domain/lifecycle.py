@@ -47,9 +47,9 @@ def purge_traces(store: LifecycleStore, config: ContextConfig, now: dt.datetime)
 
 
 # An HNSW index is rebuilt once the rows added since its last build reach reindex_min_new_rows and either
-# reindex_min_growth of the index or reindex_max_backlog rows (agent_memory/tuning.py): each unbuilt row costs every
-# KNN ~3.5 µs (bench/cache.py), and a rebuild costs ~1 ms per row (126 s at 100k), so big indexes rebuild less
-# often but never carry more than ~35 ms of backlog per query.
+# reindex_min_growth of the index or reindex_max_backlog rows (agent_memory/tuning.py): each unbuilt row adds to every
+# KNN's cost and a rebuild costs in proportion to the whole index, so big indexes rebuild less often but never carry
+# more than reindex_max_backlog unbuilt rows.
 
 
 def reindex(store: LifecycleStore, _config: ContextConfig, now: dt.datetime) -> int:

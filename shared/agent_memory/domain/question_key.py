@@ -18,7 +18,7 @@ marks a near miss that similar wording must not hide.
 
 A key folds words (plurals, synonyms, prepositions), so on its own it would make "who is Andreas?" the question "who is
 Andrea?", and an embedding scores "balance of account 446d1" and "… 446d2" at 0.98. ``Specifics`` are what must be
-equal, whatever the key or the cosine says, before one question's answer is reused for another (issue 30):
+equal, whatever the key or the cosine says, before one question's answer is reused for another:
 
 * ``numbers``: every token holding a digit, whole and in order (``446d1``, ``2023``, ``10.0.0.1``, ``v2.1``), and the
   number words (two … billion);

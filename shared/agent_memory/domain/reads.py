@@ -89,11 +89,16 @@ def state(reads: MemoryReads, caller: Caller, limit: int) -> dict[str, Any]:
 
 
 def profile(reads: MemoryReads, caller: Caller, limit: int = MAX_LIMIT) -> dict[str, Any]:
+    """The caller's own facts as ``selfFacts`` and, again, first in the section of their category: clients that read
+    only ``static``/``dynamic``/``preferences`` (the published one) see them too. Each section holds up to ``limit``."""
     patterns = caller.patterns('memory:read')
     rows = reads.profile(as_key(Speaker(caller.principal_id, caller.display_name).key), CATEGORIES, patterns, utcnow(), limit)
     self_rows = rows.self_attributes
     self_ids = {r.ref for r in self_rows}
-    by_category = {c: [r for r in rows.attributes[c] if r.ref not in self_ids] for c in CATEGORIES}
+    by_category = {
+        c: ([r for r in self_rows if r.memory_category == c] + [r for r in rows.attributes[c] if r.ref not in self_ids])[:limit]
+        for c in CATEGORIES
+    }
     names = reads.entity_names([r.entity for found in [self_rows, *by_category.values()] for r in found])
 
     def entry(row: AttributeRow) -> dict[str, Any]:

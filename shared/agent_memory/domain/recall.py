@@ -113,7 +113,7 @@ def fresh_trace(
     source: str | None = None,
 ) -> dict[str, Any]:
     """The trace of a tier-3 read (fresh retrieval, no cache). Like a cache hit's trace it stores no question vector
-    (docs/architecture.md, response cache decisions): only a servable answer's trace enters the HNSW index."""
+    (docs/architecture.md, Decisions, the cache lookup): only a servable answer's trace enters the HNSW index."""
     return trace_row(
         caller,
         query,

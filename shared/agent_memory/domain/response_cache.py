@@ -6,7 +6,7 @@ for the same canonical question (``question_key``) or at least ``similarity_thre
 cosine) and not a near miss of it (when/where, my/his, this/next), are tried best-first; the first one
 whose citations are still valid is served.
 
-Two more rules (issues 29 and 30): no answer is reused unless the two questions have the same numbers, identifiers,
+Two more rules: no answer is reused unless the two questions have the same numbers, identifiers,
 names and relation words (``question_key.Specifics``), whatever the key or the cosine; and a same-key match stands in
 for similarity only while the context's threshold is at or below the default (0.92): above it, the cosine decides.
 """

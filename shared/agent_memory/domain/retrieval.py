@@ -43,8 +43,8 @@ STOP_WORDS = frozenset(
 )
 # A question about time ("When did …?", "How long …?", "What year …?") and a time expression in a turn: a relative day
 # or period, a weekday, a month name, a year. Stage 0's find_time (extraction/stage0/dates.py) also takes vague phrases
-# ("school", "summer", "soon") and ranked worse here (LoCoMo 0-2 recall@10 0.723 against 0.731); "may" and "march"
-# are left out, being mostly verbs.
+# ("school", "summer", "soon") and ranked worse here (bench/locomo.py); "may" and "march" are left out, being
+# mostly verbs.
 _ASKS_WHEN = re.compile(r'\b(?:when|how long|what (?:year|month|date|day|time))\b')
 _WEEKDAY = 'monday|tuesday|wednesday|thursday|friday|saturday|sunday'
 _DATED = re.compile(

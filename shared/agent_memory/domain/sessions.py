@@ -1,4 +1,4 @@
-"""Session ids (CONTRACT §3, issue 12 hole 12): a caller's session id never reveals or blocks anyone else's.
+"""Session ids (CONTRACT §3): a caller's session id never reveals or blocks anyone else's.
 
 A session is stored under ``<principal>/<session id>`` (the principal that created it; ``/`` never occurs in either
 part), with the caller's id in ``client_id``. A caller naming session ``X`` gets, in order: its own ``X``, then the

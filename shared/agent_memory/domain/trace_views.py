@@ -5,7 +5,7 @@ the traces its own principal produced (traces hold query text, so they are never
 The same rule bounds ``reusedBy``: two principals with the same readable region share cached answers, but each sees only
 the reuses it made itself.
 
-What it sees of them (issue 30): a trace's texts were drawn from memory under the readable region it was made with
+What it sees of them: a trace's texts were drawn from memory under the readable region it was made with
 (stored on it as ``read_region``; a decision trace stores the scope its write went to). They are shown only while the
 reader's *current* ``memory:read`` grant covers that region (narrowed keys and grants apply at once); otherwise the trace
 is ``redacted``: its question and reply are null and its citations, returned rows and outcomes keep only the rows the

@@ -13,7 +13,7 @@ import numpy as np
 from agent_memory.embeddings import LOCAL_DIMENSION, LOCAL_MODEL_ID
 
 MAX_TOKENS = 256  # the model's trained sequence length; longer text is truncated (chunks are shorter)
-BATCH = 8  # texts per model run: 8 beat 16 and 32 in texts/s at equal CPU per text (bench/README.md, Session 3)
+BATCH = 8  # texts per model run: more texts/s than 16 or 32 at equal CPU per text (bench/ingest.py)
 
 
 class LocalMiniLM:
@@ -31,7 +31,7 @@ class LocalMiniLM:
         self._tokenizer.enable_padding()
         options = onnxruntime.SessionOptions()
         # Idle pool threads spin for work by default: on 2 shared vCPUs they burned the cores the database engine and the
-        # other requests needed (bench/README.md, Session 3: about twice the CPU per text, and fewer texts/s, under load).
+        # other requests needed (more CPU per text, and fewer texts/s, under load).
         options.add_session_config_entry('session.intra_op.allow_spinning', '0')
         if threads:
             options.intra_op_num_threads = threads

@@ -1,7 +1,7 @@
 """Vectors of recently embedded texts, kept per process so one text costs one model call.
 
-A /chat call embeds its question for the cache lookup and again as the user turn's chunk; a cache
-hit's reply is the text of an answer this container already embedded as the original reply's chunk.
+A /chat call embeds its question for the cache lookup and again as the user turn's chunk, and the extraction worker
+embeds a job's chunks before its turns are reconciled one by one.
 The models are deterministic, so a remembered vector is the vector the model would return. Bounded
 (least recently used first out) and stored as C doubles, exactly what the model returned: 2,048 texts of
 384 dimensions hold about 6 MB (``array``, not numpy: plain handlers do not import numpy at cold start).

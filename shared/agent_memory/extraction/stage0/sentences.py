@@ -1,12 +1,12 @@
 """Where a chat turn's sentences end: sentencex (a maintained Rust splitter) with the corrections chat text needs.
 
-Measured on 270 hand-split chat turns against five other libraries and the old hand regex (``bench/README.md``,
-"Sentence splitting"): 93 % of turns split exactly and no cut inside an abbreviation, an initial, a decimal, an
-e-mail address or a URL, where the regex cut 22 % of its splits there ("St. | Mary's Hospital").
+Chosen on hand-split chat turns against other libraries and a hand regex (``bench/data/sentences/``): it splits the
+most turns exactly and never cuts inside an abbreviation, an initial, a decimal, an e-mail address or a URL, where the
+regex did ("St. | Mary's Hospital").
 
 1. The turn goes to the library in windows of at most ``WINDOW`` characters cut at a newline or a space, with long
    runs without spaces defused (``_defuse``): the library is quadratic inside a run of terminators or quotes, and
-   both bound the worst case to a linear ~1.6 ms per KB (``tests/unit/test_stage0_linear_time.py``).
+   both keep the worst case linear in the turn (``tests/unit/test_stage0_linear_time.py``).
 2. A newline always ends a sentence.
 3. Cuts the library makes in the wrong place are undone: after a title or an initial ("Dr. | Who", "J. | R. Smith"),
    after a list marker, a bare "..." or emoji, before a digit after a short word ("Rte. | 9"), and in a turn that uses

@@ -44,6 +44,8 @@ _NOT_SUBJECTS = word_set(
     'I It This That There He She They We You My Our Your The A An Everyone Nobody Someone Somebody What Who Why How When Where '
     'Also And But So Then Today Yesterday Tomorrow Here Please Thanks Yes No Ok Okay Hi Hey Hello'
 )
+# "Actually Ben lives in Rome": a capitalised discourse word opening the clause is not part of the name after it.
+_DISCOURSE_LEAD = re.compile(r'^(?:Actually|Honestly|Basically|Anyway|Apparently|Btw|Well|Oh|Also|So|Now|Plus|Update)[,:]?\s+')
 # "my manager approved it" (but "my manager is Dana Lee" is a key-value statement about the speaker).
 _MY_ROLE = re.compile(
     r'^(?:my|our)\s+(?:new\s+|old\s+|current\s+)?(?P<person>manager|boss|colleague|coworker|co-worker|teammate|team lead|lead|'
@@ -156,8 +158,9 @@ def _known_names(ctx: ExtractionContext) -> list[tuple[KnownEntity, str]]:
 
 
 def _unknown_subject(clause: str) -> Subject | None:
+    clause = _DISCOURSE_LEAD.sub('', clause)
     m = re.match(PROPER, clause)
-    if not m or m.group(0).split()[0] in _NOT_SUBJECTS or not is_plausible_name(m.group(0)):
+    if not m or m.group(0).split()[0] in _NOT_SUBJECTS or 'I' in m.group(0).split() or not is_plausible_name(m.group(0)):
         return None
     verb = _UNKNOWN_SUBJECT_VERBS.match(clause[m.end() :])
     if not verb:

@@ -65,7 +65,7 @@ LEADING_FILLERS = re.compile(
     r'^(?:(?:ok(?:ay)?|so|and|but|also|oh|hey(?: there)?|hi(?: there)?|hello|anyway|btw|by the way|quick update|update|fyi|'
     r'honestly(?: though)?|basically|right now|right|alright|yes|yeah|no|well|plus|then|note|ps|heads up|good news|great news|big news|'
     r'news|fun fact|side note|these days|nowadays|right now|at the moment|what can i say|guess what|you know what|'
-    r'(?:now|currently|since then|in my (?:free|spare) time|in (?:the )?weekends?|on (?:the )?weekends?|at weekends|'
+    r'(?:now|currently|actually|in fact|since then|in my (?:free|spare) time|in (?:the )?weekends?|on (?:the )?weekends?|at weekends|'
     r'most (?:days|nights|mornings|evenings|weekends))(?=[\s,]+(?:i|i\'m|we|we\'re)\b)|'
     r"(?:i think|i guess|i believe|i suppose|i'd say|you know|(?:that's|that is|this is|which is|it's|and that's) why|"
     r"(?:it|this|that|they|which)?\s*remind(?:s|ed)? me (?:of )?why)(?=\s+(?:i|i'm|i've|my|we|we're)\b))\b[\s,:;!.-]*)+",
