@@ -16,12 +16,12 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 from tests.support.gateway import MGMT, ROOT, Gateway
 from tests.support.ports import free_port
@@ -53,17 +53,21 @@ def peak_kib(pid: int) -> int:
     return 0
 
 
-def cli(gateway: Gateway, *args: str) -> tuple[float, int, dict[str, object]]:
-    """Run the CLI as a subprocess: (seconds, its peak RSS in KiB, its JSON summary)."""
+def cli(gateway: Gateway, *args: str) -> tuple[float, int, dict[str, Any]]:
+    """Run the CLI as a subprocess: (seconds, its peak RSS in KiB from its own rusage, its JSON summary)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith('AGENT_MEMORY_')}
     env |= {'AGENT_MEMORY_URL': gateway.base, 'AGENT_MEMORY_MANAGEMENT_KEY': MGMT, 'PYTHONPATH': 'shared'}
-    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    started = time.monotonic()
-    done = subprocess.run([sys.executable, '-m', 'agent_memory.cli', *args], cwd=ROOT, env=env, capture_output=True, text=True, check=False)
-    seconds = time.monotonic() - started
-    assert done.returncode == 0, done.stderr[-2000:]
-    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss  # the largest child so far (KiB on Linux)
-    return seconds, peak if peak > before else before, json.loads(done.stdout)
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        started = time.monotonic()
+        process = subprocess.Popen([sys.executable, '-m', 'agent_memory.cli', *args], cwd=ROOT, env=env, stdout=out, stderr=err)
+        _, status, usage = os.wait4(process.pid, 0)
+        process.returncode = os.waitstatus_to_exitcode(status)
+        seconds = time.monotonic() - started
+        out.seek(0)
+        err.seek(0)
+        assert process.returncode == 0, err.read()[-2000:].decode(errors='replace')
+        summary: dict[str, Any] = json.loads(out.read())
+    return seconds, usage.ru_maxrss, summary
 
 
 def main() -> None:
@@ -90,7 +94,6 @@ def main() -> None:
         finally:
             gateway.stop()
     counts = exported['counts']
-    assert isinstance(counts, dict)
     print(f'context: {counts.get("attribute")} attributes ({args.facts} current, the rest superseded), {counts.get("entity")} entities, '
           f'{counts.get("turn")} turns, {counts.get("memory_chunk")} passages; built through the API in {built:.1f} s')  # fmt: skip
     print(f'file: {exported["records"]} records, {int(exported["bytes"]) / 1e6:.1f} MB')
