@@ -18,6 +18,7 @@ class Progress:
         self._out = out or sys.stderr
         self._started = time.monotonic()
         self._drawn = 0.0
+        self._shown: tuple[int, str] | None = None  # what the last drawing showed
         self._finished = False
         self._draw()
 
@@ -34,10 +35,14 @@ class Progress:
     def finish(self) -> None:
         if not self._finished:
             self._finished = True
-            self._draw(final=True)
+            if self._shown == (self.done, self.note):
+                print(file=self._out, flush=True)  # the bar already shows the end: only end its line
+            else:
+                self._draw(final=True)
 
     def _draw(self, final: bool = False) -> None:
         self._drawn = time.monotonic()
+        self._shown = (self.done, self.note)
         filled = WIDTH * min(self.done, self.total) // max(self.total, 1)
         rate = self.done / max(self._drawn - self._started, 1e-9)
         label = f'{self.label} ' if self.label else ''
