@@ -97,9 +97,9 @@ test-llm: install
 # tiny inputs: tests/integration/test_bench_smoke.py). What each measures and its latest figures: bench/README.md.
 # `make bench` runs every bench that needs nothing beside the repository; the bench-locomo* ones read LoCoMo from
 # ../shared/data/locomo (never copied here).
-.PHONY: bench-coldstart bench-ingest bench-natural bench-stage0-adversarial bench-locomo-stage0 bench-locomo-chat \
+.PHONY: bench-backup bench-coldstart bench-ingest bench-natural bench-stage0-adversarial bench-locomo-stage0 bench-locomo-chat \
 	bench-locomo-replay bench-query-stages
-bench: bench-quality bench-extraction bench-auth bench-retrieval bench-cache bench-lifecycle bench-mcp bench-remote-db \
+bench: bench-quality bench-extraction bench-auth bench-retrieval bench-cache bench-lifecycle bench-mcp bench-remote-db bench-backup \
 	bench-ingest bench-natural bench-stage0-adversarial bench-coldstart
 
 bench-retrieval: install
@@ -133,6 +133,9 @@ bench-coldstart: install  # cold start per function; compare with the committed 
 
 bench-remote-db: install
 	PYTHONPATH=shared:infra:. $(BIN)/python bench/remote_db.py
+
+bench-backup: install  # agent-memory export and import of a context of N facts through a gateway: time and peak RSS
+	PYTHONPATH=shared:infra:. $(BIN)/python bench/backup.py --facts 3000
 
 bench-ingest: install  # POST /facts/batch and the extraction worker, split by phase; the model alone at batch 1/8/32/64
 	PYTHONPATH=shared:infra:. $(BIN)/python bench/ingest.py --model-floor

@@ -1,16 +1,19 @@
-"""Management API (management key): contexts, their principals and the principals' keys."""
+"""Management API (management key): contexts, their principals and the principals' keys; export and restore."""
 
 from typing import Any
 
+from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from agent_memory.api import routes
-from agent_memory.api.http import build_resolver, json_response, management, no_content, parse_body, query_param
-from agent_memory.composition import get_services
+from agent_memory.api.http import build_resolver, json_response, management, no_content, parse_body, query_param, raw_json_body
+from agent_memory.clock import utcnow
+from agent_memory.composition import Services, get_services
 from agent_memory.domain import contexts, principal_stores, tenancy
+from agent_memory.domain.params import parse_flag
 from agent_memory.domain.ports import Principals
-from agent_memory.models import ContextCreate, ContextPatch, KeyCreate, PrincipalCreate, PrincipalPatch
+from agent_memory.models import ContextCreate, ContextPatch, ImportRecords, KeyCreate, PrincipalCreate, PrincipalPatch
 from agent_memory.observability import logger
 
 app = build_resolver()
@@ -127,6 +130,62 @@ def delete_key(context_id: str, principal_id: str, name: str) -> Any:
     management(app)
     _principals(context_id)
     tenancy.delete_key(get_services().control, context_id, principal_id, name)
+    return no_content()
+
+
+# ---- export and restore (docs/backup-format.md) ------------------------------------------------------
+# The backup module (the export format, the staging store) is imported by these routes only, not on a cold start.
+def _embedding(services: Services) -> tuple[str, int]:
+    return services.embedder.model_id, services.embedder.dimension
+
+
+@app.operation(routes.EXPORT)
+def export_context(context_id: str) -> Any:
+    from agent_memory.domain import backup
+
+    management(app)
+    services = get_services()
+    cursor, traces = query_param(app, 'cursor'), parse_flag(query_param(app, 'traces'), 'traces')
+    page, after = backup.export_page(services.control, services.context, _embedding(services), context_id, cursor, traces, utcnow())
+    return Response(200, content_type=routes.NDJSON, body=page, headers={'X-Next-Cursor': after} if after else {})
+
+
+@app.operation(routes.IMPORT_START)
+def start_import(context_id: str) -> Any:
+    from agent_memory.domain import backup
+
+    management(app)
+    services = get_services()
+    started = backup.start_import(services.control, services.context, _embedding(services), context_id, raw_json_body(app), utcnow())
+    return json_response(started, 201)
+
+
+@app.operation(routes.IMPORT_RECORDS)
+def stage_import(context_id: str, import_id: str) -> Any:
+    from agent_memory.domain import backup
+
+    management(app)
+    request, _ = parse_body(app, ImportRecords)
+    services = get_services()
+    return json_response(backup.stage(services.control, services.context, context_id, import_id, request.start_line, request.records))
+
+
+@app.operation(routes.IMPORT_COMMIT)
+def commit_import(context_id: str, import_id: str) -> Any:
+    from agent_memory.domain import backup
+
+    management(app)
+    services = get_services()
+    return json_response(backup.commit(services.control, services.context, context_id, import_id, utcnow()))
+
+
+@app.operation(routes.IMPORT_DISCARD)
+def discard_import(context_id: str, import_id: str) -> Any:
+    from agent_memory.domain import backup
+
+    management(app)
+    services = get_services()
+    backup.discard(services.control, services.context, context_id, import_id)
     return no_content()
 
 

@@ -1,4 +1,4 @@
-"""Memory views: GET /state, /profile, /uncertainty, /me, /inspect; POST /uncertainty/{id}/resolve."""
+"""Memory views: GET /state, /profile, /uncertainty, /me, /inspect; POST /uncertainty/{id}/resolve; GET /api/v1/me."""
 
 from typing import Any
 
@@ -6,7 +6,7 @@ from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from agent_memory.api import routes
-from agent_memory.api.http import build_resolver, data_plane, json_response, parse_body, query_param
+from agent_memory.api.http import build_resolver, data_plane, json_response, key_plane, parse_body, query_param
 from agent_memory.composition import get_services
 from agent_memory.domain import reads
 from agent_memory.domain.params import parse_limit
@@ -57,6 +57,11 @@ def resolve_uncertainty(context_id: str, uncertainty_id: str) -> Any:
 def me(context_id: str) -> Any:
     caller, _ = data_plane(app, context_id)
     return json_response(reads.me(caller))
+
+
+@app.operation(routes.WHOAMI)
+def whoami() -> Any:
+    return json_response(reads.me(key_plane(app)))
 
 
 @app.operation(routes.INSPECT)

@@ -262,6 +262,15 @@ class SessionCreate(StrictModel):
     metadata: dict[str, Any] = Field(default_factory=dict, description='Any JSON object, stored with the session and returned as is.')
 
 
+class ImportRecords(StrictModel):
+    """A batch of an export's lines, in file order: ``startLine`` is the number of the first one in the file."""
+
+    start_line: int = Field(ge=2, le=2**53, validation_alias=AliasChoices('startLine', 'start_line'),
+                            description='The line number of the first record in the file (the header is line 1).')  # fmt: skip
+    records: list[Any] = Field(min_length=1, max_length=10_000,
+                               description='The records, each the JSON object of one line, in file order (1–10,000).')  # fmt: skip
+
+
 class ContextCreate(StrictModel):
     """A new context: its config override, an optional description, and who its first (admin) principal is."""
 

@@ -6,6 +6,7 @@ from collections.abc import Iterator
 
 import pytest
 
+from tests.support.cli import Cli
 from tests.support.gateway import Gateway, running_gateway
 
 
@@ -14,3 +15,9 @@ def gateway(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Gateway]:
     """A fresh gateway (own data folder, dev context and keys) for the module; it must stop cleanly."""
     with running_gateway(tmp_path_factory.mktemp('gateway') / 'data') as running:
         yield running
+
+
+@pytest.fixture
+def cli(gateway: Gateway, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> Cli:
+    """The ``agent-memory`` CLI's ``main()`` against the module's gateway."""
+    return Cli(gateway, monkeypatch, capsys)

@@ -250,6 +250,18 @@ def test_me_shows_the_bootstrap_admin(api: Api) -> None:
     # Given the context's admin key, When /me is read, Then it is the admin with read '*'
     code, me, _ = api.call('views', 'GET', '/me')
     assert code == 200 and me['principalId'] == 'admin' and me['effectiveGrants']['memory:read'] == ['*']
+    assert me['contextId'] == api.context_id
+
+
+def test_the_key_alone_says_its_context(api: Api) -> None:
+    # Given a context key and no context in the path, When GET /api/v1/me is read, Then it names the key's context and
+    # principal (what the CLI's --context defaults to); an unknown key is a 401, the management key too
+    code, me, _ = api.call('views', 'GET', '/api/v1/me')
+    assert code == 200 and me['contextId'] == api.context_id and me['principalId'] == 'admin', me
+    assert api.call('views', 'GET', '/api/v1/me', key='am_not-a-key')[0] == 401
+    assert api.call('views', 'GET', '/api/v1/me', key=MANAGEMENT_KEY)[0] == 401
+    code, me, _ = api.call('views', 'GET', '/api/v1/me', headers={'x-agent-memory-on-behalf-of': 'system'})
+    assert code == 403, me
 
 
 def test_health_ok_and_503_when_database_is_down(monkeypatch: pytest.MonkeyPatch, services: Any) -> None:

@@ -38,7 +38,7 @@ def test_a_batch_within_the_budget_is_stored(api: Api) -> None:
 
 
 def test_the_cli_import_splits_a_conversation_within_the_budget() -> None:
-    from agent_memory.cli.__main__ import batches
+    from agent_memory.cli.conversation_import import batches
 
     messages = [{'role': 'user', 'content': 'y' * 3000} for _ in range(60)]  # 180 KB in all
     split = batches(messages, 50)

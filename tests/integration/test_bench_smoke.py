@@ -30,6 +30,7 @@ ELSEWHERE = {'fleet.py'}
 # script, its arguments ({locomo}: the synthetic conversation's file), what its report must contain
 CASES: list[tuple[str, str, list[str]]] = [
     ('auth.py', '--requests 3 --facts 5', ['measurement', 'GET /state   10-clause grant']),
+    ('backup.py', '--facts 20', ['export:', 'import:', 'the copy exports the same records: True']),
     (
         'cache.py',
         '--hit-intents 1 --hit-repeats 1 --latency 0 --asks 4 --thresholds 0.92 --held-out-thresholds 0.92 --rules new '

@@ -163,8 +163,8 @@ def test_the_document_does_not_depend_on_handler_source_text(monkeypatch: pytest
 def test_the_conformance_check_refuses_an_undocumented_status_and_a_body_off_its_model() -> None:
     # Given the check every test response goes through
     event = http_event('GET', '/api/v1/ctx/me')
-    me = {'principalId': 'p', 'displayName': 'P', 'kind': 'agent', 'grants': {}, 'tokenGrants': None, 'effectiveGrants': {},
-          'delegatedPrincipalId': None}  # fmt: skip
+    me = {'contextId': 'ctx', 'principalId': 'p', 'displayName': 'P', 'kind': 'agent', 'grants': {}, 'tokenGrants': None,
+          'effectiveGrants': {}, 'delegatedPrincipalId': None}  # fmt: skip
     ok = {'statusCode': 200, 'headers': {'Content-Type': 'application/json'}, 'body': json.dumps(me)}
     conformance.check(event, ok)
     # Then a status /me cannot answer, a missing field and an undocumented field are each refused

@@ -71,7 +71,8 @@ def route_regex(path: str) -> re.Pattern[str]:
 def invoke(folder: str, event: dict[str, Any]) -> tuple[int, Any]:
     result = load_function(folder).lambda_handler(event, LocalContext(function_name=folder))
     raw = result.get('body') or ''
-    return result['statusCode'], (json.loads(raw) if raw else None)
+    media = (result.get('headers') or {}).get('Content-Type', '').split(';')[0]
+    return result['statusCode'], (json.loads(raw) if raw and media in ('application/json', 'application/problem+json') else raw or None)
 
 
 def is_route_missing(status: int, body: Any) -> bool:

@@ -177,6 +177,16 @@ def data_plane(app: APIGatewayHttpResolver, context_id: str, session_id: str | N
     return caller, services.context(context_id)
 
 
+def key_plane(app: APIGatewayHttpResolver) -> Caller:
+    """Authenticate (401) and rate-limit (429) a data-plane key without a context in the path: its own context."""
+    from agent_memory.domain.auth import authenticate_key
+
+    services = get_services()
+    caller = authenticate_key(services.control, services.migrated, app.current_event.headers or {}, throttle=True)
+    logger.append_keys(context=caller.context_id, principal=caller.principal_id, acting_principal=caller.acting_principal_id)
+    return caller
+
+
 def management(app: APIGatewayHttpResolver) -> None:
     from agent_memory.domain.auth import authenticate_management
 

@@ -656,9 +656,48 @@ class UncertaintyResolved(Wire):
     """Values it replaced: `{entityId, key, oldValue, newValue}` (an old value only where the caller can read it)."""
 
 
+class ImportStarted(Wire):
+    """An import opened: send the export's records to it, then commit it."""
+
+    import_id: str
+    """The import's id, for the records, the commit and the discard routes."""
+    context: str
+    """The context being restored into."""
+    records: int
+    """How many records (after the header) the file announces."""
+
+
+class ImportStaged(Wire):
+    """A batch of lines checked and staged (not yet visible)."""
+
+    received: int
+    """How many lines the batch held."""
+    staged: int
+    """How many of them were new (a batch sent again stages nothing twice)."""
+
+
+class ImportCommitted(Wire):
+    """How far the commit got: while `done` is false, call it again (it resumes)."""
+
+    context: str
+    """The context being restored into."""
+    source_context: str
+    """The context the export was made from."""
+    done: bool
+    """Whether every record is written (the context's config and decay clock applied, the import closed)."""
+    written: int
+    """Rows this call wrote."""
+    counts: dict[str, int] | None
+    """Records per kind, once done; null before."""
+    ms: int
+    """Milliseconds this call took."""
+
+
 class Me(Wire):
     """Who the key speaks for, and with which grants."""
 
+    context_id: str
+    """The context the key belongs to (a key belongs to one)."""
     principal_id: str
     """The principal the key belongs to."""
     display_name: str

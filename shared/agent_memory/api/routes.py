@@ -254,6 +254,10 @@ RESOLVE = _op('resolve_uncertainty', 'views', 'POST', f'{CTX}/uncertainty/{{unce
 ME = _op('me', 'views', 'GET', f'{CTX}/me', 'Who the key speaks for, and with which grants', _ok('Me'), DATA_GET,
          description='The key\'s principal, that principal\'s grants, the key\'s own attenuation and the effective grants '
          'of this request (delegation and `lens` applied). Needs no grant.')  # fmt: skip
+WHOAMI = _op('whoami', 'views', 'GET', '/api/v1/me', 'Who the key speaks for, in the context the key belongs to', _ok('Me'),
+             _errors(401, 403, 429, 503),
+             description='As `GET /api/v1/{context_id}/me`, for a key alone: a key belongs to one context, and `contextId` '
+             'names it (the CLI defaults `--context` to it). A management key is 401.')  # fmt: skip
 _INSPECT_TIME = 'Not supported here: any value is 400 (use `POST /query` with `asOf`, or the attribute history).'
 INSPECT = _op('inspect', 'views', 'GET', f'{CTX}/inspect', 'The object a typed ref names', _ok('Inspection'), DATA_GET | {404, 501},
               query=('asOf', 'atInstant', 'ref', 'validFrom', 'validUntil'),
@@ -393,6 +397,60 @@ KEY_ROTATE = _op('rotate_key', 'contexts', 'POST', f'{_PRINCIPAL}/keys/{{name}}/
                  'so does its expiry unless `ttlSeconds` is given.')  # fmt: skip
 KEY_DELETE = _op('delete_key', 'contexts', 'DELETE', f'{_PRINCIPAL}/keys/{{name}}', "Revoke a principal's key", {204: NO_CONTENT},
                  IN_CONTEXT | {400}, parameters=_KEY_NAME, description='Revokes the key at once; an unknown name is 404.')  # fmt: skip
+
+# ---- management: export and restore (docs/backup-format.md) ----------------------------------------------------------------
+NDJSON = 'application/x-ndjson'
+_IMPORT = f'{MGMT}/{{context_id}}/import'
+_EXPORT_HEADER = {
+    'type': 'object',
+    'description': "The export's first line (its header): the import checks it, then takes the records that follow.",
+    'required': ['format', 'version', 'context', 'exportedAt', 'counts', 'embedding'],
+    'properties': {
+        'format': {'const': 'agent-memory-export', 'description': 'Always `agent-memory-export`: what the file is.'},
+        'version': {'type': 'integer', 'description': 'The format version (1); a version this service does not read is 400.'},
+        'context': {'type': 'string', 'description': 'The context the export was made from (it may be restored under another id).'},
+        'exportedAt': {'type': 'string', 'description': 'When the export began (RFC 3339).'},
+        'counts': {'type': 'object', 'additionalProperties': {'type': 'integer'},
+                   'description': 'How many records of each kind follow; the commit refuses an import where fewer arrived.'},
+        'embedding': {'type': 'object', 'description': '`{model, dimension}` of the vectors in the file; another model than '
+                      "this deployment's is 400 (vectors of two models are not comparable)."},
+        'traces': {'type': 'boolean', 'description': 'Whether the three trace kinds are in the file.'},
+    },
+}  # fmt: skip
+_IMPORT_ID = {'import_id': 'The import, as `POST …/import` returned it (`importId`).'}
+EXPORT = _op('export_context', 'contexts', 'GET', f'{MGMT}/{{context_id}}/export', 'Export a context: a page of NDJSON',
+             {200: Answer('A page of the export (the first starts with the header); header X-Next-Cursor names the next page',
+                          media=(NDJSON,), schema={'type': 'string', 'description': 'NDJSON: one record per line.'})},
+             IN_CONTEXT | {400}, query=('cursor', 'traces'),
+             description='Everything of the context, as docs/backup-format.md describes: a header line, the context record '
+             '(config, decay clock), then principals, sessions, turns, passages, entities, attributes with their whole history, '
+             'relations, actions, instructions and uncertainties, vectors included; traces with `traces=true`. At most 2 MB a '
+             'page: while the answer has an `X-Next-Cursor` header, ask again with `cursor` set to it.',
+             parameters={'cursor': 'The `X-Next-Cursor` of the previous page; absent: the first page.',
+                         'traces': '`true`: include the retrieval, response and decision traces (default `false`).'})  # fmt: skip
+IMPORT_START = _op('start_import', 'contexts', 'POST', _IMPORT, 'Start restoring an export into this empty context',
+                   {201: Answer('Import opened: send the records, then commit', 'ImportStarted')}, IN_CONTEXT | {400, 409, 413},
+                   _EXPORT_HEADER,
+                   description='Opens an import with the export\'s header (its first line). The context must be empty: no '
+                   'memory and no principal but `admin` and `system` (else 409). Starting an import drops whatever an earlier, '
+                   'unfinished one staged.')  # fmt: skip
+IMPORT_RECORDS = _op('stage_import', 'contexts', 'POST', f'{_IMPORT}/{{import_id}}',
+                     "Send a batch of the export's lines (checked and staged)", _ok('ImportStaged'), IN_CONTEXT | {400, 409, 413},
+                     'ImportRecords', parameters=_IMPORT_ID,
+                     description='Checks every line of the batch as the format says and stages them, where no read sees them; a '
+                     'wrong line refuses the batch with its line number (400). A batch sent again is accepted once; a kind and '
+                     'id already staged from another line is 400. 409 once the commit has begun.')  # fmt: skip
+IMPORT_COMMIT = _op('commit_import', 'contexts', 'POST', f'{_IMPORT}/{{import_id}}/commit',
+                    'Check the import is whole, then write it (call again until done)', _ok('ImportCommitted'),
+                    IN_CONTEXT | {400, 409}, parameters=_IMPORT_ID,
+                    description='First checks that every record the header announced arrived and that each link that must be in '
+                    'the file is (400 with the line otherwise: nothing is written). Then writes the staged rows, 100 per '
+                    'transaction, for about ten seconds: while `done` is false, call again; a commit that stopped resumes. '
+                    '409 when the context stopped being empty before writing began.')  # fmt: skip
+IMPORT_DISCARD = _op('discard_import', 'contexts', 'DELETE', f'{_IMPORT}/{{import_id}}', 'Discard an import before its commit',
+                     {204: NO_CONTENT}, IN_CONTEXT | {409}, parameters=_IMPORT_ID,
+                     description='Drops the import and what it staged; the context is untouched. 409 once writing has begun '
+                     '(commit again to finish it).')  # fmt: skip
 
 # ---- MCP (JSON-RPC through the MCP SDK: bodies described as schemas, not models) ---------------------------------------------
 _MCP_MESSAGE = {

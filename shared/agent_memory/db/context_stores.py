@@ -15,6 +15,7 @@ from agent_memory.db.connection import Database
 from agent_memory.db.reinforcement import ImportanceRule
 
 if TYPE_CHECKING:
+    from agent_memory.db.backup_store import BackupStore
     from agent_memory.db.inspection_reads import InspectionReads
     from agent_memory.db.lifecycle_store import LifecycleStore
     from agent_memory.db.memory_store import MemoryStore
@@ -60,6 +61,13 @@ class ContextStores:
         from agent_memory.db.trace_reads import TraceReads
 
         return TraceReads(self.memory)
+
+    @cached_property
+    def backup(self) -> BackupStore:
+        """Export pages, and an import's staging and commit (docs/backup-format.md)."""
+        from agent_memory.db.backup_store import BackupStore
+
+        return BackupStore(self.memory.db, self.memory.database)
 
     @cached_property
     def lifecycle(self) -> LifecycleStore:

@@ -171,6 +171,11 @@ class ControlStore:
                 raise NotFound('context not found') from exc
             raise
 
+    def restore_context_settings(self, context_id: str, config: dict[str, Any], description: str | None, now: dt.datetime) -> None:
+        """Replace a context's config override and description (an import restores them as exported)."""
+        self._q('UPDATE $id SET config = $config, description = $description, updated_at = $now RETURN NONE;',
+                id=rid('context', context_id), config=config, description=description, now=now)  # fmt: skip
+
     def delete_context(self, context_id: str) -> bool:
         """Drop the context: its control record and keys (one transaction), then its database. False if it did not exist."""
         name = context_db_name(context_id)

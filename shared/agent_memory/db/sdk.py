@@ -208,4 +208,4 @@ def _encode_vector(encoder: Any, value: Vector) -> None:
 
 cbor_encoder.default_encoders[Vector] = _encode_vector  # every encoder the SDK builds copies this table
 
-__all__ = ['RecordID', 'SurrealError', 'Vector', 'blocking_ws', 'connect', 'vector']
+__all__ = ['PreciseDatetime', 'RecordID', 'SurrealError', 'Vector', 'blocking_ws', 'connect', 'vector']

@@ -29,6 +29,15 @@ def parse_int(raw: str | None, name: str, minimum: int, maximum: int, default: i
     return int(raw)
 
 
+def parse_flag(raw: str | None, name: str) -> bool:
+    """``true`` or ``false`` (absent: false); 400 otherwise."""
+    if raw in (None, '', 'false'):
+        return False
+    if raw == 'true':
+        return True
+    raise BadRequest(f'{name} must be true or false')
+
+
 def parse_limit(raw: str | None, default: int = DEFAULT_LIMIT, maximum: int = MAX_LIMIT) -> int:
     return parse_int(raw, 'limit', 1, maximum, default)
 

@@ -140,6 +140,7 @@ def uncertainties(reads: MemoryReads, caller: Caller, resolved: str | None, limi
 
 def me(caller: Caller) -> dict[str, Any]:
     return {
+        'contextId': caller.context_id,
         'principalId': caller.acting_principal_id or caller.principal_id,
         'displayName': caller.display_name,
         'kind': caller.kind,
