@@ -155,6 +155,7 @@ NOT_ROWS = {
     'db/retrieval_store.py:filter_params': 'the bound SQL parameters of a filter',
     'db/predicates.py:visibility_params': 'the bound SQL parameters of a grant region',
     'db/records.py:content_of': 'a write op as the bound CONTENT parameter of its statement',
+    'db/write_emitters.py:session_content': 'a new session as the bound CONTENT of its CREATE (the write plan and POST /sessions)',
     'db/memory_store.py:MemoryStore.rows': 'the raw query primitive the stores build their typed reads on (tests inspect with it)',
     'db/lexical_score.py:scored_select': 'a statement and its bound SQL parameters',
 }

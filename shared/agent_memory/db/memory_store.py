@@ -45,7 +45,7 @@ if TYPE_CHECKING:
     from agent_memory.db.retrieval_store import RetrievalStore
     from agent_memory.db.trace_store import TraceStore
     from agent_memory.db.turn_store import TurnStore
-    from agent_memory.write_ops import WritePlan
+    from agent_memory.write_ops import CreateSession, WritePlan
 
 # Where an entity's facts point at it: (LET name, table, indexed string field).
 _ENTITY_FACT_LINKS = (
@@ -130,8 +130,11 @@ class MemoryStore:
         rows = self.q(f'RETURN {SESSIONS_NAMED};', own=rid('session', own_key), legacy=rid('session', session_id), client=session_id)[0]
         return [to_rows.session(row) for row in rows]
 
-    def create_session(self, session_id: str, row: dict[str, Any]) -> SessionRow:
-        return to_rows.session(self.q('CREATE $id CONTENT $row RETURN AFTER;', id=rid('session', session_id), row=row)[0][0])
+    def create_session(self, session: CreateSession) -> SessionRow:
+        from agent_memory.db.write_emitters import session_content  # the write path's module, on the first session
+
+        row = session_content(session)
+        return to_rows.session(self.q('CREATE $id CONTENT $row RETURN AFTER;', id=rid('session', session.key), row=row)[0][0])
 
     def list_turns(self, session_id: str, patterns: Sequence[str], limit: int, offset: int) -> list[TurnRow]:
         """The session's turns the reader may see, each by its own scope (a session's scope says nothing about its turns')."""

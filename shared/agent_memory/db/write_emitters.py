@@ -122,10 +122,13 @@ def save_idempotency(emit: Emit, op: SaveIdempotency) -> None:
     emit.create('idempotency', [op.principal, op.key], content)
 
 
+def session_content(op: CreateSession) -> dict[str, Any]:
+    return {'scope_sets': op.scope_sets, 'metadata': dict(op.metadata), 'principal': op.principal, 'client_id': op.client_id,
+            'created_at': op.created_at}  # fmt: skip
+
+
 def create_session(emit: Emit, op: CreateSession) -> None:
-    content = {'scope_sets': op.scope_sets, 'metadata': dict(op.metadata), 'principal': op.principal, 'client_id': op.client_id,
-               'created_at': op.created_at}  # fmt: skip
-    emit.create('session', op.key, content)
+    emit.create('session', op.key, session_content(op))
     emit.new_sessions.add(op.key)
 
 

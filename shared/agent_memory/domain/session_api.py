@@ -20,9 +20,8 @@ def create_session(store: MemoryWrites, caller: Caller, request: SessionCreate) 
     taken = Conflict(f'session {session_id!r} already exists')
     if sessions.readable(store, caller, session_id) is not None:  # one the caller can see is reused, never shadowed
         raise taken
-    fresh = sessions.new_session_row(caller, session_id, scope_sets, utcnow(), request.metadata)
     try:
-        row = store.create_session(sessions.storage_key(caller.principal_id, session_id), fresh)
+        row = store.create_session(sessions.new_session(caller, session_id, scope_sets, utcnow(), request.metadata))
     except Conflict as exc:
         raise taken from exc
     return {'id': session_id, 'scopes': row.scope_sets, 'metadata': row.metadata, 'createdAt': when(row.created_at)}

@@ -21,6 +21,7 @@ from agent_memory.domain.ports import MemoryWrites
 from agent_memory.domain.scopes import visible, within_region
 from agent_memory.rows.conversation import SessionRow
 from agent_memory.rows.scopes import ScopeSets
+from agent_memory.write_ops import CreateSession
 
 Region = Callable[[Sequence[Sequence[str]], Sequence[str]], bool]
 
@@ -59,16 +60,17 @@ def writable(store: MemoryWrites, caller: Caller, session_id: str) -> SessionRow
     return _find(store, caller, session_id, caller.patterns('memory:write'), within_region)
 
 
-def new_session_row(caller: Caller, session_id: str, scope_sets: ScopeSets, now: dt.datetime,
-                    metadata: dict[str, Any] | None = None) -> dict[str, Any]:  # fmt: skip
-    return {'scope_sets': scope_sets, 'metadata': metadata or {}, 'principal': caller.principal_id, 'client_id': session_id,
-            'created_at': now}  # fmt: skip
+def new_session(caller: Caller, session_id: str, scope_sets: ScopeSets, now: dt.datetime,
+                metadata: dict[str, Any] | None = None) -> CreateSession:  # fmt: skip
+    key = storage_key(caller.principal_id, session_id)
+    return CreateSession(key, session_id, caller.principal_id, scope_sets, metadata or {}, now)
 
 
 def target(caller: Caller, session: SessionRow | None, session_id: str | None, scope_sets: ScopeSets,
-           now: dt.datetime) -> tuple[str, str, dict[str, Any] | None]:  # fmt: skip
-    """A write's session: (storage key, the id callers see, the row to create when it is new)."""
+           now: dt.datetime) -> tuple[str, str, CreateSession | None]:  # fmt: skip
+    """A write's session: (storage key, the id callers see, the session to create when it is new)."""
     if session is not None and session_id is not None:
         return key_of(session), session_id, None
     minted = f'sess_{new_id()}'
-    return storage_key(caller.principal_id, minted), minted, new_session_row(caller, minted, scope_sets, now)
+    fresh = new_session(caller, minted, scope_sets, now)
+    return fresh.key, minted, fresh

@@ -62,10 +62,5 @@ class WriteTarget:
 def write_target(store: MemoryWrites, caller: Caller, session_id: str | None, requested_scopes: Any, now: dt.datetime) -> WriteTarget:
     session = session_for_write(store, caller, session_id)
     scope_sets = write_region(caller, requested_scopes, session)
-    session_key, client_id, fresh = sessions.target(caller, session, session_id, scope_sets, now)
-    created = None
-    if fresh is not None:
-        created = CreateSession(
-            session_key, fresh['client_id'], fresh['principal'], fresh['scope_sets'], fresh['metadata'], fresh['created_at']
-        )
+    session_key, client_id, created = sessions.target(caller, session, session_id, scope_sets, now)
     return WriteTarget(session, session_key, client_id, scope_sets, now, created)
