@@ -307,10 +307,56 @@ class ResponseTrace:
 
 
 @dataclass(frozen=True)
-class WriteTraces:
-    """A retrieval trace (the row ``recall.trace_row`` builds) and the response trace answered from it."""
+class TraceCandidate:
+    """One row of a retrieval's pool: its fused score and its rank in each list it came from."""
 
-    retrieval: Mapping[str, Any]
+    id: str
+    table: str
+    score: float
+    lists: Mapping[str, int]
+
+
+@dataclass(frozen=True)
+class TraceReturned:
+    """One row a read returned, at its rank."""
+
+    id: str
+    table: str
+    rank: int
+    score: float
+    occurred_at: dt.datetime | None
+
+
+@dataclass(frozen=True)
+class RetrievalTrace:
+    """What a read asked, what it found and what it returned, for whom (``recall.trace_row`` builds it)."""
+
+    id: str
+    query: str
+    query_embedding: Sequence[float] | None  # only an answer that may be served again stores its question's vector
+    mode: str
+    tier_entered: int
+    tier_reason: str
+    candidates: Sequence[TraceCandidate]
+    returned: Sequence[TraceReturned]
+    latency_ms: float
+    visibility_fingerprint: str
+    session: str | None  # the stored session key
+    principal: str
+    acting_principal: str | None
+    read_region: Sequence[str]  # who may see its texts later
+    endpoint: str
+    source: str | None
+    created_at: dt.datetime
+    cache_eligible: bool | None = None  # set by /chat only
+    question_key: str | None = None  # set by /chat only
+
+
+@dataclass(frozen=True)
+class WriteTraces:
+    """A retrieval trace and the response trace answered from it."""
+
+    retrieval: RetrievalTrace
     response: ResponseTrace | None = None
 
 

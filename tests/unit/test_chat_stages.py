@@ -16,7 +16,7 @@ from agent_memory.domain.synthesis import MAX_SOURCES, Composition, ExtractiveCo
 from agent_memory.domain.write_target import WriteTarget
 from agent_memory.models import ChatRequest
 from agent_memory.rows.conversation import TurnRow
-from agent_memory.write_ops import ResponseTrace, WritePlan, WriteTraces
+from agent_memory.write_ops import ResponseTrace, RetrievalTrace, WritePlan, WriteTraces
 
 NOW = dt.datetime(2026, 1, 2, tzinfo=dt.UTC)
 SELF = 'person/self:alice'
@@ -120,7 +120,8 @@ def test_stored_citations_carry_what_validity_needs_and_the_body_shows_only_the_
     assert stored[0]['table'] == 'attribute' and stored[0]['key'] == 'a1' and stored[0]['entity_refs'] == ['person/bob']
     target = WriteTarget(None, 'alice/sess_1', 'sess_1', [['/']], NOW, None)
     response = ResponseTrace('resp1', 'chat', 'q', composition.reply, None, None, 1.0, False, True, stored, 'fp', 'alice', NOW)
-    plan = WritePlan(NOW, 'alice/sess_1', [WriteTraces({'id': 'ret1'}, response)])
+    trace = RetrievalTrace('ret1', 'q', None, 'hybrid', 3, 'r', [], [], 1.0, 'fp', 'alice/sess_1', 'alice', None, ['/'], 'chat', None, NOW)
+    plan = WritePlan(NOW, 'alice/sess_1', [WriteTraces(trace, response)])
     answer = Answer(composition, None, 3, 'r', None, True)
     body = reply_body(target, plan, answer, 'turn1', reply_stored=True, queued=False)
     assert body['traceId'] == 'response_trace:resp1' and body['retrievalTraceId'] == 'retrieval_trace:ret1'

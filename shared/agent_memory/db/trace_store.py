@@ -17,7 +17,7 @@ from agent_memory.db.trace_rows import add_traces
 from agent_memory.rows.scopes import ScopeSets
 from agent_memory.rows.traces import CacheCandidate
 from agent_memory.tuning import knobs
-from agent_memory.write_ops import ResponseTrace
+from agent_memory.write_ops import ResponseTrace, RetrievalTrace
 
 # Rows that are "something new about an entity" for cache validity: (table, entity field, index on (field, created_at)).
 # One index range probe per entity and field (``LIMIT 1``); the planner picks a union of index scans (or a table scan)
@@ -38,7 +38,7 @@ class TraceStore:
     def __init__(self, store: MemoryStore) -> None:
         self.store = store
 
-    def write(self, retrieval: dict[str, Any], response: ResponseTrace | None = None) -> None:
+    def write(self, retrieval: RetrievalTrace, response: ResponseTrace | None = None) -> None:
         """Write a retrieval trace and, when given, its response trace, in one transaction."""
         tx = Tx()
         add_traces(tx, retrieval, response)

@@ -246,7 +246,7 @@ def traces(caller: Caller, request: ChatRequest, target: WriteTarget, question: 
     )  # fmt: skip
     # Only answers that may be served carry a key, so the key index holds no hits or uncacheable traces to walk past.
     key = str(question.key) if question.key and answer.cacheable else None
-    retrieval_trace |= {'cache_eligible': answer.cacheable, 'question_key': key}
+    retrieval_trace = replace(retrieval_trace, cache_eligible=answer.cacheable, question_key=key)
     response = response_trace(new_id(), 'chat', caller, request.message, composition, citations(composition), fingerprint=visibility,
                               latency_ms=latency_ms, now=target.now, cache_eligible=answer.cacheable, reused_from=answer.reused_from,
                               session_key=target.session_key)  # fmt: skip
@@ -263,7 +263,7 @@ def reply_body(
         'reply': answer.composition.reply,
         'sessionId': target.session_id,
         'traceId': f'response_trace:{written.response.id}',
-        'retrievalTraceId': f'retrieval_trace:{written.retrieval["id"]}',
+        'retrievalTraceId': f'retrieval_trace:{written.retrieval.id}',
         'cached': cached,
         'tier': 'cache' if cached else 'hybrid',
         'citations': [public_citation(dict(c)) for c in written.response.cited],

@@ -26,7 +26,7 @@ if TYPE_CHECKING:  # types only: importing the ports loads no row, plan or write
     from agent_memory.rows.scopes import ScopeSets
     from agent_memory.rows.traces import CacheCandidate, RetrievalTraceRow, Reuse, TraceRow, TraceStats
     from agent_memory.rows.views import EntityView, ProfileRows, StateRows
-    from agent_memory.write_ops import CreateSession, ResponseTrace, WritePlan
+    from agent_memory.write_ops import CreateSession, ResponseTrace, RetrievalTrace, WritePlan
 
 
 class MemoryReads(Protocol):
@@ -95,7 +95,7 @@ class TurnLog(Protocol):
 class TraceLog(Protocol):
     """Trace writes and the response cache's lookups (``db/trace_store.py``)."""
 
-    def write(self, retrieval: dict[str, Any], response: ResponseTrace | None = None) -> None: ...
+    def write(self, retrieval: RetrievalTrace, response: ResponseTrace | None = None) -> None: ...
     def cache_candidates(
         self,
         vector: list[float],

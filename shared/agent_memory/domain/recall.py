@@ -22,7 +22,7 @@ from agent_memory.errors import run_with_retry
 from agent_memory.models import ContextRequest, QueryRequest, ReadRequest
 from agent_memory.observability import metrics
 from agent_memory.rows.reads import ReadFilter
-from agent_memory.write_ops import Reinforce, WritePlan, WriteTraces
+from agent_memory.write_ops import Reinforce, RetrievalTrace, TraceCandidate, TraceReturned, WritePlan, WriteTraces
 
 TRACE_CANDIDATES = 50  # candidates kept on the trace (the pool itself may hold 256)
 
@@ -70,30 +70,27 @@ def trace_row(
     session_id: str | None = None,
     source: str | None = None,
     trace_id: str | None = None,
-) -> dict[str, Any]:
+) -> RetrievalTrace:
     pool = retrieval.pool[:TRACE_CANDIDATES] if retrieval else []
-    return {
-        'id': trace_id or new_id(),
-        'query': query,
-        'query_embedding': vector,
-        'mode': mode,
-        'tier_entered': tier,
-        'tier_reason': reason,
-        'candidates': [{'id': h.id, 'table': h.table, 'score': h.score, 'lists': h.lists} for h in pool],
-        'returned': [
-            {'id': h.id, 'table': h.table, 'rank': rank, 'score': h.score, 'occurred_at': h.occurred_at}
-            for rank, h in enumerate(returned, start=1)
-        ],
-        'latency_ms': latency_ms,
-        'visibility_fingerprint': fingerprint_,
-        'session': session_id,  # the stored session key: the repository links the session record
-        'principal': caller.principal_id,
-        'acting_principal': caller.acting_principal_id,
-        'read_region': sorted(set(caller.patterns('memory:read'))),  # who may see its texts later (domain/trace_views.py)
-        'endpoint': endpoint,
-        'source': source,
-        'created_at': now,
-    }
+    return RetrievalTrace(
+        id=trace_id or new_id(),
+        query=query,
+        query_embedding=vector,
+        mode=mode,
+        tier_entered=tier,
+        tier_reason=reason,
+        candidates=[TraceCandidate(h.id, h.table, h.score, h.lists) for h in pool],
+        returned=[TraceReturned(h.id, h.table, rank, h.score, h.occurred_at) for rank, h in enumerate(returned, start=1)],
+        latency_ms=latency_ms,
+        visibility_fingerprint=fingerprint_,
+        session=session_id,  # the stored session key: the repository links the session record
+        principal=caller.principal_id,
+        acting_principal=caller.acting_principal_id,
+        read_region=sorted(set(caller.patterns('memory:read'))),  # who may see its texts later (domain/trace_views.py)
+        endpoint=endpoint,
+        source=source,
+        created_at=now,
+    )
 
 
 def fresh_trace(
@@ -109,7 +106,7 @@ def fresh_trace(
     latency_ms: float | None = None,
     session_id: str | None = None,
     source: str | None = None,
-) -> dict[str, Any]:
+) -> RetrievalTrace:
     """The trace of a tier-3 read (fresh retrieval, no cache). Like a cache hit's trace it stores no question vector
     (docs/architecture.md, Decisions, the cache lookup): only a servable answer's trace enters the HNSW index."""
     return trace_row(
@@ -135,7 +132,7 @@ def reinforce(store: MemoryWrites, hits: Sequence[Hit]) -> int:
     return store.lifecycle().reinforce(fact_refs(hits))
 
 
-def record(ports: ContextPorts, trace: dict[str, Any], returned: Sequence[Hit], now: dt.datetime) -> None:
+def record(ports: ContextPorts, trace: RetrievalTrace, returned: Sequence[Hit], now: dt.datetime) -> None:
     """The read's trace and the reinforcement of the facts it returned, in one transaction (CONTRACT §5, §7.2):
     one round trip, and never a trace without its reinforcement or the reverse; retried on a write conflict."""
     plan = WritePlan(now, None, [WriteTraces(trace), Reinforce(fact_refs(returned))])
@@ -181,7 +178,7 @@ def query(ports: ContextPorts, embedder: Embedder, caller: Caller, request: Quer
         'seedEntities': retrieval.seeds,
         'queryMs': round(retrieval.latency_ms, 2),
         'trace': {
-            'traceId': f'retrieval_trace:{trace["id"]}',
+            'traceId': f'retrieval_trace:{trace.id}',
             'resolutionTier': 'hybrid',
             'tierReason': retrieval.tier_reason,
             'latencyMs': round(retrieval.latency_ms, 2),
@@ -203,4 +200,4 @@ def context(ports: ContextPorts, embedder: Embedder, caller: Caller, request: Co
     trace = fresh_trace(caller, request.query, retrieval, fingerprint(caller, lens, request.labels), endpoint, now)
     record(ports, trace, retrieval.hits + retrieval.context_hits, now)
     _record_tier(3)
-    return {'context': block, 'queryMs': round(retrieval.latency_ms, 2), 'tier': 'hybrid', 'traceId': f'retrieval_trace:{trace["id"]}'}
+    return {'context': block, 'queryMs': round(retrieval.latency_ms, 2), 'tier': 'hybrid', 'traceId': f'retrieval_trace:{trace.id}'}

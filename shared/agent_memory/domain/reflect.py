@@ -68,7 +68,7 @@ def reflect(
     )
     citations = [{'marker': m, 'id': h.id, 'table': h.table, 'key': h.key} for m, h in composition.cited]
     answer = response_trace(response_id, 'reflect', caller, request.query, composition, citations,
-                            fingerprint=trace['visibility_fingerprint'], latency_ms=trace['latency_ms'], now=now)  # fmt: skip
+                            fingerprint=trace.visibility_fingerprint, latency_ms=trace.latency_ms, now=now)  # fmt: skip
     store.traces().write(trace, answer)
     recall.reinforce(store, retrieval.hits)
     return {

@@ -35,5 +35,5 @@ def render(ports: ContextPorts, embedder: Embedder, caller: Caller, session_id: 
     return {
         'context': render_context(ports.reads, caller, hits, now, turns),
         'sessionId': session_id,
-        'traceId': f'retrieval_trace:{trace["id"]}',
+        'traceId': f'retrieval_trace:{trace.id}',
     }
