@@ -1,0 +1,467 @@
+"""Search where it runs (issue 31): many Lambda instances, many tenants, a hosted database a round trip away.
+
+The production shape on one machine, three search designs side by side in one run:
+
+* (a) ``database``: the database's HNSW and full-text indexes only (no in-process index: ``local_vectors_max_rows``
+  and ``local_text_max_rows`` 0);
+* (b) ``as shipped``: the in-process index with the shipped bounds (vectors up to 20,000 rows a table, texts up to
+  100,000), read a chunk per query while it warms, polled for changes before every search;
+* (c) ``up to B``: in-process only up to ``--bound`` rows. The knobs bound a *table*, not a context, so this is
+  emulated with them: both limits set to B, so a table over B rows (and in practice the context it belongs to, whose
+  passage and fact tables grow together) is searched in the database only.
+
+The hosted database is one real engine (a SurrealKV copy of the seeded tenants) behind tests/support/ws_bridge.py in a
+process of its own (``bench/fleet_worker.py``: concurrent connections are not serialised; each frame is delayed by
+the round trip, 0 / 1 / 5 ms; frames and bytes counted). N worker processes stand in for the retrieval function's
+Lambda instances, and max(1, N/4) more for the facts function's: each starts cold (a fresh interpreter imports the
+handler, loads the model, holds no index), serves requests through the real ``lambda_handler`` with API Gateway v2
+events, and retires after a random number of requests (``--lifetime``), a fresh one taking its place, as Lambda
+recycles instances. The tenants (``bench/fleet_seed.py``, seeded once and cached under ``bench/.cache/fleet/``) are
+synthetic contexts of 200-5,000 facts and as many passages, large ones, and LoCoMo dev conversations; traffic
+arrives open loop (Poisson, ``--rate`` per second) and picks a tenant by Zipf rank (``--zipf``: the largest tenant
+ranks first, the second largest third, the LoCoMo ones 2, 4, 8, 16, 32, the rest shuffled); a tenth of the requests
+are writes (a turn ``infer: none`` or a triple ``infer: triples`` through the facts handler, to synthetic tenants), the
+reads are ``/query`` (70 %) and ``/context`` (30 %). The same requests, in the same order and at the same times, and
+the same worker lifetimes, replay for every design.
+
+Printed per cell (delay, N) and design: ``/query`` and ``/context`` p50 / p95 / p99 over all requests, a context's
+first request in a process and the warm ones; by tenant size; recall@10 on the LoCoMo questions asked; database round
+trips (frames the client sent) and bytes per request; peak RSS per process; cold start; queueing (requests waiting for
+a free instance are not in the latencies). Timings come with the load average and a warning above 1.5.
+
+    PYTHONPATH=shared:infra:. .venv/bin/python bench/fleet.py --small            # a smoke run, a few minutes
+    make bench-fleet                                                               # the default scale
+    PYTHONPATH=shared:infra:. .venv/bin/python bench/fleet.py --scale full --cells 1:8 --json out.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import queue
+import random
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_env import ROOT  # noqa: E402,I001  # first: paths and environment before the service imports
+from fleet_seed import SCALES, Scale, facts, passage, question, seeded, KEYS  # noqa: E402
+
+from tests.support.ws_bridge import ROOT_PASSWORD, ROOT_USER  # noqa: E402
+
+WORKER = Path(__file__).resolve().parent / 'fleet_worker.py'
+LOAD_WARNING = 1.5
+LOCOMO_RANKS = (2, 4, 8, 16, 32)
+SMALL_ROWS = 5000  # the issue's "contexts up to 5,000 rows"
+
+
+def designs(bound: int) -> dict[str, tuple[str, dict[str, Any]]]:
+    return {
+        'a': ('database indexes only', {'local_vectors_max_rows': 0, 'local_text_max_rows': 0}),
+        'b': ('in-process as shipped', {}),
+        'c': (f'in-process up to {bound:,} rows', {'local_vectors_max_rows': bound, 'local_text_max_rows': bound}),
+    }
+
+
+# ---------------------------------------------------------------- the traffic ---
+
+
+@dataclass(frozen=True)
+class Request:
+    at: float  # seconds after the start
+    role: str  # 'reader' (the retrieval function) or 'writer' (the facts function)
+    route: str  # '/query', '/context', 'turn', 'triple'
+    tenant: dict[str, Any]
+    body: dict[str, Any]
+    question: int | None = None  # a LoCoMo question's index (scored)
+
+    def message(self) -> dict[str, Any]:
+        path = self.route if self.role == 'reader' else '/facts'
+        return {'method': 'POST', 'path': path, 'ctx': self.tenant['id'], 'key': self.tenant['key'], 'body': self.body,
+                'hits': self.question is not None}  # fmt: skip
+
+
+def ranked(tenants: list[dict[str, Any]], rng: random.Random) -> list[dict[str, Any]]:
+    """Tenants in Zipf rank order (module docstring)."""
+    synthetic = sorted((t for t in tenants if t['kind'] == 'synthetic'), key=lambda t: -t['size'])
+    locomo = [t for t in tenants if t['kind'] == 'locomo']
+    fixed: dict[int, dict[str, Any]] = {}
+    if synthetic:
+        fixed[1] = synthetic.pop(0)
+    if synthetic and synthetic[0]['size'] > SMALL_ROWS:
+        fixed[3] = synthetic.pop(0)
+    for rank, tenant in zip(LOCOMO_RANKS, locomo, strict=False):
+        fixed[rank] = tenant
+    rest = synthetic + locomo[len(LOCOMO_RANKS) :]
+    rng.shuffle(rest)
+    order: list[dict[str, Any]] = []
+    for rank in range(1, len(tenants) + 1):
+        order.append(fixed.pop(rank) if rank in fixed else rest.pop(0) if rest else fixed.pop(min(fixed)))
+    return order
+
+
+def traffic(tenants: list[dict[str, Any]], count: int, rate: float, write_share: float, zipf: float, seed: int) -> list[Request]:
+    rng = random.Random(seed)
+    order = ranked(tenants, rng)
+    weights = [1 / rank**zipf for rank in range(1, len(order) + 1)]
+    writable = [(t, w) for t, w in zip(order, weights, strict=True) if t['kind'] == 'synthetic']
+    rows: dict[int, list[tuple[str, str, str]]] = {}
+    requests, at = [], 0.0
+    for _ in range(count):
+        at += rng.expovariate(rate)
+        if rng.random() < write_share:
+            tenant = rng.choices([t for t, _ in writable], [w for _, w in writable])[0]
+            name, key, _ = rows.setdefault(tenant['size'], facts(tenant['size']))[rng.randrange(tenant['size'])]
+            value = rng.choice(KEYS[key])
+            if rng.random() < 0.5:
+                body: dict[str, Any] = {'text': passage(name, key, value), 'infer': 'none', 'sessionId': 'fleet'}
+                requests.append(Request(at, 'writer', 'turn', tenant, body))
+            else:
+                triple = {'entity': {'type': 'person', 'name': name}, 'key': key, 'value': value}
+                requests.append(Request(at, 'writer', 'triple', tenant, {'infer': 'triples', 'sessionId': 'fleet', 'triples': [triple]}))
+            continue
+        tenant = rng.choices(order, weights)[0]
+        route = '/query' if rng.random() < 0.7 else '/context'
+        if tenant['kind'] == 'locomo':
+            asked = [i for i, q in enumerate(tenant['questions']) if q['category'] in (1, 2, 3, 4)]
+            index: int | None = rng.choice(asked)
+            text = tenant['questions'][index]['text']
+        else:
+            index, text = None, question(rows.setdefault(tenant['size'], facts(tenant['size'])), rng.randrange(tenant['size']))
+        body = {'query': text, 'k': 10} | ({'mode': 'hybrid'} if route == '/query' else {})
+        requests.append(Request(at, 'reader', route, tenant, body, index if route == '/query' else None))
+    return requests
+
+
+# ---------------------------------------------------------------- the processes ---
+
+
+def spawn(kind: str, spec: dict[str, Any], env: dict[str, str], log: IO[str]) -> subprocess.Popen[str]:
+    return subprocess.Popen([sys.executable, str(WORKER), kind, json.dumps(spec)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=log, text=True, bufsize=1, env=env)  # fmt: skip
+
+
+def ask(process: subprocess.Popen[str], message: dict[str, Any] | str) -> dict[str, Any]:
+    assert process.stdin is not None and process.stdout is not None
+    process.stdin.write((message if isinstance(message, str) else json.dumps(message)) + '\n')
+    process.stdin.flush()
+    line = process.stdout.readline()
+    if not line:
+        raise RuntimeError(f'process {process.pid} ended (exit {process.wait()}); see its log')
+    answer: dict[str, Any] = json.loads(line)
+    return answer
+
+
+def first_line(process: subprocess.Popen[str]) -> dict[str, Any]:
+    assert process.stdout is not None
+    line = process.stdout.readline()
+    if not line:
+        raise RuntimeError(f'process {process.pid} ended (exit {process.wait()}) before it was ready; see its log')
+    answer: dict[str, Any] = json.loads(line)
+    return answer
+
+
+@dataclass
+class Run:
+    """One design in one cell: what every request, instance and the database reported."""
+
+    design: str
+    delay_ms: float
+    fleet: int
+    replies: list[dict[str, Any]] = field(default_factory=list)
+    instances: list[dict[str, Any]] = field(default_factory=list)
+    bridge: dict[str, Any] = field(default_factory=dict)
+    load: list[float] = field(default_factory=list)
+    seconds: float = 0.0
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+
+class Slot(threading.Thread):
+    """One instance slot of a function: a worker process, replaced by a cold one after its lifetime."""
+
+    def __init__(self, run: Run, role: str, lifetimes: list[int], work: queue.Queue[Request | None], started: threading.Barrier,
+                 clock: list[float], spec: dict[str, Any], env: dict[str, str], log: IO[str]) -> None:  # fmt: skip
+        super().__init__(daemon=True)
+        self.run_, self.role, self.lifetimes, self.work, self.started = run, role, lifetimes, work, started
+        self.clock, self.spec, self.env, self.log = clock, spec, env, log
+        self.failure: BaseException | None = None
+
+    def start_instance(self) -> tuple[subprocess.Popen[str], dict[str, Any]]:
+        began = time.perf_counter()
+        process = spawn('worker', self.spec, self.env, self.log)
+        ready = first_line(process)
+        return process, {'role': self.role, 'cold_start_s': time.perf_counter() - began, 'init_s': ready['init_s'],
+                         'rss_after_init_mb': ready['rss_mb']}  # fmt: skip
+
+    def run(self) -> None:
+        try:
+            self._serve()
+        except BaseException as exc:  # reported by the dispatcher
+            self.failure = exc
+            self.started.abort()
+
+    def _serve(self) -> None:
+        first, lifetimes = True, iter(self.lifetimes)
+        while True:
+            process, instance = self.start_instance()
+            if first:
+                self.started.wait()  # the clock starts once every first instance is ready
+                first = False
+            quota, done = next(lifetimes), False
+            while quota > 0:
+                request = self.work.get()
+                if request is None:
+                    done = True
+                    break
+                waited = time.perf_counter() - (self.clock[0] + request.at)
+                reply = ask(process, request.message())
+                reply.update(route=request.route, role=self.role, kind=request.tenant['kind'], size=request.tenant['size'],
+                             ctx=request.tenant['id'], waited_ms=max(0.0, waited * 1000), question=request.question)  # fmt: skip
+                with self.run_.lock:
+                    self.run_.replies.append(reply)
+                quota -= 1
+            instance.update(ask(process, {'quit': True}))
+            process.wait()
+            with self.run_.lock:
+                self.run_.instances.append(instance)
+            if done:
+                return
+
+
+def run_design(design: str, knobs: dict[str, Any], delay_ms: float, fleet: int, requests: list[Request], lifetimes: list[list[int]],
+               source: Path, serial: bool, logs: Path) -> Run:  # fmt: skip
+    run = Run(design, delay_ms, fleet)
+    work_dir = Path(tempfile.mkdtemp(prefix='fleet-db-'))
+    log = (logs / f'{design}-{delay_ms:g}ms-n{fleet}.log').open('w')
+    try:
+        shutil.copytree(source / 'db', work_dir / 'db')
+        bridge = spawn('bridge', {'engine': f'surrealkv://{work_dir / "db"}', 'delay': delay_ms / 1000, 'serial': serial},
+                       dict(os.environ), log)  # fmt: skip
+        opened = first_line(bridge)
+        env = dict(os.environ) | {'AGENT_MEMORY_DB_URL': opened['url'], 'AGENT_MEMORY_DB_USER': ROOT_USER,
+                                  'AGENT_MEMORY_DB_PASSWORD': ROOT_PASSWORD, 'PYTHONPATH': f'{ROOT / "shared"}:{ROOT / "infra"}:{ROOT}'}  # fmt: skip
+        writers = max(1, fleet // 4)
+        queues: dict[str, queue.Queue[Request | None]] = {'reader': queue.Queue(), 'writer': queue.Queue()}
+        started = threading.Barrier(fleet + writers + 1)
+        clock = [0.0]
+        slots = [
+            Slot(run, role, lifetimes[n], queues[role], started, clock, {'function': function, 'knobs': knobs}, env, log)
+            for n, (role, function) in enumerate([('reader', 'retrieval')] * fleet + [('writer', 'facts')] * writers)
+        ]
+        for slot in slots:
+            slot.start()
+        started.wait(timeout=600)
+        run.load.append(os.getloadavg()[0])
+        clock[0] = began = time.perf_counter()
+        for request in requests:
+            pause = clock[0] + request.at - time.perf_counter()
+            if pause > 0:
+                time.sleep(pause)
+            queues[request.role].put(request)
+        for role, count in (('reader', fleet), ('writer', writers)):
+            for _ in range(count):
+                queues[role].put(None)
+        for slot in slots:
+            slot.join()
+            if slot.failure is not None:
+                raise RuntimeError(f'a {slot.role} slot failed: {slot.failure!r}') from slot.failure
+        run.seconds = time.perf_counter() - began
+        run.load.append(os.getloadavg()[0])
+        run.bridge = ask(bridge, 'stats') | {'open_s': opened['open_s']}
+        ask(bridge, 'quit')
+        bridge.wait(30)
+    finally:
+        log.close()
+        shutil.rmtree(work_dir, ignore_errors=True)
+    return run
+
+
+# ---------------------------------------------------------------- the figures ---
+
+
+def pct(values: Iterable[float], q: float) -> float:
+    ordered = sorted(values)
+    if not ordered:
+        return float('nan')
+    return ordered[min(len(ordered) - 1, max(0, math.ceil(q / 100 * len(ordered)) - 1))]  # nearest rank
+
+
+def recall10(run: Run, tenants: dict[str, dict[str, Any]]) -> tuple[float, int]:
+    """Evidence recall@10 of the LoCoMo /query replies (bench/locomo.py's measure): the share of a question's evidence
+    turns among the turns of its top 10 hits (a passage through its turn, a fact through its source turn)."""
+    found = []
+    for reply in run.replies:
+        if reply.get('question') is None or 'hits' not in reply:
+            continue
+        tenant = tenants[reply['ctx']]
+        evidence = set(tenant['questions'][reply['question']]['evidence'])
+        turns = {tenant['by_ref'][hit] for hit in reply['hits'][:10] if hit in tenant['by_ref']}
+        found.append(len(evidence & turns) / len(evidence) if evidence else 0.0)
+    return (statistics.mean(found) if found else float('nan')), len(found)
+
+
+def summary(run: Run, tenants: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    ok = [r for r in run.replies if r['status'] < 300]
+
+    def ms(keep: Callable[[dict[str, Any]], bool]) -> dict[str, float]:
+        chosen = [r['ms'] for r in ok if keep(r)]
+        return {'n': len(chosen), 'p50': pct(chosen, 50), 'p95': pct(chosen, 95), 'p99': pct(chosen, 99)}
+
+    out: dict[str, Any] = {'design': run.design, 'delay_ms': run.delay_ms, 'fleet': run.fleet, 'seconds': run.seconds, 'load': run.load}
+    for route in ('/query', '/context'):
+        on = [r for r in ok if r['route'] == route]
+        out[route] = {
+            'all': ms(lambda r, route=route: r['route'] == route),  # type: ignore[misc]
+            'first': ms(lambda r, route=route: r['route'] == route and r['nth'] == 1),  # type: ignore[misc]
+            'warm': ms(lambda r, route=route: r['route'] == route and r['nth'] > 1),  # type: ignore[misc]
+            'frames': statistics.median([r['sent'] for r in on]) if on else float('nan'),
+            'frames_mean': statistics.mean([r['sent'] for r in on]) if on else float('nan'),
+            'kb': statistics.median([(r['bytes_in'] + r['bytes_out']) / 1024 for r in on]) if on else float('nan'),
+            'kb_mean': statistics.mean([(r['bytes_in'] + r['bytes_out']) / 1024 for r in on]) if on else float('nan'),
+        }
+    reads = ('/query', '/context')
+    out['bands'] = {
+        'up to 5k, warm': ms(lambda r: r['route'] in reads and r['size'] <= SMALL_ROWS and r['nth'] > 1),
+        'up to 5k, first': ms(lambda r: r['route'] in reads and r['size'] <= SMALL_ROWS and r['nth'] == 1),
+        '2.5k-5k, first': ms(lambda r: r['route'] in reads and 2500 <= r['size'] <= SMALL_ROWS and r['nth'] == 1),
+    }
+    for size in sorted({r['size'] for r in ok if r['size'] > SMALL_ROWS}):
+        out['bands'][f'{size // 1000}k, first 20 in a process'] = ms(
+            lambda r, s=size: r['route'] in reads and r['size'] == s and r['nth'] <= 20
+        )  # type: ignore[misc]
+        out['bands'][f'{size // 1000}k, warm (after 20)'] = ms(lambda r, s=size: r['route'] in reads and r['size'] == s and r['nth'] > 20)  # type: ignore[misc]
+    for route in ('turn', 'triple'):
+        on = [r for r in ok if r['route'] == route]
+        out[route] = ms(lambda r, route=route: r['route'] == route) | {  # type: ignore[misc]
+            'frames': statistics.median([r['sent'] for r in on]) if on else float('nan'),
+            'frames_warm': statistics.median([r['sent'] for r in on if r['nth'] > 1] or [float('nan')]),
+        }
+    out['recall10'], out['recall_n'] = recall10(run, tenants)
+    readers = [i for i in run.instances if i['role'] == 'reader']
+    out['instances'] = len(readers)
+    out['peak_rss_mb'] = {'p50': pct([i['peak_rss_mb'] for i in readers], 50), 'max': max((i['peak_rss_mb'] for i in readers), default=0)}
+    out['cold_start_s'] = pct([i['cold_start_s'] for i in readers], 50)
+    out['waited_p95_ms'] = pct([r['waited_ms'] for r in run.replies], 95)
+    out['errors'] = [r.get('error', '') for r in run.replies if r['status'] >= 300][:5]
+    out['error_count'] = sum(r['status'] >= 300 for r in run.replies)
+    sent = sum(r['sent'] for r in run.replies)
+    out['bridge'] = run.bridge | {'frames_counted_by_clients': sent}
+    return out
+
+
+def table(cell: list[dict[str, Any]], names: dict[str, str]) -> str:
+    """One cell's designs side by side (markdown)."""
+
+    def f(value: float, digits: int = 0) -> str:
+        return '—' if value != value else f'{value:,.{digits}f}'  # NaN: nothing measured
+
+    def lat(x: dict[str, float]) -> str:
+        return '—' if not x['n'] else f'{f(x["p50"])} / {f(x["p95"])} / {f(x["p99"])} ({x["n"]})'
+
+    head = '| | ' + ' | '.join(f'({s["design"]}) {names[s["design"]]}' for s in cell) + ' |'
+    lines = [head, '|---|' + '---|' * len(cell)]
+
+    def row(label: str, value: Callable[[dict[str, Any]], str]) -> None:
+        lines.append(f'| {label} | ' + ' | '.join(value(s) for s in cell) + ' |')
+
+    for route in ('/query', '/context'):
+        for part, label in (('all', 'all'), ('first', "a context's first in a process"), ('warm', 'warm')):
+            row(f'{route} ms p50 / p95 / p99 (n), {label}', lambda s, r=route, p=part: lat(s[r][p]))  # type: ignore[misc]
+    for band in cell[0]['bands']:
+        row(f'reads ms, {band}', lambda s, b=band: lat(s['bands'][b]))  # type: ignore[misc]
+    for route in ('turn', 'triple'):
+        row(f'write ({route}) ms p50 / p95 / p99 (n)', lambda s, r=route: lat(s[r]))  # type: ignore[misc]
+    row('LoCoMo recall@10 (questions)', lambda s: f'{f(s["recall10"], 3)} ({s["recall_n"]})')
+    for route in ('/query', '/context'):
+        row(f'{route} round trips, median (mean)', lambda s, r=route: f'{f(s[r]["frames"])} ({f(s[r]["frames_mean"], 1)})')  # type: ignore[misc]
+        row(f'{route} KB on the wire, median (mean)', lambda s, r=route: f'{f(s[r]["kb"], 1)} ({f(s[r]["kb_mean"], 1)})')  # type: ignore[misc]
+    row('write round trips, turn / triple (median)', lambda s: f'{f(s["turn"]["frames"])} / {f(s["triple"]["frames"])}')
+    row('peak RSS per retrieval process MB, p50 / max', lambda s: f'{f(s["peak_rss_mb"]["p50"])} / {f(s["peak_rss_mb"]["max"])}')
+    row('retrieval processes started; cold start s (p50)', lambda s: f'{s["instances"]}; {f(s["cold_start_s"], 1)}')
+    row('queueing for a free instance, p95 ms', lambda s: f(s['waited_p95_ms']))
+    row('errors', lambda s: str(s['error_count']))
+    row('load average at start / end', lambda s: ' / '.join(f'{x:.1f}' for x in s['load']))
+    return '\n'.join(lines)
+
+
+# ---------------------------------------------------------------- main ---
+
+
+def cells(text: str) -> list[tuple[float, int]]:
+    return [(float(d), int(n)) for d, n in (c.split(':') for c in text.split(','))]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split('\n\n')[0], formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument('--scale', choices=list(SCALES), default='default')
+    parser.add_argument('--small', action='store_true', help='smoke run: small scale, cells 1:8 and 1:1, 240 requests a run')
+    parser.add_argument('--cells', default='1:8,0:8,5:8,1:1,1:4', help='delay ms per frame : retrieval instances, comma-separated')
+    parser.add_argument('--designs', default='a,b,c')
+    parser.add_argument('--bound', type=int, default=SMALL_ROWS, help="design (c)'s row bound")
+    parser.add_argument('--requests', type=int, default=600, help='requests per run (design x cell)')
+    parser.add_argument('--rate', type=float, default=10.0, help='requests per second (open loop, Poisson)')
+    parser.add_argument('--lifetime', default='50,400', help='requests an instance serves before it retires: uniform in [lo, hi]')
+    parser.add_argument('--write-share', type=float, default=0.1)
+    parser.add_argument('--zipf', type=float, default=1.0)
+    parser.add_argument('--serial', action='store_true', help="run the bridge's engine one request at a time (WsBridge's default)")
+    parser.add_argument('--seed', type=int, default=31)
+    parser.add_argument('--json', type=Path, help='write every summary here')
+    args = parser.parse_args()
+    if args.small:
+        args.scale, args.requests = 'small', min(args.requests, 240)
+        if args.cells == parser.get_default('cells'):
+            args.cells = '1:8,1:1'
+    scale: Scale = SCALES[args.scale]
+    source, manifest = seeded(scale)
+    tenants = {t['id']: t for t in manifest['tenants']}
+    names = designs(args.bound)
+    chosen = args.designs.split(',')
+    lo, hi = (int(x) for x in args.lifetime.split(','))
+    logs = Path(tempfile.mkdtemp(prefix='fleet-logs-'))
+    largest = ', '.join(f'{t["size"]:,}' for t in sorted(tenants.values(), key=lambda t: -t['size'])[:3])
+    print(f'{args.scale} scale: {len(tenants)} tenants (largest {largest}), {args.requests} requests a run at {args.rate:g}/s, lifetimes {lo}-{hi} requests, bridge '
+          f'{"serial" if args.serial else "concurrent"}; worker logs in {logs}', file=sys.stderr)  # fmt: skip
+    results: list[dict[str, Any]] = []
+    for number, (delay, fleet) in enumerate(cells(args.cells)):
+        requests = traffic(list(tenants.values()), args.requests, args.rate, args.write_share, args.zipf, args.seed + number)
+        rng = random.Random(args.seed * 7 + number)
+        lifetimes = [[rng.randint(lo, hi) for _ in range(args.requests)] for _ in range(fleet + max(1, fleet // 4))]
+        order = chosen if number % 2 == 0 else chosen[::-1]
+        cell: list[dict[str, Any]] = []
+        for design in order:
+            load = os.getloadavg()[0]
+            print(f'  {delay:g} ms, N = {fleet}, design ({design}) {names[design][0]}: load {load:.1f}'
+                  + (f'  WARNING: load above {LOAD_WARNING}, timings are contended' if load > LOAD_WARNING else ''), file=sys.stderr)  # fmt: skip
+            run = run_design(design, names[design][1], delay, fleet, requests, lifetimes, source, args.serial, logs)
+            cell.append(summary(run, tenants))
+            print(
+                f'    {run.seconds:.0f} s, /query p95 {cell[-1]["/query"]["all"]["p95"]:.0f} ms, errors {cell[-1]["error_count"]}',
+                file=sys.stderr,
+            )
+        cell.sort(key=lambda s: chosen.index(s['design']))
+        results.extend(cell)
+        loads = [x for s in cell for x in s['load']]
+        print(f'\n### {delay:g} ms per round trip, N = {fleet} retrieval instances (+ {max(1, fleet // 4)} facts), {args.scale} scale, '
+              f'{args.requests} requests at {args.rate:g}/s; load average {min(loads):.1f}-{max(loads):.1f}'
+              + (f' (above {LOAD_WARNING}: contended)' if max(loads) > LOAD_WARNING else '') + '\n')  # fmt: skip
+        print(table(cell, {k: v[0] for k, v in names.items()}), flush=True)
+    if args.json:
+        args.json.write_text(
+            json.dumps({'args': {k: str(v) for k, v in vars(args).items()}, 'tenants': len(tenants), 'results': results}, indent=1)
+        )
+    shutil.rmtree(logs, ignore_errors=True)
+
+
+if __name__ == '__main__':
+    main()
