@@ -49,14 +49,15 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_env import ROOT  # noqa: E402,I001  # first: paths and environment before the service imports
-from fleet_seed import SCALES, Scale, facts, passage, question, seeded, KEYS  # noqa: E402
+from fleet_seed import SCALES, Scale, passage, question, seeded  # noqa: E402
+from retrieval import KEYS, facts  # noqa: E402
 
 from tests.support.ws_bridge import ROOT_PASSWORD, ROOT_USER  # noqa: E402
 
@@ -64,6 +65,7 @@ WORKER = Path(__file__).resolve().parent / 'fleet_worker.py'
 LOAD_WARNING = 1.5
 LOCOMO_RANKS = (2, 4, 8, 16, 32)
 SMALL_ROWS = 5000  # the issue's "contexts up to 5,000 rows"
+NAN = float('nan')
 
 
 def designs(bound: int) -> dict[str, tuple[str, dict[str, Any]]]:
@@ -249,8 +251,12 @@ def run_design(design: str, knobs: dict[str, Any], delay_ms: float, fleet: int, 
         bridge = spawn('bridge', {'engine': f'surrealkv://{work_dir / "db"}', 'delay': delay_ms / 1000, 'serial': serial},
                        dict(os.environ), log)  # fmt: skip
         opened = first_line(bridge)
-        env = dict(os.environ) | {'AGENT_MEMORY_DB_URL': opened['url'], 'AGENT_MEMORY_DB_USER': ROOT_USER,
-                                  'AGENT_MEMORY_DB_PASSWORD': ROOT_PASSWORD, 'PYTHONPATH': f'{ROOT / "shared"}:{ROOT / "infra"}:{ROOT}'}  # fmt: skip
+        env = dict(os.environ) | {
+            'AGENT_MEMORY_DB_URL': opened['url'],
+            'AGENT_MEMORY_DB_USER': ROOT_USER,
+            'AGENT_MEMORY_DB_PASSWORD': ROOT_PASSWORD,
+            'PYTHONPATH': f'{ROOT / "shared"}:{ROOT / "infra"}:{ROOT}',
+        }
         writers = max(1, fleet // 4)
         queues: dict[str, queue.Queue[Request | None]] = {'reader': queue.Queue(), 'writer': queue.Queue()}
         started = threading.Barrier(fleet + writers + 1)
@@ -311,87 +317,98 @@ def recall10(run: Run, tenants: dict[str, dict[str, Any]]) -> tuple[float, int]:
     return (statistics.mean(found) if found else float('nan')), len(found)
 
 
+READS = ('/query', '/context')
+EVERY = (0, 10**9)
+
+
+def latency(replies: list[dict[str, Any]], routes: Iterable[str], nth: tuple[int, int] = EVERY,
+            size: tuple[int, int] = EVERY) -> dict[str, float]:  # fmt: skip
+    """p50 / p95 / p99 handler ms of the replies on ``routes`` whose ``nth`` (the process's how-manieth request for the
+    context) and tenant size fall in the ranges."""
+    chosen = [r['ms'] for r in replies if r['route'] in routes and nth[0] <= r['nth'] <= nth[1] and size[0] <= r['size'] <= size[1]]
+    return {'n': len(chosen), 'p50': pct(chosen, 50), 'p95': pct(chosen, 95), 'p99': pct(chosen, 99)}
+
+
+def middle(values: list[float]) -> dict[str, float]:
+    return {'median': statistics.median(values), 'mean': statistics.mean(values)} if values else {'median': NAN, 'mean': NAN}
+
+
 def summary(run: Run, tenants: dict[str, dict[str, Any]]) -> dict[str, Any]:
     ok = [r for r in run.replies if r['status'] < 300]
-
-    def ms(keep: Callable[[dict[str, Any]], bool]) -> dict[str, float]:
-        chosen = [r['ms'] for r in ok if keep(r)]
-        return {'n': len(chosen), 'p50': pct(chosen, 50), 'p95': pct(chosen, 95), 'p99': pct(chosen, 99)}
-
     out: dict[str, Any] = {'design': run.design, 'delay_ms': run.delay_ms, 'fleet': run.fleet, 'seconds': run.seconds, 'load': run.load}
-    for route in ('/query', '/context'):
+    for route in (*READS, 'turn', 'triple'):
         on = [r for r in ok if r['route'] == route]
         out[route] = {
-            'all': ms(lambda r, route=route: r['route'] == route),  # type: ignore[misc]
-            'first': ms(lambda r, route=route: r['route'] == route and r['nth'] == 1),  # type: ignore[misc]
-            'warm': ms(lambda r, route=route: r['route'] == route and r['nth'] > 1),  # type: ignore[misc]
-            'frames': statistics.median([r['sent'] for r in on]) if on else float('nan'),
-            'frames_mean': statistics.mean([r['sent'] for r in on]) if on else float('nan'),
-            'kb': statistics.median([(r['bytes_in'] + r['bytes_out']) / 1024 for r in on]) if on else float('nan'),
-            'kb_mean': statistics.mean([(r['bytes_in'] + r['bytes_out']) / 1024 for r in on]) if on else float('nan'),
+            'all': latency(ok, [route]),
+            'first': latency(ok, [route], nth=(1, 1)),
+            'warm': latency(ok, [route], nth=(2, EVERY[1])),
+            'round_trips': middle([r['sent'] for r in on]),
+            'kb': middle([(r['bytes_in'] + r['bytes_out']) / 1024 for r in on]),
         }
-    reads = ('/query', '/context')
     out['bands'] = {
-        'up to 5k, warm': ms(lambda r: r['route'] in reads and r['size'] <= SMALL_ROWS and r['nth'] > 1),
-        'up to 5k, first': ms(lambda r: r['route'] in reads and r['size'] <= SMALL_ROWS and r['nth'] == 1),
-        '2.5k-5k, first': ms(lambda r: r['route'] in reads and 2500 <= r['size'] <= SMALL_ROWS and r['nth'] == 1),
+        'up to 5k rows, warm': latency(ok, READS, nth=(2, EVERY[1]), size=(0, SMALL_ROWS)),
+        'up to 5k rows, first': latency(ok, READS, nth=(1, 1), size=(0, SMALL_ROWS)),
+        '2.5k-5k rows, first': latency(ok, READS, nth=(1, 1), size=(2500, SMALL_ROWS)),
     }
     for size in sorted({r['size'] for r in ok if r['size'] > SMALL_ROWS}):
-        out['bands'][f'{size // 1000}k, first 20 in a process'] = ms(
-            lambda r, s=size: r['route'] in reads and r['size'] == s and r['nth'] <= 20
-        )  # type: ignore[misc]
-        out['bands'][f'{size // 1000}k, warm (after 20)'] = ms(lambda r, s=size: r['route'] in reads and r['size'] == s and r['nth'] > 20)  # type: ignore[misc]
-    for route in ('turn', 'triple'):
-        on = [r for r in ok if r['route'] == route]
-        out[route] = ms(lambda r, route=route: r['route'] == route) | {  # type: ignore[misc]
-            'frames': statistics.median([r['sent'] for r in on]) if on else float('nan'),
-            'frames_warm': statistics.median([r['sent'] for r in on if r['nth'] > 1] or [float('nan')]),
-        }
+        out['bands'][f'{size // 1000}k rows, first 20 in a process'] = latency(ok, READS, nth=(1, 20), size=(size, size))
+        out['bands'][f'{size // 1000}k rows, warm (after 20)'] = latency(ok, READS, nth=(21, EVERY[1]), size=(size, size))
     out['recall10'], out['recall_n'] = recall10(run, tenants)
     readers = [i for i in run.instances if i['role'] == 'reader']
     out['instances'] = len(readers)
-    out['peak_rss_mb'] = {'p50': pct([i['peak_rss_mb'] for i in readers], 50), 'max': max((i['peak_rss_mb'] for i in readers), default=0)}
+    out['peak_rss_mb'] = {'p50': pct([i['peak_rss_mb'] for i in readers], 50), 'max': max((i['peak_rss_mb'] for i in readers), default=NAN)}
     out['cold_start_s'] = pct([i['cold_start_s'] for i in readers], 50)
     out['waited_p95_ms'] = pct([r['waited_ms'] for r in run.replies], 95)
     out['errors'] = [r.get('error', '') for r in run.replies if r['status'] >= 300][:5]
     out['error_count'] = sum(r['status'] >= 300 for r in run.replies)
-    sent = sum(r['sent'] for r in run.replies)
-    out['bridge'] = run.bridge | {'frames_counted_by_clients': sent}
+    out['bridge'] = run.bridge | {'frames_counted_by_clients': sum(r['sent'] for r in run.replies)}
     return out
+
+
+def number(value: float, digits: int = 0) -> str:
+    return '—' if value != value else f'{value:,.{digits}f}'  # NaN: nothing measured
+
+
+def lat(x: dict[str, float]) -> str:
+    return '—' if not x['n'] else f'{number(x["p50"])} / {number(x["p95"])} / {number(x["p99"])} ({x["n"]})'
 
 
 def table(cell: list[dict[str, Any]], names: dict[str, str]) -> str:
     """One cell's designs side by side (markdown)."""
+    lines = ['| | ' + ' | '.join(f'({s["design"]}) {names[s["design"]]}' for s in cell) + ' |', '|---|' + '---|' * len(cell)]
 
-    def f(value: float, digits: int = 0) -> str:
-        return '—' if value != value else f'{value:,.{digits}f}'  # NaN: nothing measured
+    def row(label: str, values: Iterable[str]) -> None:
+        lines.append(f'| {label} | ' + ' | '.join(values) + ' |')
 
-    def lat(x: dict[str, float]) -> str:
-        return '—' if not x['n'] else f'{f(x["p50"])} / {f(x["p95"])} / {f(x["p99"])} ({x["n"]})'
-
-    head = '| | ' + ' | '.join(f'({s["design"]}) {names[s["design"]]}' for s in cell) + ' |'
-    lines = [head, '|---|' + '---|' * len(cell)]
-
-    def row(label: str, value: Callable[[dict[str, Any]], str]) -> None:
-        lines.append(f'| {label} | ' + ' | '.join(value(s) for s in cell) + ' |')
-
-    for route in ('/query', '/context'):
+    for route in READS:
         for part, label in (('all', 'all'), ('first', "a context's first in a process"), ('warm', 'warm')):
-            row(f'{route} ms p50 / p95 / p99 (n), {label}', lambda s, r=route, p=part: lat(s[r][p]))  # type: ignore[misc]
+            row(f'{route} ms p50 / p95 / p99 (n), {label}', [lat(s[route][part]) for s in cell])
     for band in cell[0]['bands']:
-        row(f'reads ms, {band}', lambda s, b=band: lat(s['bands'][b]))  # type: ignore[misc]
+        row(f'reads ms, {band}', [lat(s['bands'][band]) for s in cell])
     for route in ('turn', 'triple'):
-        row(f'write ({route}) ms p50 / p95 / p99 (n)', lambda s, r=route: lat(s[r]))  # type: ignore[misc]
-    row('LoCoMo recall@10 (questions)', lambda s: f'{f(s["recall10"], 3)} ({s["recall_n"]})')
-    for route in ('/query', '/context'):
-        row(f'{route} round trips, median (mean)', lambda s, r=route: f'{f(s[r]["frames"])} ({f(s[r]["frames_mean"], 1)})')  # type: ignore[misc]
-        row(f'{route} KB on the wire, median (mean)', lambda s, r=route: f'{f(s[r]["kb"], 1)} ({f(s[r]["kb_mean"], 1)})')  # type: ignore[misc]
-    row('write round trips, turn / triple (median)', lambda s: f'{f(s["turn"]["frames"])} / {f(s["triple"]["frames"])}')
-    row('peak RSS per retrieval process MB, p50 / max', lambda s: f'{f(s["peak_rss_mb"]["p50"])} / {f(s["peak_rss_mb"]["max"])}')
-    row('retrieval processes started; cold start s (p50)', lambda s: f'{s["instances"]}; {f(s["cold_start_s"], 1)}')
-    row('queueing for a free instance, p95 ms', lambda s: f(s['waited_p95_ms']))
-    row('errors', lambda s: str(s['error_count']))
-    row('load average at start / end', lambda s: ' / '.join(f'{x:.1f}' for x in s['load']))
+        row(f'write ({route}) ms p50 / p95 / p99 (n)', [lat(s[route]['all']) for s in cell])
+    row('LoCoMo recall@10 (questions)', [f'{number(s["recall10"], 3)} ({s["recall_n"]})' for s in cell])
+    for route in READS:
+        row(
+            f'{route} round trips, median (mean)',
+            [f'{number(s[route]["round_trips"]["median"])} ({number(s[route]["round_trips"]["mean"], 1)})' for s in cell],
+        )
+        row(
+            f'{route} KB on the wire, median (mean)',
+            [f'{number(s[route]["kb"]["median"], 1)} ({number(s[route]["kb"]["mean"], 1)})' for s in cell],
+        )
+    row(
+        'write round trips, turn / triple (median)',
+        [f'{number(s["turn"]["round_trips"]["median"])} / {number(s["triple"]["round_trips"]["median"])}' for s in cell],
+    )
+    row(
+        'peak RSS per retrieval process MB, p50 / max',
+        [f'{number(s["peak_rss_mb"]["p50"])} / {number(s["peak_rss_mb"]["max"])}' for s in cell],
+    )
+    row('retrieval processes started; cold start s (p50)', [f'{s["instances"]}; {number(s["cold_start_s"], 1)}' for s in cell])
+    row('queueing for a free instance, p95 ms', [number(s['waited_p95_ms']) for s in cell])
+    row('errors', [str(s['error_count']) for s in cell])
+    row('load average at start / end', [' / '.join(f'{x:.1f}' for x in s['load']) for s in cell])
     return '\n'.join(lines)
 
 
@@ -430,19 +447,19 @@ def main() -> None:
     lo, hi = (int(x) for x in args.lifetime.split(','))
     logs = Path(tempfile.mkdtemp(prefix='fleet-logs-'))
     largest = ', '.join(f'{t["size"]:,}' for t in sorted(tenants.values(), key=lambda t: -t['size'])[:3])
-    print(f'{args.scale} scale: {len(tenants)} tenants (largest {largest}), {args.requests} requests a run at {args.rate:g}/s, lifetimes {lo}-{hi} requests, bridge '
-          f'{"serial" if args.serial else "concurrent"}; worker logs in {logs}', file=sys.stderr)  # fmt: skip
+    print(f'{args.scale} scale: {len(tenants)} tenants (largest {largest}), {args.requests} requests a run at {args.rate:g}/s, '
+          f'lifetimes {lo}-{hi} requests, bridge {"serial" if args.serial else "concurrent"}; logs in {logs}', file=sys.stderr)  # fmt: skip
     results: list[dict[str, Any]] = []
-    for number, (delay, fleet) in enumerate(cells(args.cells)):
-        requests = traffic(list(tenants.values()), args.requests, args.rate, args.write_share, args.zipf, args.seed + number)
-        rng = random.Random(args.seed * 7 + number)
+    for index, (delay, fleet) in enumerate(cells(args.cells)):
+        requests = traffic(list(tenants.values()), args.requests, args.rate, args.write_share, args.zipf, args.seed + index)
+        rng = random.Random(args.seed * 7 + index)
         lifetimes = [[rng.randint(lo, hi) for _ in range(args.requests)] for _ in range(fleet + max(1, fleet // 4))]
-        order = chosen if number % 2 == 0 else chosen[::-1]
+        order = chosen if index % 2 == 0 else chosen[::-1]
         cell: list[dict[str, Any]] = []
         for design in order:
             load = os.getloadavg()[0]
-            print(f'  {delay:g} ms, N = {fleet}, design ({design}) {names[design][0]}: load {load:.1f}'
-                  + (f'  WARNING: load above {LOAD_WARNING}, timings are contended' if load > LOAD_WARNING else ''), file=sys.stderr)  # fmt: skip
+            warning = f'  WARNING: load above {LOAD_WARNING}, timings are contended' if load > LOAD_WARNING else ''
+            print(f'  {delay:g} ms, N = {fleet}, design ({design}) {names[design][0]}: load {load:.1f}{warning}', file=sys.stderr)
             run = run_design(design, names[design][1], delay, fleet, requests, lifetimes, source, args.serial, logs)
             cell.append(summary(run, tenants))
             print(

@@ -20,6 +20,7 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import hashlib
+import importlib
 import io
 import json
 import math
@@ -33,11 +34,14 @@ from typing import Any
 import numpy as np
 from bench_env import ROOT, load_handler  # noqa: I001  # first: paths and environment before the service imports
 from bench_vectors import cached_vectors
-from locomo import code_version, source_turns
 from locomo_data import default_data_path, load
 from retrieval import FIRST, KEYS, LAST, MIDDLE, QUESTIONS, facts, load_rows, person
 
 from agent_memory.domain.plan_embeddings import attribute_text, entity_text
+
+# bench/locomo.py: the key of what shapes stored rows, and the map from hits to LoCoMo turns (by name: mypy checks
+# that script on its own)
+LOCOMO: Any = importlib.import_module('locomo')
 
 CACHE = ROOT / 'bench' / '.cache' / 'fleet'
 SEED_VERSION = 1  # bump when what this module stores changes
@@ -91,7 +95,7 @@ def question(rows: list[tuple[str, str, str]], i: int) -> str:
 
 
 def cache_dir(scale: Scale) -> Path:
-    spec = json.dumps({'seed': SEED_VERSION, 'scale': asdict(scale), 'code': code_version()}, sort_keys=True)
+    spec = json.dumps({'seed': SEED_VERSION, 'scale': asdict(scale), 'code': LOCOMO.code_version()}, sort_keys=True)
     return CACHE / f'{scale.name}-{hashlib.sha256(spec.encode()).hexdigest()[:12]}'
 
 
@@ -231,7 +235,7 @@ class Seeder:
 
         (conv,) = load(default_data_path(ROOT), [index])
         queue = CollectingQueue()
-        self.services.queue = queue  # type: ignore[assignment]
+        self.services.queue = queue
         worker_fn = load_handler('extraction_worker')
         ctx = f'locomo{conv.index}'
         questions = [{'text': q.text, 'category': q.category, 'evidence': sorted(q.evidence)} for q in conv.questions]
@@ -248,7 +252,7 @@ class Seeder:
             queue.jobs.clear()
         lifecycle.reindex(self.services.lifecycle(ctx), effective_config(None), dt.datetime.now(dt.UTC))
         self.rebuild(ctx)
-        self.tenants[-1]['by_ref'] = source_turns(self.services.store(ctx), {v: k for k, v in turn_ids.items()})
+        self.tenants[-1]['by_ref'] = LOCOMO.source_turns(self.services.store(ctx), {v: k for k, v in turn_ids.items()})
 
 
 def seed(scale: Scale, out: Path) -> None:
@@ -262,7 +266,7 @@ def seed(scale: Scale, out: Path) -> None:
     for index in scale.locomo:
         seeder.locomo(index)
         print(f'  locomo{index} ingested ({time.perf_counter() - started:.0f} s)', file=sys.stderr)
-    manifest = {'scale': asdict(scale), 'seed_version': SEED_VERSION, 'code': code_version(), 'tenants': seeder.tenants,
+    manifest = {'scale': asdict(scale), 'seed_version': SEED_VERSION, 'code': LOCOMO.code_version(), 'tenants': seeder.tenants,
                 'seconds': time.perf_counter() - started, 'texts_the_model_embedded': seeder.lookup.missed}  # fmt: skip
     (out / 'manifest.json').write_text(json.dumps(manifest))
 

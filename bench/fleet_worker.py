@@ -75,7 +75,8 @@ def bridge(engine_url: str, delay_seconds: float, serial: bool) -> None:
                     await connection.send(reply)
 
     started = time.perf_counter()
-    db = CountingBridge(engine_url, delay_seconds=delay_seconds, serial=serial).start()
+    db = CountingBridge(engine_url, delay_seconds=delay_seconds, serial=serial)
+    db.start()
     print(json.dumps({'url': db.url, 'open_s': time.perf_counter() - started}), flush=True)
     for line in sys.stdin:
         command = line.strip()
@@ -123,8 +124,8 @@ class Wire:
             cls.bytes_in += len(data)
             return data
 
-        ClientConnection.send = counted_send  # type: ignore[method-assign,assignment]
-        ClientConnection.recv = counted_recv  # type: ignore[method-assign,assignment]
+        ClientConnection.send = counted_send  # type: ignore[method-assign]
+        ClientConnection.recv = counted_recv  # type: ignore[method-assign]
 
     @classmethod
     def snapshot(cls) -> tuple[int, int, int, int]:
