@@ -118,5 +118,11 @@ bench-coldstart: install  # cold start per function; compare with the committed 
 bench-remote-db: install
 	PYTHONPATH=shared:infra:. $(BIN)/python bench/remote_db.py
 
+# Search designs where they run (issue 31): cold worker processes (Lambda stand-ins) on one engine behind the ws bridge,
+# many tenants, 0/1/5 ms a round trip; seeds bench/.cache/fleet once (~10 min), then ~20 min. Smoke: bench/fleet.py --small.
+.PHONY: bench-fleet
+bench-fleet: install
+	PYTHONPATH=shared:infra:. $(BIN)/python bench/fleet.py --json bench/.cache/fleet/last.json
+
 clean:
 	rm -rf .aws-sam .pytest_cache .mypy_cache .ruff_cache

@@ -36,9 +36,24 @@ def rss_mb(field: str = 'VmRSS') -> float:
 # ---------------------------------------------------------------- the hosted database ---
 
 
+def in_session(frame: bytes, session: str, tail: bytes) -> bytes:
+    """An RPC request (a CBOR map) with ``"session": session`` added: the map's header counts one more pair and the
+    pair goes at the end (``tail``), the rest of the frame untouched; a map of 23 pairs or more is decoded instead."""
+    import cbor2
+
+    if 0xA0 <= frame[0] < 0xB7:
+        return bytes([frame[0] + 1]) + frame[1:] + tail
+    request = cbor2.loads(frame)
+    request['session'] = session
+    return cbor2.dumps(request)
+
+
 def bridge(engine_url: str, delay_seconds: float, serial: bool) -> None:
     import asyncio
     import contextlib
+    import uuid
+
+    import cbor2
 
     sys.path[:0] = [str(BENCH.parent)]
     from websockets.asyncio.server import ServerConnection
@@ -47,7 +62,9 @@ def bridge(engine_url: str, delay_seconds: float, serial: bool) -> None:
     from tests.support.ws_bridge import WsBridge
 
     class CountingBridge(WsBridge):
-        """WsBridge that also counts the bytes of each request and reply (its ``_serve``, with counters)."""
+        """WsBridge that counts the bytes of each request and reply, and gives each connection its own engine
+        session (its ``_serve``, with both): the engine's default session is one for every connection, so concurrent
+        requests of different connections would share its ``USE`` and sign-in (WsBridge serialises them instead)."""
 
         bytes_in = 0
         bytes_out = 0
@@ -55,24 +72,35 @@ def bridge(engine_url: str, delay_seconds: float, serial: bool) -> None:
 
         async def _serve(self, connection: ServerConnection) -> None:
             self.connections += 1
-            with contextlib.suppress(ConnectionClosed):
-                async for frame in connection:
-                    if not isinstance(frame, bytes):
-                        continue
-                    self.frames += 1
-                    self.bytes_in += len(frame)
-                    if self.delay_seconds:
-                        await asyncio.sleep(self.delay_seconds)
-                    engine, lock = self._engine, self._serial
-                    if engine is None or lock is None:
-                        return
-                    if self.serial:
-                        async with lock:
-                            reply = await engine.execute(frame)
-                    else:
-                        reply = await engine.execute(frame)
-                    self.bytes_out += len(reply)
-                    await connection.send(reply)
+            engine = self._engine
+            session = str(uuid.uuid4())
+            if engine is None:
+                return
+            await engine.execute(cbor2.dumps({'id': 0, 'method': 'attach', 'session': session}))
+            tail = cbor2.dumps('session') + cbor2.dumps(session)
+            try:
+                with contextlib.suppress(ConnectionClosed):
+                    async for frame in connection:
+                        if not isinstance(frame, bytes):
+                            continue
+                        self.frames += 1
+                        self.bytes_in += len(frame)
+                        if self.delay_seconds:
+                            await asyncio.sleep(self.delay_seconds)
+                        engine, lock = self._engine, self._serial
+                        if engine is None or lock is None:
+                            return
+                        request = in_session(frame, session, tail)
+                        if self.serial:
+                            async with lock:
+                                reply = await engine.execute(request)
+                        else:
+                            reply = await engine.execute(request)
+                        self.bytes_out += len(reply)
+                        await connection.send(reply)
+            finally:
+                if self._engine is not None:
+                    await self._engine.execute(cbor2.dumps({'id': 0, 'method': 'detach', 'session': session}))
 
     started = time.perf_counter()
     db = CountingBridge(engine_url, delay_seconds=delay_seconds, serial=serial)
