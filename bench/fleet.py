@@ -65,15 +65,19 @@ WORKER = Path(__file__).resolve().parent / 'fleet_worker.py'
 LOAD_WARNING = 1.5
 LOCOMO_RANKS = (2, 4, 8, 16, 32)
 SMALL_ROWS = 5000  # the issue's "contexts up to 5,000 rows"
+BOUND = 500  # design (c): a table of at most one load chunk (local_vectors_load_rows) is whole after its first query
 NAN = float('nan')
 
 
-def designs(bound: int) -> dict[str, tuple[str, dict[str, Any]]]:
-    return {
-        'a': ('database indexes only', {'local_vectors_max_rows': 0, 'local_text_max_rows': 0}),
-        'b': ('in-process as shipped', {}),
-        'c': (f'in-process up to {bound:,} rows', {'local_vectors_max_rows': bound, 'local_text_max_rows': bound}),
-    }
+def design(name: str, bound: int) -> tuple[str, dict[str, Any]]:
+    """A design's label and tuning knobs: ``a``, ``b``, ``c`` (bound ``bound``) or ``c:ROWS``."""
+    if name == 'a':
+        return 'database indexes only', {'local_vectors_max_rows': 0, 'local_text_max_rows': 0}
+    if name == 'b':
+        return 'in-process as shipped', {}
+    rows = int(name.split(':')[1]) if name.startswith('c:') else bound
+    assert name == 'c' or name.startswith('c:'), name
+    return f'in-process up to {rows:,} rows', {'local_vectors_max_rows': rows, 'local_text_max_rows': rows}
 
 
 # ---------------------------------------------------------------- the traffic ---
@@ -241,55 +245,83 @@ class Slot(threading.Thread):
                 return
 
 
+class Database:
+    """The hosted database: a bridge process over a working copy of the seeded tenants."""
+
+    def __init__(self, source: Path, serial: bool, log: IO[str]) -> None:
+        self.source, self.serial, self.log = source, serial, log
+        self.work_dir: Path | None = None
+        self.process: subprocess.Popen[str] | None = None
+        self.url, self.open_s = '', 0.0
+
+    def open(self) -> None:
+        self.close()
+        self.work_dir = Path(tempfile.mkdtemp(prefix='fleet-db-'))
+        shutil.copytree(self.source / 'db', self.work_dir / 'db')
+        self.process = spawn('bridge', {'engine': f'surrealkv://{self.work_dir / "db"}', 'delay': 0.0, 'serial': self.serial},
+                             dict(os.environ), self.log)  # fmt: skip
+        opened = first_line(self.process)
+        self.url, self.open_s = opened['url'], opened['open_s']
+
+    def ask(self, command: str) -> dict[str, Any]:
+        assert self.process is not None
+        return ask(self.process, command)
+
+    def close(self) -> None:
+        if self.process is not None:
+            self.ask('quit')
+            self.process.wait(30)
+            self.process = None
+        if self.work_dir is not None:
+            shutil.rmtree(self.work_dir, ignore_errors=True)
+            self.work_dir = None
+
+
 def run_design(design: str, knobs: dict[str, Any], delay_ms: float, fleet: int, requests: list[Request], lifetimes: list[list[int]],
-               source: Path, serial: bool, logs: Path) -> Run:  # fmt: skip
+               db: Database, log: IO[str]) -> Run:  # fmt: skip
+    """Replay ``requests`` on a fleet of ``fleet`` retrieval instances (and max(1, fleet / 4) facts ones) with the
+    design's knobs, the database ``delay_ms`` a round trip away."""
     run = Run(design, delay_ms, fleet)
-    work_dir = Path(tempfile.mkdtemp(prefix='fleet-db-'))
-    log = (logs / f'{design}-{delay_ms:g}ms-n{fleet}.log').open('w')
-    try:
-        shutil.copytree(source / 'db', work_dir / 'db')
-        bridge = spawn('bridge', {'engine': f'surrealkv://{work_dir / "db"}', 'delay': delay_ms / 1000, 'serial': serial},
-                       dict(os.environ), log)  # fmt: skip
-        opened = first_line(bridge)
-        env = dict(os.environ) | {
-            'AGENT_MEMORY_DB_URL': opened['url'],
-            'AGENT_MEMORY_DB_USER': ROOT_USER,
-            'AGENT_MEMORY_DB_PASSWORD': ROOT_PASSWORD,
-            'PYTHONPATH': f'{ROOT / "shared"}:{ROOT / "infra"}:{ROOT}',
-        }
-        writers = max(1, fleet // 4)
-        queues: dict[str, queue.Queue[Request | None]] = {'reader': queue.Queue(), 'writer': queue.Queue()}
-        started = threading.Barrier(fleet + writers + 1)
-        clock = [0.0]
-        slots = [
-            Slot(run, role, lifetimes[n], queues[role], started, clock, {'function': function, 'knobs': knobs}, env, log)
-            for n, (role, function) in enumerate([('reader', 'retrieval')] * fleet + [('writer', 'facts')] * writers)
-        ]
-        for slot in slots:
-            slot.start()
-        started.wait(timeout=600)
-        run.load.append(os.getloadavg()[0])
-        clock[0] = began = time.perf_counter()
-        for request in requests:
-            pause = clock[0] + request.at - time.perf_counter()
-            if pause > 0:
-                time.sleep(pause)
-            queues[request.role].put(request)
-        for role, count in (('reader', fleet), ('writer', writers)):
-            for _ in range(count):
-                queues[role].put(None)
-        for slot in slots:
-            slot.join()
-            if slot.failure is not None:
-                raise RuntimeError(f'a {slot.role} slot failed: {slot.failure!r}') from slot.failure
-        run.seconds = time.perf_counter() - began
-        run.load.append(os.getloadavg()[0])
-        run.bridge = ask(bridge, 'stats') | {'open_s': opened['open_s']}
-        ask(bridge, 'quit')
-        bridge.wait(30)
-    finally:
-        log.close()
-        shutil.rmtree(work_dir, ignore_errors=True)
+    db.ask(f'delay {delay_ms / 1000}')
+    env = dict(os.environ) | {
+        'AGENT_MEMORY_DB_URL': db.url,
+        'AGENT_MEMORY_DB_USER': ROOT_USER,
+        'AGENT_MEMORY_DB_PASSWORD': ROOT_PASSWORD,
+        'PYTHONPATH': f'{ROOT / "shared"}:{ROOT / "infra"}:{ROOT}',
+    }
+    writers = max(1, fleet // 4)
+    queues: dict[str, queue.Queue[Request | None]] = {'reader': queue.Queue(), 'writer': queue.Queue()}
+    started = threading.Barrier(fleet + writers + 1)
+    clock = [0.0]
+    slots = [
+        Slot(run, role, lifetimes[n], queues[role], started, clock, {'function': function, 'knobs': knobs}, env, log)
+        for n, (role, function) in enumerate([('reader', 'retrieval')] * fleet + [('writer', 'facts')] * writers)
+    ]
+    for slot in slots:
+        slot.start()
+    started.wait(timeout=600)
+    before = db.ask('stats')
+    run.load.append(os.getloadavg()[0])
+    clock[0] = began = time.perf_counter()
+    for request in requests:
+        pause = clock[0] + request.at - time.perf_counter()
+        if pause > 0:
+            time.sleep(pause)
+        queues[request.role].put(request)
+    for role, count in (('reader', fleet), ('writer', writers)):
+        for _ in range(count):
+            queues[role].put(None)
+    for slot in slots:
+        slot.join()
+        if slot.failure is not None:
+            raise RuntimeError(f'a {slot.role} slot failed: {slot.failure!r}') from slot.failure
+    run.seconds = time.perf_counter() - began
+    run.load.append(os.getloadavg()[0])
+    after = db.ask('stats')
+    # the database's share while traffic ran (the replacement instances' init phases included)
+    run.bridge = {k: after[k] - before[k] for k in ('frames', 'bytes_in', 'bytes_out', 'connections', 'cpu_s')} | {
+        'rss_mb': after['rss_mb']
+    }
     return run
 
 
@@ -343,12 +375,13 @@ def summary(run: Run, tenants: dict[str, dict[str, Any]]) -> dict[str, Any]:
             'first': latency(ok, [route], nth=(1, 1)),
             'warm': latency(ok, [route], nth=(2, EVERY[1])),
             'round_trips': middle([r['sent'] for r in on]),
+            'cpu_ms': middle([r['cpu_ms'] for r in on]),
             'kb': middle([(r['bytes_in'] + r['bytes_out']) / 1024 for r in on]),
         }
     out['bands'] = {
         'up to 5k rows, warm': latency(ok, READS, nth=(2, EVERY[1]), size=(0, SMALL_ROWS)),
         'up to 5k rows, first': latency(ok, READS, nth=(1, 1), size=(0, SMALL_ROWS)),
-        '2.5k-5k rows, first': latency(ok, READS, nth=(1, 1), size=(2500, SMALL_ROWS)),
+        '4k-5k rows, first': latency(ok, READS, nth=(1, 1), size=(4000, SMALL_ROWS)),
     }
     for size in sorted({r['size'] for r in ok if r['size'] > SMALL_ROWS}):
         out['bands'][f'{size // 1000}k rows, first 20 in a process'] = latency(ok, READS, nth=(1, 20), size=(size, size))
@@ -362,6 +395,9 @@ def summary(run: Run, tenants: dict[str, dict[str, Any]]) -> dict[str, Any]:
     out['errors'] = [r.get('error', '') for r in run.replies if r['status'] >= 300][:5]
     out['error_count'] = sum(r['status'] >= 300 for r in run.replies)
     out['bridge'] = run.bridge | {'frames_counted_by_clients': sum(r['sent'] for r in run.replies)}
+    out['db_cpu_ms_per_request'] = 1000 * run.bridge.get('cpu_s', NAN) / max(1, len(run.replies))
+    # the share of the run the retrieval instances spent in handlers (1: every instance busy all the time)
+    out['busy'] = sum(r['ms'] for r in run.replies if r['role'] == 'reader') / 1000 / max(1e-9, run.seconds * run.fleet)
     return out
 
 
@@ -397,6 +433,12 @@ def table(cell: list[dict[str, Any]], names: dict[str, str]) -> str:
             f'{route} KB on the wire, median (mean)',
             [f'{number(s[route]["kb"]["median"], 1)} ({number(s[route]["kb"]["mean"], 1)})' for s in cell],
         )
+    for route in READS:
+        row(
+            f'{route} CPU ms in the instance, median (mean)',
+            [f'{number(s[route]["cpu_ms"]["median"])} ({number(s[route]["cpu_ms"]["mean"])})' for s in cell],
+        )
+    row('database CPU ms per request (engine + bridge)', [number(s['db_cpu_ms_per_request']) for s in cell])
     row(
         'write round trips, turn / triple (median)',
         [f'{number(s["turn"]["round_trips"]["median"])} / {number(s["triple"]["round_trips"]["median"])}' for s in cell],
@@ -406,9 +448,36 @@ def table(cell: list[dict[str, Any]], names: dict[str, str]) -> str:
         [f'{number(s["peak_rss_mb"]["p50"])} / {number(s["peak_rss_mb"]["max"])}' for s in cell],
     )
     row('retrieval processes started; cold start s (p50)', [f'{s["instances"]}; {number(s["cold_start_s"], 1)}' for s in cell])
-    row('queueing for a free instance, p95 ms', [number(s['waited_p95_ms']) for s in cell])
+    row('queueing for a free instance, p95 ms; instances busy', [f'{number(s["waited_p95_ms"])}; {s["busy"]:.0%}' for s in cell])
     row('errors', [str(s['error_count']) for s in cell])
+    row(
+        'frames the bridge received / the clients sent',
+        [f'{s["bridge"].get("frames", 0):,} / {s["bridge"]["frames_counted_by_clients"]:,}' for s in cell],
+    )
     row('load average at start / end', [' / '.join(f'{x:.1f}' for x in s['load']) for s in cell])
+    return '\n'.join(lines)
+
+
+def targets(cell: list[dict[str, Any]]) -> str:
+    """The issue's targets (stated for 1 ms a round trip and N = 8) against each design of this cell."""
+    checks: list[tuple[str, float, Any]] = [
+        ('/query p95 ms, first queries included', 100, lambda s: s['/query']['all']['p95']),
+        ('reads warm p95 ms, contexts up to 5k rows', 50, lambda s: s['bands']['up to 5k rows, warm']['p95']),
+        ('reads p95 ms, first query of a 4k-5k-row context', 150, lambda s: s['bands']['4k-5k rows, first']['p95']),
+        *[
+            (f'reads p95 ms, {band}', 100 if 'warm' in band else 300, lambda s, band=band: s['bands'][band]['p95'])
+            for band in cell[0]['bands']
+            if band.startswith('100k')
+        ],
+        ('peak RSS MB per retrieval process (max)', 400, lambda s: s['peak_rss_mb']['max']),
+        ('/query round trips (median)', 3, lambda s: s['/query']['round_trips']['median']),
+        ('/context round trips (median)', 3, lambda s: s['/context']['round_trips']['median']),
+        ('triple write round trips (median)', 2, lambda s: s['triple']['round_trips']['median']),
+    ]
+    lines = ['| target | ≤ | ' + ' | '.join(f'({s["design"]})' for s in cell) + ' |', '|---|---|' + '---|' * len(cell)]
+    for label, limit, value in checks:
+        marks = [f'{number(value(s))} {"✓" if value(s) <= limit else "✗"}' if value(s) == value(s) else '—' for s in cell]
+        lines.append(f'| {label} | {limit} | ' + ' | '.join(marks) + ' |')
     return '\n'.join(lines)
 
 
@@ -422,62 +491,93 @@ def cells(text: str) -> list[tuple[float, int]]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split('\n\n')[0], formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument('--scale', choices=list(SCALES), default='default')
-    parser.add_argument('--small', action='store_true', help='smoke run: small scale, cells 1:8 and 1:1, 240 requests a run')
+    parser.add_argument('--small', action='store_true', help='smoke run: small scale, cells 1:8 and 1:1, 160 requests a run')
     parser.add_argument('--cells', default='1:8,0:8,5:8,1:1,1:4', help='delay ms per frame : retrieval instances, comma-separated')
-    parser.add_argument('--designs', default='a,b,c')
-    parser.add_argument('--bound', type=int, default=SMALL_ROWS, help="design (c)'s row bound")
-    parser.add_argument('--requests', type=int, default=600, help='requests per run (design x cell)')
-    parser.add_argument('--rate', type=float, default=10.0, help='requests per second (open loop, Poisson)')
+    parser.add_argument('--designs', default='a,b,c', help='a, b, c (c with --bound) or c:ROWS, comma-separated')
+    parser.add_argument('--bound', type=int, default=BOUND, help="design (c)'s row bound")
+    parser.add_argument('--requests', type=int, default=300, help='requests per run (design x cell)')
+    parser.add_argument('--rate', type=float, default=5.0, help='requests per second (open loop, Poisson)')
     parser.add_argument('--lifetime', default='50,400', help='requests an instance serves before it retires: uniform in [lo, hi]')
     parser.add_argument('--write-share', type=float, default=0.1)
     parser.add_argument('--zipf', type=float, default=1.0)
     parser.add_argument('--serial', action='store_true', help="run the bridge's engine one request at a time (WsBridge's default)")
+    parser.add_argument('--fresh-copy', action='store_true', help='a new copy of the seeded database (and bridge) for every run')
     parser.add_argument('--seed', type=int, default=31)
     parser.add_argument('--json', type=Path, help='write every summary here')
     args = parser.parse_args()
     if args.small:
-        args.scale, args.requests = 'small', min(args.requests, 240)
+        args.scale = 'small'
+        if args.requests == parser.get_default('requests'):
+            args.requests = 160
         if args.cells == parser.get_default('cells'):
             args.cells = '1:8,1:1'
     scale: Scale = SCALES[args.scale]
     source, manifest = seeded(scale)
     tenants = {t['id']: t for t in manifest['tenants']}
-    names = designs(args.bound)
     chosen = args.designs.split(',')
+    names = {name: design(name, args.bound) for name in chosen}
     lo, hi = (int(x) for x in args.lifetime.split(','))
     logs = Path(tempfile.mkdtemp(prefix='fleet-logs-'))
     largest = ', '.join(f'{t["size"]:,}' for t in sorted(tenants.values(), key=lambda t: -t['size'])[:3])
     print(f'{args.scale} scale: {len(tenants)} tenants (largest {largest}), {args.requests} requests a run at {args.rate:g}/s, '
           f'lifetimes {lo}-{hi} requests, bridge {"serial" if args.serial else "concurrent"}; logs in {logs}', file=sys.stderr)  # fmt: skip
     results: list[dict[str, Any]] = []
-    for index, (delay, fleet) in enumerate(cells(args.cells)):
-        requests = traffic(list(tenants.values()), args.requests, args.rate, args.write_share, args.zipf, args.seed + index)
-        rng = random.Random(args.seed * 7 + index)
-        lifetimes = [[rng.randint(lo, hi) for _ in range(args.requests)] for _ in range(fleet + max(1, fleet // 4))]
-        order = chosen if index % 2 == 0 else chosen[::-1]
-        cell: list[dict[str, Any]] = []
-        for design in order:
-            load = os.getloadavg()[0]
-            warning = f'  WARNING: load above {LOAD_WARNING}, timings are contended' if load > LOAD_WARNING else ''
-            print(f'  {delay:g} ms, N = {fleet}, design ({design}) {names[design][0]}: load {load:.1f}{warning}', file=sys.stderr)
-            run = run_design(design, names[design][1], delay, fleet, requests, lifetimes, source, args.serial, logs)
-            cell.append(summary(run, tenants))
-            print(
-                f'    {run.seconds:.0f} s, /query p95 {cell[-1]["/query"]["all"]["p95"]:.0f} ms, errors {cell[-1]["error_count"]}',
-                file=sys.stderr,
-            )
-        cell.sort(key=lambda s: chosen.index(s['design']))
-        results.extend(cell)
-        loads = [x for s in cell for x in s['load']]
-        print(f'\n### {delay:g} ms per round trip, N = {fleet} retrieval instances (+ {max(1, fleet // 4)} facts), {args.scale} scale, '
-              f'{args.requests} requests at {args.rate:g}/s; load average {min(loads):.1f}-{max(loads):.1f}'
-              + (f' (above {LOAD_WARNING}: contended)' if max(loads) > LOAD_WARNING else '') + '\n')  # fmt: skip
-        print(table(cell, {k: v[0] for k, v in names.items()}), flush=True)
+    with (logs / 'bridge.log').open('w') as bridge_log, (logs / 'workers.log').open('w') as log:
+        db = Database(source, args.serial, bridge_log)
+        try:
+            db.open()
+            for index, (delay, fleet) in enumerate(cells(args.cells)):
+                results.extend(run_cell(args, index, delay, fleet, tenants, chosen, names, (lo, hi), db, log))
+        finally:
+            db.close()
     if args.json:
         args.json.write_text(
             json.dumps({'args': {k: str(v) for k, v in vars(args).items()}, 'tenants': len(tenants), 'results': results}, indent=1)
         )
     shutil.rmtree(logs, ignore_errors=True)
+
+
+Tenants = dict[str, dict[str, Any]]
+
+
+def run_cell(
+    args: argparse.Namespace,
+    index: int,
+    delay: float,
+    fleet: int,
+    tenants: Tenants,
+    chosen: list[str],
+    names: dict[str, tuple[str, dict[str, Any]]],
+    bounds: tuple[int, int],
+    db: Database,
+    log: IO[str],
+) -> list[dict[str, Any]]:
+    """Every design on one cell's traffic (the order reversed every other cell), printed side by side."""
+    requests = traffic(list(tenants.values()), args.requests, args.rate, args.write_share, args.zipf, args.seed + index)
+    rng = random.Random(args.seed * 7 + index)
+    lifetimes = [[rng.randint(*bounds) for _ in range(args.requests)] for _ in range(fleet + max(1, fleet // 4))]
+    order = chosen if index % 2 == 0 else chosen[::-1]
+    cell: list[dict[str, Any]] = []
+    for name in order:
+        if args.fresh_copy:
+            db.open()
+        load = os.getloadavg()[0]
+        warning = f'  WARNING: load above {LOAD_WARNING}, timings are contended' if load > LOAD_WARNING else ''
+        print(f'  {delay:g} ms, N = {fleet}, design ({name}) {names[name][0]}: load {load:.1f}{warning}', file=sys.stderr)
+        run = run_design(name, names[name][1], delay, fleet, requests, lifetimes, db, log)
+        cell.append(summary(run, tenants))
+        query = cell[-1]['/query']['all']
+        print(f'    {run.seconds:.0f} s, /query p50 {query["p50"]:.0f} ms p95 {query["p95"]:.0f} ms, '
+              f'queueing p95 {cell[-1]["waited_p95_ms"]:.0f} ms, errors {cell[-1]["error_count"]}', file=sys.stderr)  # fmt: skip
+    cell.sort(key=lambda s: chosen.index(s['design']))
+    loads = [x for s in cell for x in s['load']]
+    contended = f' (above {LOAD_WARNING}: contended)' if max(loads) > LOAD_WARNING else ''
+    print(f'\n### {delay:g} ms per round trip, N = {fleet} retrieval instances (+ {max(1, fleet // 4)} facts), {args.scale} scale, '
+          f'{args.requests} requests at {args.rate:g}/s; load average {min(loads):.1f}-{max(loads):.1f}{contended}\n')  # fmt: skip
+    print(table(cell, {k: v[0] for k, v in names.items()}))
+    print(f"\nThe issue's targets (set for 1 ms and N = 8; this cell: {delay:g} ms, N = {fleet}):\n")
+    print(targets(cell), flush=True)
+    return cell
 
 
 if __name__ == '__main__':

@@ -4,8 +4,9 @@
 (its event loop shares no interpreter with the workers or the dispatcher), with ``serial`` off by default: WsBridge
 otherwise runs one request of any connection at a time in the engine, which a hosted server does not (four client
 processes on an engine-bound query: 12.6 s serial, 8.3 s concurrent on this machine, measured while writing this).
-Each frame is delayed ``delay`` seconds before the engine runs it (a network round trip); frames and bytes each way are
-counted. It prints ``{"url": …}``, then answers ``stats`` and ``quit`` lines on stdin.
+Each frame is delayed ``delay`` seconds before the engine runs it (a network round trip); frames and bytes each way and
+the process's CPU are counted. It prints ``{"url": …}``, then answers ``stats``, ``delay <seconds>`` and ``quit`` lines
+on stdin.
 
 ``worker``: a fresh interpreter that imports one function's handler exactly as Lambda's init does (the retrieval
 function loads the embedding model at import), with the design's tuning knobs, then serves requests sent one JSON
@@ -114,9 +115,13 @@ def bridge(engine_url: str, delay_seconds: float, serial: bool) -> None:
                 'bytes_in': db.bytes_in,
                 'bytes_out': db.bytes_out,
                 'connections': db.connections,
+                'cpu_s': time.process_time(),  # the engine's threads and the bridge's loop
                 'rss_mb': rss_mb(),
             }
             print(json.dumps(stats), flush=True)
+        elif command.startswith('delay '):
+            db.delay_seconds = float(command.split()[1])
+            print(json.dumps({'delay': db.delay_seconds}), flush=True)
         elif command == 'quit':
             break
     db.stop()
