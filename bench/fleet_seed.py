@@ -2,7 +2,8 @@
 
 A synthetic tenant of size ``s`` holds ``s`` facts (``bench/retrieval.py``'s people, one fact each of five per person,
 entities and attributes inserted as that bench does) and ``s`` passages (one turn each, "Name: I work at …", stored
-through the real facts handler, ``POST /facts/batch`` with ``infer: none``). Vectors are precomputed: real MiniLM
+through the real facts handler, ``POST /facts/batch`` with ``infer: none``, a session per 100 turns: the adjacent-turn
+lookup reads a whole session, ~276 ms for one of 5,000 turns, docs/search-decision.md). Vectors are precomputed: real MiniLM
 embeddings (cached by ``bench_vectors``) for the first ``REAL_ROWS`` facts, passages and their people, which every
 tenant of up to 5,000 rows uses; beyond them (the 20k and 100k tenants) a row's vector is composed from real
 embeddings of its parts (the person's name parts plus the fact's or passage's words), so no run embeds 100k texts.
@@ -44,7 +45,7 @@ from agent_memory.domain.plan_embeddings import attribute_text, entity_text
 LOCOMO: Any = importlib.import_module('locomo')
 
 CACHE = ROOT / 'bench' / '.cache' / 'fleet'
-SEED_VERSION = 1  # bump when what this module stores changes
+SEED_VERSION = 2  # bump when what this module stores changes (2: a session per 100 passages, not one for all)
 REAL_ROWS = 5000  # synthetic rows with real embeddings; beyond, composed vectors (module docstring)
 BATCH = 100  # messages per POST /facts/batch (the route's maximum)
 SAYINGS = {
@@ -218,12 +219,13 @@ class Seeder:
         with contextlib.redirect_stderr(io.StringIO()):  # load_rows' progress lines
             load_rows(self.services, ctx, rows, vectors.facts[:size], names, name_vectors)
         self.lookup.known = vectors.lookup(size)
-        for session in ('seed', 'fleet'):  # the passages', then the fleet's writes
-            _post(self.sessions_fn, ctx, key, '/sessions', {'id': session}, 201)
+        _post(self.sessions_fn, ctx, key, '/sessions', {'id': 'fleet'}, 201)  # the fleet's writes
         texts = [passage(*row) for row in rows]
-        for start in range(0, size, BATCH):
+        for start in range(0, size, BATCH):  # a session per batch: conversations, not one endless session
+            session = f'seed{start // BATCH:04d}'
+            _post(self.sessions_fn, ctx, key, '/sessions', {'id': session}, 201)
             messages = [{'role': 'user', 'content': t} for t in texts[start : start + BATCH]]
-            _post(self.facts_fn, ctx, key, '/facts/batch', {'messages': messages, 'infer': 'none', 'sessionId': 'seed'}, 200)
+            _post(self.facts_fn, ctx, key, '/facts/batch', {'messages': messages, 'infer': 'none', 'sessionId': session}, 200)
         self.lookup.known = {}
         self.rebuild(ctx)
 
