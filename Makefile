@@ -158,5 +158,10 @@ bench-locomo-replay: install  # LoCoMo: fusion replayed offline on dumped candid
 bench-query-stages: install  # where a hybrid /query on a LoCoMo conversation spends its time, stage by stage
 	PYTHONPATH=shared:infra:. $(BIN)/python bench/query_stages.py --conversation 3
 
+# Search designs where they run: cold worker processes (Lambda stand-ins) on one engine behind the ws bridge,
+# many tenants, 0/1/5 ms a round trip; seeds bench/.cache/fleet once (~10 min), then ~20 min. Smoke: bench/fleet.py --small.
+bench-fleet: install
+	PYTHONPATH=shared:infra:. $(BIN)/python bench/fleet.py --json bench/.cache/fleet/last.json
+
 clean:
 	rm -rf .aws-sam .pytest_cache .mypy_cache .ruff_cache
