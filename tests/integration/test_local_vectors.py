@@ -11,6 +11,7 @@ import pytest
 
 from agent_memory.clock import utcnow
 from agent_memory.composition import Services
+from agent_memory.db.connection import is_hosted
 from agent_memory.db.local_vectors import LocalVectors, local_vectors_of
 from agent_memory.db.memory_store import MemoryStore
 from agent_memory.domain import lifecycle
@@ -242,3 +243,29 @@ def test_entities_are_held_under_their_array_keys_and_another_process_sees_them_
     store.q('DELETE type::record("entity", ["project", "gemini ☄ \\"two\\""]);')
     other.ready(store, ('entity',))
     assert other.rows()['entity'] == 1 and other.sizes()['entity'] == 1
+
+
+def test_a_hosted_database_gets_every_list_and_the_process_holds_nothing(
+    notes: Api, store: MemoryStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Given the same passages on a database over the network (the flag a ws://, wss:// or http(s):// URL sets)
+    questions = ['When does the Apollo launch happen?', 'Who is being hired?', 'Where is the office moving?']
+    monkeypatch.setattr(store.db, 'hosted', True)
+    recorded = record_round_trips(monkeypatch, store.database)
+    # When the questions are asked
+    remote = [hits(notes, q) for q in questions]
+    # Then the database's KNN answers them, no row is copied into the process, and the hits are the ones the process
+    # would have found itself
+    assert any('FROM memory_chunk WHERE embedding <|' in trip.sql for trip in recorded)
+    assert local_vectors_of(store, 384).rows() == {}
+    monkeypatch.setattr(store.db, 'hosted', False)
+    assert [hits(notes, q) for q in questions] == remote
+
+
+@pytest.mark.parametrize(
+    ('url', 'hosted'),
+    [('ws://db:8000', True), ('WSS://db', True), ('https://db', True), ('http://db', True), ('mem://', False),
+     ('surrealkv:///tmp/x', False)],
+)  # fmt: skip
+def test_which_urls_are_hosted(url: str, hosted: bool) -> None:
+    assert is_hosted(url) is hosted

@@ -32,6 +32,11 @@ class QueryFailed(AgentMemoryError):
     """A SurrealQL statement failed for a reason that is a bug, not a client error."""
 
 
+def is_hosted(url: str) -> bool:
+    """Whether ``url`` names a database over the network (every round trip paid), not the embedded engine."""
+    return url.split('://', 1)[0].lower() in ('ws', 'wss', 'http', 'https')
+
+
 class Database:
     """``user_level`` says where ``user`` is defined: ``root`` (``DEFINE USER … ON ROOT``) or ``namespace`` (``DEFINE USER …
     ON NAMESPACE`` in ``namespace``: the sign-in names it). A namespace EDITOR is all the service needs: it creates and
@@ -51,6 +56,7 @@ class Database:
             if user_level == 'namespace':
                 self._credentials['namespace'] = namespace
         self._remote = url.split('://', 1)[0] in ('ws', 'wss')
+        self.hosted = is_hosted(url)
         if timeout_seconds is not None:
             # The SDK has no per-connection setting: its ws transport reads this module constant on every RPC.
             blocking_ws._RPC_RECV_TIMEOUT = timeout_seconds

@@ -283,7 +283,13 @@ class RetrievalStore:
 
     def _here(self, where: ReadFilter, limits: dict[str, int], vector: Sequence[float] | None, words: Sequence[str]) -> SearchedHere:
         """The tables of ``limits`` this process can rank itself, brought up to date in one round trip, with ``words``
-        analysed in it. A search by words alone uses what a search by meaning made the process hold."""
+        analysed in it. A search by words alone uses what a search by meaning made the process hold.
+
+        Never on a hosted database: there a process is one of many short-lived instances, and warming a copy costs more
+        than it returns (docs/search-decision.md: at 1 ms a round trip and 8 instances, /query p95 0.63 s with every list
+        in the database against 7.8 s with the copy, and 82 KB a query against 1.4 MB)."""
+        if self.store.db.hosted:
+            return SearchedHere(None)
         held = local_vectors_of(self.store, len(vector)) if vector is not None else held_local_vectors(self.store)
         tables = [table for table in limits if where_clause(where, table) is not None]
         if held is None or not tables:
