@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from bench_env import ROOT  # noqa: I001  # first: paths and environment before the service imports
-from locomo import CACHE, CUTS, Scores, code_version, opened_copy, source_turns
+from locomo import CACHE, CUTS, Scores, cached_ingest, code_version, opened_copy, source_turns
 from locomo_data import CATEGORIES, Conversation, Okapi, default_data_path, load
 
 # What shapes the dumped candidate lists (not the fusion replayed over them): the store's queries, the request-side
@@ -96,6 +96,7 @@ def dump(conv: Conversation, out: Path) -> None:
 def cached_dump(conv: Conversation, data: Path) -> dict[str, Any]:
     path = dump_path(conv)
     if not path.exists():
+        cached_ingest(conv, data, fresh=False)  # bench/locomo.py's ingest of this conversation, made if missing
         command = [sys.executable, __file__, '--data', str(data), '--conversations', str(conv.index), '--dump-into', str(path)]
         subprocess.run(command, check=True)
     loaded: dict[str, Any] = pickle.loads(path.read_bytes())
