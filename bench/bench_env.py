@@ -12,7 +12,10 @@ import os
 import sys
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # types only: the service is imported after the environment below
+    from agent_memory.jobs import ExtractionJob
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [p for p in (str(ROOT / 'shared'), str(ROOT / 'infra'), str(ROOT)) if p not in sys.path]
@@ -45,3 +48,14 @@ def insert_sql(table: str, rows: list[dict[str, Any]], name: str = 'r') -> tuple
     chunks = [rows[k : k + STATEMENT_ROWS] for k in range(0, len(rows), STATEMENT_ROWS)]
     sql = '\n'.join(f'INSERT INTO {table} ${name}{j} RETURN NONE;' for j in range(len(chunks)))
     return sql, {f'{name}{j}': chunk for j, chunk in enumerate(chunks)}
+
+
+class CollectingQueue:
+    """Stands in for the extraction queue: holds the jobs the facts handler sends, so a bench delivers each to the
+    worker when it chooses (and can time it alone)."""
+
+    def __init__(self) -> None:
+        self.jobs: list[ExtractionJob] = []
+
+    def send(self, jobs: list[ExtractionJob]) -> None:
+        self.jobs.extend(jobs)

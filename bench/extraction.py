@@ -16,24 +16,13 @@ import sys
 import time
 from typing import Any
 
-from bench_env import load_handler  # noqa: E402,I001  # first: paths and environment before the service imports
+from bench_env import CollectingQueue, load_handler  # noqa: E402,I001  # first: paths and environment before the service imports
 
 from agent_memory.composition import get_services  # noqa: E402
 from agent_memory.domain.contexts import create_context, mint_context_key  # noqa: E402
-from agent_memory.jobs import ExtractionJob  # noqa: E402
 from agent_memory.models import MAX_TRIPLES  # noqa: E402
 from local_runtime.events import LocalContext, http_event, sqs_record  # noqa: E402
 from tests.extraction_corpus.scoring import load_corpus  # noqa: E402
-
-
-class CollectingQueue:
-    """Holds the jobs the facts handler sends, so each can be delivered to the worker and timed alone."""
-
-    def __init__(self) -> None:
-        self.jobs: list[ExtractionJob] = []
-
-    def send(self, jobs: list[ExtractionJob]) -> None:
-        self.jobs.extend(jobs)
 
 
 def preload(facts_fn: Any, ctx: str, key: str, count: int) -> None:

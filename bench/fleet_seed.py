@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from bench_env import ROOT, load_handler  # noqa: I001  # first: paths and environment before the service imports
+from bench_env import ROOT, CollectingQueue, load_handler  # noqa: I001  # first: paths and environment before the service imports
 from bench_vectors import cached_vectors
 from locomo_data import default_data_path, load
 from retrieval import FIRST, KEYS, LAST, MIDDLE, QUESTIONS, facts, load_rows, person
@@ -167,14 +167,6 @@ def _post(fn: Any, ctx: str, key: str, path: str, body: dict[str, Any], expect: 
     assert response['statusCode'] == expect, response
     result: dict[str, Any] = json.loads(response['body'])
     return result
-
-
-class CollectingQueue:
-    def __init__(self) -> None:
-        self.jobs: list[Any] = []
-
-    def send(self, jobs: list[Any]) -> None:
-        self.jobs.extend(jobs)
 
 
 class Seeder:

@@ -33,7 +33,7 @@ from collections import defaultdict
 from collections.abc import Callable
 from typing import Any
 
-from bench_env import load_handler  # noqa: E402,I001  # first: paths and environment before the service imports
+from bench_env import CollectingQueue, load_handler  # noqa: E402,I001  # first: paths and environment before the service imports
 
 from agent_memory.composition import get_services  # noqa: E402
 from agent_memory.db.connection import Database  # noqa: E402
@@ -41,21 +41,10 @@ from agent_memory.db.memory_store import MemoryStore  # noqa: E402
 from agent_memory.domain.contexts import create_context, mint_context_key  # noqa: E402
 from agent_memory.domain.extraction_pipeline import Extractors  # noqa: E402
 from agent_memory.domain.reconcile import Reconciler  # noqa: E402
-from agent_memory.jobs import ExtractionJob  # noqa: E402
 from local_runtime.events import LocalContext, http_event, sqs_record  # noqa: E402
 from tests.extraction_corpus.scoring import load_corpus  # noqa: E402
 
 PHASES = ('extraction', 'embedding', 'reconcile', 'commit', 'reads')
-
-
-class CollectingQueue:
-    """Holds the jobs the facts handler sends, so each can be delivered to the worker and timed."""
-
-    def __init__(self) -> None:
-        self.jobs: list[ExtractionJob] = []
-
-    def send(self, jobs: list[ExtractionJob]) -> None:
-        self.jobs.extend(jobs)
 
 
 class Clock:

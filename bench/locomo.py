@@ -43,7 +43,7 @@ from pathlib import Path
 from typing import Any
 
 from bench_env import CACHE as BENCH_CACHE  # noqa: E402,I001  # first: paths and environment before the service imports
-from bench_env import ROOT, load_handler
+from bench_env import ROOT, CollectingQueue, load_handler
 from locomo_data import CATEGORIES, Conversation, Okapi, Question, default_data_path, load  # noqa: E402
 
 CACHE = BENCH_CACHE / 'locomo'
@@ -79,14 +79,6 @@ def code_version() -> str:
 
 
 # ---------------------------------------------------------------- ingest (runs in its own process) ---
-
-
-class CollectingQueue:
-    def __init__(self) -> None:
-        self.jobs: list[Any] = []
-
-    def send(self, jobs: list[Any]) -> None:
-        self.jobs.extend(jobs)
 
 
 def ingest(conversations: list[Conversation], out: Path) -> None:

@@ -33,8 +33,8 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from bench_env import CACHE, ROOT, load_handler  # noqa: E402,I001  # first: paths and environment before the service imports
-from locomo import CollectingQueue, Scores, cached_ingest, opened_copy, source_turns
+from bench_env import CACHE, ROOT, CollectingQueue, load_handler  # noqa: E402,I001  # first: paths and environment before the service imports
+from locomo import Scores, cached_ingest, opened_copy, source_turns
 from locomo_data import CATEGORIES, Conversation, Question, default_data_path, load
 
 ADVERSARIAL = 5

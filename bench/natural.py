@@ -39,19 +39,11 @@ def configure(args: argparse.Namespace) -> None:
         os.environ['AGENT_MEMORY_EMBEDDING_PROVIDER'] = 'local'
 
 
-class CollectingQueue:
-    def __init__(self) -> None:
-        self.jobs: list[Any] = []
-
-    def send(self, jobs: list[Any]) -> None:
-        self.jobs.extend(jobs)
-
-
 class Service:
     """The handlers of one process on an in-memory engine, and a context per conversation."""
 
     def __init__(self) -> None:
-        from bench_env import load_handler
+        from bench_env import CollectingQueue, load_handler
 
         from agent_memory.composition import get_services
 
