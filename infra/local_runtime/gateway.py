@@ -69,26 +69,25 @@ def _problem(status: int, detail: str, path: str, title: str = 'Not found', slug
     return status, {'content-type': 'application/problem+json'}, json.dumps(body).encode()
 
 
-def context_of(routes: list[Route], method: str, target: str) -> str | None:
-    """The context a request addresses (its route's ``context_id`` parameter), for the request log."""
+Match = tuple[Route, dict[str, str]]  # the route and its path parameters, decoded
+
+
+def matched(routes: list[Route], method: str, target: str) -> Match | None:
     path = urlsplit(target).path
     for route in routes:
         params = route.match(method, path)
         if params is not None:
-            return unquote(params['context_id']) if 'context_id' in params else None
+            return route, {k: unquote(v) for k, v in params.items()}
     return None
 
 
-def dispatch(routes: list[Route], registry: HandlerRegistry, method: str, target: str, headers: dict[str, str],
+def dispatch(match: Match | None, registry: HandlerRegistry, method: str, target: str, headers: dict[str, str],
              body: bytes | None) -> tuple[int, dict[str, str], bytes]:  # fmt: skip
     url = urlsplit(target)
     if (page := api_reference.serve(method, url.path)) is not None:
         return page
-    for route in routes:
-        params = route.match(method, url.path)
-        if params is None:
-            continue
-        decoded = {k: unquote(v) for k, v in params.items()}
+    if match is not None:
+        route, decoded = match
         payload: Any = None
         if body:
             try:
@@ -119,9 +118,11 @@ def make_server(host: str, port: int, routes: list[Route], registry: HandlerRegi
 
         timeout = READ_TIMEOUT_SECONDS  # socket timeout for every read of this connection
         started = 0.0
+        match: Match | None = None
 
         def _serve(self) -> None:
             self.started = time.perf_counter()
+            self.match = None
             if self.headers.get('transfer-encoding'):  # a chunked body is not read: its bytes would poison the connection
                 self._refuse(*_problem(411, 'send the body with a Content-Length', self.path, 'Length required', 'length-required'))
                 return
@@ -136,7 +137,8 @@ def make_server(host: str, port: int, routes: list[Route], registry: HandlerRegi
                 return
             body = self.rfile.read(length) if length else None
             try:
-                status, headers, data = dispatch(routes, registry, self.command, self.path, dict(self.headers.items()), body)
+                self.match = matched(routes, self.command, self.path)
+                status, headers, data = dispatch(self.match, registry, self.command, self.path, dict(self.headers.items()), body)
             except Exception:  # like API Gateway when a function crashes: a 500, never a dropped connection
                 traceback.print_exc(file=sys.stderr)
                 status, headers, data = 500, {'content-type': 'application/json'}, b'{"message":"Internal Server Error"}'
@@ -156,7 +158,7 @@ def make_server(host: str, port: int, routes: list[Route], registry: HandlerRegi
             self.end_headers()
             self.wfile.write(data)
             ms = (time.perf_counter() - self.started) * 1000
-            context = context_of(routes, self.command, self.path)
+            context = self.match[1].get('context_id') if self.match else None
             print(request_line(self.command, self.path, status, ms, context, headers, data), flush=True)
 
         do_GET = do_POST = do_DELETE = do_PATCH = do_PUT = _serve
