@@ -336,10 +336,11 @@ def test_ways_of_leaving_it_open_are_unknowns_not_facts(text: str) -> None:
         ('In fact I live in Porto.', {(ME, 'location', 'Porto')}),
         ('Actually Ben lives in Rome.', {('Ben', 'location', 'Rome')}),
         ('Well Ben works at Acme.', {('Ben', 'employer', 'Acme')}),
+        ('Now Ben lives in Rome.', {('Ben', 'location', 'Rome')}),
     ],
 )
 def test_a_discourse_word_opening_the_sentence_is_never_part_of_a_name(text: str, expected: set[tuple[str, str, str]]) -> None:
     # "Actually I moved to Porto" once stored location Porto on an entity named "Actually I"
     result = run(text)
     assert facts(result) == expected
-    assert not [e.name for e in result.entities if e.name.split()[0] in {'Actually', 'In', 'Well'}]
+    assert not [e.name for e in result.entities if e.name.split()[0] in {'Actually', 'In', 'Well', 'Now'}]

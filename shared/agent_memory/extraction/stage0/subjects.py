@@ -44,8 +44,9 @@ _NOT_SUBJECTS = word_set(
     'I It This That There He She They We You My Our Your The A An Everyone Nobody Someone Somebody What Who Why How When Where '
     'Also And But So Then Today Yesterday Tomorrow Here Please Thanks Yes No Ok Okay Hi Hey Hello'
 )
-# "Actually Ben lives in Rome": a capitalised discourse word opening the clause is not part of the name after it.
-_DISCOURSE_LEAD = re.compile(r'^(?:Actually|Honestly|Basically|Anyway|Apparently|Btw|Well|Oh|Also|So|Now|Plus|Update)[,:]?\s+')
+# "Actually Ben lives in Rome": text.LEADING_FILLERS drops these words only before "I" or "we" (elsewhere "now" and
+# "actually" can carry meaning), so before a name they are dropped here; they are never part of the name.
+_DISCOURSE_LEAD = re.compile(r'^(?:Actually|Apparently|Now|Currently|In fact)[,:]?\s+')
 # "my manager approved it" (but "my manager is Dana Lee" is a key-value statement about the speaker).
 _MY_ROLE = re.compile(
     r'^(?:my|our)\s+(?:new\s+|old\s+|current\s+)?(?P<person>manager|boss|colleague|coworker|co-worker|teammate|team lead|lead|'
